@@ -1,0 +1,130 @@
+# aijail: compiler, then one header per policy, then one static stub per policy.
+#
+#   make deps      install the Debian/Ubuntu packages the build and tests use
+#   make           build/bin/aijail-compile, build/gen/*.h, build/bin/jail*
+#   make check     unit tests (cmocka), policy error corpus, integration tests
+#   make bench     start-up benchmark against bare exec and bubblewrap
+#   make fuzz      build the compiler fuzz target (clang, libFuzzer)
+#   make install   PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+B      := build
+
+CC       ?= cc
+MUSLCC   ?= musl-gcc
+BISON    ?= bison
+FLEX     ?= flex
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CFLAGS   ?= -O2 -g
+HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I$(B)/grammar
+STUB_CFLAGS := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -Istub -isystem $(B)/kh \
+	-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-stack-protector
+STUB_LDFLAGS := -static -Wl,--gc-sections -s
+
+DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \
+	libcmocka-dev linux-libc-dev file hyperfine bubblewrap util-linux passwd \
+	python3 python3-venv python3-pip git ca-certificates nodejs npm cargo
+
+# Policies that become stubs: policy "jail" is build/bin/jail, every other
+# one build/bin/jail-NAME.  base.aj is only ever included.
+POLICIES := jail python npm pip uv cargo worker
+stub_name = $(if $(filter jail,$(1)),jail,jail-$(1))
+STUBS    := $(foreach p,$(POLICIES),$(B)/bin/$(call stub_name,$(p)))
+HEADERS  := $(POLICIES:%=$(B)/gen/%.h)
+
+COMPILER_SRC := $(wildcard compiler/*.c)
+COMPILER_OBJ := $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/grammar/aj.tab.o $(B)/obj/grammar/aj.lex.o
+STUB_SRC     := $(filter-out stub/policy.c,$(wildcard stub/*.c))
+STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)
+
+.PHONY: all deps check unit-check corpus-check integration-check bench fuzz install clean format
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: $(B)/bin/aijail-compile $(HEADERS) $(STUBS)
+
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+
+# --- grammar and compiler (glibc, libseccomp) -------------------------------
+
+$(B)/grammar/aj.tab.c $(B)/grammar/aj.tab.h: grammar/aj.y
+	@mkdir -p $(B)/grammar
+	$(BISON) -Wall -Werror -d -o $(B)/grammar/aj.tab.c $<
+
+$(B)/grammar/aj.lex.c $(B)/grammar/aj.lex.h: grammar/aj.l $(B)/grammar/aj.tab.h
+	@mkdir -p $(B)/grammar
+	$(FLEX) --header-file=$(B)/grammar/aj.lex.h -o $(B)/grammar/aj.lex.c $<
+
+$(B)/obj/grammar/%.o: $(B)/grammar/%.c $(B)/grammar/aj.tab.h $(B)/grammar/aj.lex.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-shadow -Wno-unused-function -c -o $@ $<
+
+$(B)/obj/compiler/%.o: compiler/%.c $(wildcard compiler/*.h) include/aj_table.h $(B)/grammar/aj.tab.h $(B)/grammar/aj.lex.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+
+$(B)/bin/aijail-compile: $(COMPILER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -lseccomp
+
+# --- one header per policy ---------------------------------------------------
+
+$(B)/gen/%.h: policies/%.aj $(wildcard policies/*.aj) $(B)/bin/aijail-compile
+	@mkdir -p $(dir $@)
+	$(B)/bin/aijail-compile -I policies -o $@ $<
+
+# --- the stub (musl, static) -------------------------------------------------
+
+# musl-gcc cannot see the kernel's UAPI headers; give it only linux/, asm/
+# and asm-generic/ so that no glibc header can leak in.
+$(B)/kh/.stamp:
+	@mkdir -p $(B)/kh
+	ln -sfn /usr/include/linux $(B)/kh/linux
+	ln -sfn /usr/include/asm-generic $(B)/kh/asm-generic
+	ln -sfn /usr/include/$(shell $(CC) -dumpmachine)/asm $(B)/kh/asm
+	@touch $@
+
+$(B)/obj/stub/%.musl.o: stub/%.c $(wildcard stub/*.h) include/aj_table.h $(B)/kh/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) $(STUB_CFLAGS) -c -o $@ $<
+
+$(B)/obj/stub/policy-%.musl.o: stub/policy.c $(B)/gen/%.h $(wildcard stub/*.h) include/aj_table.h $(B)/kh/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) $(STUB_CFLAGS) -DAJ_POLICY_HEADER='"$(B)/gen/$*.h"' -I. -c -o $@ $<
+
+$(B)/bin/jail: $(STUB_OBJ) $(B)/obj/stub/policy-jail.musl.o
+	@mkdir -p $(dir $@)
+	$(MUSLCC) $(STUB_LDFLAGS) -o $@ $^
+
+$(B)/bin/jail-%: $(STUB_OBJ) $(B)/obj/stub/policy-%.musl.o
+	@mkdir -p $(dir $@)
+	$(MUSLCC) $(STUB_LDFLAGS) -o $@ $^
+
+# --- tests -------------------------------------------------------------------
+
+include tests/tests.mk
+
+check: all unit-check corpus-check integration-check
+	@echo "make check: all suites passed"
+
+# --- bench, fuzz, install ----------------------------------------------------
+
+bench: all
+	bench/run.sh
+
+fuzz: $(B)/grammar/aj.tab.c $(B)/grammar/aj.lex.c
+	tests/fuzz/build.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(B)/bin/aijail-compile $(STUBS) $(DESTDIR)$(BINDIR)/
+
+format:
+	clang-format -i $(wildcard compiler/*.c compiler/*.h stub/*.c stub/*.h include/*.h tests/unit/*.c tests/*.c)
+
+clean:
+	rm -rf $(B)

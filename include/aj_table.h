@@ -1,0 +1,214 @@
+/* aj_table.h: the one contract between aijail-compile and the stub.
+ *
+ * The compiler includes this header to write initialisers into
+ * build/gen/<policy>.h; the stub includes it to read them.  Every decision
+ * that can be made ahead of time (inheritance, mode overlays, ordering of
+ * rules, Landlock rights, syscall numbers, BPF) is already made in these
+ * tables: the stub only substitutes runtime variables and walks them.
+ *
+ * Bump AJ_ABI on any layout change: a generated header records the ABI it
+ * was written for and the stub refuses to build against another. */
+#ifndef AJ_TABLE_H
+#define AJ_TABLE_H
+
+#include <stdint.h>
+
+#define AJ_ABI 1
+
+/* Runtime variables, resolved once by the stub before anything is mounted.
+ * A variable that cannot be resolved (unset, or not a Unix socket for
+ * DOCKER_SOCKET) makes every entry that uses it absent: optional entries
+ * are skipped, required ones fail closed. */
+enum aj_var {
+	AJ_VAR_NONE = 0,
+	AJ_VAR_HOME,            /* $HOME (or the passwd entry), never "/" */
+	AJ_VAR_PROJECT,         /* the working directory at launch */
+	AJ_VAR_UID,             /* decimal real uid of the caller */
+	AJ_VAR_XDG_RUNTIME_DIR, /* $XDG_RUNTIME_DIR */
+	AJ_VAR_DOCKER_SOCKET,   /* path of unix://… in $DOCKER_HOST, else /var/run/docker.sock */
+	AJ_VAR_X11_SOCKET,      /* /tmp/.X11-unix/X<n> for a local $DISPLAY */
+	AJ_VAR_WAYLAND_SOCKET,  /* $XDG_RUNTIME_DIR/$WAYLAND_DISPLAY (or an absolute $WAYLAND_DISPLAY) */
+	AJ_VAR_XAUTHORITY,      /* $XAUTHORITY */
+	AJ_VAR_COUNT
+};
+
+/* A path known only at run time: head, then the variable's value, then
+ * tail.  With AJ_VAR_NONE, only head is used.  The compiler guarantees the
+ * concatenation is absolute, normalised (no "." or ".." components, no
+ * double or trailing slash) and shorter than AJ_PATH_MAX. */
+struct aj_path {
+	const char *head;
+	uint8_t var;
+	const char *tail;
+};
+
+#define AJ_PATH_MAX 4096
+
+/* Mount plan operations, interpreted in table order by the stub.  The
+ * compiler sorts the table so that a destination is never mounted before
+ * its parent, except for destinations whose depth is only known at run time
+ * ($HOME, $PROJECT); the stub orders those by resolved depth, keeping table
+ * order between equals. */
+enum aj_mount_op {
+	AJ_MOUNT_RO = 1, /* bind the same host path, recursively read-only */
+	AJ_MOUNT_RW,     /* bind the same host path read-write */
+	AJ_MOUNT_TMPFS,  /* a fresh, empty tmpfs (mode from .mode) */
+	AJ_MOUNT_LINK,   /* a symbolic link at path pointing at .target */
+	AJ_MOUNT_DEV,    /* a minimal /dev: null zero full random urandom tty, pts, shm, fd links */
+	AJ_MOUNT_PROC,   /* a fresh procfs of the new pid namespace */
+	AJ_MOUNT_DEVICE, /* bind device nodes: the last component of path may be a glob */
+};
+
+#define AJ_MOUNT_OPTIONAL 0x01 /* skip silently when the host path is missing */
+#define AJ_MOUNT_CREATE   0x02 /* create the host directory (as the caller) when missing */
+
+struct aj_mount {
+	uint8_t op;
+	uint8_t flags;
+	uint16_t mode; /* AJ_MOUNT_TMPFS: permission bits of the root */
+	struct aj_path path;
+	const char *target; /* AJ_MOUNT_LINK only */
+};
+
+/* Mask and deny patterns, all decided in one walk of the project.  A glob
+ * is matched with '*', '?', '[…]' and '**' (any number of directories). */
+enum aj_pattern_kind {
+	AJ_PATTERN_MASK = 1, /* present, empty, read-only */
+	AJ_PATTERN_DENY,     /* present, inaccessible (EACCES) */
+};
+
+#define AJ_PATTERN_ANCHORED 0x01 /* contained '/': matched against the path from the project root */
+#define AJ_PATTERN_DIR      0x02 /* had a trailing '/': matches directories only */
+
+struct aj_pattern {
+	uint8_t kind;
+	uint8_t flags;
+	const char *glob; /* without the trailing '/' */
+};
+
+/* Landlock filesystem rights, with the kernel's UAPI values.  Debian 12's
+ * <linux/landlock.h> stops at ABI 2, so we carry our own. */
+#define AJ_LL_EXECUTE     (1ULL << 0)
+#define AJ_LL_WRITE_FILE  (1ULL << 1)
+#define AJ_LL_READ_FILE   (1ULL << 2)
+#define AJ_LL_READ_DIR    (1ULL << 3)
+#define AJ_LL_REMOVE_DIR  (1ULL << 4)
+#define AJ_LL_REMOVE_FILE (1ULL << 5)
+#define AJ_LL_MAKE_CHAR   (1ULL << 6)
+#define AJ_LL_MAKE_DIR    (1ULL << 7)
+#define AJ_LL_MAKE_REG    (1ULL << 8)
+#define AJ_LL_MAKE_SOCK   (1ULL << 9)
+#define AJ_LL_MAKE_FIFO   (1ULL << 10)
+#define AJ_LL_MAKE_BLOCK  (1ULL << 11)
+#define AJ_LL_MAKE_SYM    (1ULL << 12)
+#define AJ_LL_REFER       (1ULL << 13) /* ABI 2 */
+#define AJ_LL_TRUNCATE    (1ULL << 14) /* ABI 3 */
+#define AJ_LL_IOCTL_DEV   (1ULL << 15) /* ABI 5 */
+
+#define AJ_LL_RIGHTS_READ (AJ_LL_EXECUTE | AJ_LL_READ_FILE | AJ_LL_READ_DIR)
+#define AJ_LL_RIGHTS_ALL  ((1ULL << 16) - 1)
+
+#define AJ_LL_RULE_OPTIONAL 0x01 /* skip when the path does not exist */
+
+struct aj_landlock_rule {
+	struct aj_path path; /* inside the new root */
+	uint64_t access;     /* full-ABI mask; the stub drops what the kernel lacks */
+	uint8_t flags;
+};
+
+enum aj_landlock_level {
+	AJ_LANDLOCK_OFF = 0,
+	AJ_LANDLOCK_ON,      /* best effort: highest ABI the kernel has, none if it has none */
+	AJ_LANDLOCK_REQUIRE, /* at least .landlock_min_abi, or fail closed */
+};
+
+enum aj_network {
+	AJ_NET_NONE = 0, /* no interfaces at all */
+	AJ_NET_LOOPBACK, /* a private loopback only */
+	AJ_NET_HOST,     /* the host's network namespace */
+};
+
+/* Environment: start empty, copy variables whose name matches a keep
+ * pattern ('*' and '?' only), then apply the fixed assignments. */
+struct aj_env_set {
+	const char *name;
+	struct aj_path value; /* not necessarily a path: head, variable, tail */
+};
+
+struct aj_rlimit {
+	uint8_t resource; /* RLIMIT_* */
+	uint64_t soft;    /* UINT64_MAX = unlimited */
+	uint64_t hard;
+};
+
+/* Layout-identical to the kernel's struct sock_filter (checked by the stub),
+ * so the compiler needs no kernel header to emit it. */
+struct aj_bpf_insn {
+	uint16_t code;
+	uint8_t jt;
+	uint8_t jf;
+	uint32_t k;
+};
+
+#define AJ_FEATURE_GPU     0x01
+#define AJ_FEATURE_DOCKER  0x02
+#define AJ_FEATURE_DISPLAY 0x04
+
+/* One complete sandbox: a (command group, mode) pair of one policy.  Nothing
+ * is merged at run time. */
+struct aj_variant {
+	const char *mode;    /* for --jail-explain */
+	const char *command; /* command group name, "" for the default */
+	const char *hostname;
+	uint8_t network;     /* enum aj_network */
+	uint8_t landlock;    /* enum aj_landlock_level */
+	uint8_t landlock_min_abi;
+	uint8_t features;    /* AJ_FEATURE_* switched on */
+	uint32_t timeout;    /* seconds, 0 = none */
+
+	const struct aj_mount *mounts;
+	uint16_t n_mounts;
+	const struct aj_pattern *patterns;
+	uint16_t n_patterns;
+	const struct aj_landlock_rule *landlock_rules;
+	uint16_t n_landlock_rules;
+	const char *const *env_keep;
+	uint16_t n_env_keep;
+	const struct aj_env_set *env_set;
+	uint16_t n_env_set;
+	const struct aj_rlimit *rlimits;
+	uint16_t n_rlimits;
+	const struct aj_bpf_insn *seccomp;
+	uint16_t n_seccomp;
+	const char *seccomp_summary; /* one line per rule, for --jail-explain */
+};
+
+/* A mode is chosen by an explicit option, else by the first trigger whose
+ * environment variable is set (non-empty), else the policy's default. */
+struct aj_trigger {
+	const char *env;
+	uint8_t mode;
+};
+
+/* The generic jail maps a command's basename to a command group. */
+struct aj_command {
+	const char *name;
+	uint8_t group;
+};
+
+struct aj_policy {
+	uint32_t abi; /* AJ_ABI at generation time */
+	const char *name;
+	const char *exec; /* fixed target (per-tool stubs), NULL: argv[1] is the target */
+	const char *const *modes;
+	uint8_t n_modes;
+	uint8_t default_mode;
+	const struct aj_trigger *triggers;
+	uint8_t n_triggers;
+	const struct aj_command *commands;
+	uint8_t n_commands;
+	uint8_t n_groups; /* group 0 is the default */
+	const struct aj_variant *variants; /* [group * n_modes + mode] */
+};
+
+#endif

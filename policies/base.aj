@@ -1,0 +1,64 @@
+# base.aj: what every aijail profile shares.
+#
+# The host's system directories come in read-only, the project read-write,
+# everything else is fresh and empty.  Secrets inside the project are masked
+# (present, empty, read-only) or denied (present, inaccessible).
+
+policy base {
+    hostname "jail";
+    network none;
+    landlock on;
+
+    ro      /usr /etc;
+    ro?     /opt;
+    link    /bin -> usr/bin;
+    link    /sbin -> usr/sbin;
+    link    /lib -> usr/lib;
+    link    /lib64 -> usr/lib64;
+    tmpfs   /tmp /var/tmp /run;
+    dev     minimal;
+    proc;
+    tmpfs   $HOME;              # private and empty: no ~/.ssh, no ~/.aws
+    rw      $PROJECT;
+
+    mask ".env" ".env.*" "credentials.json" "secrets.yml" "*token*.json"
+         "*.pem" "id_ed25519*" "id_rsa*";
+    deny "secrets/" "*.key" ".gnupg/";
+
+    env keep PATH TERM COLORTERM NO_COLOR LANG LANGUAGE "LC_*" TZ USER LOGNAME;
+    env set  HOME=$HOME AIJAIL=1;
+
+    rlimit core 0;
+
+    syscalls default allow;
+    syscalls deny @aj-escape;
+    syscalls deny ioctl(*, TIOCSTI) ioctl(*, TIOCLINUX) ioctl(*, TIOCSETD);
+    syscalls deny clone(& CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
+                          | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME)
+                  unshare(& CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
+                          | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME);
+    # clone3 passes its flags in memory seccomp cannot read: make libc fall
+    # back to clone(2), whose flags the rule above filters.
+    syscalls return ENOSYS clone3;
+
+    gpu on;
+    display on;
+    docker off;                 # the Docker socket is root on the host: opt in per policy
+
+    # Disposable processes spawned by an agent: chosen automatically.
+    mode worker when env HERMES_KANBAN_TASK AIJAIL_WORKER {
+        gpu off;
+        docker off;
+        display off;
+    }
+
+    # Critical operations (deploy, restore): nothing changes outside the
+    # process, nothing leaves the machine.
+    mode lockdown {
+        ro $PROJECT;
+        network none;
+        gpu off;
+        docker off;
+        display off;
+    }
+}
