@@ -25,7 +25,7 @@ STUB_LDFLAGS := -static -Wl,--gc-sections -s
 
 DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \
 	libcmocka-dev linux-libc-dev file hyperfine bubblewrap util-linux passwd \
-	python3 python3-venv python3-pip git ca-certificates nodejs npm cargo
+	python3 python3-venv python3-pip git ca-certificates
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
