@@ -1,0 +1,766 @@
+#!/bin/bash
+# run.sh: integration tests.  Runs the real stubs on a fixture project and
+# asserts, from inside, what the jailed process can and cannot do.
+#
+# Run as root (CI does): the cases run as an unprivileged user, ajtest
+# (created if missing), through setpriv, and a subset again as root, where
+# the same masks and denies must hold because the jail drops capabilities.
+# Run as any other user, the user cases run as that user with a throw-away
+# $HOME and the root cases are skipped.
+#
+# Nothing here mounts anything on the host: every mount happens inside a
+# stub, in the stub's own namespaces.  The probe is only ever run inside a
+# jail, except `probe connect-tcp` as the test user for the control case.
+#
+# Usage: tests/integration/run.sh [PATTERN]   runs the cases whose name
+# matches the shell PATTERN (default: all).
+#
+# Environment: AIJAIL_BUILD (default <repo>/build), AIJAIL_IT_TIMEOUT
+# (seconds per command, default 60), AIJAIL_IT_KEEP=1 keeps the temp dir.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${AIJAIL_BUILD:-$root/build}
+tmo=${AIJAIL_IT_TIMEOUT:-60}
+only=${1:-*}
+py=/usr/bin/python3
+
+# --- results -----------------------------------------------------------------
+
+npass=0
+nfail=0
+nskip=0
+failed=()
+
+pass() {
+	npass=$((npass + 1))
+	echo "PASS $1"
+}
+
+# fail NAME WHY: WHY is one line; the last command's stderr follows, indented.
+fail() {
+	nfail=$((nfail + 1))
+	failed+=("$1")
+	echo "FAIL $1: $2"
+	if [ -n "${ERR:-}" ]; then
+		printf '%s\n' "$ERR" | head -n 8 | sed 's/^/    stderr: /'
+	fi
+}
+
+skip() {
+	nskip=$((nskip + 1))
+	echo "SKIP $1: $2"
+}
+
+selected() {
+	# shellcheck disable=SC2053
+	[[ $1 == $only ]]
+}
+
+# q STRING: STRING quoted on one line, for messages.
+q() {
+	printf '%q' "$1"
+}
+
+# --- who runs the jails --------------------------------------------------------
+
+if [ "$(id -u)" -eq 0 ]; then
+	as_root=1
+	tuser=ajtest
+	if ! id "$tuser" >/dev/null 2>&1; then
+		useradd -m -s /bin/sh "$tuser" || {
+			echo "FAIL setup: useradd $tuser failed"
+			exit 1
+		}
+	fi
+	thome=$(getent passwd "$tuser" | cut -d: -f6)
+else
+	as_root=0
+	tuser=$(id -un)
+fi
+tuid=$(id -u "$tuser")
+tgid=$(id -g "$tuser")
+
+for b in aijail-compile jail jail-python jail-worker; do
+	if [ ! -x "$build/bin/$b" ]; then
+		echo "FAIL setup: $build/bin/$b is missing; run make first"
+		exit 1
+	fi
+done
+if [ ! -x "$build/tests/probe" ]; then
+	echo "FAIL setup: $build/tests/probe is missing; run make $build/tests/probe"
+	exit 1
+fi
+
+# --- the fixture -----------------------------------------------------------------
+
+T=$(mktemp -d /tmp/aijail-it.XXXXXX) || exit 1
+chmod 0755 "$T"
+srv=
+marker_made=
+ssh_made=
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	if [ -n "$srv" ]; then
+		kill "$srv" 2>/dev/null
+		wait "$srv" 2>/dev/null
+	fi
+	[ -n "$marker_made" ] && rm -f "$marker_made"
+	[ -n "$ssh_made" ] && rmdir "$ssh_made" 2>/dev/null
+	if [ "${AIJAIL_IT_KEEP:-0}" = 1 ]; then
+		echo "kept $T"
+	else
+		rm -rf "$T"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bin=$T/bin
+P=$T/proj
+mkdir -p "$bin" "$P" "$T/out" "$T/root-home" "$T/www"
+cp "$build"/bin/* "$bin"/
+cp "$build/tests/probe" "$bin/probe"
+chmod 0755 "$bin"/*
+chmod 0700 "$T/root-home"
+
+if [ $as_root -eq 0 ]; then
+	thome=$T/home
+	mkdir -p "$thome"
+fi
+
+# The caller's ~/.ssh holds a key the jail must never show.
+marker="AIJAIL-SSH-MARKER-$$"
+if [ ! -e "$thome/.ssh/id_rsa" ]; then
+	if [ ! -d "$thome/.ssh" ]; then
+		mkdir -p "$thome/.ssh"
+		ssh_made=$thome/.ssh
+	fi
+	printf '%s\n' "$marker" >"$thome/.ssh/id_rsa"
+	chmod 0600 "$thome/.ssh/id_rsa"
+	chmod 0700 "$thome/.ssh"
+	chown -R "$tuid:$tgid" "$thome/.ssh"
+	marker_made=$thome/.ssh/id_rsa
+else
+	marker=$(head -n 1 "$thome/.ssh/id_rsa")
+	[ -n "$marker" ] || marker="-----BEGIN"
+fi
+
+(
+	cd "$P" || exit 1
+	printf 'SECRET=1' >.env
+	mkdir -p sub secrets .gnupg tools
+	printf 'SUB=1' >sub/.env
+	printf 'db-password' >secrets/db.txt
+	printf 'KEY' >x.key
+	printf '{"token": "t"}' >credentials.json
+	printf 'PEM' >a.pem
+	printf 'RSA' >id_rsa
+	printf 'GPG' >.gnupg/x
+	printf 'hello' >normal.txt
+	ln -s .env link-env
+	ln -s "$thome/.ssh/id_rsa" link-ssh
+	ln .env hl.txt
+	printf '#!/bin/sh\necho ran\n' >notexec
+	chmod 0644 notexec
+	cp "$bin/probe" tools/probe
+)
+chown -R "$tuid:$tgid" "$P"
+
+# --- running a jail ----------------------------------------------------------------
+
+# jrun WHO [VAR=VALUE…] -- COMMAND ARGS…
+# Runs COMMAND (a stub name is looked up in $bin) as WHO (user or root) from
+# $CWD (default: the project), stdin /dev/null, a clean environment plus
+# STRIPE_SECRET_KEY and the given variables.  Sets RC, OUT, ERR, SECS.
+# With FD7=1, fd 7 is left open to the command.
+jrun() {
+	local who=$1 e pre cmd
+	local envs=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	cmd=$1
+	shift
+	[ -x "$bin/$cmd" ] && cmd=$bin/$cmd
+	e=(PATH=/usr/local/bin:/usr/bin:/bin STRIPE_SECRET_KEY=sk_live_x "${envs[@]}")
+	if [ "$who" = root ]; then
+		pre=(env -i HOME="$T/root-home" USER=root LOGNAME=root)
+	elif [ $as_root -eq 1 ]; then
+		pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env
+			env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser")
+	else
+		pre=(env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser")
+	fi
+	SECONDS=0
+	(
+		cd "${CWD:-$P}" || exit 99
+		[ "${FD7:-0}" = 1 ] && exec 7</dev/null
+		exec timeout -k 5 "$tmo" "${pre[@]}" "${e[@]}" "$cmd" "$@"
+	) >"$T/out/stdout" 2>"$T/out/stderr" </dev/null
+	RC=$?
+	SECS=$SECONDS
+	OUT=$(cat "$T/out/stdout")
+	ERR=$(cat "$T/out/stderr")
+}
+
+# expect NAME RC STDOUT: the last jrun exited RC and printed exactly STDOUT.
+expect() {
+	if [ "$RC" != "$2" ]; then
+		fail "$1" "exit status $RC, expected $2; stdout $(q "$OUT")"
+	elif [ "$OUT" != "$3" ]; then
+		fail "$1" "stdout $(q "$OUT"), expected $(q "$3")"
+	else
+		pass "$1"
+	fi
+}
+
+# Python helpers: one line per argument, repr of the content or errno name.
+PYREAD='import sys, errno
+for p in sys.argv[1:]:
+    try:
+        print(repr(open(p).read()))
+    except OSError as e:
+        print(errno.errorcode.get(e.errno, e.errno))'
+PYLS='import sys, os, errno
+for p in sys.argv[1:]:
+    try:
+        print(sorted(os.listdir(p)))
+    except OSError as e:
+        print(errno.errorcode.get(e.errno, e.errno))'
+PYWRITE='import sys, errno
+try:
+    with open(sys.argv[1], "w") as f:
+        f.write(sys.argv[2])
+    print("ok")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))'
+
+# --- cases: as the unprivileged user ------------------------------------------------
+
+# c NAME: true when the case is selected; prints nothing otherwise.
+c() { selected "$1"; }
+
+if c stubs-static; then
+	bad=
+	for f in "$bin"/jail "$bin"/jail-*; do
+		file -b "$f" | grep -q 'statically linked' || bad="$bad $(basename "$f")"
+	done
+	ERR=
+	if [ -n "$bad" ]; then fail stubs-static "not statically linked:$bad"; else pass stubs-static; fi
+fi
+
+if c mask-env; then
+	jrun user -- jail-python -c 'print(repr(open(".env").read()))'
+	expect mask-env 0 "''"
+fi
+
+for nf in sub-env:sub/.env credentials:credentials.json pem:a.pem id_rsa:id_rsa; do
+	n=mask-${nf%%:*}
+	f=${nf#*:}
+	if c "$n"; then
+		jrun user -- jail-python -c "$PYREAD" "$f"
+		expect "$n" 0 "''"
+	fi
+done
+
+if c mask-env-host-unchanged; then
+	ERR=
+	if [ "$(cat "$P/.env")" = "SECRET=1" ]; then pass mask-env-host-unchanged; else
+		fail mask-env-host-unchanged "host .env now holds $(q "$(cat "$P/.env")")"
+	fi
+fi
+
+if c deny-secrets-dir; then
+	jrun user -- jail-python -c "$PYREAD" secrets/db.txt
+	expect deny-secrets-dir 0 EACCES
+fi
+
+if c deny-key; then
+	jrun user -- jail-python -c "$PYREAD" x.key
+	expect deny-key 0 EACCES
+fi
+
+if c deny-gnupg-list; then
+	jrun user -- jail-python -c "$PYLS" .gnupg
+	expect deny-gnupg-list 0 EACCES
+fi
+
+if c deny-gnupg-read; then
+	jrun user -- jail-python -c "$PYREAD" .gnupg/x
+	expect deny-gnupg-read 0 EACCES
+fi
+
+if c normal-file-readable; then
+	jrun user -- jail-python -c "$PYREAD" normal.txt
+	expect normal-file-readable 0 "'hello'"
+fi
+
+if c env-secret-unset; then
+	jrun user -- jail-python -c 'import os; print(os.environ.get("STRIPE_SECRET_KEY"))'
+	expect env-secret-unset 0 None
+fi
+
+if c env-secret-unset-sh; then
+	jrun user -- jail-worker sh -c 'echo "${STRIPE_SECRET_KEY-unset}"'
+	expect env-secret-unset-sh 0 unset
+fi
+
+if c env-home; then
+	jrun user -- jail-worker sh -c 'echo "$HOME"'
+	expect env-home 0 "$thome"
+fi
+
+if c ssh-invisible; then
+	jrun user -- jail-python -c "$PYREAD" "$thome/.ssh/id_rsa"
+	if [[ $OUT == *"$marker"* ]]; then
+		fail ssh-invisible "the caller's ~/.ssh/id_rsa was read: $(q "$OUT")"
+	else
+		expect ssh-invisible 0 ENOENT
+	fi
+fi
+
+if c ssh-dir-invisible; then
+	jrun user -- jail-python -c "$PYLS" "$thome/.ssh"
+	expect ssh-dir-invisible 0 ENOENT
+fi
+
+if c write-usr; then
+	target=/usr/aijail-it-$$
+	jrun user -- jail-python -c "$PYWRITE" "$target" x
+	if [ -e "$target" ]; then
+		rm -f "$target"
+		fail write-usr "$target was created on the host"
+	elif [ "$RC" = 0 ] && { [ "$OUT" = EROFS ] || [ "$OUT" = EACCES ]; }; then
+		pass write-usr
+	else
+		fail write-usr "exit status $RC, stdout $(q "$OUT"), expected EROFS or EACCES"
+	fi
+fi
+
+if c write-project; then
+	rm -f "$P/out.txt"
+	jrun user -- jail-python -c "$PYWRITE" out.txt written
+	if [ "$RC" != 0 ] || [ "$OUT" != ok ]; then
+		fail write-project "exit status $RC, stdout $(q "$OUT"), expected ok"
+	elif [ ! -f "$P/out.txt" ]; then
+		fail write-project "out.txt is not on the host"
+	elif [ "$(stat -c %u "$P/out.txt")" != "$tuid" ]; then
+		fail write-project "out.txt is owned by uid $(stat -c %u "$P/out.txt"), expected $tuid"
+	elif [ "$(cat "$P/out.txt")" != written ]; then
+		fail write-project "out.txt holds $(q "$(cat "$P/out.txt")")"
+	else
+		pass write-project
+	fi
+fi
+
+if c write-masked; then
+	jrun user -- jail-worker sh -c 'echo x > .env'
+	if [ "$RC" = 0 ]; then
+		fail write-masked "writing .env succeeded"
+	elif [ "$(cat "$P/.env")" != "SECRET=1" ]; then
+		fail write-masked "host .env now holds $(q "$(cat "$P/.env")")"
+	else
+		pass write-masked
+	fi
+fi
+
+if c symlink-to-masked; then
+	jrun user -- jail-python -c "$PYREAD" link-env
+	expect symlink-to-masked 0 "''"
+fi
+
+if c symlink-to-ssh; then
+	jrun user -- jail-python -c "$PYREAD" link-ssh
+	if [[ $OUT == *"$marker"* ]]; then
+		fail symlink-to-ssh "the caller's key was read through a symlink: $(q "$OUT")"
+	elif [ "$RC" = 0 ] && [[ $OUT == E[A-Z]* ]]; then
+		pass symlink-to-ssh
+	else
+		fail symlink-to-ssh "exit status $RC, stdout $(q "$OUT"), expected an errno name"
+	fi
+fi
+
+# DESIGN.md: a masked path is never readable, through any name.
+if c hardlink-to-masked; then
+	jrun user -- jail-python -c "$PYREAD" hl.txt
+	expect hardlink-to-masked 0 "''"
+fi
+
+if c proc-root-masked; then
+	jrun user -- jail-python -c "$PYREAD" "/proc/self/root$P/.env" "sub/../.env"
+	expect proc-root-masked 0 "''
+''"
+fi
+
+# --- exit codes ---------------------------------------------------------------------
+
+if c exit-code; then
+	jrun user -- jail-worker sh -c 'exit 7'
+	expect exit-code 7 ""
+fi
+
+if c exit-127; then
+	jrun user -- jail-worker nosuchcmd
+	expect exit-127 127 ""
+fi
+
+if c exit-126; then
+	jrun user -- jail-worker ./notexec
+	expect exit-126 126 ""
+fi
+
+if c exit-signal; then
+	jrun user -- jail-worker sh -c 'kill -TERM $$'
+	expect exit-signal 143 ""
+fi
+
+if c exit-timeout; then
+	jrun user -- jail-worker --jail-timeout=1 sleep 30
+	if [ "$RC" != 124 ]; then
+		fail exit-timeout "exit status $RC, expected 124"
+	elif [ "$SECS" -gt 10 ]; then
+		fail exit-timeout "took ${SECS}s for a 1s timeout"
+	else
+		pass exit-timeout
+	fi
+fi
+
+if c exit-125-root-dir; then
+	CWD=/ jrun user -- jail-worker true
+	if [ "$RC" = 125 ] && [ -n "$ERR" ]; then pass exit-125-root-dir; else
+		fail exit-125-root-dir "exit status $RC (expected 125) from /, stderr $(q "$ERR")"
+	fi
+fi
+
+if c exit-125-home-dir; then
+	CWD=$thome jrun user -- jail-worker true
+	if [ "$RC" = 125 ] && [ -n "$ERR" ]; then pass exit-125-home-dir; else
+		fail exit-125-home-dir "exit status $RC (expected 125) from \$HOME, stderr $(q "$ERR")"
+	fi
+fi
+
+# --- the syscall filter, from inside jail-worker ----------------------------------------
+
+for p in unshare-user clone-newuser ptrace ptrace-attach io_uring_setup ioctl-tiocsti \
+	ioctl-tiocsti-high mount bpf perf_event_open keyctl open_by_handle_at userfaultfd; do
+	if c "probe-$p"; then
+		jrun user -- jail-worker ./tools/probe "$p"
+		expect "probe-$p" 1 "$p: EPERM"
+	fi
+done
+
+if c probe-clone3; then
+	jrun user -- jail-worker ./tools/probe clone3
+	expect probe-clone3 1 "clone3: ENOSYS"
+fi
+
+for p in x32 int80; do
+	if c "probe-$p"; then
+		jrun user -- jail-worker ./tools/probe "$p"
+		expect "probe-$p" 159 ""
+	fi
+done
+
+# Node and friends enumerate interfaces over netlink: it must keep working.
+if c probe-socket-netlink; then
+	jrun user -- jail-worker ./tools/probe socket-netlink
+	expect probe-socket-netlink 0 "socket-netlink: ok"
+fi
+
+# A fork without namespace flags still works (libc falls back from clone3).
+if c fork-works; then
+	jrun user -- jail-worker sh -c '/bin/true & wait $!; echo forked'
+	expect fork-works 0 forked
+fi
+
+# --- network ------------------------------------------------------------------------
+
+net_cases="net-host-control net-worker-loopback net-python-host"
+want_net=0
+for n in $net_cases; do c "$n" && want_net=1; done
+if [ $want_net = 1 ]; then
+	port=$($py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	$py -m http.server --bind 127.0.0.1 --directory "$T/www" "$port" >/dev/null 2>&1 &
+	srv=$!
+	for _ in $(seq 50); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+		sleep 0.1
+	done
+
+	if c net-host-control; then
+		jrun user -- "$bin/probe" connect-tcp 127.0.0.1 "$port"
+		expect net-host-control 0 "connect-tcp: ok"
+	fi
+	if c net-worker-loopback; then
+		jrun user -- jail-worker ./tools/probe connect-tcp 127.0.0.1 "$port"
+		if [ "$RC" = 1 ] && [[ $OUT == "connect-tcp: E"* ]]; then pass net-worker-loopback; else
+			fail net-worker-loopback "the host's 127.0.0.1:$port was reachable: exit $RC, $(q "$OUT")"
+		fi
+	fi
+	# python.aj says `network host`: the same connect works there.
+	if c net-python-host; then
+		jrun user -- jail-python -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5).close(); print("ok")' "$port"
+		expect net-python-host 0 ok
+	fi
+
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+	srv=
+fi
+
+# --- namespaces ---------------------------------------------------------------------
+
+if c hostname; then
+	jrun user -- jail-worker uname -n
+	expect hostname 0 jail
+fi
+
+if c pid-namespace; then
+	jrun user -- jail-worker sh -c 'echo $$; ls /proc | grep -c "^[0-9]"'
+	mypid=$(sed -n 1p <<<"$OUT")
+	nprocs=$(sed -n 2p <<<"$OUT")
+	if [ "$RC" != 0 ]; then
+		fail pid-namespace "exit status $RC, stdout $(q "$OUT")"
+	elif ! [[ ${mypid:-x} =~ ^[0-9]+$ && ${nprocs:-x} =~ ^[0-9]+$ ]]; then
+		fail pid-namespace "unexpected stdout $(q "$OUT")"
+	elif [ "$mypid" -gt 3 ] || [ "$nprocs" -gt 5 ]; then
+		fail pid-namespace "sh is pid $mypid and /proc lists $nprocs processes: not a fresh pid namespace"
+	else
+		pass pid-namespace
+	fi
+fi
+
+if c uid-kept; then
+	jrun user -- jail-worker sh -c 'id -u; id -g'
+	expect uid-kept 0 "$tuid
+$tgid"
+fi
+
+if c fds-closed; then
+	FD7=1 jrun user -- jail-worker ls /proc/self/fd
+	if [ "$RC" != 0 ]; then
+		fail fds-closed "exit status $RC"
+	elif printf '%s\n' "$OUT" | grep -qx 7; then
+		fail fds-closed "fd 7 of the caller is open inside: $(q "$OUT")"
+	else
+		pass fds-closed
+	fi
+fi
+
+# no_caps NAME: the last jrun printed capability lines, all of them empty.
+no_caps() {
+	if [ "$RC" != 0 ] || [ "$(printf '%s\n' "$OUT" | grep -c ':[[:space:]]*0000000000000000$')" != 4 ]; then
+		fail "$1" "exit status $RC, capability sets: $(q "$OUT")"
+	else
+		pass "$1"
+	fi
+}
+
+if c no-caps; then
+	jrun user -- jail-worker grep -E '^Cap(Inh|Prm|Eff|Amb):' /proc/self/status
+	no_caps no-caps
+fi
+
+# --- modes --------------------------------------------------------------------------
+
+if c explain-normal; then
+	jrun user -- jail-python --jail-explain
+	if [ "$RC" = 0 ] && [[ "$OUT$ERR" == *normal* ]]; then pass explain-normal; else
+		fail explain-normal "exit status $RC, no 'normal' in $(q "${OUT:0:200}")"
+	fi
+fi
+
+if c explain-worker-env; then
+	jrun user HERMES_KANBAN_TASK=1 -- jail --jail-explain true
+	if [ "$RC" = 0 ] && [[ "$OUT$ERR" == *worker* ]]; then pass explain-worker-env; else
+		fail explain-worker-env "exit status $RC, no 'worker' in $(q "${OUT:0:200}")"
+	fi
+fi
+
+if c explain-worker-default; then
+	jrun user -- jail-worker --jail-explain true
+	if [ "$RC" = 0 ] && [[ "$OUT$ERR" == *worker* ]]; then pass explain-worker-default; else
+		fail explain-worker-default "exit status $RC, no 'worker' in $(q "${OUT:0:200}")"
+	fi
+fi
+
+if c lockdown-readonly; then
+	rm -f "$P/f"
+	jrun user -- jail --lockdown sh -c 'echo x > ./f'
+	if [ "$RC" = 0 ]; then
+		fail lockdown-readonly "writing ./f succeeded"
+	elif [ -e "$P/f" ]; then
+		fail lockdown-readonly "./f exists on the host"
+	elif [[ $ERR != *"Read-only file system"* ]]; then
+		fail lockdown-readonly "exit status $RC but not a read-only error"
+	else
+		pass lockdown-readonly
+	fi
+fi
+
+if c normal-writable; then
+	rm -f "$P/f"
+	jrun user -- jail sh -c 'echo x > ./f'
+	if [ "$RC" = 0 ] && [ -f "$P/f" ]; then pass normal-writable; else
+		fail normal-writable "exit status $RC; the project should be writable without --lockdown"
+	fi
+	rm -f "$P/f"
+fi
+
+# --- the compiler ---------------------------------------------------------------------
+
+mkdir -p "$T/cc"
+printf 'policy broken {\n    hostname "jail";\n    frobnicate on;\n}\n' >"$T/cc/bad.aj"
+printf 'policy typo {\n    hostname "jail";\n    syscalls deny ptrac;\n}\n' >"$T/cc/typo.aj"
+chown -R "$tuid:$tgid" "$T/cc"
+
+if c policy-error; then
+	CWD=$T/cc jrun user -- "$bin/aijail-compile" -o "$T/cc/bad.h" bad.aj
+	first=$(printf '%s\n' "$ERR" | head -n 1)
+	if [ "$RC" != 1 ]; then
+		fail policy-error "exit status $RC, expected 1"
+	elif [ -e "$T/cc/bad.h" ]; then
+		fail policy-error "a header was written"
+	elif ! [[ $first =~ ^bad\.aj:3:5:\ error:\  ]]; then
+		fail policy-error "first line $(q "$first"), expected bad.aj:3:5: error: …"
+	else
+		pass policy-error
+	fi
+fi
+
+if c policy-error-suggestion; then
+	CWD=$T/cc jrun user -- "$bin/aijail-compile" -o "$T/cc/typo.h" typo.aj
+	first=$(printf '%s\n' "$ERR" | head -n 1)
+	if [ "$RC" != 1 ]; then
+		fail policy-error-suggestion "exit status $RC, expected 1"
+	elif [ -e "$T/cc/typo.h" ]; then
+		fail policy-error-suggestion "a header was written"
+	elif ! [[ $first =~ ^typo\.aj:3:19:\ error:\  ]]; then
+		fail policy-error-suggestion "first line $(q "$first"), expected typo.aj:3:19: error: …"
+	elif [[ $ERR != *"'ptrace'"* ]]; then
+		fail policy-error-suggestion "no suggestion of 'ptrace'"
+	else
+		pass policy-error-suggestion
+	fi
+fi
+
+# --- as root: capabilities are gone inside, so the same rules hold ------------------------
+
+two_errnos=$'^E[A-Z]+\nE[A-Z]+$'
+
+root_cases() {
+	if c root-mask-env; then
+		jrun root -- jail-python -c "$PYREAD" .env id_rsa
+		expect root-mask-env 0 "''
+''"
+	fi
+	if c root-deny; then
+		jrun root -- jail-python -c "$PYREAD" secrets/db.txt x.key .gnupg/x
+		expect root-deny 0 "EACCES
+EACCES
+EACCES"
+	fi
+	if c root-deny-gnupg-list; then
+		jrun root -- jail-python -c "$PYLS" .gnupg secrets
+		expect root-deny-gnupg-list 0 "EACCES
+EACCES"
+	fi
+	if c root-write-masked; then
+		jrun root -- jail-worker sh -c 'echo x > .env'
+		if [ "$RC" = 0 ]; then
+			fail root-write-masked "writing .env succeeded"
+		elif [ "$(cat "$P/.env")" != "SECRET=1" ]; then
+			fail root-write-masked "host .env now holds $(q "$(cat "$P/.env")")"
+		else
+			pass root-write-masked
+		fi
+	fi
+	if c root-write-usr; then
+		target=/usr/aijail-it-$$
+		jrun root -- jail-python -c "$PYWRITE" "$target" x
+		if [ -e "$target" ]; then
+			rm -f "$target"
+			fail root-write-usr "$target was created on the host"
+		elif [ "$RC" = 0 ] && { [ "$OUT" = EROFS ] || [ "$OUT" = EACCES ]; }; then
+			pass root-write-usr
+		else
+			fail root-write-usr "exit status $RC, stdout $(q "$OUT"), expected EROFS or EACCES"
+		fi
+	fi
+	if c root-ssh-invisible; then
+		jrun root -- jail-python -c "$PYREAD" "$thome/.ssh/id_rsa" link-ssh
+		if [[ $OUT == *"$marker"* ]]; then
+			fail root-ssh-invisible "the key was read: $(q "$OUT")"
+		elif [ "$RC" = 0 ] && [[ $OUT =~ $two_errnos ]]; then
+			pass root-ssh-invisible
+		else
+			fail root-ssh-invisible "exit status $RC, stdout $(q "$OUT"), expected two errno names"
+		fi
+	fi
+	if c root-env-secret-unset; then
+		jrun root -- jail-python -c 'import os; print(os.environ.get("STRIPE_SECRET_KEY"))'
+		expect root-env-secret-unset 0 None
+	fi
+	if c root-uid-kept; then
+		jrun root -- jail-worker id -u
+		expect root-uid-kept 0 0
+	fi
+	if c root-hostname; then
+		jrun root -- jail-worker uname -n
+		expect root-hostname 0 jail
+	fi
+	if c root-no-caps; then
+		jrun root -- jail-worker grep -E '^Cap(Inh|Prm|Eff|Amb):' /proc/self/status
+		no_caps root-no-caps
+	fi
+	for p in unshare-user mount ptrace; do
+		if c "root-probe-$p"; then
+			jrun root -- jail-worker ./tools/probe "$p"
+			expect "root-probe-$p" 1 "$p: EPERM"
+		fi
+	done
+	if c root-probe-x32; then
+		jrun root -- jail-worker ./tools/probe x32
+		expect root-probe-x32 159 ""
+	fi
+	if c root-exit-125-root-dir; then
+		CWD=/ jrun root -- jail-worker true
+		if [ "$RC" = 125 ] && [ -n "$ERR" ]; then pass root-exit-125-root-dir; else
+			fail root-exit-125-root-dir "exit status $RC (expected 125) from /, stderr $(q "$ERR")"
+		fi
+	fi
+}
+
+if [ $as_root -eq 1 ]; then
+	root_cases
+else
+	c 'root-*' && skip root-cases "not running as root"
+fi
+
+# --- nothing left behind -------------------------------------------------------------------
+
+if c no-leftovers; then
+	sleep 0.2
+	left=()
+	for d in /proc/[0-9]*; do
+		cwd=$(readlink "$d/cwd" 2>/dev/null) || continue
+		[[ $cwd == "$T"* ]] && left+=("${d#/proc/}")
+	done
+	ERR=
+	if [ ${#left[@]} -eq 0 ]; then pass no-leftovers; else
+		fail no-leftovers "processes still running in the fixture: ${left[*]}"
+		kill -KILL "${left[@]}" 2>/dev/null
+	fi
+fi
+
+echo "integration: $npass passed, $nfail failed, $nskip skipped"
+if [ $nfail -gt 0 ]; then
+	echo "failed: ${failed[*]}"
+	exit 1
+fi
+exit 0
