@@ -1,0 +1,216 @@
+/* diag.c: one way to report a problem in a policy, as gcc does. */
+#include "diag.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static FILE *out;
+static int errors;
+
+void diag_set_stream(FILE *f)
+{
+	out = f;
+}
+
+static FILE *stream(void)
+{
+	return out ? out : stderr;
+}
+
+const struct src *src_new(const char *name, const char *text, size_t len)
+{
+	struct src *s = xalloc(sizeof(*s));
+	s->name = xstrdup(name);
+	s->text = xstrndup(text, len);
+	s->len = len;
+	return s;
+}
+
+const struct src *src_read(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf)
+			break;
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+		if (len == cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	int failed = ferror(f) || !buf;
+	fclose(f);
+	if (failed) {
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	const struct src *s = src_new(path, buf, len);
+	free(buf);
+	return s;
+}
+
+/* Prints the source line of loc and a caret under the span. */
+static void show_line(const struct loc *loc)
+{
+	const char *p = loc->src->text, *end = p + loc->src->len;
+	for (int line = 1; line < loc->line && p < end; p++)
+		if (*p == '\n')
+			line++;
+	const char *eol = memchr(p, '\n', (size_t)(end - p));
+	if (!eol)
+		eol = end;
+	FILE *f = stream();
+	fprintf(f, "%5d | %.*s\n      | ", loc->line, (int)(eol - p), p);
+	/* Tabs are copied so the caret lines up whatever the tab width. */
+	for (int c = 1; c < loc->col && p + c - 1 < eol; c++)
+		fputc(p[c - 1] == '\t' ? '\t' : ' ', f);
+	fputc('^', f);
+	if (loc->end_line == loc->line)
+		for (int c = loc->col; c < loc->end_col && p + c < eol; c++)
+			fputc('~', f);
+	fputc('\n', f);
+}
+
+/* The same diagnostic would otherwise print once per variant built. */
+static char **seen;
+static size_t n_seen, cap_seen;
+static bool last_suppressed;
+
+static bool already_seen(const char *key)
+{
+	for (size_t i = 0; i < n_seen; i++)
+		if (strcmp(seen[i], key) == 0)
+			return true;
+	if (n_seen == cap_seen) {
+		size_t cap = cap_seen ? cap_seen * 2 : 16;
+		char **ns = xalloc(cap * sizeof(*ns));
+		if (n_seen)
+			memcpy(ns, seen, n_seen * sizeof(*ns));
+		seen = ns;
+		cap_seen = cap;
+	}
+	seen[n_seen++] = xstrdup(key);
+	return false;
+}
+
+static bool vreport(const char *sev, const struct loc *loc, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	char *key;
+	if (loc && loc->src)
+		key = xprintf("%s:%d:%d: %s: %s", loc->src->name, loc->line, loc->col, sev, msg);
+	else
+		key = xprintf("aijail-compile: %s: %s", sev, msg);
+	bool is_note = strcmp(sev, "note") == 0;
+	if (is_note ? last_suppressed : already_seen(key)) {
+		if (!is_note)
+			last_suppressed = true;
+		return false;
+	}
+	if (!is_note)
+		last_suppressed = false;
+	FILE *f = stream();
+	fprintf(f, "%s\n", key);
+	if (loc && loc->src && loc->line > 0)
+		show_line(loc);
+	return true;
+}
+
+void error_at(const struct loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error", loc, fmt, ap);
+	va_end(ap);
+	errors++;
+}
+
+void note_at(const struct loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("note", loc, fmt, ap);
+	va_end(ap);
+}
+
+void error_plain(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error", NULL, fmt, ap);
+	va_end(ap);
+	errors++;
+}
+
+int diag_error_count(void)
+{
+	return errors;
+}
+
+void diag_reset(void)
+{
+	errors = 0;
+	seen = NULL;
+	n_seen = cap_seen = 0;
+	last_suppressed = false;
+}
+
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	size_t row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			size_t best = diag + cost;
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *suggest(const char *word, const char *const *cands, size_t n)
+{
+	size_t len = strlen(word);
+	size_t limit = len < 4 ? 1 : len < 9 ? 2 : 3;
+	const char *best = NULL;
+	size_t best_d = limit + 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = distance(word, cands[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = cands[i];
+		}
+	}
+	return best;
+}

@@ -1,0 +1,30 @@
+/* diag.h: gcc-style diagnostics with the source line and a caret. */
+#ifndef AJ_DIAG_H
+#define AJ_DIAG_H
+
+#include "ast.h"
+
+#include <stdio.h>
+
+struct src {
+	const char *name; /* as given on the command line or by include */
+	const char *text; /* NUL-terminated contents */
+	size_t len;
+};
+
+const struct src *src_new(const char *name, const char *text, size_t len);
+/* Reads a whole file; NULL with errno set on failure. */
+const struct src *src_read(const char *path);
+
+void diag_set_stream(FILE *f);
+void error_at(const struct loc *loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void note_at(const struct loc *loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void error_plain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int diag_error_count(void);
+void diag_reset(void);
+
+/* The candidate closest to word by edit distance, or NULL when none is close
+ * enough to be a plausible typo. */
+const char *suggest(const char *word, const char *const *cands, size_t n);
+
+#endif

@@ -1,0 +1,239 @@
+/* emit.c: the generated header (constant tables only) and --explain. */
+#include "diag.h"
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const var_enum[AJ_VAR_COUNT] = {
+	"AJ_VAR_NONE",      "AJ_VAR_HOME",          "AJ_VAR_PROJECT",
+	"AJ_VAR_UID",       "AJ_VAR_XDG_RUNTIME_DIR", "AJ_VAR_DOCKER_SOCKET",
+	"AJ_VAR_X11_SOCKET", "AJ_VAR_WAYLAND_SOCKET", "AJ_VAR_XAUTHORITY",
+};
+
+static const char *const op_enum[] = {
+	[AJ_MOUNT_RO] = "AJ_MOUNT_RO",       [AJ_MOUNT_RW] = "AJ_MOUNT_RW",
+	[AJ_MOUNT_TMPFS] = "AJ_MOUNT_TMPFS", [AJ_MOUNT_LINK] = "AJ_MOUNT_LINK",
+	[AJ_MOUNT_DEV] = "AJ_MOUNT_DEV",     [AJ_MOUNT_PROC] = "AJ_MOUNT_PROC",
+	[AJ_MOUNT_DEVICE] = "AJ_MOUNT_DEVICE",
+};
+
+/* A C string literal for any bytes. */
+static char *lit(const char *s)
+{
+	if (!s)
+		return xstrdup("0");
+	size_t n = strlen(s);
+	char *out = xalloc(n * 4 + 3), *d = out;
+	*d++ = '"';
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			*d++ = '\\';
+			*d++ = (char)*p;
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			d += sprintf(d, "\\%03o", *p);
+		} else {
+			*d++ = (char)*p;
+		}
+	}
+	*d++ = '"';
+	*d = 0;
+	return out;
+}
+
+static char *path_init(const struct m_path *p)
+{
+	return xprintf("{%s, %s, %s}", lit(p->head), var_enum[p->var], lit(p->tail));
+}
+
+/* Identical arrays (the same seccomp program in every mode, say) are
+ * written once and shared. */
+struct emitted {
+	char *body;
+	char *name;
+	struct emitted *next;
+};
+
+struct out {
+	FILE *f;
+	struct emitted *arrays;
+	int counter;
+};
+
+static const char *array(struct out *o, const char *type, const char *body, size_t n)
+{
+	if (!n)
+		return "0";
+	for (struct emitted *e = o->arrays; e; e = e->next)
+		if (strcmp(e->body, body) == 0 && strstr(e->name, type) == e->name)
+			return e->name + strlen(type) + 1;
+	struct emitted *e = xalloc(sizeof(*e));
+	char *name = xprintf("aj_a%d", o->counter++);
+	e->name = xprintf("%s %s", type, name);
+	e->body = xstrdup(body);
+	e->next = o->arrays;
+	o->arrays = e;
+	fprintf(o->f, "static const %s %s[%zu] = {\n%s};\n", type, name, n, body);
+	return name;
+}
+
+static char *append(char *acc, const char *fmt, const char *piece)
+{
+	return xprintf("%s%s", acc, xprintf(fmt, piece));
+}
+
+static char *summary(const struct variant *v)
+{
+	char *s = xstrdup("");
+	for (size_t i = 0; i < v->rules.n; i++) {
+		const struct m_rule *r = &v->rules.v[i];
+		const char *act = r->action == M_ACT_KILL ? "kill"
+				  : r->action == 1        ? "EPERM"
+							  : errno_name(r->action);
+		s = xprintf("%s%s -> %s\n", s, r->text, act);
+	}
+	return s;
+}
+
+static void emit_variant(struct out *o, const struct variant *v, char **init)
+{
+	char *b = xstrdup("");
+	for (size_t i = 0; i < v->mounts.n; i++) {
+		const struct m_mount *m = &v->mounts.v[i];
+		b = append(b, "%s", xprintf("\t{%s, 0x%x, 0%o, %s, %s},\n", op_enum[m->op], m->flags,
+					    m->mode, path_init(&m->path), lit(m->target)));
+	}
+	const char *mounts = array(o, "struct aj_mount", b, v->mounts.n);
+
+	b = xstrdup("");
+	for (size_t i = 0; i < v->patterns.n; i++) {
+		const struct m_pattern *p = &v->patterns.v[i];
+		b = append(b, "%s",
+			   xprintf("\t{%s, 0x%x, %s},\n",
+				   p->kind == AJ_PATTERN_MASK ? "AJ_PATTERN_MASK" : "AJ_PATTERN_DENY",
+				   p->flags, lit(p->glob)));
+	}
+	const char *patterns = array(o, "struct aj_pattern", b, v->patterns.n);
+
+	b = xstrdup("");
+	for (size_t i = 0; i < v->landlock_rules.n; i++)
+		b = append(b, "%s",
+			   xprintf("\t{%s, 0x%llxULL, 0x%x},\n", path_init(&v->landlock_paths.v[i]),
+				   (unsigned long long)v->landlock_rules.v[i].access,
+				   v->landlock_rules.v[i].flags));
+	const char *ll = array(o, "struct aj_landlock_rule", b, v->landlock_rules.n);
+
+	b = xstrdup("");
+	for (size_t i = 0; i < v->env_keep.n; i++)
+		b = append(b, "\t%s,\n", lit(v->env_keep.v[i].pattern));
+	const char *keep = array(o, "char *const", b, v->env_keep.n);
+
+	b = xstrdup("");
+	for (size_t i = 0; i < v->env_set.n; i++)
+		b = append(b, "%s",
+			   xprintf("\t{%s, %s},\n", lit(v->env_set.v[i].name),
+				   path_init(&v->env_set.v[i].value)));
+	const char *set = array(o, "struct aj_env_set", b, v->env_set.n);
+
+	b = xstrdup("");
+	for (size_t i = 0; i < v->rlimits.n; i++)
+		b = append(b, "%s",
+			   xprintf("\t{%d, 0x%llxULL, 0x%llxULL}, /* %s */\n", v->rlimits.v[i].resource,
+				   (unsigned long long)v->rlimits.v[i].soft,
+				   (unsigned long long)v->rlimits.v[i].hard, v->rlimits.v[i].name));
+	const char *rl = array(o, "struct aj_rlimit", b, v->rlimits.n);
+
+	b = xstrdup("");
+	for (size_t i = 0; i < v->bpf.n; i++) {
+		const struct aj_bpf_insn *x = &v->bpf.v[i];
+		b = append(b, "%s",
+			   xprintf("\t{0x%04x, %u, %u, 0x%08x},\n", x->code, x->jt, x->jf, x->k));
+	}
+	const char *bpf = array(o, "struct aj_bpf_insn", b, v->bpf.n);
+
+	*init = xprintf("\t{\n\t\t.mode = %s,\n\t\t.command = %s,\n\t\t.hostname = %s,\n"
+			"\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
+			"\t\t.features = 0x%x,\n\t\t.timeout = %u,\n"
+			"\t\t.mounts = %s, .n_mounts = %zu,\n"
+			"\t\t.patterns = %s, .n_patterns = %zu,\n"
+			"\t\t.landlock_rules = %s, .n_landlock_rules = %zu,\n"
+			"\t\t.env_keep = %s, .n_env_keep = %zu,\n"
+			"\t\t.env_set = %s, .n_env_set = %zu,\n"
+			"\t\t.rlimits = %s, .n_rlimits = %zu,\n"
+			"\t\t.seccomp = %s, .n_seccomp = %zu,\n"
+			"\t\t.seccomp_summary = %s,\n\t},\n",
+			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
+			v->landlock_min_abi, v->features, v->timeout, mounts, v->mounts.n, patterns,
+			v->patterns.n, ll, v->landlock_rules.n, keep, v->env_keep.n, set,
+			v->env_set.n, rl, v->rlimits.n, bpf, v->bpf.n, lit(summary(v)));
+}
+
+bool emit_header(FILE *f, const struct compiled *c, const char *source)
+{
+	struct out o = {f, NULL, 0};
+	fprintf(f, "/* Generated by aijail-compile from %s: do not edit.\n"
+		   " * Policy '%s': %zu command group(s) x %zu mode(s). */\n"
+		   "#include \"include/aj_table.h\"\n"
+		   "#if AJ_ABI != %d\n#error \"generated for another AJ_ABI\"\n#endif\n\n",
+		source, c->policy->name, c->groups.n, c->modes.n, AJ_ABI);
+	char *variants = xstrdup("");
+	for (size_t i = 0; i < c->variants.n; i++) {
+		char *init;
+		emit_variant(&o, &c->variants.v[i], &init);
+		variants = xprintf("%s%s", variants, init);
+	}
+	fprintf(f, "\nstatic const struct aj_variant aj_variants[%zu] = {\n%s};\n", c->variants.n,
+		variants);
+	fprintf(f, "\nstatic const char *const aj_modes[%zu] = {", c->modes.n);
+	for (size_t i = 0; i < c->modes.n; i++)
+		fprintf(f, "%s%s", i ? ", " : "", lit(c->modes.v[i]));
+	fprintf(f, "};\n");
+	if (c->triggers.n) {
+		fprintf(f, "static const struct aj_trigger aj_triggers[%zu] = {", c->triggers.n);
+		for (size_t i = 0; i < c->triggers.n; i++)
+			fprintf(f, "%s{%s, %u}", i ? ", " : "", lit(c->triggers.v[i].env),
+				c->triggers.v[i].mode);
+		fprintf(f, "};\n");
+	}
+	if (c->commands.n) {
+		fprintf(f, "static const struct aj_command aj_commands[%zu] = {\n", c->commands.n);
+		for (size_t i = 0; i < c->commands.n; i++)
+			fprintf(f, "\t{%s, %u},\n", lit(c->commands.v[i].name),
+				c->commands.v[i].group);
+		fprintf(f, "};\n");
+	}
+	fprintf(f,
+		"\nstatic const struct aj_policy aj_policy = {\n"
+		"\t.abi = AJ_ABI,\n\t.name = %s,\n\t.exec = %s,\n"
+		"\t.modes = aj_modes, .n_modes = %zu,\n\t.default_mode = %d,\n"
+		"\t.triggers = %s, .n_triggers = %zu,\n"
+		"\t.commands = %s, .n_commands = %zu,\n"
+		"\t.n_groups = %zu,\n\t.variants = aj_variants,\n};\n",
+		lit(c->policy->name), lit(c->exec), c->modes.n, c->default_mode,
+		c->triggers.n ? "aj_triggers" : "0", c->triggers.n,
+		c->commands.n ? "aj_commands" : "0", c->commands.n, c->groups.n);
+	return !ferror(f);
+}
+
+void explain(FILE *f, const struct compiled *c)
+{
+	fprintf(f, "policy %s: exec %s, default mode %s\n", c->policy->name,
+		c->exec ? c->exec : "(the command line)", c->modes.v[c->default_mode]);
+	for (size_t i = 0; i < c->triggers.n; i++)
+		fprintf(f, "  mode %s when $%s is set\n", c->modes.v[c->triggers.v[i].mode],
+			c->triggers.v[i].env);
+	for (size_t i = 0; i < c->commands.n; i++)
+		fprintf(f, "  command %s -> group %s\n", c->commands.v[i].name,
+			c->groups.v[c->commands.v[i].group].name);
+	for (size_t i = 0; i < c->variants.n; i++) {
+		const struct variant *v = &c->variants.v[i];
+		fprintf(f, "\nvariant %s%s%s:\n", v->command[0] ? v->command : "", v->command[0] ? "/" : "",
+			v->mode);
+		fprintf(f, "  syscalls: default allow; native x86_64 only, other ABIs (x32, int "
+			   "0x80) kill the process\n");
+		fprintf(f, "  filter: %zu BPF instructions (binary tree)\n", v->bpf.n);
+		char *s = summary(v);
+		for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
+			fprintf(f, "    %s\n", line);
+	}
+}

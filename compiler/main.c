@@ -1,0 +1,108 @@
+/* main.c: aijail-compile's command line. */
+#include "diag.h"
+#include "model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fputs("usage: aijail-compile [-I DIR]… [-p POLICY] [-o OUT.h] [--explain] POLICY.aj\n"
+	      "       aijail-compile --list-groups\n"
+	      "Compiles an aijail policy into a C header of constant tables for the stub.\n"
+	      "  -I DIR      search DIR for include files (after the including file's directory)\n"
+	      "  -p POLICY   the policy to compile (default: the last one in POLICY.aj)\n"
+	      "  -o OUT.h    write the header there (default: standard output)\n"
+	      "  --explain   print the syscall policy of every command group x mode instead\n"
+	      "  --list-groups  print the syscall groups\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dirs[64];
+	size_t n_dirs = 0;
+	const char *out = NULL, *input = NULL, *name = NULL;
+	bool do_explain = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-I") || !strcmp(a, "-o") || !strcmp(a, "-p")) {
+			if (i + 1 >= argc) {
+				usage(stderr);
+				return 2;
+			}
+			const char *val = argv[++i];
+			if (a[1] == 'I' && n_dirs < 64)
+				dirs[n_dirs++] = val;
+			else if (a[1] == 'o')
+				out = val;
+			else
+				name = val;
+		} else if (!strncmp(a, "-I", 2)) {
+			if (n_dirs < 64)
+				dirs[n_dirs++] = a + 2;
+		} else if (!strcmp(a, "--explain")) {
+			do_explain = true;
+		} else if (!strcmp(a, "--list-groups")) {
+			groups_list(stdout);
+			return 0;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "aijail-compile: error: unknown option '%s'\n", a);
+			usage(stderr);
+			return 2;
+		} else if (input) {
+			fprintf(stderr, "aijail-compile: error: more than one input file\n");
+			return 2;
+		} else {
+			input = a;
+		}
+	}
+	if (!input) {
+		usage(stderr);
+		return 2;
+	}
+
+	struct program prog;
+	program_init(&prog, dirs, n_dirs);
+	if (!program_load(&prog, input, NULL) || !program_resolve(&prog))
+		return 1;
+	const struct policy *pol = name ? program_find(&prog, name) : prog.last_in_main;
+	if (!pol) {
+		if (name)
+			error_plain("no policy named '%s' in %s", name, input);
+		else
+			error_plain("%s defines no policy", input);
+		return 1;
+	}
+	struct compiled c;
+	if (!compile_policy(&prog, pol, &c))
+		return 1;
+	if (do_explain) {
+		explain(stdout, &c);
+		return 0;
+	}
+	if (!out || !strcmp(out, "-"))
+		return emit_header(stdout, &c, input) ? 0 : 1;
+
+	/* Written beside the target and renamed: a failed run never leaves a
+	 * header that make would take as up to date. */
+	char *tmp = xprintf("%s.tmp.%d", out, (int)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		error_plain("cannot write '%s': %s", tmp, strerror(errno));
+		return 1;
+	}
+	bool ok = emit_header(f, &c, input);
+	ok = (fclose(f) == 0) && ok;
+	if (!ok || rename(tmp, out) != 0) {
+		error_plain("cannot write '%s': %s", out, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}

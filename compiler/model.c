@@ -1,0 +1,1220 @@
+/* model.c: the meaning of each statement, and the complete variants.
+ *
+ * A variant (command group x mode) is built by applying, in order: the
+ * top-level statements of every policy from the root of the 'extends' chain
+ * down to the compiled one; the command group's overlay; then the blocks of
+ * the variant's mode, again root first.  Later statements replace earlier
+ * ones (a mount by its path, a setting by its key); within one block, the
+ * same thing said twice is an error. */
+#include "diag.h"
+#include "model.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+static const char *const var_names[AJ_VAR_COUNT] = {
+	[AJ_VAR_HOME] = "HOME",
+	[AJ_VAR_PROJECT] = "PROJECT",
+	[AJ_VAR_UID] = "UID",
+	[AJ_VAR_XDG_RUNTIME_DIR] = "XDG_RUNTIME_DIR",
+	[AJ_VAR_DOCKER_SOCKET] = "DOCKER_SOCKET",
+	[AJ_VAR_X11_SOCKET] = "X11_SOCKET",
+	[AJ_VAR_WAYLAND_SOCKET] = "WAYLAND_SOCKET",
+	[AJ_VAR_XAUTHORITY] = "XAUTHORITY",
+};
+
+/* Keys a block may hold; the policy body also takes the policy_keys. */
+static const char *const setting_keys[] = {
+	"hostname", "network", "landlock", "ro", "ro?", "rw", "rw?", "rw+", "tmpfs", "link",
+	"dev", "proc", "mask", "deny", "env", "rlimit", "timeout", "syscalls", "gpu", "docker",
+	"display",
+};
+static const char *const policy_keys[] = {"exec", "mode", "command", "default"};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Records what one block said, to refuse saying it twice. */
+struct said {
+	const char *key;
+	struct loc loc;
+	struct said *next;
+};
+
+struct block_state {
+	struct said *said;
+};
+
+static bool say_once(struct block_state *b, const char *key, const struct loc *loc,
+		     const char *what)
+{
+	for (struct said *s = b->said; s; s = s->next) {
+		if (strcmp(s->key, key) == 0) {
+			error_at(loc, "%s", what);
+			note_at(&s->loc, "first given here");
+			return false;
+		}
+	}
+	struct said *s = xalloc(sizeof(*s));
+	s->key = key;
+	s->loc = *loc;
+	s->next = b->said;
+	b->said = s;
+	return true;
+}
+
+static int count_args(const struct stmt *s)
+{
+	int n = 0;
+	for (const struct atom *a = s->args; a; a = a->next)
+		n++;
+	return n;
+}
+
+static bool want_args(const struct stmt *s, int min, int max, const char *usage)
+{
+	int n = count_args(s);
+	if (n >= min && (max < 0 || n <= max))
+		return true;
+	const struct loc *l = &s->loc;
+	if (n > max && max >= 0) {
+		const struct atom *a = s->args;
+		for (int i = 0; i < max; i++)
+			a = a->next;
+		l = &a->loc;
+		error_at(l, "unexpected %s '%s'; expected: %s (a missing ';'?)",
+			 atom_kind_name(a->kind), a->text ? a->text : "", usage);
+	} else {
+		error_at(l, "missing argument; expected: %s", usage);
+	}
+	return false;
+}
+
+static const char *word_of(const struct atom *a)
+{
+	return (a->kind == ATOM_WORD || a->kind == ATOM_STRING) ? a->text : NULL;
+}
+
+/* on|off style choices, with a suggestion for typos. */
+static int choose(const struct atom *a, const char *what, const char *const *names, size_t n)
+{
+	const char *w = word_of(a);
+	if (w)
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(w, names[i]) == 0)
+				return (int)i;
+	char list[256] = "";
+	for (size_t i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 names[i]);
+	const char *hint = w ? suggest(w, names, n) : NULL;
+	if (hint)
+		error_at(&a->loc, "unknown %s '%s'; did you mean '%s'?", what, w, hint);
+	else
+		error_at(&a->loc, "unknown %s '%s'; expected one of: %s", what,
+			 a->text ? a->text : atom_kind_name(a->kind), list);
+	return -1;
+}
+
+bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m_path *out)
+{
+	memset(out, 0, sizeof(*out));
+	const char *t = text;
+	char *buf = NULL;
+	if (t[0] == '~') {
+		if (t[1] && t[1] != '/') {
+			error_at(loc, "'~user' is not supported; use $HOME or an absolute path");
+			return false;
+		}
+		buf = xprintf("$HOME%s", t + 1);
+		t = buf;
+	}
+	const char *dollar = strchr(t, '$');
+	out->head = xstrndup(t, dollar ? (size_t)(dollar - t) : strlen(t));
+	out->tail = xstrdup("");
+	if (dollar) {
+		const char *name = dollar + 1, *end = name;
+		if (*end == '{') {
+			error_at(loc, "write $NAME, not ${NAME}");
+			return false;
+		}
+		while ((*end >= 'A' && *end <= 'Z') || (*end >= '0' && *end <= '9') || *end == '_')
+			end++;
+		char *var = xstrndup(name, (size_t)(end - name));
+		for (int i = 1; i < AJ_VAR_COUNT; i++)
+			if (strcmp(var, var_names[i]) == 0)
+				out->var = i;
+		if (!out->var) {
+			const char *hint = suggest(var, var_names + 1, AJ_VAR_COUNT - 1);
+			if (hint)
+				error_at(loc, "unknown variable '$%s'; did you mean '$%s'?", var, hint);
+			else
+				error_at(loc,
+					 "unknown variable '$%s'; known: $HOME $PROJECT $UID "
+					 "$XDG_RUNTIME_DIR (and ~)",
+					 var);
+			return false;
+		}
+		if (strchr(end, '$')) {
+			error_at(loc, "at most one variable per path");
+			return false;
+		}
+		out->tail = xstrdup(end);
+	}
+	out->text = xprintf("%s%s%s%s", out->head, out->var ? "$" : "",
+			    out->var ? var_names[out->var] : "", out->tail);
+	if (!absolute)
+		return true;
+
+	bool var_is_path = out->var && out->var != AJ_VAR_UID;
+	if (out->head[0] != '/' && !(var_is_path && out->head[0] == 0)) {
+		error_at(loc, "path '%s' must be absolute (start with '/', '~' or a $VARIABLE)",
+			 text);
+		return false;
+	}
+	if (var_is_path && out->head[0]) {
+		error_at(loc, "$%s is a whole path and must start the path", var_names[out->var]);
+		return false;
+	}
+	if (var_is_path && out->tail[0] && out->tail[0] != '/') {
+		error_at(loc, "expected '/' after $%s", var_names[out->var]);
+		return false;
+	}
+	if (strlen(out->text) >= AJ_PATH_MAX / 2) {
+		error_at(loc, "path is too long");
+		return false;
+	}
+	/* The layout must be known when the policy is compiled: no '.' or '..'
+	 * that a symlink on the host could make mean something else. */
+	const char *parts[2] = {out->head, out->tail};
+	for (int i = 0; i < 2; i++) {
+		const char *p = parts[i];
+		while (*p) {
+			if (*p == '/') {
+				p++;
+				continue;
+			}
+			const char *e = strchr(p, '/');
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.')) {
+				error_at(loc, "impossible path '%s': '.' and '..' are not allowed",
+					 text);
+				return false;
+			}
+			p += len;
+		}
+	}
+	if (strstr(out->text, "//")) {
+		error_at(loc, "impossible path '%s': empty component", text);
+		return false;
+	}
+	size_t hl = strlen(out->head), tl = strlen(out->tail);
+	if (out->var && tl && out->tail[tl - 1] == '/')
+		out->tail[tl - 1] = 0;
+	else if (!out->var && hl > 1 && out->head[hl - 1] == '/')
+		out->head[hl - 1] = 0;
+	out->text = xprintf("%s%s%s%s", out->head, out->var ? "$" : "",
+			    out->var ? var_names[out->var] : "", out->tail);
+	if (strpbrk(out->text, "*?[")) {
+		error_at(loc, "path '%s' contains a glob character; globs belong in mask/deny",
+			 text);
+		return false;
+	}
+	return true;
+}
+
+static bool atom_path(const struct atom *a, bool absolute, struct m_path *out)
+{
+	if (a->kind != ATOM_PATH && a->kind != ATOM_STRING && a->kind != ATOM_WORD) {
+		error_at(&a->loc, "expected a path, found %s", atom_kind_name(a->kind));
+		return false;
+	}
+	if (absolute && a->kind == ATOM_WORD) {
+		bool known = false;
+		for (size_t i = 0; i < N(setting_keys); i++)
+			known |= strcmp(a->text, setting_keys[i]) == 0;
+		if (known)
+			error_at(&a->loc, "expected a path, found the key '%s' (a missing ';'?)",
+				 a->text);
+		else
+			error_at(&a->loc, "path '%s' must be absolute (start with '/', '~' or a "
+					  "$VARIABLE)",
+				 a->text);
+		return false;
+	}
+	return path_parse(a->text, &a->loc, absolute, out);
+}
+
+/* ---- mounts ------------------------------------------------------------ */
+
+static void put_mount(struct variant *v, const struct m_mount *m)
+{
+	for (size_t i = 0; i < v->mounts.n; i++) {
+		if (strcmp(v->mounts.v[i].path.text, m->path.text) == 0) {
+			v->mounts.v[i] = *m;
+			return;
+		}
+	}
+	VEC_PUSH(v->mounts, *m);
+}
+
+static const char *op_word(int op)
+{
+	switch (op) {
+	case AJ_MOUNT_RO:
+		return "ro";
+	case AJ_MOUNT_RW:
+		return "rw";
+	case AJ_MOUNT_TMPFS:
+		return "tmpfs";
+	case AJ_MOUNT_LINK:
+		return "link";
+	case AJ_MOUNT_DEV:
+		return "dev";
+	case AJ_MOUNT_PROC:
+		return "proc";
+	case AJ_MOUNT_DEVICE:
+		return "device";
+	}
+	return "?";
+}
+
+static bool mount_claim(struct block_state *b, const struct m_mount *m)
+{
+	char *key = xprintf("mount %s", m->path.text);
+	for (struct said *s = b->said; s; s = s->next) {
+		if (strcmp(s->key, key) == 0) {
+			error_at(&m->loc, "'%s' is mounted twice in this block", m->path.text);
+			note_at(&s->loc, "first mounted here");
+			return false;
+		}
+	}
+	return say_once(b, key, &m->loc, "");
+}
+
+static bool do_mounts(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	const char *k = s->key;
+	struct m_mount m = {0};
+	m.loc = s->loc;
+	if (strncmp(k, "ro", 2) == 0) {
+		m.op = AJ_MOUNT_RO;
+	} else if (strncmp(k, "rw", 2) == 0) {
+		m.op = AJ_MOUNT_RW;
+	} else {
+		m.op = AJ_MOUNT_TMPFS;
+		m.mode = 0755;
+	}
+	if (k[strlen(k) - 1] == '?')
+		m.flags |= AJ_MOUNT_OPTIONAL;
+	if (k[strlen(k) - 1] == '+')
+		m.flags |= AJ_MOUNT_CREATE;
+	if (!want_args(s, 1, -1, "ro|rw|tmpfs PATH…;"))
+		return false;
+	bool ok = true;
+	for (const struct atom *a = s->args; a; a = a->next) {
+		struct m_mount one = m;
+		one.loc = a->loc;
+		if (!atom_path(a, true, &one.path)) {
+			ok = false;
+			continue;
+		}
+		if (strcmp(one.path.text, "/") == 0) {
+			error_at(&a->loc, "cannot mount over '/': the stub builds the root itself");
+			ok = false;
+			continue;
+		}
+		if (one.op != AJ_MOUNT_TMPFS && one.path.var == AJ_VAR_HOME && !one.path.tail[0]) {
+			error_at(&a->loc,
+				 "'%s $HOME' would expose the whole home directory; name the "
+				 "directories the tool needs",
+				 op_word(one.op));
+			ok = false;
+			continue;
+		}
+		if (one.op == AJ_MOUNT_TMPFS && one.path.var == AJ_VAR_HOME && !one.path.tail[0])
+			one.mode = 0700;
+		if (!mount_claim(b, &one)) {
+			ok = false;
+			continue;
+		}
+		put_mount(v, &one);
+	}
+	return ok;
+}
+
+static bool do_link(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	const struct atom *a = s->args;
+	if (count_args(s) != 3 || a->next->kind != ATOM_ARROW) {
+		error_at(a ? &a->loc : &s->loc, "expected: link PATH -> TARGET;");
+		return false;
+	}
+	struct m_mount m = {.op = AJ_MOUNT_LINK, .loc = a->loc};
+	if (!atom_path(a, true, &m.path))
+		return false;
+	const struct atom *t = a->next->next;
+	if (t->kind != ATOM_PATH && t->kind != ATOM_WORD && t->kind != ATOM_STRING) {
+		error_at(&t->loc, "expected the link's target, found %s", atom_kind_name(t->kind));
+		return false;
+	}
+	if (strchr(t->text, '$') || t->text[0] == '~') {
+		error_at(&t->loc, "a link target is written literally: no variables");
+		return false;
+	}
+	m.target = t->text;
+	if (!mount_claim(b, &m))
+		return false;
+	put_mount(v, &m);
+	return true;
+}
+
+static bool do_fixed_mount(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	struct m_mount m = {.loc = s->loc};
+	if (strcmp(s->key, "proc") == 0) {
+		if (!want_args(s, 0, 0, "proc;"))
+			return false;
+		m.op = AJ_MOUNT_PROC;
+		path_parse("/proc", &s->loc, true, &m.path);
+	} else {
+		static const char *const kinds[] = {"minimal"};
+		if (!want_args(s, 1, 1, "dev minimal;") || choose(s->args, "dev kind", kinds, 1) < 0)
+			return false;
+		m.op = AJ_MOUNT_DEV;
+		path_parse("/dev", &s->loc, true, &m.path);
+	}
+	if (!mount_claim(b, &m))
+		return false;
+	put_mount(v, &m);
+	return true;
+}
+
+/* ---- masks and denies ---------------------------------------------------- */
+
+static bool glob_check(const char *g, const struct loc *loc)
+{
+	for (const char *p = g; *p; p++) {
+		if (*p == '[') {
+			const char *q = p + 1;
+			if (*q == '!' || *q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			while (*q && *q != ']' && *q != '/')
+				q++;
+			if (*q != ']') {
+				error_at(loc, "unterminated '[' in pattern \"%s\"", g);
+				return false;
+			}
+			p = q;
+		} else if (p[0] == '*' && p[1] == '*') {
+			bool start_ok = p == g || p[-1] == '/';
+			bool end_ok = p[2] == 0 || p[2] == '/';
+			if (!start_ok || !end_ok) {
+				error_at(loc, "'**' must be a whole path component in \"%s\"", g);
+				return false;
+			}
+			p++;
+		} else if (*p == '\\') {
+			error_at(loc, "backslash escapes are not supported in patterns");
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool do_patterns(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	int kind = strcmp(s->key, "mask") == 0 ? AJ_PATTERN_MASK : AJ_PATTERN_DENY;
+	if (!want_args(s, 1, -1, "mask|deny \"PATTERN\"…;"))
+		return false;
+	bool ok = true;
+	for (const struct atom *a = s->args; a; a = a->next) {
+		if (a->kind != ATOM_STRING) {
+			error_at(&a->loc, "patterns are quoted strings: %s \"%s\"", s->key,
+				 a->text ? a->text : "…");
+			ok = false;
+			continue;
+		}
+		struct m_pattern p = {.kind = kind, .loc = a->loc};
+		char *g = xstrdup(a->text);
+		size_t len = strlen(g);
+		if (len && g[len - 1] == '/') {
+			p.flags |= AJ_PATTERN_DIR;
+			g[--len] = 0;
+		}
+		if (g[0] == '/') {
+			p.flags |= AJ_PATTERN_ANCHORED;
+			g++;
+		}
+		if (!g[0]) {
+			error_at(&a->loc, "empty pattern");
+			ok = false;
+			continue;
+		}
+		if (strstr(g, "//") || strcmp(g, "..") == 0 || strncmp(g, "../", 3) == 0 ||
+		    strstr(g, "/../") || (len > 3 && strcmp(g + strlen(g) - 3, "/..") == 0) ||
+		    strcmp(g, ".") == 0 || strncmp(g, "./", 2) == 0 || strstr(g, "/./")) {
+			error_at(&a->loc, "impossible pattern \"%s\": patterns are relative to the "
+					  "project, without '.', '..' or empty components",
+				 a->text);
+			ok = false;
+			continue;
+		}
+		if (strchr(g, '/'))
+			p.flags |= AJ_PATTERN_ANCHORED;
+		if (!glob_check(g, &a->loc)) {
+			ok = false;
+			continue;
+		}
+		p.glob = g;
+		if (!say_once(b, xprintf("pattern %s%s", g, p.flags & AJ_PATTERN_DIR ? "/" : ""),
+			      &a->loc, "this pattern is already given in this block")) {
+			ok = false;
+			continue;
+		}
+		bool dup = false;
+		for (size_t i = 0; i < v->patterns.n; i++) {
+			struct m_pattern *o = &v->patterns.v[i];
+			if (strcmp(o->glob, p.glob) == 0 && o->flags == p.flags) {
+				if (o->kind != p.kind) {
+					error_at(&a->loc, "\"%s\" is both masked and denied",
+						 a->text);
+					note_at(&o->loc, "%s here",
+						o->kind == AJ_PATTERN_MASK ? "masked" : "denied");
+					ok = false;
+				}
+				dup = true;
+			}
+		}
+		if (!dup)
+			VEC_PUSH(v->patterns, p);
+	}
+	return ok;
+}
+
+/* ---- environment --------------------------------------------------------- */
+
+static bool env_name_ok(const char *n, bool glob)
+{
+	if (!*n)
+		return false;
+	for (const char *p = n; *p; p++) {
+		bool alpha = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_';
+		bool digit = *p >= '0' && *p <= '9';
+		bool g = glob && (*p == '*' || *p == '?');
+		if (!alpha && !(digit && p != n) && !g)
+			return false;
+	}
+	return true;
+}
+
+static bool do_env(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	static const char *const verbs[] = {"keep", "set"};
+	if (!want_args(s, 2, -1, "env keep NAME…; or env set NAME=VALUE…;"))
+		return false;
+	int verb = choose(s->args, "env verb", verbs, 2);
+	if (verb < 0)
+		return false;
+	bool ok = true;
+	for (const struct atom *a = s->args->next; a; a = a->next) {
+		if (verb == 0) {
+			const char *n = word_of(a);
+			if (!n || !env_name_ok(n, true)) {
+				error_at(&a->loc, "expected a variable name or pattern (quote "
+						  "patterns: \"LC_*\")");
+				ok = false;
+				continue;
+			}
+			if (!say_once(b, xprintf("env keep %s", n), &a->loc,
+				      "this variable is already kept in this block")) {
+				ok = false;
+				continue;
+			}
+			bool dup = false;
+			for (size_t i = 0; i < v->env_keep.n; i++)
+				dup |= strcmp(v->env_keep.v[i].pattern, n) == 0;
+			if (!dup)
+				VEC_PUSH(v->env_keep, ((struct m_env_keep){xstrdup(n), a->loc}));
+			continue;
+		}
+		if (a->kind != ATOM_ASSIGN) {
+			error_at(&a->loc, "expected NAME=VALUE after 'env set'");
+			ok = false;
+			continue;
+		}
+		if (!env_name_ok(a->text, false)) {
+			error_at(&a->loc, "'%s' is not a valid variable name", a->text);
+			ok = false;
+			continue;
+		}
+		const struct atom *val = a->value;
+		struct m_env_set e = {.name = a->text, .loc = a->loc};
+		const char *text = val->kind == ATOM_NUMBER ? xprintf("%llu", (unsigned long long)val->num)
+							    : val->text;
+		if (!text || !path_parse(text, &val->loc, false, &e.value)) {
+			ok = false;
+			continue;
+		}
+		if (!say_once(b, xprintf("env set %s", a->text), &a->loc,
+			      "this variable is already set in this block")) {
+			ok = false;
+			continue;
+		}
+		bool replaced = false;
+		for (size_t i = 0; i < v->env_set.n; i++) {
+			if (strcmp(v->env_set.v[i].name, e.name) == 0) {
+				v->env_set.v[i] = e;
+				replaced = true;
+			}
+		}
+		if (!replaced)
+			VEC_PUSH(v->env_set, e);
+	}
+	return ok;
+}
+
+/* ---- scalars --------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	int resource;
+} rlimits[] = {
+	{"as", RLIMIT_AS},       {"core", RLIMIT_CORE},       {"cpu", RLIMIT_CPU},
+	{"data", RLIMIT_DATA},   {"fsize", RLIMIT_FSIZE},     {"memlock", RLIMIT_MEMLOCK},
+	{"nofile", RLIMIT_NOFILE}, {"nproc", RLIMIT_NPROC},   {"stack", RLIMIT_STACK},
+	{"msgqueue", RLIMIT_MSGQUEUE}, {"sigpending", RLIMIT_SIGPENDING},
+};
+
+static bool rlimit_value(const struct atom *a, uint64_t *out)
+{
+	if (a->kind == ATOM_NUMBER) {
+		*out = a->num;
+		return true;
+	}
+	if (a->kind == ATOM_WORD && strcmp(a->text, "unlimited") == 0) {
+		*out = UINT64_MAX;
+		return true;
+	}
+	error_at(&a->loc, "expected a number or 'unlimited'");
+	return false;
+}
+
+static bool do_rlimit(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	if (!want_args(s, 2, 3, "rlimit NAME SOFT [HARD];"))
+		return false;
+	const char *names[N(rlimits)];
+	for (size_t i = 0; i < N(rlimits); i++)
+		names[i] = rlimits[i].name;
+	int r = choose(s->args, "rlimit", names, N(rlimits));
+	if (r < 0)
+		return false;
+	struct m_rlimit l = {.resource = rlimits[r].resource, .name = rlimits[r].name,
+			     .loc = s->args->loc};
+	if (!rlimit_value(s->args->next, &l.soft))
+		return false;
+	l.hard = l.soft;
+	if (s->args->next->next && !rlimit_value(s->args->next->next, &l.hard))
+		return false;
+	if (l.soft > l.hard) {
+		error_at(&s->args->next->loc, "soft limit above the hard limit");
+		return false;
+	}
+	if (!say_once(b, xprintf("rlimit %s", l.name), &s->args->loc,
+		      "this rlimit is already set in this block"))
+		return false;
+	for (size_t i = 0; i < v->rlimits.n; i++) {
+		if (v->rlimits.v[i].resource == l.resource) {
+			v->rlimits.v[i] = l;
+			return true;
+		}
+	}
+	VEC_PUSH(v->rlimits, l);
+	return true;
+}
+
+static bool do_scalar(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	const char *k = s->key;
+	if (!say_once(b, k, &s->loc, xprintf("'%s' is already set in this block", k)))
+		return false;
+	if (strcmp(k, "hostname") == 0) {
+		if (!want_args(s, 1, 1, "hostname NAME;"))
+			return false;
+		const char *h = word_of(s->args);
+		bool ok = h && h[0] && strlen(h) <= 64;
+		for (const char *p = h; ok && *p; p++)
+			ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9') || *p == '-' || *p == '.';
+		if (!ok) {
+			error_at(&s->args->loc, "a hostname is 1 to 64 letters, digits, '-' or '.'");
+			return false;
+		}
+		v->hostname = h;
+		return true;
+	}
+	if (strcmp(k, "network") == 0) {
+		static const char *const nets[] = {"none", "loopback", "host"};
+		if (!want_args(s, 1, 1, "network none|loopback|host;"))
+			return false;
+		int n = choose(s->args, "network", nets, 3);
+		if (n < 0)
+			return false;
+		v->network = n == 0 ? AJ_NET_NONE : n == 1 ? AJ_NET_LOOPBACK : AJ_NET_HOST;
+		return true;
+	}
+	if (strcmp(k, "landlock") == 0) {
+		static const char *const lv[] = {"off", "on", "require"};
+		if (!want_args(s, 1, 2, "landlock on|off|require [ABI];"))
+			return false;
+		int n = choose(s->args, "landlock level", lv, 3);
+		if (n < 0)
+			return false;
+		v->landlock = n == 0 ? AJ_LANDLOCK_OFF : n == 1 ? AJ_LANDLOCK_ON : AJ_LANDLOCK_REQUIRE;
+		v->landlock_min_abi = n == 2 ? 1 : 0;
+		const struct atom *abi = s->args->next;
+		if (abi) {
+			if (n != 2 || abi->kind != ATOM_NUMBER || abi->num < 1 || abi->num > 255) {
+				error_at(&abi->loc, "only 'landlock require' takes an ABI version "
+						    "(1 to 255)");
+				return false;
+			}
+			v->landlock_min_abi = (int)abi->num;
+		}
+		return true;
+	}
+	if (strcmp(k, "timeout") == 0) {
+		if (!want_args(s, 1, 1, "timeout SECONDS;"))
+			return false;
+		if (s->args->kind != ATOM_NUMBER || s->args->num > INT32_MAX) {
+			error_at(&s->args->loc, "expected a number of seconds");
+			return false;
+		}
+		v->timeout = (uint32_t)s->args->num;
+		return true;
+	}
+	/* gpu, docker, display */
+	static const char *const onoff[] = {"off", "on"};
+	if (!want_args(s, 1, 1, xprintf("%s on|off;", k)))
+		return false;
+	int on = choose(s->args, xprintf("%s setting", k), onoff, 2);
+	if (on < 0)
+		return false;
+	int bit = strcmp(k, "gpu") == 0      ? AJ_FEATURE_GPU
+		  : strcmp(k, "docker") == 0 ? AJ_FEATURE_DOCKER
+					     : AJ_FEATURE_DISPLAY;
+	v->features = on ? (v->features | bit) : (v->features & ~bit);
+	return true;
+}
+
+/* ---- syscalls ---------------------------------------------------------------- */
+
+static bool do_syscalls(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	static const char *const verbs[] = {"default", "deny", "kill", "return", "allow"};
+	if (!want_args(s, 2, -1, "syscalls deny|kill|return ERRNO TARGET…;"))
+		return false;
+	int verb = choose(s->args, "syscalls verb", verbs, N(verbs));
+	if (verb < 0)
+		return false;
+	const struct atom *a = s->args->next;
+	if (verb == 0) {
+		static const char *const defs[] = {"allow"};
+		if (!say_once(b, "syscalls default", &s->loc,
+			      "'syscalls default' is already set in this block"))
+			return false;
+		if (a->next) {
+			error_at(&a->next->loc, "expected: syscalls default allow;");
+			return false;
+		}
+		if (word_of(a) && (strcmp(a->text, "deny") == 0 || strcmp(a->text, "kill") == 0)) {
+			error_at(&a->loc, "allowlist policies ('syscalls default %s') are not "
+					  "supported yet; use 'syscalls default allow' and deny rules",
+				 a->text);
+			return false;
+		}
+		return choose(a, "syscalls default", defs, 1) == 0;
+	}
+	if (verb == 4) {
+		error_at(&s->args->loc, "an 'allow' rule has the default action ('syscalls default "
+					"allow') and would do nothing");
+		return false;
+	}
+	int action = EPERM;
+	if (verb == 2) {
+		action = M_ACT_KILL;
+	} else if (verb == 3) {
+		if (a->kind == ATOM_NUMBER && a->num >= 1 && a->num < 4096) {
+			action = (int)a->num;
+		} else if (a->kind == ATOM_WORD && errno_lookup(a->text) > 0) {
+			action = errno_lookup(a->text);
+		} else {
+			error_at(&a->loc, "expected an errno name (EPERM, ENOSYS, …) or number "
+					  "after 'return'");
+			return false;
+		}
+		a = a->next;
+		if (!a) {
+			error_at(&s->end, "missing syscalls after 'return %s'",
+				 errno_name(action));
+			return false;
+		}
+	}
+	bool ok = true;
+	for (; a; a = a->next)
+		ok = syscall_expand(v, a, action) && ok;
+	return ok;
+}
+
+/* ---- blocks -------------------------------------------------------------------- */
+
+enum block_kind { BLOCK_POLICY, BLOCK_MODE, BLOCK_COMMAND };
+
+static bool apply_setting(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	const char *k = s->key;
+	if (s->has_block) {
+		error_at(&s->end, "'%s' takes no block", k);
+		return false;
+	}
+	if (!strncmp(k, "ro", 2) || !strncmp(k, "rw", 2) || !strcmp(k, "tmpfs"))
+		return do_mounts(v, b, s);
+	if (!strcmp(k, "link"))
+		return do_link(v, b, s);
+	if (!strcmp(k, "dev") || !strcmp(k, "proc"))
+		return do_fixed_mount(v, b, s);
+	if (!strcmp(k, "mask") || !strcmp(k, "deny"))
+		return do_patterns(v, b, s);
+	if (!strcmp(k, "env"))
+		return do_env(v, b, s);
+	if (!strcmp(k, "rlimit"))
+		return do_rlimit(v, b, s);
+	if (!strcmp(k, "syscalls"))
+		return do_syscalls(v, b, s);
+	return do_scalar(v, b, s);
+}
+
+static bool is_setting(const char *k)
+{
+	for (size_t i = 0; i < N(setting_keys); i++)
+		if (strcmp(k, setting_keys[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool is_policy_key(const char *k)
+{
+	for (size_t i = 0; i < N(policy_keys); i++)
+		if (strcmp(k, policy_keys[i]) == 0)
+			return true;
+	return false;
+}
+
+static void unknown_key(const struct stmt *s, enum block_kind kind)
+{
+	const char *all[N(setting_keys) + N(policy_keys)];
+	size_t n = 0;
+	for (size_t i = 0; i < N(setting_keys); i++)
+		all[n++] = setting_keys[i];
+	for (size_t i = 0; i < N(policy_keys); i++)
+		all[n++] = policy_keys[i];
+	if (is_policy_key(s->key)) {
+		error_at(&s->loc, "'%s' is only allowed directly in a policy, not inside a %s block",
+			 s->key, kind == BLOCK_MODE ? "mode" : "command");
+		return;
+	}
+	const char *hint = suggest(s->key, all, n);
+	if (hint)
+		error_at(&s->loc, "unknown key '%s'; did you mean '%s'?", s->key, hint);
+	else
+		error_at(&s->loc, "unknown key '%s'", s->key);
+}
+
+/* Applies the settings of one block; structure keys (exec, mode, command,
+ * default) are checked here and acted upon by compile_policy(). */
+static bool apply_block(struct variant *v, const struct stmt *list, enum block_kind kind)
+{
+	struct block_state b = {0};
+	bool ok = true;
+	for (const struct stmt *s = list; s; s = s->next) {
+		if (is_setting(s->key)) {
+			ok = apply_setting(v, &b, s) && ok;
+		} else if (kind != BLOCK_POLICY || !is_policy_key(s->key)) {
+			unknown_key(s, kind);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* ---- the structure of a policy: exec, modes, commands -------------------------- */
+
+typedef VEC(const struct policy *) chain_t;
+
+static int mode_index(const struct compiled *c, const char *name)
+{
+	for (size_t i = 0; i < c->modes.n; i++)
+		if (strcmp(c->modes.v[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static bool check_mode_stmt(struct compiled *c, const struct stmt *s, struct block_state *b)
+{
+	const struct atom *a = s->args;
+	if (!a || a->kind != ATOM_WORD) {
+		error_at(a ? &a->loc : &s->loc, "expected: mode NAME [when env VAR…] { … }");
+		return false;
+	}
+	if (!s->has_block) {
+		error_at(&s->end, "expected '{' to open the body of mode '%s'", a->text);
+		return false;
+	}
+	if (!say_once(b, xprintf("mode %s", a->text), &a->loc,
+		      xprintf("mode '%s' is defined twice in this policy", a->text)))
+		return false;
+	if (mode_index(c, a->text) < 0) {
+		if (c->modes.n >= 16) {
+			error_at(&a->loc, "too many modes (at most 16)");
+			return false;
+		}
+		VEC_PUSH(c->modes, a->text);
+	}
+	int m = mode_index(c, a->text);
+	a = a->next;
+	if (!a)
+		return true;
+	if (a->kind != ATOM_WORD || strcmp(a->text, "when") != 0 || !a->next ||
+	    a->next->kind != ATOM_WORD || strcmp(a->next->text, "env") != 0 || !a->next->next) {
+		error_at(&a->loc, "expected: mode NAME when env VAR… { … }");
+		return false;
+	}
+	for (a = a->next->next; a; a = a->next) {
+		if (a->kind != ATOM_WORD || !env_name_ok(a->text, false)) {
+			error_at(&a->loc, "expected an environment variable name");
+			return false;
+		}
+		bool dup = false;
+		for (size_t i = 0; i < c->triggers.n; i++) {
+			if (strcmp(c->triggers.v[i].env, a->text) == 0) {
+				if (c->triggers.v[i].mode != m) {
+					error_at(&a->loc, "$%s already selects mode '%s'", a->text,
+						 c->modes.v[c->triggers.v[i].mode]);
+					return false;
+				}
+				dup = true;
+			}
+		}
+		if (!dup)
+			VEC_PUSH(c->triggers, ((struct aj_trigger){a->text, (uint8_t)m}));
+	}
+	return true;
+}
+
+static bool check_command_stmt(struct compiled *c, const struct program *prog, const struct stmt *s)
+{
+	const struct atom *a = s->args;
+	if (!a) {
+		error_at(&s->loc, "expected: command NAME… use POLICY; or command NAME… { … }");
+		return false;
+	}
+	struct command_group g = {0};
+	const struct atom *names = a, *end = NULL;
+	for (; a; a = a->next) {
+		if (a->kind == ATOM_WORD && strcmp(a->text, "use") == 0) {
+			end = a;
+			break;
+		}
+		if (a->kind != ATOM_WORD || strchr(a->text, '/')) {
+			error_at(&a->loc, "expected a command name (a basename such as python3)");
+			return false;
+		}
+	}
+	if (end) {
+		if (s->has_block || !end->next || end->next->kind != ATOM_WORD || end->next->next) {
+			error_at(&end->loc, "expected: command NAME… use POLICY;");
+			return false;
+		}
+		const struct policy *from = program_find(prog, end->next->text);
+		if (!from) {
+			error_at(&end->next->loc, "unknown policy '%s' (is its file included?)",
+				 end->next->text);
+			return false;
+		}
+		g.from = from;
+		g.overlay = from->stmt->body;
+	} else if (s->has_block) {
+		g.overlay = s->body;
+	} else {
+		error_at(&s->end, "expected 'use POLICY' or a block after the command names");
+		return false;
+	}
+	if (names == end) {
+		error_at(&names->loc, "expected at least one command name before 'use'");
+		return false;
+	}
+	g.name = names->text;
+	int group = (int)c->groups.n;
+	if (group > 200) {
+		error_at(&s->loc, "too many command groups");
+		return false;
+	}
+	for (a = names; a != end; a = a->next) {
+		for (size_t i = 0; i < c->commands.n; i++) {
+			if (strcmp(c->commands.v[i].name, a->text) == 0) {
+				error_at(&a->loc, "command '%s' is already mapped", a->text);
+				return false;
+			}
+		}
+		VEC_PUSH(c->commands, ((struct aj_command){a->text, (uint8_t)group}));
+	}
+	VEC_PUSH(c->groups, g);
+	return true;
+}
+
+static bool collect_structure(struct compiled *c, const struct program *prog, const chain_t *chain)
+{
+	bool ok = true;
+	VEC_PUSH(c->modes, "normal");
+	VEC_PUSH(c->groups, ((struct command_group){"", NULL, NULL}));
+	const char *default_mode = NULL;
+	struct loc default_loc = {0};
+	for (size_t i = 0; i < chain->n; i++) {
+		struct block_state b = {0};
+		for (const struct stmt *s = chain->v[i]->stmt->body; s; s = s->next) {
+			if (strcmp(s->key, "mode") == 0) {
+				ok = check_mode_stmt(c, s, &b) && ok;
+			} else if (strcmp(s->key, "command") == 0) {
+				ok = check_command_stmt(c, prog, s) && ok;
+			} else if (strcmp(s->key, "exec") == 0) {
+				if (!say_once(&b, "exec", &s->loc, "'exec' is already set in this policy"))
+					ok = false;
+				else if (s->has_block || !want_args(s, 1, 1, "exec COMMAND;"))
+					ok = false;
+				else if (s->args->kind == ATOM_WORD || s->args->kind == ATOM_STRING ||
+					 s->args->kind == ATOM_PATH)
+					c->exec = s->args->text;
+				else {
+					error_at(&s->args->loc, "expected a command after 'exec'");
+					ok = false;
+				}
+			} else if (strcmp(s->key, "default") == 0) {
+				const struct atom *a = s->args;
+				if (!a || a->kind != ATOM_WORD || strcmp(a->text, "mode") != 0 ||
+				    !a->next || a->next->kind != ATOM_WORD || a->next->next ||
+				    s->has_block) {
+					error_at(a ? &a->loc : &s->loc, "expected: default mode NAME;");
+					ok = false;
+				} else if (!say_once(&b, "default", &s->loc,
+						     "'default mode' is already set in this policy")) {
+					ok = false;
+				} else {
+					default_mode = a->next->text;
+					default_loc = a->next->loc;
+				}
+			}
+		}
+	}
+	if (default_mode) {
+		int m = mode_index(c, default_mode);
+		if (m < 0) {
+			const char *hint = suggest(default_mode, c->modes.v, c->modes.n);
+			if (hint)
+				error_at(&default_loc, "unknown mode '%s'; did you mean '%s'?",
+					 default_mode, hint);
+			else
+				error_at(&default_loc, "unknown mode '%s'", default_mode);
+			ok = false;
+		}
+		c->default_mode = m < 0 ? 0 : m;
+	}
+	if (c->exec && c->groups.n > 1) {
+		error_at(&chain->v[chain->n - 1]->loc,
+			 "policy '%s' has both 'exec' and 'command' groups: a fixed target "
+			 "never chooses by command name",
+			 chain->v[chain->n - 1]->name);
+		ok = false;
+	}
+	return ok;
+}
+
+static void add_feature_mounts(struct variant *v)
+{
+	static const struct {
+		int feature, op, flags;
+		const char *path;
+	} dev[] = {
+		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/nvidia*"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/nvidia-caps/*"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/dri/*"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/kfd"},
+		{AJ_FEATURE_DOCKER, AJ_MOUNT_RW, AJ_MOUNT_OPTIONAL, "$DOCKER_SOCKET"},
+		{AJ_FEATURE_DISPLAY, AJ_MOUNT_RO, AJ_MOUNT_OPTIONAL, "$X11_SOCKET"},
+		{AJ_FEATURE_DISPLAY, AJ_MOUNT_RO, AJ_MOUNT_OPTIONAL, "$WAYLAND_SOCKET"},
+		{AJ_FEATURE_DISPLAY, AJ_MOUNT_RO, AJ_MOUNT_OPTIONAL, "$XAUTHORITY"},
+	};
+	static const struct {
+		int feature;
+		const char *name;
+	} env[] = {
+		{AJ_FEATURE_GPU, "CUDA_*"},           {AJ_FEATURE_GPU, "NVIDIA_*"},
+		{AJ_FEATURE_GPU, "ROCR_*"},           {AJ_FEATURE_GPU, "HIP_*"},
+		{AJ_FEATURE_DOCKER, "DOCKER_HOST"},   {AJ_FEATURE_DISPLAY, "DISPLAY"},
+		{AJ_FEATURE_DISPLAY, "WAYLAND_DISPLAY"}, {AJ_FEATURE_DISPLAY, "XAUTHORITY"},
+		{AJ_FEATURE_DISPLAY, "XDG_RUNTIME_DIR"},
+	};
+	for (size_t i = 0; i < N(dev); i++) {
+		if (!(v->features & dev[i].feature))
+			continue;
+		struct m_mount m = {.op = dev[i].op, .flags = dev[i].flags};
+		m.path.text = xstrdup(dev[i].path);
+		if (dev[i].path[0] == '$') {
+			path_parse(dev[i].path, NULL, false, &m.path);
+		} else {
+			m.path.head = m.path.text;
+			m.path.tail = xstrdup("");
+		}
+		put_mount(v, &m);
+	}
+	for (size_t i = 0; i < N(env); i++)
+		if (v->features & env[i].feature)
+			VEC_PUSH(v->env_keep, ((struct m_env_keep){xstrdup(env[i].name), {0}}));
+}
+
+static int path_depth(const struct m_mount *m)
+{
+	int d = 0;
+	for (const char *p = m->path.text; *p; p++)
+		d += *p == '/';
+	return d;
+}
+
+/* Parents before children for fixed paths; paths that start with a runtime
+ * variable go last, and the stub orders them by their resolved depth. */
+static int mount_order(const struct m_mount *m)
+{
+	return m->path.var && !m->path.head[0] ? 1000 + path_depth(m) : path_depth(m);
+}
+
+static void sort_mounts(struct variant *v)
+{
+	for (size_t i = 1; i < v->mounts.n; i++) {
+		struct m_mount cur = v->mounts.v[i];
+		size_t j = i;
+		while (j > 0 && mount_order(&v->mounts.v[j - 1]) > mount_order(&cur)) {
+			v->mounts.v[j] = v->mounts.v[j - 1];
+			j--;
+		}
+		v->mounts.v[j] = cur;
+	}
+}
+
+/* Landlock mirrors the mount table: what is mounted read-only is readable
+ * and executable, what is mounted writable is fully usable, nothing else.
+ * The root itself only lets directories be listed. */
+static void derive_landlock(struct variant *v)
+{
+	struct m_path root;
+	path_parse("/", NULL, false, &root);
+	VEC_PUSH(v->landlock_paths, root);
+	VEC_PUSH(v->landlock_rules, ((struct aj_landlock_rule){{0}, AJ_LL_READ_DIR, 0}));
+	for (size_t i = 0; i < v->mounts.n; i++) {
+		const struct m_mount *m = &v->mounts.v[i];
+		uint64_t access;
+		switch (m->op) {
+		case AJ_MOUNT_RO:
+			access = AJ_LL_RIGHTS_READ;
+			break;
+		case AJ_MOUNT_RW:
+		case AJ_MOUNT_TMPFS:
+			access = AJ_LL_RIGHTS_ALL;
+			break;
+		case AJ_MOUNT_DEV:
+			access = AJ_LL_RIGHTS_ALL & ~(AJ_LL_MAKE_CHAR | AJ_LL_MAKE_BLOCK | AJ_LL_EXECUTE);
+			break;
+		case AJ_MOUNT_PROC:
+			access = AJ_LL_READ_FILE | AJ_LL_READ_DIR | AJ_LL_WRITE_FILE;
+			break;
+		default:
+			continue; /* links; device nodes live under /dev's rule */
+		}
+		VEC_PUSH(v->landlock_paths, m->path);
+		VEC_PUSH(v->landlock_rules,
+			 ((struct aj_landlock_rule){{0}, access,
+						    (m->flags & AJ_MOUNT_OPTIONAL) ||
+								    m->path.var > AJ_VAR_XDG_RUNTIME_DIR
+							    ? AJ_LL_RULE_OPTIONAL
+							    : 0}));
+	}
+}
+
+static bool build_variant(struct compiled *c, const chain_t *chain, size_t group, size_t mode,
+			  struct variant *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->mode = c->modes.v[mode];
+	v->command = c->groups.v[group].name;
+	v->hostname = "jail";
+	v->network = AJ_NET_NONE;
+	v->landlock = AJ_LANDLOCK_ON;
+	bool ok = true;
+	for (size_t i = 0; i < chain->n; i++)
+		ok = apply_block(v, chain->v[i]->stmt->body, BLOCK_POLICY) && ok;
+	const struct command_group *g = &c->groups.v[group];
+	if (g->overlay) {
+		for (const struct stmt *s = g->overlay; s; s = s->next) {
+			/* A used policy's exec and modes are its own business. */
+			if (g->from && (is_policy_key(s->key)))
+				continue;
+			struct stmt one = *s;
+			one.next = NULL;
+			ok = apply_block(v, &one, g->from ? BLOCK_POLICY : BLOCK_COMMAND) && ok;
+		}
+	}
+	for (size_t i = 0; i < chain->n + 1; i++) {
+		const struct stmt *body = i < chain->n ? chain->v[i]->stmt->body
+				   : g->from             ? g->from->stmt->body
+							 : NULL;
+		for (const struct stmt *s = body; s; s = s->next)
+			if (strcmp(s->key, "mode") == 0 && s->has_block && s->args &&
+			    strcmp(s->args->text, v->mode) == 0)
+				ok = apply_block(v, s->body, BLOCK_MODE) && ok;
+	}
+	if (!ok)
+		return false;
+	add_feature_mounts(v);
+	sort_mounts(v);
+	if (v->landlock != AJ_LANDLOCK_OFF)
+		derive_landlock(v);
+	return seccomp_build(v);
+}
+
+bool compile_policy(const struct program *prog, const struct policy *pol, struct compiled *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->policy = pol;
+	chain_t chain = {0};
+	for (const struct policy *p = pol; p; p = p->parent)
+		VEC_PUSH(chain, p);
+	for (size_t i = 0; i < chain.n / 2; i++) {
+		const struct policy *t = chain.v[i];
+		chain.v[i] = chain.v[chain.n - 1 - i];
+		chain.v[chain.n - 1 - i] = t;
+	}
+	if (!collect_structure(out, prog, &chain))
+		return false;
+	bool ok = true;
+	for (size_t g = 0; g < out->groups.n; g++) {
+		for (size_t m = 0; m < out->modes.n; m++) {
+			struct variant v;
+			ok = build_variant(out, &chain, g, m, &v) && ok;
+			VEC_PUSH(out->variants, v);
+		}
+	}
+	return ok && diag_error_count() == 0;
+}

@@ -1,0 +1,171 @@
+/* model.h: policies as the compiler understands them, and the complete
+ * variants (command group x mode) it emits. */
+#ifndef AJ_MODEL_H
+#define AJ_MODEL_H
+
+#include "aj_table.h"
+#include "ast.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#define VEC(type)                                                                                  \
+	struct {                                                                                   \
+		type *v;                                                                           \
+		size_t n, cap;                                                                     \
+	}
+
+#define VEC_PUSH(vec, item)                                                                        \
+	do {                                                                                       \
+		if ((vec).n == (vec).cap) {                                                        \
+			size_t cap_ = (vec).cap ? (vec).cap * 2 : 8;                               \
+			void *nv_ = xalloc(cap_ * sizeof(*(vec).v));                               \
+			if ((vec).n)                                                               \
+				memcpy(nv_, (vec).v, (vec).n * sizeof(*(vec).v));                  \
+			(vec).v = nv_;                                                             \
+			(vec).cap = cap_;                                                          \
+		}                                                                                  \
+		(vec).v[(vec).n++] = (item);                                                       \
+	} while (0)
+
+struct m_path {
+	char *head;
+	int var; /* enum aj_var */
+	char *tail;
+	char *text; /* as written after normalisation, e.g. "$HOME/.npm" */
+};
+
+struct m_mount {
+	int op; /* enum aj_mount_op */
+	int flags;
+	int mode;
+	struct m_path path;
+	char *target;
+	struct loc loc;
+};
+
+struct m_pattern {
+	int kind;
+	int flags;
+	char *glob;
+	struct loc loc;
+};
+
+struct m_env_keep {
+	char *pattern;
+	struct loc loc;
+};
+
+struct m_env_set {
+	char *name;
+	struct m_path value;
+	struct loc loc;
+};
+
+struct m_rlimit {
+	int resource;
+	const char *name;
+	uint64_t soft, hard;
+	struct loc loc;
+};
+
+/* One libseccomp rule: every comparison must hold (AND). */
+struct m_cmp {
+	int arg;
+	int op; /* enum scmp_compare */
+	uint64_t mask, value;
+};
+
+#define M_ACT_KILL (-1)
+
+struct m_rule {
+	int nr;
+	const char *name;
+	int action; /* errno value, or M_ACT_KILL */
+	int n_cmp;
+	struct m_cmp cmp[6];
+	char *text; /* for --explain and duplicate detection */
+	struct loc loc;
+};
+
+struct variant {
+	const char *mode;
+	const char *command;
+	const char *hostname;
+	int network;
+	int landlock;
+	int landlock_min_abi;
+	int features;
+	uint32_t timeout;
+	VEC(struct m_mount) mounts;
+	VEC(struct m_pattern) patterns;
+	VEC(struct m_env_keep) env_keep;
+	VEC(struct m_env_set) env_set;
+	VEC(struct m_rlimit) rlimits;
+	VEC(struct m_rule) rules;
+	VEC(struct aj_landlock_rule) landlock_rules; /* paths point into mounts' strings */
+	VEC(struct m_path) landlock_paths;
+	VEC(struct aj_bpf_insn) bpf;
+};
+
+struct policy {
+	char *name;
+	struct loc loc;
+	const struct stmt *stmt; /* the 'policy' statement */
+	char *parent_name;
+	struct loc parent_loc;
+	struct policy *parent;
+	int state; /* cycle detection: 0 new, 1 visiting, 2 done */
+	struct policy *next;
+};
+
+struct program {
+	struct policy *policies;
+	const char **include_dirs;
+	size_t n_include_dirs;
+	VEC(const char *) loaded; /* real paths, for include-once */
+	struct policy *last_in_main;
+};
+
+struct command_group {
+	const char *name; /* the first command name */
+	const struct stmt *overlay; /* statements applied over the policy */
+	const struct policy *from;  /* "use POLICY": its mode blocks apply too */
+};
+
+struct compiled {
+	const struct policy *policy;
+	const char *exec;
+	VEC(const char *) modes;
+	int default_mode;
+	VEC(struct aj_trigger) triggers;
+	VEC(struct aj_command) commands;
+	VEC(struct command_group) groups; /* [0] is the default */
+	VEC(struct variant) variants;     /* [group * n_modes + mode] */
+};
+
+/* policy.c */
+void program_init(struct program *p, const char **dirs, size_t n_dirs);
+bool program_load(struct program *p, const char *path, const struct src *src);
+struct policy *program_find(const struct program *p, const char *name);
+bool program_resolve(struct program *p);
+
+/* model.c */
+bool compile_policy(const struct program *prog, const struct policy *pol, struct compiled *out);
+bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m_path *out);
+
+/* syscalls.c */
+int syscall_lookup(const char *name, const struct loc *loc);
+bool syscall_expand(struct variant *v, const struct atom *target, int action);
+bool seccomp_build(struct variant *v);
+bool constant_lookup(const char *name, uint64_t *out);
+int errno_lookup(const char *name);
+const char *errno_name(int e);
+void groups_list(FILE *f);
+
+/* emit.c */
+bool emit_header(FILE *f, const struct compiled *c, const char *source);
+void explain(FILE *f, const struct compiled *c);
+
+#endif

@@ -1,0 +1,487 @@
+/* syscalls.c: syscall names, groups, constants and the seccomp backend.
+ *
+ * Names and numbers come from libseccomp; constants from the C library's
+ * and the kernel's headers, never typed by hand.  libseccomp 2.5.4 has
+ * traps (research/toolchain-and-dsl.md, A3): SCMP_A1_32 is not a 32-bit
+ * compare, two comparisons on one argument fail, a rule with the default
+ * action fails.  Every rule is therefore lowered here into one-comparison-
+ * per-argument rules with explicit masks before libseccomp sees it. */
+#include "diag.h"
+#include "model.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Named groups, in the spirit of systemd's, for x86_64.  A member starting
+ * with '@' is another group. */
+static const struct group {
+	const char *name;
+	const char *what;
+	const char *const members[40];
+} groups[] = {
+	{"@mount", "mounting and the new mount API",
+	 {"chroot", "fsconfig", "fsmount", "fsopen", "fspick", "mount", "mount_setattr", "move_mount",
+	  "open_tree", "pivot_root", "umount2"}},
+	{"@module", "loading and unloading kernel modules",
+	 {"delete_module", "finit_module", "init_module"}},
+	{"@reboot", "rebooting and kexec", {"kexec_file_load", "kexec_load", "reboot"}},
+	{"@swap", "enabling and disabling swap", {"swapoff", "swapon"}},
+	{"@keyring", "the kernel keyring", {"add_key", "keyctl", "request_key"}},
+	{"@bpf", "loading eBPF programs", {"bpf"}},
+	{"@perf", "performance monitoring", {"perf_event_open"}},
+	{"@debug", "tracing and reading other processes",
+	 {"lookup_dcookie", "perf_event_open", "pidfd_getfd", "ptrace", "process_vm_readv",
+	  "process_vm_writev", "kcmp", "process_madvise"}},
+	{"@raw-io", "raw I/O port access", {"ioperm", "iopl"}},
+	{"@clock", "changing the system clock",
+	 {"adjtimex", "clock_adjtime", "clock_settime", "settimeofday"}},
+	{"@cpu-emulation", "changing the CPU's view of memory", {"modify_ldt"}},
+	{"@obsolete", "calls no current program needs",
+	 {"_sysctl", "afs_syscall", "create_module", "get_kernel_syms", "getpmsg", "putpmsg",
+	  "query_module", "security", "sysfs", "tuxcall", "uselib", "ustat", "vserver",
+	  "nfsservctl"}},
+	{"@io-uring", "io_uring, whose operations seccomp cannot see",
+	 {"io_uring_setup", "io_uring_enter", "io_uring_register"}},
+	{"@privileged", "calls that need privileges a jail never has",
+	 {"acct", "quotactl", "quotactl_fd", "syslog", "vhangup", "setns", "name_to_handle_at",
+	  "open_by_handle_at", "userfaultfd", "fanotify_init"}},
+	{"@aj-escape", "everything a sandboxed process must never reach",
+	 {"@mount", "@module", "@reboot", "@swap", "@keyring", "@bpf", "@perf", "@debug",
+	  "@raw-io", "@clock", "@cpu-emulation", "@obsolete", "@io-uring", "@privileged"}},
+};
+
+static const struct group *group_find(const char *name)
+{
+	for (size_t i = 0; i < N(groups); i++)
+		if (strcmp(groups[i].name, name) == 0)
+			return &groups[i];
+	return NULL;
+}
+
+void groups_list(FILE *f)
+{
+	for (size_t i = 0; i < N(groups); i++) {
+		fprintf(f, "%-15s %s\n               ", groups[i].name, groups[i].what);
+		for (size_t j = 0; j < N(groups[i].members) && groups[i].members[j]; j++)
+			fprintf(f, " %s", groups[i].members[j]);
+		fputc('\n', f);
+	}
+}
+
+#define C(x) {#x, (uint64_t)(x)}
+static const struct constant {
+	const char *name;
+	uint64_t value;
+} constants[] = {
+	C(TIOCSTI), C(TIOCLINUX), C(TIOCSETD), C(TIOCCONS), C(TIOCSCTTY),
+	C(CLONE_NEWUSER), C(CLONE_NEWNS), C(CLONE_NEWPID), C(CLONE_NEWNET), C(CLONE_NEWIPC),
+	C(CLONE_NEWUTS), C(CLONE_NEWCGROUP), C(CLONE_NEWTIME), C(CLONE_THREAD), C(CLONE_VM),
+	C(AF_UNIX), C(AF_INET), C(AF_INET6), C(AF_NETLINK), C(AF_PACKET), C(AF_VSOCK),
+	C(AF_BLUETOOTH), C(AF_KEY), C(AF_ALG), C(SOCK_STREAM), C(SOCK_DGRAM), C(SOCK_RAW),
+	C(SOCK_SEQPACKET), C(PR_SET_DUMPABLE), C(PR_SET_SECCOMP), C(PR_SET_NO_NEW_PRIVS),
+	C(PR_CAP_AMBIENT), C(PR_SET_PTRACER), C(PER_LINUX), C(ADDR_NO_RANDOMIZE),
+	C(PROT_EXEC), C(PROT_WRITE), C(PROT_READ),
+};
+
+bool constant_lookup(const char *name, uint64_t *out)
+{
+	for (size_t i = 0; i < N(constants); i++) {
+		if (strcmp(constants[i].name, name) == 0) {
+			*out = constants[i].value;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct constant errnos[] = {
+	C(EPERM), C(ENOENT), C(EACCES), C(ENOSYS), C(EINVAL), C(EAFNOSUPPORT), C(EOPNOTSUPP),
+	C(EROFS), C(ENETUNREACH), C(EBADF), C(ENOTTY), C(EIO), C(ENODEV), C(ENXIO), C(EAGAIN),
+};
+
+int errno_lookup(const char *name)
+{
+	for (size_t i = 0; i < N(errnos); i++)
+		if (strcmp(errnos[i].name, name) == 0)
+			return (int)errnos[i].value;
+	return -1;
+}
+
+const char *errno_name(int e)
+{
+	for (size_t i = 0; i < N(errnos); i++)
+		if ((int)errnos[i].value == e)
+			return errnos[i].name;
+	return xprintf("%d", e);
+}
+
+/* Argument types of the calls that take conditions.  A bit set in 'narrow'
+ * marks an int-typed argument: the kernel reads only its low 32 bits, so the
+ * filter must compare only those (else TIOCSTI | 0xdead00000000 passes). */
+static const struct sysargs {
+	const char *name;
+	int nargs;
+	unsigned narrow;
+} sysargs[] = {
+	{"ioctl", 3, 0x3},    {"clone", 5, 0x0},    {"unshare", 1, 0x1},   {"setns", 2, 0x3},
+	{"socket", 3, 0x7},   {"socketpair", 4, 0x7}, {"personality", 1, 0x1}, {"prctl", 5, 0x1},
+	{"kill", 2, 0x3},     {"tgkill", 3, 0x7},   {"fcntl", 3, 0x3},     {"mprotect", 3, 0x4},
+	{"mmap", 6, 0x1c},    {"setsockopt", 5, 0x7}, {"keyctl", 5, 0x1},  {"bpf", 3, 0x5},
+};
+
+static const char *names_cache[600];
+static size_t n_names;
+
+static void load_names(void)
+{
+	if (n_names)
+		return;
+	for (int nr = 0; nr < 600 && n_names < N(names_cache); nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+		if (name) {
+			names_cache[n_names++] = xstrdup(name);
+			free(name);
+		}
+	}
+}
+
+int syscall_lookup(const char *name, const struct loc *loc)
+{
+	int nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name);
+	if (nr >= 0)
+		return nr;
+	if (nr == __NR_SCMP_ERROR) {
+		load_names();
+		const char *hint = suggest(name, names_cache, n_names);
+		if (hint)
+			error_at(loc, "unknown syscall '%s'; did you mean '%s'?", name, hint);
+		else
+			error_at(loc, "unknown syscall '%s'", name);
+	} else {
+		error_at(loc, "syscall '%s' does not exist on x86_64", name);
+	}
+	return -1;
+}
+
+static const char *action_word(int action)
+{
+	if (action == M_ACT_KILL)
+		return "kill";
+	if (action == EPERM)
+		return "deny";
+	return xprintf("return %s", errno_name(action));
+}
+
+static bool add_rule(struct variant *v, const struct m_rule *r)
+{
+	for (size_t i = 0; i < v->rules.n; i++) {
+		const struct m_rule *o = &v->rules.v[i];
+		if (o->nr != r->nr)
+			continue;
+		if (o->action != r->action) {
+			error_at(&r->loc, "'%s' cannot both %s and %s", r->name, action_word(r->action),
+				 action_word(o->action));
+			note_at(&o->loc, "'%s' is given '%s' here", o->name, action_word(o->action));
+			return false;
+		}
+		if (strcmp(o->text, r->text) == 0)
+			return true;
+	}
+	VEC_PUSH(v->rules, *r);
+	return true;
+}
+
+static bool operand_value(const struct operand *op, uint64_t *out)
+{
+	uint64_t v = 0;
+	for (const struct value *t = op->terms; t; t = t->next) {
+		uint64_t x = t->num;
+		if (t->name && !constant_lookup(t->name, &x)) {
+			const char *names[N(constants)];
+			for (size_t i = 0; i < N(constants); i++)
+				names[i] = constants[i].name;
+			const char *hint = suggest(t->name, names, N(constants));
+			if (hint)
+				error_at(&t->loc, "unknown constant '%s'; did you mean '%s'?", t->name,
+					 hint);
+			else
+				error_at(&t->loc, "unknown constant '%s'", t->name);
+			return false;
+		}
+		v |= x;
+	}
+	*out = v;
+	return true;
+}
+
+/* The alternatives one argument condition allows: a rule per alternative. */
+struct alts {
+	int n;
+	struct m_cmp cmp[64];
+};
+
+static bool cond_alts(const struct cond *c, int arg, bool narrow, const char *sys,
+		      struct alts *out)
+{
+	out->n = 0;
+	uint64_t width = narrow ? 0xffffffffULL : UINT64_MAX;
+	if (c->kind == COND_ANY)
+		return true;
+	if (c->kind == COND_NE) {
+		error_at(&c->loc,
+			 "'!=' on argument %d of '%s' cannot be expressed as a deny rule without "
+			 "weakening it; list the values to deny instead",
+			 arg, sys);
+		return false;
+	}
+	for (const struct operand *op = c->operands; op; op = op->next) {
+		uint64_t val;
+		if (!operand_value(op, &val))
+			return false;
+		if (val & ~width) {
+			error_at(&op->loc, "value 0x%llx does not fit the 32-bit argument %d of '%s'",
+				 (unsigned long long)val, arg, sys);
+			return false;
+		}
+		if (c->kind == COND_BITS) {
+			if (!val) {
+				error_at(&op->loc, "'& 0' can never match");
+				return false;
+			}
+			/* "any of these bits": one rule per bit, since one masked
+			 * compare can only test all of them at once. */
+			for (int b = 0; b < 64; b++) {
+				if (!(val & (1ULL << b)))
+					continue;
+				if (out->n == 64)
+					goto too_many;
+				out->cmp[out->n++] = (struct m_cmp){arg, SCMP_CMP_MASKED_EQ,
+								    1ULL << b, 1ULL << b};
+			}
+			continue;
+		}
+		if (out->n == 64)
+			goto too_many;
+		out->cmp[out->n++] = narrow ? (struct m_cmp){arg, SCMP_CMP_MASKED_EQ, width, val}
+					    : (struct m_cmp){arg, SCMP_CMP_EQ, 0, val};
+	}
+	return true;
+too_many:
+	error_at(&c->loc, "too many alternatives in one condition");
+	return false;
+}
+
+static char *rule_text(const char *name, const struct m_rule *r)
+{
+	char *t = xprintf("%s", name);
+	if (!r->n_cmp)
+		return t;
+	t = xprintf("%s(", t);
+	for (int i = 0; i < r->n_cmp; i++) {
+		const struct m_cmp *c = &r->cmp[i];
+		if (c->op == SCMP_CMP_EQ)
+			t = xprintf("%s%sarg%d == 0x%llx", t, i ? " && " : "", c->arg,
+				    (unsigned long long)c->value);
+		else
+			t = xprintf("%s%sarg%d & 0x%llx == 0x%llx", t, i ? " && " : "", c->arg,
+				    (unsigned long long)c->mask, (unsigned long long)c->value);
+	}
+	return xprintf("%s)", t);
+}
+
+static bool expand_call(struct variant *v, const struct atom *a, int action)
+{
+	int nr = syscall_lookup(a->text, &a->loc);
+	if (nr < 0)
+		return false;
+	const struct sysargs *sa = NULL;
+	for (size_t i = 0; i < N(sysargs); i++)
+		if (strcmp(sysargs[i].name, a->text) == 0)
+			sa = &sysargs[i];
+	if (!sa) {
+		error_at(&a->loc,
+			 "argument conditions on '%s' are not supported: its argument types are "
+			 "not in aijail-compile's table",
+			 a->text);
+		return false;
+	}
+	if (a->n_conds > sa->nargs) {
+		error_at(&a->loc, "'%s' takes %d argument%s, the condition names %d", a->text,
+			 sa->nargs, sa->nargs == 1 ? "" : "s", a->n_conds);
+		return false;
+	}
+	struct alts alts[6];
+	int arg = 0;
+	bool any = false;
+	for (const struct cond *c = a->conds; c; c = c->next, arg++) {
+		if (!cond_alts(c, arg, sa->narrow & (1u << arg), a->text, &alts[arg]))
+			return false;
+		any |= alts[arg].n > 0;
+	}
+	if (!any) {
+		error_at(&a->loc, "a condition of only '*' matches every call; write '%s' alone",
+			 a->text);
+		return false;
+	}
+	/* The cartesian product of the alternatives, as separate rules. */
+	int idx[6] = {0};
+	int count = 0;
+	for (;;) {
+		struct m_rule r = {.nr = nr, .name = a->text, .action = action, .loc = a->loc};
+		for (int i = 0; i < a->n_conds; i++)
+			if (alts[i].n)
+				r.cmp[r.n_cmp++] = alts[i].cmp[idx[i]];
+		r.text = rule_text(a->text, &r);
+		if (++count > 256) {
+			error_at(&a->loc, "this condition expands to too many rules");
+			return false;
+		}
+		if (!add_rule(v, &r))
+			return false;
+		int i = 0;
+		for (; i < a->n_conds; i++) {
+			if (alts[i].n && ++idx[i] < alts[i].n)
+				break;
+			idx[i] = 0;
+		}
+		if (i == a->n_conds)
+			break;
+	}
+	return true;
+}
+
+static bool expand_name(struct variant *v, const char *name, const struct loc *loc, int action,
+			int depth)
+{
+	if (name[0] == '@') {
+		const struct group *g = group_find(name);
+		if (!g) {
+			const char *names[N(groups)];
+			for (size_t i = 0; i < N(groups); i++)
+				names[i] = groups[i].name;
+			const char *hint = suggest(name, names, N(groups));
+			if (hint)
+				error_at(loc, "unknown syscall group '%s'; did you mean '%s'?", name,
+					 hint);
+			else
+				error_at(loc, "unknown syscall group '%s' (aijail-compile "
+					      "--list-groups shows them)",
+					 name);
+			return false;
+		}
+		bool ok = true;
+		for (size_t i = 0; i < N(g->members) && g->members[i] && depth < 4; i++)
+			ok = expand_name(v, g->members[i], loc, action, depth + 1) && ok;
+		return ok;
+	}
+	int nr = syscall_lookup(name, loc);
+	if (nr < 0)
+		return false;
+	struct m_rule r = {.nr = nr, .name = name, .action = action, .loc = *loc};
+	r.text = xstrdup(name);
+	return add_rule(v, &r);
+}
+
+bool syscall_expand(struct variant *v, const struct atom *a, int action)
+{
+	switch (a->kind) {
+	case ATOM_WORD:
+		return expand_name(v, a->text, &a->loc, action, 0);
+	case ATOM_GROUP:
+		return expand_name(v, a->text, &a->loc, action, 0);
+	case ATOM_CALL:
+		return expand_call(v, a, action);
+	default:
+		error_at(&a->loc, "expected a syscall name, a @group or name(conditions), found %s",
+			 atom_kind_name(a->kind));
+		return false;
+	}
+}
+
+static uint32_t scmp_action(int action)
+{
+	return action == M_ACT_KILL ? SCMP_ACT_KILL_PROCESS : SCMP_ACT_ERRNO((uint32_t)action);
+}
+
+bool seccomp_build(struct variant *v)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx) {
+		error_plain("libseccomp: cannot create a filter");
+		return false;
+	}
+	int rc = 0;
+	/* Native x86_64 only: x32 and int 0x80 calls kill the whole process,
+	 * not just the thread (libseccomp's default). */
+	rc = rc ? rc : seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	/* A binary tree: longer, but 2.5-3x faster for the kernel to load. */
+	rc = rc ? rc : seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	for (size_t i = 0; i < v->rules.n && !rc; i++) {
+		const struct m_rule *r = &v->rules.v[i];
+		/* An unconditional rule already covers the conditional ones. */
+		bool covered = false;
+		for (size_t j = 0; j < v->rules.n; j++)
+			covered |= r->n_cmp && v->rules.v[j].nr == r->nr && !v->rules.v[j].n_cmp;
+		if (covered)
+			continue;
+		struct scmp_arg_cmp cmp[6];
+		for (int k = 0; k < r->n_cmp; k++)
+			cmp[k] = (struct scmp_arg_cmp){(unsigned)r->cmp[k].arg,
+						       (enum scmp_compare)r->cmp[k].op,
+						       r->cmp[k].op == SCMP_CMP_MASKED_EQ
+							       ? r->cmp[k].mask
+							       : r->cmp[k].value,
+						       r->cmp[k].value};
+		rc = seccomp_rule_add_exact_array(ctx, scmp_action(r->action), r->nr,
+						  (unsigned)r->n_cmp, cmp);
+		if (rc) {
+			error_at(&r->loc, "libseccomp refused the rule %s: %s", r->text,
+				 strerror(-rc));
+			seccomp_release(ctx);
+			return false;
+		}
+	}
+	int fd = rc ? -1 : memfd_create("aj-bpf", MFD_CLOEXEC);
+	if (!rc && fd >= 0)
+		rc = seccomp_export_bpf(ctx, fd);
+	seccomp_release(ctx);
+	if (rc || fd < 0) {
+		error_plain("libseccomp: cannot export the filter: %s", strerror(rc ? -rc : errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	off_t len = lseek(fd, 0, SEEK_END);
+	if (len <= 0 || len % 8 || len / 8 > 4096 || lseek(fd, 0, SEEK_SET) != 0) {
+		error_plain("libseccomp: exported filter has a bad size");
+		close(fd);
+		return false;
+	}
+	unsigned char *buf = xalloc((size_t)len);
+	if (read(fd, buf, (size_t)len) != len) {
+		error_plain("cannot read the exported filter");
+		close(fd);
+		return false;
+	}
+	close(fd);
+	for (off_t i = 0; i < len; i += 8) {
+		struct aj_bpf_insn insn;
+		memcpy(&insn.code, buf + i, 2);
+		insn.jt = buf[i + 2];
+		insn.jf = buf[i + 3];
+		memcpy(&insn.k, buf + i + 4, 4);
+		VEC_PUSH(v->bpf, insn);
+	}
+	return true;
+}
