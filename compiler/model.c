@@ -471,7 +471,7 @@ static bool do_patterns(struct variant *v, struct block_state *b, const struct s
 			continue;
 		}
 		p.glob = g;
-		if (!say_once(b, xprintf("pattern %s%s", g, p.flags & AJ_PATTERN_DIR ? "/" : ""),
+		if (!say_once(b, xprintf("%s %s%s", s->key, g, p.flags & AJ_PATTERN_DIR ? "/" : ""),
 			      &a->loc, "this pattern is already given in this block")) {
 			ok = false;
 			continue;

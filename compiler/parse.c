@@ -6,7 +6,7 @@
 
 struct stmt *parse_src(const struct src *src)
 {
-	struct parse_ctx ctx = {src, NULL};
+	struct parse_ctx ctx = {src, NULL, 0};
 	struct lex_state st = {1, 1, &ctx};
 	yyscan_t scanner;
 	if (ajlex_init_extra(&st, &scanner) != 0) {

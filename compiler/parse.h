@@ -14,6 +14,9 @@ struct lex_state {
 	struct parse_ctx *ctx;
 };
 
+/* Set by the scanner when it reported a bad token itself. */
+void parse_lex_failed(struct parse_ctx *ctx);
+
 /* Parses src; errors go through diag.  The result is meaningless when
  * diag_error_count() grew. */
 struct stmt *parse_src(const struct src *src);

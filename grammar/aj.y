@@ -26,6 +26,7 @@ struct loc parse_loc(const struct parse_ctx *ctx, const AJLTYPE *l);
 struct parse_ctx {
 	const struct src *src;
 	struct stmt *result;
+	int lex_errors;
 };
 }
 
@@ -181,6 +182,15 @@ struct loc parse_loc(const struct parse_ctx *ctx, const AJLTYPE *l)
 void ajerror(AJLTYPE *lloc, void *scanner, struct parse_ctx *ctx, const char *msg)
 {
 	(void)scanner;
+	/* The scanner already said what is wrong; the parser's view of a bad
+	 * token and of what follows would only be noise. */
+	if (ctx->lex_errors)
+		return;
 	struct loc l = parse_loc(ctx, lloc);
 	error_at(&l, "%s", msg);
+}
+
+void parse_lex_failed(struct parse_ctx *ctx)
+{
+	ctx->lex_errors++;
 }

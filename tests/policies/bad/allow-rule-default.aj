@@ -1,0 +1,4 @@
+policy p {
+    syscalls default allow;
+    syscalls allow read;
+}

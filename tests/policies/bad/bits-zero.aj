@@ -1,0 +1,3 @@
+policy p {
+    syscalls deny clone(& 0);
+}

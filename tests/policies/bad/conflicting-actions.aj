@@ -1,0 +1,4 @@
+policy p {
+    syscalls deny clone3;
+    syscalls return ENOSYS clone3;
+}

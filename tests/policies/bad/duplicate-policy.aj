@@ -1,0 +1,2 @@
+policy p { }
+policy p { }

@@ -1,0 +1,4 @@
+policy p {
+    network none;
+    network host;
+}

@@ -1,0 +1,4 @@
+policy p {
+    exec python3;
+    command npm { rw+ ~/.npm; }
+}

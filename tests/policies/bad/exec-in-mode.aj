@@ -1,0 +1,3 @@
+policy p {
+    mode lockdown { exec sh; }
+}

@@ -1,0 +1,2 @@
+policy a extends b { }
+policy b extends a { }

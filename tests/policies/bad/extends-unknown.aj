@@ -1,0 +1,2 @@
+policy base { }
+policy p extends bsae { }

@@ -1,0 +1,3 @@
+policy p {
+    syscalls deny socket(of {AF_NETLINK, AF_PACKET});
+}

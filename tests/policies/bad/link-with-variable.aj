@@ -1,0 +1,3 @@
+policy p {
+    link /bin -> $HOME/bin;
+}

@@ -1,0 +1,4 @@
+policy p {
+    mask "*.key";
+    deny "*.key";
+}

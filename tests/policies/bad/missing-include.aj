@@ -1,0 +1,2 @@
+include "nosuch.aj";
+policy p { }

@@ -1,0 +1,4 @@
+policy p {
+    ro /usr
+    rw $PROJECT;
+}

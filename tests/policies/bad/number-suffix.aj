@@ -1,0 +1,3 @@
+policy p {
+    rlimit as 12X;
+}

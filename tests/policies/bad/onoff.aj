@@ -1,0 +1,3 @@
+policy p {
+    gpu yes;
+}

@@ -1,0 +1,3 @@
+policy p {
+    rlimit nofile 4096 1024;
+}

@@ -1,0 +1,2 @@
+network none;
+policy p { }

@@ -1,0 +1,4 @@
+policy p {
+    mode worker when env CI { }
+    mode lockdown when env CI { }
+}

@@ -1,0 +1,3 @@
+policy p {
+    command python use pyton;
+}

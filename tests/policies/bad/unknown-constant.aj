@@ -1,0 +1,3 @@
+policy p {
+    syscalls deny ioctl(*, TIOCSIT);
+}

@@ -1,0 +1,3 @@
+policy p {
+    netwrok none;
+}

@@ -1,0 +1,4 @@
+policy p {
+    mode worker { gpu off; }
+    default mode wroker;
+}
