@@ -1208,6 +1208,7 @@ bool compile_policy(const struct program *prog, const struct policy *pol, struct
 	}
 	if (!collect_structure(out, prog, &chain))
 		return false;
+	int before = diag_error_count();
 	bool ok = true;
 	for (size_t g = 0; g < out->groups.n; g++) {
 		for (size_t m = 0; m < out->modes.n; m++) {
@@ -1216,5 +1217,5 @@ bool compile_policy(const struct program *prog, const struct policy *pol, struct
 			VEC_PUSH(out->variants, v);
 		}
 	}
-	return ok && diag_error_count() == 0;
+	return ok && diag_error_count() == before;
 }

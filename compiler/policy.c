@@ -68,8 +68,9 @@ bool program_load(struct program *p, const char *path, const struct src *src)
 		}
 	}
 	already_loaded(p, path);
+	int before = diag_error_count();
 	struct stmt *list = parse_src(src);
-	if (diag_error_count())
+	if (diag_error_count() != before)
 		return false;
 	return load_stmts(p, src, list, true);
 }
@@ -93,8 +94,9 @@ static bool load_include(struct program *p, const struct src *from, const struct
 		error_at(&a->loc, "cannot read '%s': %s", path, strerror(errno));
 		return false;
 	}
+	int before = diag_error_count();
 	struct stmt *list = parse_src(src);
-	if (diag_error_count())
+	if (diag_error_count() != before)
 		return false;
 	return load_stmts(p, src, list, false);
 }

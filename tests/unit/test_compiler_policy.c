@@ -1,0 +1,404 @@
+/* test_compiler.c: lexer, parser, semantic checks and the emitted seccomp
+ * program of aijail-compile, the last one executed by an interpreter. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bpf_run.h"
+#include "diag.h"
+#include "model.h"
+#include "parse.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+static char *diag_text;
+static size_t diag_len;
+static FILE *diag_stream;
+
+static int setup(void **state)
+{
+	(void)state;
+	diag_reset();
+	diag_stream = open_memstream(&diag_text, &diag_len);
+	diag_set_stream(diag_stream);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	diag_set_stream(NULL);
+	fclose(diag_stream);
+	free(diag_text);
+	diag_text = NULL;
+	arena_free();
+	diag_reset();
+	return 0;
+}
+
+static const char *diags(void)
+{
+	fflush(diag_stream);
+	return diag_text ? diag_text : "";
+}
+
+static struct stmt *parse_str(const char *text)
+{
+	return parse_src(src_new("t.aj", text, strlen(text)));
+}
+
+/* Compiles the last policy of text; NULL when it was refused. */
+static struct compiled *compile_str(const char *text)
+{
+	static const char *dirs[] = {"policies"};
+	static struct program prog;
+	static struct compiled c;
+	program_init(&prog, dirs, 1);
+	if (!program_load(&prog, "t.aj", src_new("t.aj", text, strlen(text))) ||
+	    !program_resolve(&prog) || !prog.last_in_main)
+		return NULL;
+	if (!compile_policy(&prog, prog.last_in_main, &c))
+		return NULL;
+	return &c;
+}
+
+static const struct variant *variant(const struct compiled *c, const char *group,
+				     const char *mode)
+{
+	for (size_t i = 0; i < c->variants.n; i++)
+		if (!strcmp(c->variants.v[i].mode, mode) && !strcmp(c->variants.v[i].command, group))
+			return &c->variants.v[i];
+	return NULL;
+}
+
+static const struct m_mount *mount_at(const struct variant *v, const char *path)
+{
+	for (size_t i = 0; i < v->mounts.n; i++)
+		if (!strcmp(v->mounts.v[i].path.text, path))
+			return &v->mounts.v[i];
+	return NULL;
+}
+
+/* ---- lexer and parser ------------------------------------------------------ */
+
+static void parse_statements_and_blocks(void **state)
+{
+	(void)state;
+	struct stmt *s = parse_str("policy p extends q {\n  ro? /usr \"/a b\";\n  mode m { }\n}\n");
+	assert_int_equal(diag_error_count(), 0);
+	assert_non_null(s);
+	assert_string_equal(s->key, "policy");
+	assert_true(s->has_block);
+	assert_int_equal(s->args->kind, ATOM_WORD);
+	assert_string_equal(s->args->next->text, "extends");
+	struct stmt *ro = s->body;
+	assert_string_equal(ro->key, "ro?");
+	assert_int_equal(ro->loc.line, 2);
+	assert_int_equal(ro->loc.col, 3);
+	assert_int_equal(ro->args->kind, ATOM_PATH);
+	assert_int_equal(ro->args->loc.col, 7);
+	assert_int_equal(ro->args->loc.end_col, 10);
+	assert_int_equal(ro->args->next->kind, ATOM_STRING);
+	assert_string_equal(ro->args->next->text, "/a b");
+	assert_string_equal(ro->next->key, "mode");
+	assert_true(ro->next->has_block);
+	assert_null(ro->next->body);
+}
+
+static void lex_numbers_strings_and_assignments(void **state)
+{
+	(void)state;
+	struct stmt *s = parse_str("x 512M 0x10 7 \"a\\\"b\\n\" N=$HOME/x G=\"v w\" @grp ~/.npm;");
+	assert_int_equal(diag_error_count(), 0);
+	struct atom *a = s->args;
+	assert_int_equal(a->num, 512ULL << 20);
+	assert_int_equal(a->next->num, 16);
+	assert_int_equal(a->next->next->num, 7);
+	a = a->next->next->next;
+	assert_string_equal(a->text, "a\"b\n");
+	a = a->next;
+	assert_int_equal(a->kind, ATOM_ASSIGN);
+	assert_string_equal(a->text, "N");
+	assert_int_equal(a->value->kind, ATOM_PATH);
+	assert_string_equal(a->value->text, "$HOME/x");
+	a = a->next;
+	assert_string_equal(a->value->text, "v w");
+	assert_int_equal(a->next->kind, ATOM_GROUP);
+	assert_int_equal(a->next->next->kind, ATOM_PATH);
+}
+
+static void parse_syscall_conditions(void **state)
+{
+	(void)state;
+	struct stmt *s =
+		parse_str("syscalls deny ioctl(*, TIOCSTI) clone(& A | B) socket(in {X, 2}, != 3);");
+	assert_int_equal(diag_error_count(), 0);
+	struct atom *a = s->args->next;
+	assert_int_equal(a->kind, ATOM_CALL);
+	assert_int_equal(a->n_conds, 2);
+	assert_int_equal(a->conds->kind, COND_ANY);
+	assert_int_equal(a->conds->next->kind, COND_EQ);
+	assert_string_equal(a->conds->next->operands->terms->name, "TIOCSTI");
+	a = a->next;
+	assert_int_equal(a->conds->kind, COND_BITS);
+	assert_string_equal(a->conds->operands->terms->next->name, "B");
+	a = a->next;
+	assert_int_equal(a->conds->kind, COND_IN);
+	assert_int_equal(a->conds->operands->next->terms->num, 2);
+	assert_int_equal(a->conds->next->kind, COND_NE);
+}
+
+static void syntax_errors_have_locations(void **state)
+{
+	(void)state;
+	parse_str("policy p {\n  ro /usr\n  rw /x;\n");
+	assert_int_equal(diag_error_count(), 1);
+	assert_non_null(strstr(diags(), "t.aj:3:9: error: syntax error, unexpected end of file"));
+}
+
+static void lexer_errors_are_reported_once(void **state)
+{
+	(void)state;
+	parse_str("policy p {\n  mask \".env;\n}\n");
+	assert_int_equal(diag_error_count(), 1);
+	assert_non_null(strstr(diags(), "t.aj:2:8: error: missing terminating '\"' character"));
+	assert_non_null(strstr(diags(), "    2 |   mask \".env;\n      |        ^~~~~~\n"));
+}
+
+/* ---- semantics --------------------------------------------------------------- */
+
+static const char *const small = "policy base {\n"
+				 "  ro /usr; rw $PROJECT; tmpfs $HOME; network none;\n"
+				 "  mask \".env\" \"conf/*.pem\"; deny \"secrets/\";\n"
+				 "  env keep PATH \"LC_*\"; env set HOME=$HOME;\n"
+				 "  mode lockdown { ro $PROJECT; }\n"
+				 "  mode worker when env HERMES_KANBAN_TASK { gpu off; }\n"
+				 "}\n"
+				 "policy tool extends base {\n"
+				 "  exec tool; network host; rw+ ~/.cache/tool;\n"
+				 "}\n";
+
+static void modes_are_complete_tables(void **state)
+{
+	(void)state;
+	struct compiled *c = compile_str(small);
+	assert_non_null(c);
+	assert_string_equal(c->exec, "tool");
+	assert_int_equal(c->modes.n, 3);
+	assert_int_equal(c->variants.n, 3);
+	const struct variant *normal = variant(c, "", "normal");
+	const struct variant *lock = variant(c, "", "lockdown");
+	assert_int_equal(mount_at(normal, "$PROJECT")->op, AJ_MOUNT_RW);
+	assert_int_equal(mount_at(lock, "$PROJECT")->op, AJ_MOUNT_RO);
+	/* The child's settings reach every mode; the mode's win over them. */
+	assert_int_equal(normal->network, AJ_NET_HOST);
+	assert_int_equal(mount_at(lock, "$HOME/.cache/tool")->flags, AJ_MOUNT_CREATE);
+	assert_int_equal(mount_at(normal, "$HOME")->mode, 0700);
+	assert_int_equal(c->triggers.n, 1);
+	assert_string_equal(c->triggers.v[0].env, "HERMES_KANBAN_TASK");
+	assert_string_equal(c->modes.v[c->triggers.v[0].mode], "worker");
+}
+
+static void mounts_are_ordered_parents_first(void **state)
+{
+	(void)state;
+	struct compiled *c = compile_str("policy p { ro /usr/share/x; tmpfs $HOME; ro /usr; "
+					 "rw+ ~/.a; tmpfs /tmp; }");
+	assert_non_null(c);
+	const struct variant *v = variant(c, "", "normal");
+	assert_string_equal(v->mounts.v[0].path.text, "/usr");
+	assert_string_equal(v->mounts.v[1].path.text, "/tmp");
+	assert_string_equal(v->mounts.v[2].path.text, "/usr/share/x");
+	assert_string_equal(v->mounts.v[3].path.text, "$HOME");
+	assert_string_equal(v->mounts.v[4].path.text, "$HOME/.a");
+}
+
+static void patterns_are_classified(void **state)
+{
+	(void)state;
+	struct compiled *c = compile_str(small);
+	assert_non_null(c);
+	const struct variant *v = variant(c, "", "normal");
+	assert_int_equal(v->patterns.n, 3);
+	assert_string_equal(v->patterns.v[0].glob, ".env");
+	assert_int_equal(v->patterns.v[0].flags, 0);
+	assert_int_equal(v->patterns.v[1].flags, AJ_PATTERN_ANCHORED);
+	assert_string_equal(v->patterns.v[2].glob, "secrets");
+	assert_int_equal(v->patterns.v[2].kind, AJ_PATTERN_DENY);
+	assert_int_equal(v->patterns.v[2].flags, AJ_PATTERN_DIR);
+}
+
+static void variables_split_into_head_var_tail(void **state)
+{
+	(void)state;
+	struct m_path p;
+	assert_true(path_parse("/run/user/$UID/bus", NULL, true, &p));
+	assert_string_equal(p.head, "/run/user/");
+	assert_int_equal(p.var, AJ_VAR_UID);
+	assert_string_equal(p.tail, "/bus");
+	assert_true(path_parse("~/.cache/", NULL, true, &p));
+	assert_int_equal(p.var, AJ_VAR_HOME);
+	assert_string_equal(p.tail, "/.cache");
+	assert_string_equal(p.text, "$HOME/.cache");
+}
+
+static void gpu_display_docker_expand_to_mounts_and_env(void **state)
+{
+	(void)state;
+	struct compiled *c =
+		compile_str("policy p { gpu on; docker on; display off; mode worker { gpu off; docker off; } }");
+	assert_non_null(c);
+	const struct variant *n = variant(c, "", "normal"), *w = variant(c, "", "worker");
+	assert_non_null(mount_at(n, "/dev/nvidia*"));
+	assert_non_null(mount_at(n, "$DOCKER_SOCKET"));
+	assert_null(mount_at(n, "$X11_SOCKET"));
+	assert_null(mount_at(w, "/dev/nvidia*"));
+	assert_null(mount_at(w, "$DOCKER_SOCKET"));
+	bool cuda = false;
+	for (size_t i = 0; i < w->env_keep.n; i++)
+		cuda |= !strcmp(w->env_keep.v[i].pattern, "CUDA_*");
+	assert_false(cuda);
+}
+
+static void command_groups_use_other_policies(void **state)
+{
+	(void)state;
+	struct compiled *c = compile_str("policy py { exec python3; rw+ ~/.cache/torch; network host; }\n"
+					 "policy jail { network none; command python python3 use py;\n"
+					 "  mode lockdown { network none; } }\n");
+	assert_non_null(c);
+	assert_null(c->exec);
+	assert_int_equal(c->groups.n, 2);
+	assert_int_equal(c->commands.n, 2);
+	assert_int_equal(c->variants.n, 4);
+	assert_non_null(mount_at(variant(c, "python", "normal"), "$HOME/.cache/torch"));
+	assert_null(mount_at(variant(c, "", "normal"), "$HOME/.cache/torch"));
+	assert_int_equal(variant(c, "python", "normal")->network, AJ_NET_HOST);
+	/* A mode is applied after the command's own settings. */
+	assert_int_equal(variant(c, "python", "lockdown")->network, AJ_NET_NONE);
+}
+
+static void semantic_errors_suggest(void **state)
+{
+	(void)state;
+	assert_null(compile_str("policy p {\n  netwrok none;\n}\n"));
+	assert_non_null(strstr(diags(), "t.aj:2:3: error: unknown key 'netwrok'; did you mean "
+					"'network'?"));
+	assert_null(compile_str("policy p { syscalls deny ptrac; }"));
+	assert_non_null(strstr(diags(), "did you mean 'ptrace'?"));
+}
+
+static void errors_are_reported_once_across_variants(void **state)
+{
+	(void)state;
+	assert_null(compile_str("policy p { gpu maybe; mode a { } mode b { } }"));
+	assert_int_equal(diag_error_count(), 3);
+	const char *d = diags(), *first = strstr(d, "unknown gpu setting");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "unknown gpu setting"));
+}
+
+static void extends_cycles_are_errors(void **state)
+{
+	(void)state;
+	assert_null(compile_str("policy a extends c { }\npolicy b extends a { }\npolicy c extends b { }\n"));
+	assert_non_null(strstr(diags(), "extends itself through a cycle"));
+}
+
+/* ---- the emitted seccomp program, executed -------------------------------------- */
+
+static uint32_t verdict(const struct variant *v, int nr, uint64_t a0, uint64_t a1)
+{
+	struct aj_seccomp_data d = {.nr = nr, .arch = AJ_AUDIT_ARCH_X86_64};
+	d.args[0] = a0;
+	d.args[1] = a1;
+	return bpf_run(v->bpf.v, v->bpf.n, &d);
+}
+
+static const struct variant *shipped(const char *file, const char *mode)
+{
+	static const char *dirs[] = {"policies"};
+	static struct program prog;
+	static struct compiled c;
+	program_init(&prog, dirs, 1);
+	assert_true(program_load(&prog, file, NULL));
+	assert_true(program_resolve(&prog));
+	assert_true(compile_policy(&prog, prog.last_in_main, &c));
+	return variant(&c, "", mode);
+}
+
+static void shipped_filter_denies_escapes(void **state)
+{
+	(void)state;
+	const char *modes[] = {"normal", "worker", "lockdown"};
+	for (int m = 0; m < 3; m++) {
+		const struct variant *v = shipped("policies/worker.aj", modes[m]);
+		assert_non_null(v);
+		assert_int_equal(verdict(v, SYS_read, 0, 0), AJ_RET_ALLOW);
+		assert_int_equal(verdict(v, SYS_openat, 0, 0), AJ_RET_ALLOW);
+		assert_int_equal(verdict(v, SYS_ptrace, 0, 0), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_io_uring_setup, 0, 0), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_mount, 0, 0), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_bpf, 0, 0), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_open_by_handle_at, 0, 0), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_setns, 0, 0), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_clone3, 0, 0), AJ_RET_ERRNO(ENOSYS));
+		/* ioctl: TIOCSTI denied, with or without junk in the high bits
+		 * (the kernel reads an unsigned int), other commands allowed. */
+		assert_int_equal(verdict(v, SYS_ioctl, 0, TIOCSTI), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_ioctl, 0, 0xdead00000000ULL | TIOCSTI),
+				 AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_ioctl, 0, TIOCLINUX), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_ioctl, 0, TCGETS), AJ_RET_ALLOW);
+		/* clone and unshare: any namespace flag is denied, threads are not. */
+		assert_int_equal(verdict(v, SYS_clone, CLONE_NEWUSER | 17, 0), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_clone, CLONE_NEWNET, 0), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_clone, 17, 0), AJ_RET_ALLOW);
+		assert_int_equal(verdict(v, SYS_clone, CLONE_VM | CLONE_THREAD, 0), AJ_RET_ALLOW);
+		assert_int_equal(verdict(v, SYS_unshare, CLONE_NEWNS, 0), AJ_RET_ERRNO(EPERM));
+		assert_int_equal(verdict(v, SYS_unshare, CLONE_FILES, 0), AJ_RET_ALLOW);
+	}
+}
+
+static void foreign_abis_are_killed(void **state)
+{
+	(void)state;
+	const struct variant *v = shipped("policies/base.aj", "normal");
+	/* x32: the same arch, the x32 bit in the number. */
+	assert_int_equal(verdict(v, 0x40000000 | SYS_getpid, 0, 0), AJ_RET_KILL_PROCESS);
+	struct aj_seccomp_data d = {.nr = 20, .arch = AJ_AUDIT_ARCH_I386};
+	assert_int_equal(bpf_run(v->bpf.v, v->bpf.n, &d), AJ_RET_KILL_PROCESS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(parse_statements_and_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(lex_numbers_strings_and_assignments, setup, teardown),
+		cmocka_unit_test_setup_teardown(parse_syscall_conditions, setup, teardown),
+		cmocka_unit_test_setup_teardown(syntax_errors_have_locations, setup, teardown),
+		cmocka_unit_test_setup_teardown(lexer_errors_are_reported_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(modes_are_complete_tables, setup, teardown),
+		cmocka_unit_test_setup_teardown(mounts_are_ordered_parents_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(patterns_are_classified, setup, teardown),
+		cmocka_unit_test_setup_teardown(variables_split_into_head_var_tail, setup, teardown),
+		cmocka_unit_test_setup_teardown(gpu_display_docker_expand_to_mounts_and_env, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(command_groups_use_other_policies, setup, teardown),
+		cmocka_unit_test_setup_teardown(semantic_errors_suggest, setup, teardown),
+		cmocka_unit_test_setup_teardown(errors_are_reported_once_across_variants, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(extends_cycles_are_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(shipped_filter_denies_escapes, setup, teardown),
+		cmocka_unit_test_setup_teardown(foreign_abis_are_killed, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("compiler", tests, NULL, NULL);
+}
