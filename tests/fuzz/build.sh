@@ -1,0 +1,16 @@
+#!/bin/sh
+# build.sh: the libFuzzer target for the compiler (clang, ASan + UBSan).
+#   tests/fuzz/build.sh && build/fuzz/fuzz_compile -max_total_time=60 build/fuzz/corpus
+# The seed corpus is every policy we have, good and bad.
+set -eu
+cd "$(dirname "$0")/../.."
+out=build/fuzz
+mkdir -p "$out/corpus"
+cp policies/*.aj tests/policies/bad/*.aj tests/policies/good/*.aj "$out/corpus/"
+clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
+	-Iinclude -Icompiler -Ibuild/grammar \
+	-o "$out/fuzz_compile" tests/fuzz/fuzz_compile.c \
+	compiler/ast.c compiler/diag.c compiler/emit.c compiler/model.c compiler/parse.c \
+	compiler/policy.c compiler/syscalls.c build/grammar/aj.tab.c build/grammar/aj.lex.c \
+	-lseccomp
+echo "built $out/fuzz_compile; run: $out/fuzz_compile -max_total_time=60 $out/corpus"
