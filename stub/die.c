@@ -1,0 +1,67 @@
+/* die.c: one error format, in the style of skarnet's tools:
+ *   jail-NAME: fatal: unable to STEP: REASON: HINT
+ * and one exit code (125) for every failure before the target runs, so
+ * that nothing half-built is ever executed. */
+#include <string.h>
+#include <unistd.h>
+
+#include "stub.h"
+
+const char *aj_progname = "jail";
+static char progname_buf[64];
+
+void die_init(const char *policy_name)
+{
+	size_t n = strlen(policy_name);
+
+	if (!strcmp(policy_name, "jail") || n + 6 > sizeof(progname_buf))
+		return;
+	memcpy(progname_buf, "jail-", 5);
+	memcpy(progname_buf + 5, policy_name, n + 1);
+	aj_progname = progname_buf;
+}
+
+noreturn void diep(const char *step, const char *what, int err, const char *hint)
+{
+	out_fd(2);
+	out_s(aj_progname);
+	out_s(": fatal: unable to ");
+	out_s(step);
+	if (what) {
+		out_c(' ');
+		out_s(what);
+	}
+	if (err) {
+		out_s(": ");
+		out_s(strerror(err));
+	}
+	if (hint && *hint) {
+		out_s(": ");
+		out_s(hint);
+	}
+	out_c('\n');
+	out_flush();
+	_exit(AJ_EXIT_SETUP);
+}
+
+noreturn void die(const char *step, int err, const char *hint)
+{
+	diep(step, NULL, err, hint);
+}
+
+noreturn void die_usage(const char *what, const char *arg)
+{
+	out_fd(2);
+	out_s(aj_progname);
+	out_s(": usage: ");
+	out_s(what);
+	if (arg) {
+		out_s(": ");
+		out_s(arg);
+	}
+	out_s("\n(try ");
+	out_s(aj_progname);
+	out_s(" --jail-help)\n");
+	out_flush();
+	_exit(AJ_EXIT_SETUP);
+}

@@ -1,0 +1,327 @@
+/* explain.c: --jail-explain, the chosen variant in readable form, resolved
+ * for this host and this project.  Nothing is built and nothing runs. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sys.h"
+
+static const char *const op_names[] = {
+	[AJ_MOUNT_RO] = "ro",       [AJ_MOUNT_RW] = "rw",     [AJ_MOUNT_TMPFS] = "tmpfs",
+	[AJ_MOUNT_LINK] = "link",   [AJ_MOUNT_DEV] = "dev",   [AJ_MOUNT_PROC] = "proc",
+	[AJ_MOUNT_DEVICE] = "device",
+};
+
+static const char *const net_names[] = {
+	[AJ_NET_NONE] = "none (a private network namespace without interfaces)",
+	[AJ_NET_LOOPBACK] = "loopback (a private network namespace, lo only)",
+	[AJ_NET_HOST] = "host (the host's network)",
+};
+
+static const char *const ll_rights[] = {
+	"execute",   "write_file", "read_file", "read_dir",   "remove_dir", "remove_file",
+	"make_char", "make_dir",   "make_reg",  "make_sock",  "make_fifo",  "make_block",
+	"make_sym",  "refer",      "truncate",  "ioctl_dev",
+};
+
+static const char *const rlimit_names[] = {
+	"cpu",  "fsize", "data",    "stack",   "core",       "rss",      "nproc", "nofile",
+	"memlock", "as", "locks", "sigpending", "msgqueue", "nice", "rtprio", "rttime",
+};
+
+static void field(const char *name)
+{
+	size_t n = strlen(name) + 1;
+
+	out_s(name);
+	out_c(':');
+	do
+		out_c(' ');
+	while (++n < 11);
+}
+
+static void line(const char *name, const char *value)
+{
+	field(name);
+	out_s(value);
+	out_c('\n');
+}
+
+static void limit(uint64_t v)
+{
+	if (v == UINT64_MAX)
+		out_s("unlimited");
+	else
+		out_u(v);
+}
+
+static void print_mode(const struct run *r)
+{
+	field("mode");
+	out_s(r->pol->modes[r->mode]);
+	out_s(" (");
+	out_s(r->why);
+	if (r->why_arg) {
+		out_c(' ');
+		out_s(r->why_arg);
+	}
+	out_s(")\n");
+}
+
+static void print_landlock(const struct aj_variant *v)
+{
+	int abi = landlock_abi();
+
+	field("landlock");
+	if (v->landlock == AJ_LANDLOCK_OFF) {
+		out_s("off");
+	} else {
+		out_s(v->landlock == AJ_LANDLOCK_REQUIRE ? "required" : "on, best effort");
+		if (v->landlock_min_abi) {
+			out_s(" (policy minimum ABI ");
+			out_u(v->landlock_min_abi);
+			out_c(')');
+		}
+		if (abi) {
+			out_s("; kernel ABI ");
+			out_u((unsigned)abi);
+			out_s(": enforced");
+			if (abi >= 6)
+				out_s(", abstract unix sockets and signals scoped to the jail");
+		} else {
+			out_s(v->landlock == AJ_LANDLOCK_REQUIRE
+				      ? "; absent from this kernel: the jail would not start"
+				      : "; absent from this kernel: not enforced");
+		}
+	}
+	out_c('\n');
+}
+
+static void print_mount(const struct plan_entry *e)
+{
+	const struct aj_mount *m = e->m;
+	struct stat st;
+
+	out_s("  ");
+	out_s(m->op <= AJ_MOUNT_DEVICE && op_names[m->op] ? op_names[m->op] : "?");
+	if (m->flags & AJ_MOUNT_CREATE)
+		out_c('+');
+	if (m->flags & AJ_MOUNT_OPTIONAL)
+		out_c('?');
+	out_c('\t');
+	if (!e->path) {
+		out_c('$');
+		out_s(var_name(m->path.var));
+		out_s("\tskipped: $");
+		out_s(var_name(m->path.var));
+		out_s(": ");
+		out_s(var_why(m->path.var));
+		out_c('\n');
+		return;
+	}
+	out_s(e->path);
+	switch (m->op) {
+	case AJ_MOUNT_RO:
+	case AJ_MOUNT_RW:
+		if (stat(e->path, &st))
+			out_s(m->flags & AJ_MOUNT_CREATE     ? "\t(created: missing on this host)"
+			      : m->flags & AJ_MOUNT_OPTIONAL ? "\tskipped: missing on this host"
+							     : "\tMISSING: the jail would not start");
+		break;
+	case AJ_MOUNT_TMPFS:
+		out_s("\tmode ");
+		out_o(m->mode);
+		break;
+	case AJ_MOUNT_LINK:
+		out_s(" -> ");
+		out_s(m->target);
+		break;
+	case AJ_MOUNT_DEV:
+		out_s("\t");
+		for (unsigned i = 0; dev_nodes[i]; i++) {
+			out_s(dev_nodes[i]);
+			out_c(' ');
+		}
+		out_s("pts shm fd stdin stdout stderr");
+		break;
+	case AJ_MOUNT_DEVICE: {
+		unsigned n = device_match("", e->path, false);
+		out_s("\t");
+		out_u(n);
+		out_s(n == 1 ? " node on this host" : " nodes on this host");
+		break;
+	}
+	}
+	out_c('\n');
+}
+
+static void print_rights(uint64_t a)
+{
+	if (a == AJ_LL_RIGHTS_ALL) {
+		out_s(" all");
+		return;
+	}
+	for (unsigned i = 0; i < sizeof(ll_rights) / sizeof(ll_rights[0]); i++)
+		if (a & (1ULL << i)) {
+			out_c(' ');
+			out_s(ll_rights[i]);
+		}
+}
+
+static void print_rules(const struct aj_variant *v)
+{
+	char path[AJ_PATH_MAX];
+
+	if (v->landlock == AJ_LANDLOCK_OFF)
+		return;
+	out_s("landlock rules:\n");
+	for (unsigned i = 0; i < v->n_landlock_rules; i++) {
+		const struct aj_landlock_rule *r = &v->landlock_rules[i];
+
+		out_s("  ");
+		if (path_join(&r->path, path, sizeof(path)) < 0) {
+			out_c('$');
+			out_s(var_name(r->path.var));
+			out_s(" (skipped)");
+		} else {
+			out_s(path);
+		}
+		if (r->flags & AJ_LL_RULE_OPTIONAL)
+			out_c('?');
+		print_rights(r->access);
+		out_c('\n');
+	}
+}
+
+static void print_scan(const struct run *r)
+{
+	const struct aj_variant *v = r->v;
+
+	out_s("patterns:\n");
+	for (unsigned i = 0; i < v->n_patterns; i++) {
+		const struct aj_pattern *p = &v->patterns[i];
+		out_s(p->kind == AJ_PATTERN_DENY ? "  deny\t" : "  mask\t");
+		out_s(p->glob);
+		if (p->flags & AJ_PATTERN_DIR)
+			out_c('/');
+		out_s(p->flags & AJ_PATTERN_ANCHORED ? "\t(from the project root)\n" : "\n");
+	}
+	out_s("masked and denied in ");
+	out_s(r->project);
+	out_s(":\n");
+	if (!scan_n)
+		out_s("  (nothing)\n");
+	for (unsigned i = 0; i < scan_n; i++) {
+		const struct scan_hit *h = &scan_hits[i];
+		out_s(h->kind == AJ_PATTERN_DENY ? "  deny\t" : "  mask\t");
+		out_s(scan_arena + h->off);
+		if (h->isdir)
+			out_c('/');
+		if (h->why == SCAN_BY_HARDLINK)
+			out_s("\t(another name of a matched file)");
+		if (h->why == SCAN_BY_PERM)
+			out_s("\t(yours but unreadable: its content could not be checked)");
+		out_c('\n');
+	}
+}
+
+static void print_env(const struct run *r)
+{
+	const struct aj_variant *v = r->v;
+
+	field("env keep");
+	for (unsigned i = 0; i < v->n_env_keep; i++) {
+		out_s(v->env_keep[i]);
+		out_c(' ');
+	}
+	out_c('\n');
+	out_s("environment passed:\n");
+	for (char **e = r->envp; *e; e++) {
+		out_s("  ");
+		out_s(*e);
+		out_c('\n');
+	}
+}
+
+static void print_limits(const struct aj_variant *v)
+{
+	out_s("rlimits:");
+	if (!v->n_rlimits)
+		out_s(" none");
+	out_c('\n');
+	for (unsigned i = 0; i < v->n_rlimits; i++) {
+		const struct aj_rlimit *l = &v->rlimits[i];
+		out_s("  ");
+		if (l->resource < sizeof(rlimit_names) / sizeof(rlimit_names[0]))
+			out_s(rlimit_names[l->resource]);
+		else
+			out_u(l->resource);
+		out_s("\tsoft ");
+		limit(l->soft);
+		out_s(", hard ");
+		limit(l->hard);
+		out_c('\n');
+	}
+}
+
+noreturn void explain(const struct run *r)
+{
+	const struct aj_variant *v = r->v;
+
+	out_fd(1);
+	field("policy");
+	out_s(r->pol->name);
+	out_s(" (");
+	out_s(aj_progname);
+	out_s(")\n");
+	field("command");
+	for (char **a = r->argv; a && *a; a++) {
+		out_s(*a);
+		out_c(' ');
+	}
+	if (v->command && *v->command) {
+		out_s("(command group ");
+		out_s(v->command);
+		out_c(')');
+	}
+	out_c('\n');
+	print_mode(r);
+	line("project", r->project);
+	line("hostname", v->hostname);
+	line("network", v->network <= AJ_NET_HOST ? net_names[v->network] : "?");
+	print_landlock(v);
+	field("features");
+	out_s(v->features & AJ_FEATURE_GPU ? "gpu " : "");
+	out_s(v->features & AJ_FEATURE_DOCKER ? "docker " : "");
+	out_s(v->features & AJ_FEATURE_DISPLAY ? "display " : "");
+	out_s(v->features ? "\n" : "none\n");
+	field("timeout");
+	if (r->timeout) {
+		out_u(r->timeout);
+		out_s(" s\n");
+	} else {
+		out_s("none\n");
+	}
+	out_s("mounts, in order:\n");
+	for (unsigned i = 0; i < plan_n; i++)
+		print_mount(&plan[i]);
+	print_scan(r);
+	print_rules(v);
+	print_env(r);
+	print_limits(v);
+	field("seccomp");
+	out_u(v->n_seccomp);
+	out_s(" BPF instructions\n");
+	if (v->seccomp_summary && *v->seccomp_summary) {
+		const char *s = v->seccomp_summary;
+		out_s("  ");
+		for (; *s; s++) {
+			out_c(*s);
+			if (*s == '\n' && s[1])
+				out_s("  ");
+		}
+		if (s[-1] != '\n')
+			out_c('\n');
+	}
+	out_flush();
+	_exit(0);
+}

@@ -1,0 +1,257 @@
+/* mount_plan.c: the interpreter of the mount table.
+ *
+ * Three passes over one table:
+ *  plan_resolve       (caller, before any namespace) substitutes the
+ *                     runtime variables and orders the entries by depth;
+ *  plan_open_sources  (pid 1, still seeing the host's tree) clones every
+ *                     RO/RW source with open_tree().  Sources are opened
+ *                     here, not later through the old root, because an
+ *                     absolute symlink on the way (Debian's /var/run ->
+ *                     /run, a $HOME under a linked /home) must resolve
+ *                     against the host's "/", not the new one;
+ *  plan_build         (pid 1, after pivot_root) walks the table with one
+ *                     switch and attaches everything below the new root.
+ *
+ * The new root is a tmpfs mounted on /tmp of our private mount namespace;
+ * the host's root hangs below it at /oldroot until plan_finish detaches
+ * it.  It must stay attached while we build: a fresh procfs may only be
+ * mounted while a full procfs is visible (the kernel's
+ * mount_too_revealing()), and /dev's nodes are bound from /oldroot/dev. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sys.h"
+
+struct plan_entry plan[AJ_MAX_MOUNTS];
+unsigned plan_n;
+static char plan_arena[AJ_PLAN_ARENA];
+
+static const char bind_hint[] =
+	"the policy needs it; make it readable by you, or mark it optional (?) in the policy";
+
+void plan_resolve(const struct aj_variant *v)
+{
+	size_t used = 0;
+
+	if (v->n_mounts > AJ_MAX_MOUNTS)
+		die("read the mount table", 0, "it has more entries than this stub can hold");
+	for (unsigned i = 0; i < v->n_mounts; i++) {
+		const struct aj_mount *m = &v->mounts[i];
+		struct plan_entry e = {.m = m, .fd = -1, .depth = UINT16_MAX};
+		int l = path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
+		unsigned j;
+
+		if (l == AJ_PATH_UNRESOLVED) {
+			if (!(m->flags & AJ_MOUNT_OPTIONAL))
+				diep("resolve the variable", var_name(m->path.var), 0,
+				     var_why(m->path.var));
+		} else if (l < 0) {
+			die("resolve a mount path", ENAMETOOLONG, NULL);
+		} else {
+			e.path = plan_arena + used;
+			used += (size_t)l + 1;
+			e.depth = 0;
+			for (const char *p = e.path; *p; p++)
+				e.depth += *p == '/' && p[1];
+		}
+		/* Stable insertion by depth: the compiler already put fixed
+		 * parents first; this only places $HOME/$PROJECT entries. */
+		for (j = plan_n; j > 0 && plan[j - 1].depth > e.depth; j--)
+			plan[j] = plan[j - 1];
+		plan[j] = e;
+		plan_n++;
+	}
+}
+
+void mkdir_p(const char *path)
+{
+	char buf[AJ_PATH_MAX];
+	size_t n;
+
+	if (!mkdir(path, 0755) || errno == EEXIST)
+		return;
+	n = strlen(path);
+	if (errno != ENOENT || n >= sizeof(buf))
+		diep("create", path, errno, NULL);
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			diep("create", buf, errno, NULL);
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		diep("create", buf, errno, NULL);
+}
+
+/* A mount point for a file: an empty regular file, whatever the source is
+ * (a device, a socket): a non-directory may cover any non-directory. */
+void mkfile_p(const char *path)
+{
+	char buf[AJ_PATH_MAX];
+	char *slash;
+	size_t n;
+
+	if (!mknod(path, S_IFREG | 0444, 0) || errno == EEXIST)
+		return;
+	n = strlen(path);
+	if (errno != ENOENT || n >= sizeof(buf))
+		diep("create", path, errno, NULL);
+	memcpy(buf, path, n + 1);
+	slash = strrchr(buf, '/');
+	if (slash && slash != buf) {
+		*slash = '\0';
+		mkdir_p(buf);
+	}
+	if (mknod(path, S_IFREG | 0444, 0) && errno != EEXIST)
+		diep("create", path, errno, NULL);
+}
+
+/* Locked flags (nosuid, nodev, noexec, atime of a mount we inherited from
+ * a more privileged namespace) can only be added to, never cleared, and
+ * mount_setattr() only adds; AT_RECURSIVE makes every submount of the
+ * source read-only too, which a bind + remount cannot do. */
+static void open_source(struct plan_entry *e)
+{
+	const struct aj_mount *m = e->m;
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+	struct stat st;
+
+	e->fd = sys_open_tree(AT_FDCWD, e->path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (e->fd < 0 && errno == ENOENT && (m->flags & AJ_MOUNT_CREATE)) {
+		mkdir_p(e->path);
+		e->fd = sys_open_tree(AT_FDCWD, e->path,
+				      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	}
+	if (e->fd < 0) {
+		if ((errno == ENOENT || errno == ENOTDIR) && (m->flags & AJ_MOUNT_OPTIONAL)) {
+			e->missing = 1;
+			return;
+		}
+		diep("bind", e->path, errno, bind_hint);
+	}
+	if (fstat(e->fd, &st))
+		diep("inspect", e->path, errno, NULL);
+	e->isdir = S_ISDIR(st.st_mode);
+	if (m->op == AJ_MOUNT_RO)
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
+	if (sys_mount_setattr(e->fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr))
+		diep("restrict", e->path, errno, NULL);
+}
+
+void plan_open_sources(void)
+{
+	/* Our mounts must not propagate to the host, nor its to us.  This
+	 * comes first: a clone of a shared mount would join its peer group. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		die("make the mounts private", errno, NULL);
+	for (unsigned i = 0; i < plan_n; i++)
+		if (plan[i].path && (plan[i].m->op == AJ_MOUNT_RO || plan[i].m->op == AJ_MOUNT_RW))
+			open_source(&plan[i]);
+}
+
+void plan_build_root(void)
+{
+	if (mount("aijail", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"))
+		die("mount the new root", errno, NULL);
+	if (mkdir("/tmp/oldroot", 0700))
+		die("create /oldroot", errno, NULL);
+	if (sys_pivot_root("/tmp", "/tmp/oldroot"))
+		die("pivot_root", errno, NULL);
+	if (chdir("/"))
+		die("enter the new root", errno, NULL);
+}
+
+static void mount_tmpfs(const char *path, unsigned mode)
+{
+	char opt[16] = "mode=0";
+
+	for (int i = 0; i < 4; i++)
+		opt[6 + i] = (char)('0' + ((mode >> (3 * (3 - i))) & 7));
+	mkdir_p(path);
+	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opt))
+		diep("mount a tmpfs on", path, errno, NULL);
+}
+
+static void make_link(const char *path, const char *target)
+{
+	char buf[AJ_PATH_MAX];
+	char *slash;
+
+	if (!symlink(target, path))
+		return;
+	if (errno != ENOENT || strlen(path) >= sizeof(buf))
+		diep("create the symlink", path, errno, NULL);
+	strcpy(buf, path);
+	slash = strrchr(buf, '/');
+	if (slash && slash != buf) {
+		*slash = '\0';
+		mkdir_p(buf);
+	}
+	if (symlink(target, path))
+		diep("create the symlink", path, errno, NULL);
+}
+
+static void attach(const struct plan_entry *e)
+{
+	if (e->isdir)
+		mkdir_p(e->path);
+	else
+		mkfile_p(e->path);
+	if (sys_move_mount(e->fd, "", AT_FDCWD, e->path, MOVE_MOUNT_F_EMPTY_PATH))
+		diep("bind", e->path, errno, NULL);
+	close(e->fd);
+}
+
+void plan_build(void)
+{
+	for (unsigned i = 0; i < plan_n; i++) {
+		const struct plan_entry *e = &plan[i];
+		const struct aj_mount *m = e->m;
+
+		if (!e->path || e->missing)
+			continue;
+		switch (m->op) {
+		case AJ_MOUNT_RO:
+		case AJ_MOUNT_RW:
+			attach(e);
+			break;
+		case AJ_MOUNT_TMPFS:
+			mount_tmpfs(e->path, m->mode);
+			break;
+		case AJ_MOUNT_LINK:
+			make_link(e->path, m->target);
+			break;
+		case AJ_MOUNT_DEV:
+			dev_build(e->path);
+			break;
+		case AJ_MOUNT_PROC:
+			mkdir_p(e->path);
+			if (mount("proc", e->path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+				diep("mount a procfs on", e->path, errno, NULL);
+			break;
+		case AJ_MOUNT_DEVICE:
+			if (!device_match("/oldroot", e->path, true) &&
+			    !(m->flags & AJ_MOUNT_OPTIONAL) && !strpbrk(e->path, "*?["))
+				diep("bind", e->path, ENOENT, bind_hint);
+			break;
+		default:
+			die("read the mount table", 0,
+			    "unknown operation: the policy was compiled for another stub");
+		}
+	}
+}
+
+void plan_finish(const char *project)
+{
+	if (umount2("/oldroot", MNT_DETACH))
+		die("detach the old root", errno, NULL);
+	if (rmdir("/oldroot"))
+		die("remove /oldroot", errno, NULL);
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL))
+		die("make the new root read-only", errno, NULL);
+	if (chdir(project))
+		diep("enter the project", project, errno,
+		     "the policy does not bring the project into the jail");
+}

@@ -1,0 +1,71 @@
+/* privs.c: what the target inherits besides the root: no fd of ours or the
+ * caller's beyond 0-2, the policy's rlimits, and no privilege at all. */
+#include <errno.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <linux/capability.h>
+
+#include "sys.h"
+
+void fds_close(void)
+{
+	struct rlimit rl;
+
+	if (!syscall(SYS_close_range, 3U, ~0U, 0U))
+		return;
+	if (errno != ENOSYS && errno != EINVAL)
+		die("close inherited file descriptors", errno, NULL);
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		die("read RLIMIT_NOFILE", errno, NULL);
+	if (rl.rlim_cur > 1U << 20)
+		rl.rlim_cur = 1U << 20;
+	for (unsigned fd = 3; fd < rl.rlim_cur; fd++)
+		close((int)fd);
+}
+
+/* A user namespace cannot raise a hard limit above the host's (that needs
+ * CAP_SYS_RESOURCE in the initial namespace), so a limit the host already
+ * keeps lower is kept as the host has it: the policy can only tighten. */
+void rlimits_apply(const struct aj_variant *v)
+{
+	for (unsigned i = 0; i < v->n_rlimits; i++) {
+		const struct aj_rlimit *r = &v->rlimits[i];
+		struct rlimit rl = {.rlim_cur = r->soft, .rlim_max = r->hard};
+		struct rlimit cur;
+
+		if (!setrlimit(r->resource, &rl))
+			continue;
+		if (errno != EPERM || getrlimit(r->resource, &cur))
+			die("set a resource limit", errno, NULL);
+		if (rl.rlim_max > cur.rlim_max)
+			rl.rlim_max = cur.rlim_max;
+		if (rl.rlim_cur > rl.rlim_max)
+			rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(r->resource, &rl))
+			die("set a resource limit", errno, NULL);
+	}
+}
+
+/* Inside the user namespace we hold every capability; a caller who is root
+ * would keep them across execve.  The bounding set and ambient set stop
+ * that, capset stops it for the supervisor itself, so that a mode-000 deny
+ * is EACCES for everyone in the jail. */
+void privs_drop(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {{0}};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("set no_new_privs", errno, NULL);
+	for (unsigned cap = 0;; cap++) {
+		if (!prctl(PR_CAPBSET_DROP, cap, 0, 0, 0))
+			continue;
+		if (errno == EINVAL)
+			break; /* past the kernel's last capability */
+		die("drop capabilities", errno, NULL);
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+		die("clear ambient capabilities", errno, NULL);
+	if (syscall(SYS_capset, &hdr, data))
+		die("drop capabilities", errno, NULL);
+}

@@ -1,0 +1,125 @@
+/* stub.h: what the stub's files share.  Everything here also compiles with
+ * glibc's gcc, so that glob.c, env.c and vars.c can be unit tested; the
+ * kernel-facing declarations live in sys.h. */
+#ifndef AJ_STUB_H
+#define AJ_STUB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#include "aj_table.h"
+
+/* The policy this binary was built for (stub/policy.c). */
+extern const struct aj_policy *const aj_the_policy;
+
+/* Fixed capacities.  Running out of any of them fails closed (exit 125). */
+#define AJ_MAX_MOUNTS  256   /* mount table entries of one variant */
+#define AJ_PLAN_ARENA  16384 /* resolved mount paths */
+#define AJ_SCAN_DEPTH  32    /* directory levels below the project */
+#define AJ_SCAN_MAX    512   /* masked or denied entries in one project */
+#define AJ_SCAN_ARENA  65536 /* their paths, relative to the project */
+#define AJ_SCAN_LINKS  32    /* matched files that have other hard links */
+#define AJ_ENV_MAX     256   /* variables passed to the target */
+#define AJ_ENV_ARENA   8192  /* NAME=value strings the stub writes */
+
+/* Exit codes, as env(1) and timeout(1) use them. */
+#define AJ_EXIT_TIMEOUT  124
+#define AJ_EXIT_SETUP    125
+#define AJ_EXIT_CANNOT   126
+#define AJ_EXIT_NOTFOUND 127
+
+/* die.c: the one way to fail before the target runs. */
+extern const char *aj_progname;
+void die_init(const char *policy_name);
+noreturn void die(const char *step, int err, const char *hint);
+noreturn void diep(const char *step, const char *what, int err, const char *hint);
+noreturn void die_usage(const char *what, const char *arg);
+
+/* out.c: a small buffered writer instead of stdio. */
+void out_fd(int fd);
+void out_s(const char *s);
+void out_n(const char *s, size_t n);
+void out_c(char c);
+void out_u(unsigned long long u);
+void out_o(unsigned u);
+void out_flush(void);
+
+/* glob.c */
+bool glob_match(const char *pattern, const char *s);
+bool pattern_match(const struct aj_pattern *p, const char *name, const char *relpath, bool isdir);
+
+/* vars.c: runtime variables.  var_value() is NULL when the variable cannot
+ * be resolved; var_why() then says why, for a hint. */
+#define AJ_PATH_UNRESOLVED (-1)
+#define AJ_PATH_TOOLONG    (-2)
+void vars_init(void);
+void vars_set(unsigned var, const char *value);
+const char *var_value(unsigned var);
+const char *var_name(unsigned var);
+const char *var_why(unsigned var);
+const char *path_normal(const char *in, char *buf, size_t n);
+int path_join(const struct aj_path *p, char *out, size_t n);
+
+/* env.c */
+int env_build(char *const *host, const struct aj_variant *v, char **envp, size_t max, char *buf,
+	      size_t bufsz);
+const char *env_get(char *const *envp, const char *name);
+
+/* The run, as main.c decides it. */
+struct run {
+	const struct aj_policy *pol;
+	const struct aj_variant *v;
+	unsigned mode;
+	unsigned group;
+	const char *why;     /* how the mode was chosen */
+	const char *why_arg; /* the option or variable that chose it */
+	char **argv;         /* the target's argv; argv[0] is searched in PATH */
+	unsigned timeout;
+	const char *project;
+	char **envp;
+};
+
+/* scan.c */
+struct scan_hit {
+	uint8_t kind;  /* AJ_PATTERN_MASK or AJ_PATTERN_DENY */
+	uint8_t isdir;
+	uint8_t why;   /* SCAN_BY_* */
+	uint8_t islink;
+	uint32_t off;  /* relative path in scan_arena */
+};
+#define SCAN_BY_NAME     0
+#define SCAN_BY_HARDLINK 1 /* another name of a matched file */
+#define SCAN_BY_PERM     2 /* a directory of ours we could not read */
+extern struct scan_hit scan_hits[AJ_SCAN_MAX];
+extern unsigned scan_n;
+extern char scan_arena[AJ_SCAN_ARENA];
+void scan_project(const char *project, const struct aj_variant *v);
+
+/* mount_plan.c */
+struct plan_entry {
+	const struct aj_mount *m;
+	const char *path; /* resolved, in plan_arena; NULL: an optional entry's variable is unset */
+	uint16_t depth;
+	uint8_t missing; /* optional, and its source is absent on this host */
+	uint8_t isdir;   /* RO/RW: the source is a directory */
+	int fd;          /* RO/RW: the cloned source tree */
+};
+extern struct plan_entry plan[AJ_MAX_MOUNTS];
+extern unsigned plan_n;
+void plan_resolve(const struct aj_variant *v);
+void plan_open_sources(void);
+void plan_build_root(void);
+void plan_build(void);
+void plan_finish(const char *project);
+
+/* dev.c */
+extern const char *const dev_nodes[];
+void dev_build(const char *path);
+unsigned device_match(const char *prefix, const char *path, bool bind);
+
+/* mask.c */
+void mask_apply(const char *project);
+
+#endif

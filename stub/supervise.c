@@ -1,0 +1,170 @@
+/* supervise.c: the two waiting processes and the target's exec.
+ *
+ * Both the caller-side parent and pid 1 block their signals and take them
+ * with sigwaitinfo(): no handler, so no race between a signal and the wait.
+ * pid 1 of a namespace ignores signals it has no handler for, but only
+ * when they are delivered; a blocked signal is always queued, so pid 1 sees
+ * every signal its parent forwards.
+ *
+ *   parent (outside the pid ns)  forwards signals to pid 1, exits with its
+ *                                status;
+ *   pid 1 (confined like the target)  reaps every orphan, forwards signals
+ *                                to the target's process group, enforces
+ *                                the timeout, exits with the target's
+ *                                status (128+signal when it was killed). */
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "sys.h"
+
+sigset_t sig_orig;
+static sigset_t sig_wait;
+
+static const int forwarded[] = {SIGINT,  SIGTERM, SIGHUP,   SIGQUIT,
+				SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+
+void signals_block(void)
+{
+	struct sigaction sa = {.sa_handler = SIG_DFL};
+
+	sigemptyset(&sig_wait);
+	for (unsigned i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&sig_wait, forwarded[i]);
+	sigaddset(&sig_wait, SIGCHLD);
+	sigaddset(&sig_wait, SIGALRM);
+	/* An inherited SIG_IGN for SIGCHLD would make the kernel reap our
+	 * children itself, and their exit status would be lost. */
+	if (sigaction(SIGCHLD, &sa, NULL) || sigprocmask(SIG_BLOCK, &sig_wait, &sig_orig))
+		die("block signals", errno, NULL);
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+static int next_signal(void)
+{
+	for (;;) {
+		int sig = sigwaitinfo(&sig_wait, NULL);
+
+		if (sig > 0)
+			return sig;
+		if (errno != EINTR)
+			die("wait for signals", errno, NULL);
+	}
+}
+
+noreturn void supervise_parent(pid_t child)
+{
+	for (;;) {
+		int sig = next_signal(), status;
+		pid_t p;
+
+		if (sig == SIGALRM)
+			continue;
+		if (sig != SIGCHLD) {
+			kill(child, sig);
+			continue;
+		}
+		p = waitpid(child, &status, WNOHANG);
+		if (p < 0)
+			die("wait for the jail", errno, NULL);
+		if (p == child && (WIFEXITED(status) || WIFSIGNALED(status)))
+			_exit(exit_code(status));
+	}
+}
+
+static noreturn void exec_failed(const char *cmd, int err)
+{
+	out_fd(2);
+	out_s(aj_progname);
+	out_s(": ");
+	out_s(cmd);
+	out_s(err == ENOENT ? ": command not found\n" : ": ");
+	if (err != ENOENT) {
+		out_s(strerror(err));
+		out_c('\n');
+	}
+	out_flush();
+	_exit(err == ENOENT ? AJ_EXIT_NOTFOUND : AJ_EXIT_CANNOT);
+}
+
+/* execvpe(3) as env(1) has it, but searching the jail's PATH rather than
+ * the caller's: EACCES on one candidate is remembered and reported only if
+ * no later candidate runs. */
+static noreturn void target_exec(const struct run *r)
+{
+	const char *cmd = r->argv[0];
+	const char *path = env_get(r->envp, "PATH");
+	size_t cl = strlen(cmd);
+	char buf[AJ_PATH_MAX];
+	int err = ENOENT;
+
+	if (setsid() < 0)
+		die("start a new session", errno, NULL);
+	if (sigprocmask(SIG_SETMASK, &sig_orig, NULL))
+		die("unblock signals", errno, NULL);
+	if (strchr(cmd, '/')) {
+		execve(cmd, r->argv, r->envp);
+		exec_failed(cmd, errno);
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (;;) {
+		const char *end = strchrnul(path, ':');
+		const char *dir = end > path ? path : "."; /* an empty entry is the cwd */
+		size_t dl = end > path ? (size_t)(end - path) : 1;
+
+		if (*cmd && dl + 1 + cl < sizeof(buf)) {
+			memcpy(buf, dir, dl);
+			buf[dl] = '/';
+			memcpy(buf + dl + 1, cmd, cl + 1);
+			execve(buf, r->argv, r->envp);
+			if (errno == EACCES)
+				err = EACCES;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				exec_failed(cmd, errno);
+		}
+		if (!*end)
+			break;
+		path = end + 1;
+	}
+	exec_failed(cmd, err);
+}
+
+noreturn void supervise_init(const struct run *r)
+{
+	pid_t target;
+
+	if (r->timeout)
+		alarm(r->timeout);
+	target = fork();
+	if (target < 0)
+		die("fork the target", errno, NULL);
+	if (!target)
+		target_exec(r);
+	for (;;) {
+		int sig = next_signal(), status;
+		pid_t p;
+
+		if (sig == SIGALRM) {
+			kill(-1, SIGKILL);
+			_exit(AJ_EXIT_TIMEOUT);
+		}
+		if (sig != SIGCHLD) {
+			/* As a terminal would: the whole foreground group. */
+			if (kill(-target, sig) && errno == ESRCH)
+				kill(target, sig);
+			continue;
+		}
+		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status)))
+				_exit(exit_code(status));
+		if (p < 0 && errno != ECHILD)
+			die("wait for the target", errno, NULL);
+	}
+}

@@ -1,0 +1,79 @@
+/* sys.h: the kernel interfaces musl 1.2.3 has no wrapper for, and the
+ * declarations of the stub's kernel-facing files.  musl only; never
+ * include <linux/fcntl.h> here (it redefines struct flock). */
+#ifndef AJ_SYS_H
+#define AJ_SYS_H
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <linux/mount.h>
+
+#include "stub.h"
+
+/* The kernel's linux_dirent64; musl's struct dirent has the same layout but
+ * a fixed-size name, which would mislead about the buffer. */
+struct aj_dirent {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static inline int sys_open_tree(int dfd, const char *path, unsigned flags)
+{
+	return (int)syscall(SYS_open_tree, dfd, path, flags);
+}
+
+static inline int sys_move_mount(int from_dfd, const char *from, int to_dfd, const char *to,
+				 unsigned flags)
+{
+	return (int)syscall(SYS_move_mount, from_dfd, from, to_dfd, to, flags);
+}
+
+static inline int sys_mount_setattr(int dfd, const char *path, unsigned flags,
+				    struct mount_attr *attr)
+{
+	return (int)syscall(SYS_mount_setattr, dfd, path, flags, attr, sizeof(*attr));
+}
+
+static inline int sys_pivot_root(const char *new_root, const char *put_old)
+{
+	return (int)syscall(SYS_pivot_root, new_root, put_old);
+}
+
+/* mount_plan.c: helpers the /dev builder and the masks share. */
+void mkdir_p(const char *path);
+void mkfile_p(const char *path);
+
+/* ns.c */
+void ns_enter(const struct aj_variant *v);
+pid_t ns_fork_init(void);
+void init_prepare(const struct aj_variant *v);
+
+/* landlock.c */
+int landlock_abi(void);
+void landlock_apply(const struct aj_variant *v);
+
+/* privs.c */
+void fds_close(void);
+void rlimits_apply(const struct aj_variant *v);
+void privs_drop(void);
+
+/* seccomp.c */
+void seccomp_install(const struct aj_variant *v);
+
+/* supervise.c */
+extern sigset_t sig_orig;
+void signals_block(void);
+noreturn void supervise_parent(pid_t child);
+noreturn void supervise_init(const struct run *r);
+
+/* explain.c */
+noreturn void explain(const struct run *r);
+
+#endif
