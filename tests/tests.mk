@@ -26,7 +26,7 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 
 # unit_rule(name): how one test binary is built.
 define unit_rule
-$(B)/tests/unit/$(1): tests/unit/$(1).c $$(call unit_deps,$(1)) $(wildcard stub/*.h compiler/*.h) include/aj_table.h \
+$(B)/tests/unit/$(1): tests/unit/$(1).c $$(call unit_deps,$(1)) $(wildcard tests/unit/*.h stub/*.h compiler/*.h) include/aj_table.h \
 		$(if $(filter test_compiler_%,$(1)),$(B)/grammar/aj.tab.h $(B)/grammar/aj.lex.h)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(TEST_CFLAGS) -o $$@ $$(filter %.c %.o,$$^) $$(call unit_libs,$(1)) -lcmocka
