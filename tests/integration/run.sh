@@ -162,11 +162,27 @@ fi
 	ln -s .env link-env
 	ln -s "$thome/.ssh/id_rsa" link-ssh
 	ln .env hl.txt
+	ln x.key notes.txt
 	printf '#!/bin/sh\necho ran\n' >notexec
 	chmod 0644 notexec
-	cp "$bin/probe" tools/probe
+	cp "$bin/probe" "$bin/jail-worker" tools/
 )
 chown -R "$tuid:$tgid" "$P"
+
+# Two more projects for the scan's limits, each its own so that a refusal
+# (exit 125) does not spill into the other cases.
+deep=$T/deep
+d=$deep
+for i in $(seq 40); do d=$d/d$i; done
+mkdir -p "$d"
+printf 'SECRET=1' >"$d/.env"
+deep_env=${d#"$deep"/}/.env
+locked=$T/locked
+mkdir -p "$locked/closed"
+printf 'SECRET=1' >"$locked/closed/.env"
+printf 'PLAIN' >"$locked/closed/plain.txt"
+chown -R "$tuid:$tgid" "$deep" "$locked"
+chmod 0000 "$locked/closed"
 
 # --- running a jail ----------------------------------------------------------------
 
@@ -217,6 +233,33 @@ expect() {
 	else
 		pass "$1"
 	fi
+}
+
+# leftovers: sets left to the pids of processes working in the fixture (a
+# jail binds the project at its own path, so its processes show it too).
+leftovers() {
+	local d cwd
+	left=()
+	for d in /proc/[0-9]*; do
+		cwd=$(readlink "$d/cwd" 2>/dev/null) || continue
+		[[ $cwd == "$T"/* ]] && left+=("${d#/proc/}")
+	done
+}
+
+# bg STUB ARGS…: starts a stub as the user in the project, in the
+# background, with no wrapper in between; sets BGPID to the stub's pid.
+bg() {
+	local cmd=$bin/$1 pre
+	shift
+	if [ $as_root -eq 1 ]; then
+		pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env
+			env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser")
+	else
+		pre=(env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser")
+	fi
+	(cd "$P" && exec "${pre[@]}" PATH=/usr/local/bin:/usr/bin:/bin "$cmd" "$@") \
+		>/dev/null 2>&1 </dev/null &
+	BGPID=$!
 }
 
 # Python helpers: one line per argument, repr of the content or errno name.
@@ -649,6 +692,152 @@ if c policy-error-suggestion; then
 	fi
 fi
 
+# --- other doors to the same secrets ---------------------------------------------------
+
+if c readme-quickstart; then
+	jrun user -- jail-python -c 'print(1)'
+	expect readme-quickstart 0 1
+fi
+
+if c mask-deny-present; then
+	jrun user -- jail-worker sh -c 'test -f .env && test ! -s .env && test -e x.key && test -d secrets && echo present'
+	expect mask-deny-present 0 present
+fi
+
+if c hardlink-to-denied; then
+	jrun user -- jail-python -c "$PYREAD" notes.txt
+	if [ "$RC" = 0 ] && { [ "$OUT" = EACCES ] || [ "$OUT" = "''" ]; }; then pass hardlink-to-denied; else
+		fail hardlink-to-denied "exit status $RC, stdout $(q "$OUT"): a hard link to x.key must be denied or masked"
+	fi
+fi
+
+if c mask-rename-remove; then
+	jrun user -- jail-worker sh -c 'mv .env moved 2>/dev/null && echo moved; rm -f .env 2>/dev/null && echo removed;
+		mv secrets s2 2>/dev/null && echo moved-dir; true'
+	if [ -n "$OUT" ]; then
+		fail mask-rename-remove "inside: $(q "$OUT")"
+	elif [ "$(cat "$P/.env")" != "SECRET=1" ] || [ -e "$P/moved" ] || [ -e "$P/s2" ]; then
+		fail mask-rename-remove "the host's .env or secrets/ changed"
+	else
+		pass mask-rename-remove
+	fi
+fi
+
+# Deeper than the walk goes: masked, or refused (125); never readable.
+if c scan-too-deep; then
+	CWD=$deep jrun user -- jail-python -c "$PYREAD" "$deep_env"
+	if { [ "$RC" = 125 ] && [ -z "$OUT" ]; } || { [ "$RC" = 0 ] && [ "$OUT" = "''" ]; }; then
+		pass scan-too-deep
+	else
+		fail scan-too-deep "exit status $RC, stdout $(q "$OUT"): a .env 41 levels down"
+	fi
+fi
+
+# A folder of ours the walk cannot read: the jailed owner could chmod it.
+if c scan-unreadable-dir; then
+	CWD=$locked jrun user -- jail-worker sh -c 'chmod 0700 closed; cat closed/.env closed/plain.txt'
+	if [[ $OUT == *SECRET* || $OUT == *PLAIN* ]]; then
+		fail scan-unreadable-dir "read through a chmod: $(q "$OUT")"
+	else
+		pass scan-unreadable-dir
+	fi
+fi
+
+# A jail inside a jail: refused (125) or at least as strict; never looser.
+if c nested-jail; then
+	jrun user -- jail-worker ./tools/jail-worker ./tools/probe read .env
+	if { [ "$RC" = 125 ] && [[ $OUT != *read:* ]]; } || { [ "$RC" = 0 ] && [ "$OUT" = "read: ''" ]; }; then
+		pass nested-jail
+	else
+		fail nested-jail "exit status $RC, stdout $(q "$OUT")"
+	fi
+fi
+
+if c cache-rw; then
+	cachefile=$thome/.cache/huggingface/aijail-it-$$
+	# shellcheck disable=SC2088 # expanded inside, by python
+	jrun user -- jail-python -c 'import os, sys; open(os.path.expanduser(sys.argv[1]), "w").write("1"); print("ok")' \
+		"~/.cache/huggingface/aijail-it-$$"
+	if [ "$RC" != 0 ] || [ "$OUT" != ok ]; then
+		fail cache-rw "exit status $RC, stdout $(q "$OUT")"
+	elif [ ! -f "$cachefile" ]; then
+		fail cache-rw "$cachefile is not on the host"
+	elif [ "$(stat -c %u "$cachefile")" != "$tuid" ] || [ "$(stat -c %u "$thome/.cache/huggingface")" != "$tuid" ]; then
+		fail cache-rw "the cache or its file is not owned by uid $tuid"
+	else
+		pass cache-rw
+	fi
+	rm -f "$cachefile"
+fi
+
+if c env-keep-pattern; then
+	jrun user LC_TIME=C AWS_SECRET_ACCESS_KEY=x -- jail-worker sh -c 'echo "${LC_TIME-unset} ${AWS_SECRET_ACCESS_KEY-unset} $AIJAIL"'
+	expect env-keep-pattern 0 "C unset 1"
+fi
+
+if c dev-minimal; then
+	jrun user -- jail-worker ls /dev
+	extra=$(printf '%s\n' "$OUT" | grep -xE 'mem|kmem|port|kmsg|vd[a-z]|sd[a-z]|nvme[0-9].*|loop[0-9]+|dm-[0-9]+|tty[0-9]+|ttyS[0-9]+' | tr '\n' ' ')
+	if [ "$RC" != 0 ] || ! printf '%s\n' "$OUT" | grep -qx null; then
+		fail dev-minimal "exit status $RC, /dev: $(q "$OUT")"
+	elif [ -n "$extra" ]; then
+		fail dev-minimal "host devices inside: $extra"
+	else
+		pass dev-minimal
+	fi
+fi
+
+# --- the supervisor --------------------------------------------------------------------
+
+if c timeout-kills-tree; then
+	jrun user -- jail-worker --jail-timeout=1 sh -c 'sleep 30 & sleep 30'
+	sleep 0.2
+	leftovers
+	if [ "$RC" != 124 ]; then
+		fail timeout-kills-tree "exit status $RC, expected 124"
+	elif [ ${#left[@]} -gt 0 ]; then
+		fail timeout-kills-tree "still running after the timeout: ${left[*]}"
+		kill -KILL "${left[@]}" 2>/dev/null
+	else
+		pass timeout-kills-tree
+	fi
+fi
+
+if c signal-forwarded; then
+	bg jail-worker sleep 30
+	sleep 1
+	kill -TERM "$BGPID"
+	wait "$BGPID"
+	rc=$?
+	ERR=
+	if [ "$rc" = 143 ]; then pass signal-forwarded; else
+		fail signal-forwarded "SIGTERM to the stub: exit status $rc, expected 143"
+	fi
+fi
+
+if c die-with-parent; then
+	bg jail-worker sleep 30
+	sleep 1
+	leftovers
+	seen=${#left[@]}
+	kill -KILL "$BGPID"
+	wait "$BGPID" 2>/dev/null
+	for _ in $(seq 20); do
+		leftovers
+		[ ${#left[@]} -eq 0 ] && break
+		sleep 0.1
+	done
+	ERR=
+	if [ "$seen" -lt 2 ]; then
+		fail die-with-parent "the jail was not running (found $seen processes in the fixture)"
+	elif [ ${#left[@]} -gt 0 ]; then
+		fail die-with-parent "the jail outlived its killed stub: ${left[*]}"
+		kill -KILL "${left[@]}" 2>/dev/null
+	else
+		pass die-with-parent
+	fi
+fi
+
 # --- as root: capabilities are gone inside, so the same rules hold ------------------------
 
 two_errnos=$'^E[A-Z]+\nE[A-Z]+$'
@@ -746,11 +935,7 @@ fi
 
 if c no-leftovers; then
 	sleep 0.2
-	left=()
-	for d in /proc/[0-9]*; do
-		cwd=$(readlink "$d/cwd" 2>/dev/null) || continue
-		[[ $cwd == "$T"* ]] && left+=("${d#/proc/}")
-	done
+	leftovers
 	ERR=
 	if [ ${#left[@]} -eq 0 ]; then pass no-leftovers; else
 		fail no-leftovers "processes still running in the fixture: ${left[*]}"
