@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 	struct opts o = {0};
 	unsigned idx;
 	pid_t pid;
-	int first;
+	int first, fd;
 
 	die_init(pol->name);
 	if (pol->abi != AJ_ABI || !pol->n_modes || !pol->n_groups)
@@ -239,11 +239,11 @@ int main(int argc, char **argv)
 	if (o.explain)
 		explain(r);
 
-	ns_enter(r->v);
+	ns_enter();
 	signals_block();
-	pid = ns_fork_init();
+	pid = ns_fork_init(&fd);
 	if (pid)
-		supervise_parent(pid);
+		supervise_parent(pid, fd);
 	init_prepare(r->v);
 	plan_open_sources();
 	plan_build_root();

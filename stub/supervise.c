@@ -1,19 +1,25 @@
 /* supervise.c: the two waiting processes and the target's exec.
  *
- * Both the caller-side parent and pid 1 block their signals and take them
- * with sigwaitinfo(): no handler, so no race between a signal and the wait.
- * pid 1 of a namespace ignores signals it has no handler for, but only
- * when they are delivered; a blocked signal is always queued, so pid 1 sees
- * every signal its parent forwards.
+ *   parent (the caller's process, outside every namespace but the user
+ *   one): forwards signals to pid 1 and exits with the status pid 1
+ *   reports on their socket; if pid 1 dies without a report, with pid 1's
+ *   own status (128+signal when it was killed).
  *
- *   parent (outside the pid ns)  forwards signals to pid 1, exits with its
- *                                status;
- *   pid 1 (confined like the target)  reaps every orphan, forwards signals
- *                                to the target's process group, enforces
- *                                the timeout, exits with the target's
- *                                status (128+signal when it was killed). */
+ *   pid 1 (confined like the target): reaps every orphan, forwards signals
+ *   to the target's process group, enforces the timeout.  When the target
+ *   ends it kills and reaps whatever is left, so nothing of the jail runs
+ *   once the caller has the status, then reports it and exits; the
+ *   namespaces are torn down after that, off the caller's clock.
+ *
+ * Signals are blocked and taken synchronously (sigwaitinfo, signalfd): no
+ * handler, no race between a signal and the wait.  pid 1 of a namespace
+ * ignores signals it has no handler for, but only when they are delivered;
+ * a blocked signal is always queued, so pid 1 sees what the parent
+ * forwards. */
 #include <errno.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 
 #include "sys.h"
@@ -58,23 +64,45 @@ static int next_signal(void)
 	}
 }
 
-noreturn void supervise_parent(pid_t child)
+static noreturn void reaped(pid_t child)
 {
-	for (;;) {
-		int sig = next_signal(), status;
-		pid_t p;
+	int status;
 
-		if (sig == SIGALRM)
-			continue;
-		if (sig != SIGCHLD) {
-			kill(child, sig);
-			continue;
-		}
-		p = waitpid(child, &status, WNOHANG);
-		if (p < 0)
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
 			die("wait for the jail", errno, NULL);
-		if (p == child && (WIFEXITED(status) || WIFSIGNALED(status)))
-			_exit(exit_code(status));
+	_exit(exit_code(status));
+}
+
+noreturn void supervise_parent(pid_t child, int fd)
+{
+	struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN}, {.events = POLLIN}};
+
+	pfd[1].fd = signalfd(-1, &sig_wait, SFD_CLOEXEC);
+	if (pfd[1].fd < 0)
+		die("create a signalfd", errno, NULL);
+	for (;;) {
+		struct signalfd_siginfo si;
+		unsigned char code;
+		ssize_t n;
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("wait for the jail", errno, NULL);
+		}
+		if (pfd[1].revents && read(pfd[1].fd, &si, sizeof(si)) == sizeof(si) &&
+		    si.ssi_signo != SIGCHLD && si.ssi_signo != SIGALRM)
+			kill(child, (int)si.ssi_signo);
+		if (!pfd[0].revents)
+			continue;
+		n = read(fd, &code, 1);
+		if (n == 1)
+			_exit(code);
+		if (n == 0)
+			reaped(child); /* pid 1 died without a word */
+		if (errno != EINTR)
+			die("read the jail's status", errno, NULL);
 	}
 }
 
@@ -136,6 +164,18 @@ static noreturn void target_exec(const struct run *r)
 	exec_failed(cmd, err);
 }
 
+static noreturn void report(int code)
+{
+	unsigned char c = (unsigned char)code;
+
+	kill(-1, SIGKILL); /* every process of the namespace but us */
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	if (write(ns_report_fd, &c, 1) != 1)
+		_exit(code); /* the parent is gone, or will read pid 1's status */
+	_exit(code);
+}
+
 noreturn void supervise_init(const struct run *r)
 {
 	pid_t target;
@@ -151,10 +191,8 @@ noreturn void supervise_init(const struct run *r)
 		int sig = next_signal(), status;
 		pid_t p;
 
-		if (sig == SIGALRM) {
-			kill(-1, SIGKILL);
-			_exit(AJ_EXIT_TIMEOUT);
-		}
+		if (sig == SIGALRM)
+			report(AJ_EXIT_TIMEOUT);
 		if (sig != SIGCHLD) {
 			/* As a terminal would: the whole foreground group. */
 			if (kill(-target, sig) && errno == ESRCH)
@@ -163,7 +201,7 @@ noreturn void supervise_init(const struct run *r)
 		}
 		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
 			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status)))
-				_exit(exit_code(status));
+				report(exit_code(status));
 		if (p < 0 && errno != ECHILD)
 			die("wait for the target", errno, NULL);
 	}

@@ -51,8 +51,9 @@ void mkdir_p(const char *path);
 void mkfile_p(const char *path);
 
 /* ns.c */
-void ns_enter(const struct aj_variant *v);
-pid_t ns_fork_init(void);
+extern int ns_report_fd;
+void ns_enter(void);
+pid_t ns_fork_init(int *parent_fd);
 void init_prepare(const struct aj_variant *v);
 
 /* landlock.c */
@@ -70,7 +71,7 @@ void seccomp_install(const struct aj_variant *v);
 /* supervise.c */
 extern sigset_t sig_orig;
 void signals_block(void);
-noreturn void supervise_parent(pid_t child);
+noreturn void supervise_parent(pid_t child, int fd);
 noreturn void supervise_init(const struct run *r);
 
 /* explain.c */
