@@ -163,6 +163,10 @@ fi
 	ln -s "$thome/.ssh/id_rsa" link-ssh
 	ln .env hl.txt
 	ln x.key notes.txt
+	ln -s "$P/.env" abs-env
+	ln -s secrets link-secrets
+	mkdir id_rsa_dir
+	printf 'RSA' >id_rsa_dir/key
 	printf '#!/bin/sh\necho ran\n' >notexec
 	chmod 0644 notexec
 	cp "$bin/probe" "$bin/jail-worker" tools/
@@ -428,6 +432,22 @@ if c symlink-to-ssh; then
 	fi
 fi
 
+if c symlink-abs-to-masked; then
+	jrun user -- jail-python -c "$PYREAD" abs-env
+	expect symlink-abs-to-masked 0 "''"
+fi
+
+if c symlink-to-denied; then
+	jrun user -- jail-python -c "$PYREAD" link-secrets/db.txt
+	expect symlink-to-denied 0 EACCES
+fi
+
+# A directory that matches a mask is present and empty.
+if c mask-directory; then
+	jrun user -- jail-python -c 'import os; print(os.listdir("id_rsa_dir"), os.path.exists("id_rsa_dir/key"))'
+	expect mask-directory 0 "[] False"
+fi
+
 # DESIGN.md: a masked path is never readable, through any name.
 if c hardlink-to-masked; then
 	jrun user -- jail-python -c "$PYREAD" hl.txt
@@ -549,6 +569,52 @@ if [ $want_net = 1 ]; then
 	if c net-python-host; then
 		jrun user -- jail-python -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5).close(); print("ok")' "$port"
 		expect net-python-host 0 ok
+	fi
+
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+	srv=
+fi
+
+# Abstract unix sockets have no file to mask: a private network namespace
+# hides them, and Landlock's scope must where the network is the host's.
+abs_cases="unix-abstract-control unix-abstract-worker unix-abstract-python"
+want_abs=0
+for n in $abs_cases; do c "$n" && want_abs=1; done
+if [ $want_abs = 1 ]; then
+	absname=aijail-it-$$
+	$py -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind("\0" + sys.argv[1])
+s.listen()
+time.sleep(120)' "$absname" >/dev/null 2>&1 &
+	srv=$!
+	for _ in $(seq 50); do
+		grep -q "@$absname\$" /proc/net/unix && break
+		sleep 0.1
+	done
+
+	if c unix-abstract-control; then
+		jrun user -- "$bin/probe" connect-unix "@$absname"
+		expect unix-abstract-control 0 "connect-unix: ok"
+	fi
+	if c unix-abstract-worker; then
+		jrun user -- jail-worker ./tools/probe connect-unix "@$absname"
+		if [ "$RC" = 1 ] && [[ $OUT == "connect-unix: E"* ]]; then pass unix-abstract-worker; else
+			fail unix-abstract-worker "the host's abstract socket was reachable: exit $RC, $(q "$OUT")"
+		fi
+	fi
+	if c unix-abstract-python; then
+		jrun user -- jail-python -c 'import socket, sys, errno
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect("\0" + sys.argv[1])
+    print("ok")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))' "$absname"
+		if [ "$RC" = 0 ] && [[ $OUT == E* ]]; then pass unix-abstract-python; else
+			fail unix-abstract-python "the host's abstract socket was reachable with network host: exit $RC, $(q "$OUT")"
+		fi
 	fi
 
 	kill "$srv" 2>/dev/null

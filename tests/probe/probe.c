@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -318,6 +320,31 @@ static int p_connect_tcp(const char *host, const char *port)
 	return report_ok();
 }
 
+/* PATH, or @NAME for an abstract socket. */
+static int p_connect_unix(const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	size_t n = strlen(path);
+	socklen_t len;
+	int fd;
+
+	if (n == 0 || n >= sizeof sun.sun_path) {
+		fprintf(stderr, "probe: bad socket path '%s'\n", path);
+		return R_USAGE;
+	}
+	memcpy(sun.sun_path, path, n);
+	if (path[0] == '@')
+		sun.sun_path[0] = '\0';
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (path[0] != '@'));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return report_errno(errno);
+	if (connect(fd, (struct sockaddr *)&sun, len) < 0)
+		return report_errno(errno);
+	close(fd);
+	return report_ok();
+}
+
 static int p_socket_netlink(void)
 {
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0 /* NETLINK_ROUTE */);
@@ -422,6 +449,7 @@ static const struct probe {
 	{"open_by_handle_at", 0, "", p_open_by_handle_at, 0, 0},
 	{"userfaultfd", 0, "", p_userfaultfd, 0, 0},
 	{"connect-tcp", 2, " HOST PORT", 0, 0, p_connect_tcp},
+	{"connect-unix", 1, " PATH|@ABSTRACT", 0, p_connect_unix, 0},
 	{"socket-netlink", 0, "", p_socket_netlink, 0, 0},
 	{"read", 1, " FILE", 0, p_read, 0},
 	{"write", 1, " FILE", 0, p_write, 0},
