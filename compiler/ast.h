@@ -39,7 +39,8 @@ enum cond_kind {
 	COND_EQ,   /* v or == v */
 	COND_NE,   /* != v */
 	COND_BITS, /* & v: any of the bits set */
-	COND_IN,   /* in {v, …} */
+	COND_IN,     /* in {v, …} */
+	COND_MASKED, /* & m == v */
 };
 
 /* A constant expression: terms joined by '|'. */

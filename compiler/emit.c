@@ -2,6 +2,7 @@
 #include "diag.h"
 #include "model.h"
 
+#include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,15 +83,30 @@ static char *append(char *acc, const char *fmt, const char *piece)
 	return xprintf("%s%s", acc, xprintf(fmt, piece));
 }
 
+static const char *action_text(int action)
+{
+	if (action == M_ACT_ALLOW)
+		return "allow";
+	if (action == M_ACT_KILL)
+		return "kill";
+	return errno_name(action);
+}
+
+/* What --jail-explain prints: the default, how many calls an allowlist
+ * admits, and every deny rule. */
 static char *summary(const struct variant *v)
 {
-	char *s = xstrdup("");
+	size_t allows = 0;
+	for (size_t i = 0; i < v->rules.n; i++)
+		allows += v->rules.v[i].action == M_ACT_ALLOW;
+	char *s = xprintf("default %s%s\n", action_text(v->sys_default),
+			  v->sys_default == M_ACT_ALLOW ? " (denylist)" : " (allowlist)");
+	if (v->sys_default != M_ACT_ALLOW)
+		s = xprintf("%sallow: %zu rules (aijail-compile --explain lists them)\n", s, allows);
 	for (size_t i = 0; i < v->rules.n; i++) {
 		const struct m_rule *r = &v->rules.v[i];
-		const char *act = r->action == M_ACT_KILL ? "kill"
-				  : r->action == 1        ? "EPERM"
-							  : errno_name(r->action);
-		s = xprintf("%s%s -> %s\n", s, r->text, act);
+		if (r->action != M_ACT_ALLOW)
+			s = xprintf("%s%s -> %s\n", s, r->text, action_text(r->action));
 	}
 	return s;
 }
@@ -143,13 +159,20 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 				   (unsigned long long)v->rlimits.v[i].hard, v->rlimits.v[i].name));
 	const char *rl = array(o, "struct aj_rlimit", b, v->rlimits.n);
 
-	b = xstrdup("");
-	for (size_t i = 0; i < v->bpf.n; i++) {
-		const struct aj_bpf_insn *x = &v->bpf.v[i];
-		b = append(b, "%s",
-			   xprintf("\t{0x%04x, %u, %u, 0x%08x},\n", x->code, x->jt, x->jf, x->k));
+	char *filters = xstrdup("");
+	for (size_t f = 0; f < v->filters.n; f++) {
+		const struct m_filter *mf = &v->filters.v[f];
+		b = xstrdup("");
+		for (size_t i = 0; i < mf->insns.n; i++) {
+			const struct aj_bpf_insn *x = &mf->insns.v[i];
+			b = append(b, "%s",
+				   xprintf("\t{0x%04x, %u, %u, 0x%08x},\n", x->code, x->jt, x->jf,
+					   x->k));
+		}
+		filters = xprintf("%s\t{%s, %zu}, /* %s */\n", filters,
+				  array(o, "struct aj_bpf_insn", b, mf->insns.n), mf->insns.n, mf->role);
 	}
-	const char *bpf = array(o, "struct aj_bpf_insn", b, v->bpf.n);
+	const char *fl = array(o, "struct aj_filter", filters, v->filters.n);
 
 	*init = xprintf("\t{\n\t\t.mode = %s,\n\t\t.command = %s,\n\t\t.hostname = %s,\n"
 			"\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
@@ -160,12 +183,12 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 			"\t\t.env_keep = %s, .n_env_keep = %zu,\n"
 			"\t\t.env_set = %s, .n_env_set = %zu,\n"
 			"\t\t.rlimits = %s, .n_rlimits = %zu,\n"
-			"\t\t.seccomp = %s, .n_seccomp = %zu,\n"
+			"\t\t.filters = %s, .n_filters = %zu,\n"
 			"\t\t.seccomp_summary = %s,\n\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
 			v->landlock_min_abi, v->features, v->timeout, mounts, v->mounts.n, patterns,
 			v->patterns.n, ll, v->landlock_rules.n, keep, v->env_keep.n, set,
-			v->env_set.n, rl, v->rlimits.n, bpf, v->bpf.n, lit(summary(v)));
+			v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)));
 }
 
 bool emit_header(FILE *f, const struct compiled *c, const char *source)
@@ -227,13 +250,24 @@ void explain(FILE *f, const struct compiled *c)
 			c->groups.v[c->commands.v[i].group].name);
 	for (size_t i = 0; i < c->variants.n; i++) {
 		const struct variant *v = &c->variants.v[i];
-		fprintf(f, "\nvariant %s%s%s:\n", v->command[0] ? v->command : "", v->command[0] ? "/" : "",
-			v->mode);
-		fprintf(f, "  syscalls: default allow; native x86_64 only, other ABIs (x32, int "
-			   "0x80) kill the process\n");
-		fprintf(f, "  filter: %zu BPF instructions (binary tree)\n", v->bpf.n);
-		char *s = summary(v);
-		for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n"))
-			fprintf(f, "    %s\n", line);
+		fprintf(f, "\nvariant %s%s%s:\n", v->command[0] ? v->command : "",
+			v->command[0] ? "/" : "", v->mode);
+		fprintf(f, "  default action: %s; deny rules win over allow rules\n",
+			action_text(v->sys_default));
+		fprintf(f, "  architecture: native x86_64 only; x32 and i386 (int 0x80) calls kill "
+			   "the process\n");
+		fprintf(f, "  numbers unknown to libseccomp %d.%d.%d (above its table): %s\n",
+			SCMP_VER_MAJOR, SCMP_VER_MINOR, SCMP_VER_MICRO,
+			v->sys_default == M_ACT_ALLOW
+				? "allowed unless named as syscall[N]"
+				: "get the default action");
+		fprintf(f, "  filters:");
+		for (size_t k = 0; k < v->filters.n; k++)
+			fprintf(f, "%s %s %zu instructions", k ? "," : "", v->filters.v[k].role,
+				v->filters.v[k].insns.n);
+		fprintf(f, " (binary trees)\n  rules:\n");
+		for (size_t k = 0; k < v->rules.n; k++)
+			fprintf(f, "    %-40s %s\n", v->rules.v[k].text,
+				action_text(v->rules.v[k].action));
 	}
 }

@@ -714,61 +714,59 @@ static bool do_scalar(struct variant *v, struct block_state *b, const struct stm
 
 /* ---- syscalls ---------------------------------------------------------------- */
 
-static bool do_syscalls(struct variant *v, struct block_state *b, const struct stmt *s)
+static bool parse_action(const struct atom **ap, int *action, bool for_default)
 {
-	static const char *const verbs[] = {"default", "deny", "kill", "return", "allow"};
-	if (!want_args(s, 2, -1, "syscalls deny|kill|return ERRNO TARGET…;"))
-		return false;
-	int verb = choose(s->args, "syscalls verb", verbs, N(verbs));
+	static const char *const verbs[] = {"allow", "deny", "kill", "return"};
+	const struct atom *a = *ap;
+	int verb = choose(a, for_default ? "syscalls default" : "syscalls verb", verbs, N(verbs));
 	if (verb < 0)
 		return false;
-	const struct atom *a = s->args->next;
-	if (verb == 0) {
-		static const char *const defs[] = {"allow"};
+	*action = verb == 0 ? M_ACT_ALLOW : verb == 1 ? EPERM : M_ACT_KILL;
+	if (verb == 3) {
+		const struct atom *e = a->next;
+		if (e && e->kind == ATOM_NUMBER && e->num >= 1 && e->num < 4096) {
+			*action = (int)e->num;
+		} else if (e && e->kind == ATOM_WORD && errno_lookup(e->text) > 0) {
+			*action = errno_lookup(e->text);
+		} else {
+			error_at(e ? &e->loc : &a->loc,
+				 "expected an errno name (EPERM, ENOSYS, …) or number after 'return'");
+			return false;
+		}
+		a = e;
+	}
+	*ap = a->next;
+	return true;
+}
+
+static bool do_syscalls(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	if (!want_args(s, 2, -1, "syscalls allow|deny|kill|return ERRNO TARGET…;"))
+		return false;
+	const struct atom *a = s->args;
+	if (word_of(a) && strcmp(a->text, "default") == 0) {
 		if (!say_once(b, "syscalls default", &s->loc,
 			      "'syscalls default' is already set in this block"))
 			return false;
-		if (a->next) {
-			error_at(&a->next->loc, "expected: syscalls default allow;");
+		a = a->next;
+		int action;
+		if (!parse_action(&a, &action, true))
+			return false;
+		if (a) {
+			error_at(&a->loc, "expected: syscalls default allow|deny|kill|return ERRNO;");
 			return false;
 		}
-		if (word_of(a) && (strcmp(a->text, "deny") == 0 || strcmp(a->text, "kill") == 0)) {
-			error_at(&a->loc, "allowlist policies ('syscalls default %s') are not "
-					  "supported yet; use 'syscalls default allow' and deny rules",
-				 a->text);
-			return false;
-		}
-		return choose(a, "syscalls default", defs, 1) == 0;
+		v->sys_default = action;
+		return true;
 	}
-	if (verb == 4) {
-		error_at(&s->args->loc, "an 'allow' rule has the default action ('syscalls default "
-					"allow') and would do nothing");
+	int action;
+	if (!parse_action(&a, &action, false))
+		return false;
+	if (!a) {
+		error_at(&s->end, "missing syscalls to %s", s->args->text);
 		return false;
 	}
-	int action = EPERM;
-	if (verb == 2) {
-		action = M_ACT_KILL;
-	} else if (verb == 3) {
-		if (a->kind == ATOM_NUMBER && a->num >= 1 && a->num < 4096) {
-			action = (int)a->num;
-		} else if (a->kind == ATOM_WORD && errno_lookup(a->text) > 0) {
-			action = errno_lookup(a->text);
-		} else {
-			error_at(&a->loc, "expected an errno name (EPERM, ENOSYS, …) or number "
-					  "after 'return'");
-			return false;
-		}
-		a = a->next;
-		if (!a) {
-			error_at(&s->end, "missing syscalls after 'return %s'",
-				 errno_name(action));
-			return false;
-		}
-	}
-	bool ok = true;
-	for (; a; a = a->next)
-		ok = syscall_expand(v, a, action) && ok;
-	return ok;
+	return syscalls_add(v, a, action, b);
 }
 
 /* ---- blocks -------------------------------------------------------------------- */
@@ -1162,6 +1160,7 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 	v->hostname = "jail";
 	v->network = AJ_NET_NONE;
 	v->landlock = AJ_LANDLOCK_ON;
+	v->sys_default = M_ACT_ALLOW;
 	bool ok = true;
 	for (size_t i = 0; i < chain->n; i++)
 		ok = apply_block(v, chain->v[i]->stmt->body, BLOCK_POLICY) && ok;

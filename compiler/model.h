@@ -77,7 +77,8 @@ struct m_cmp {
 	uint64_t mask, value;
 };
 
-#define M_ACT_KILL (-1)
+#define M_ACT_KILL  (-1)
+#define M_ACT_ALLOW (-2)
 
 struct m_rule {
 	int nr;
@@ -87,6 +88,13 @@ struct m_rule {
 	struct m_cmp cmp[6];
 	char *text; /* for --explain and duplicate detection */
 	struct loc loc;
+	const void *block; /* the block that said it */
+};
+
+struct m_filter {
+	const char *role;
+	int default_action;
+	VEC(struct aj_bpf_insn) insns;
 };
 
 struct variant {
@@ -98,6 +106,7 @@ struct variant {
 	int landlock_min_abi;
 	int features;
 	uint32_t timeout;
+	int sys_default; /* M_ACT_ALLOW, M_ACT_KILL or an errno */
 	VEC(struct m_mount) mounts;
 	VEC(struct m_pattern) patterns;
 	VEC(struct m_env_keep) env_keep;
@@ -106,7 +115,7 @@ struct variant {
 	VEC(struct m_rule) rules;
 	VEC(struct aj_landlock_rule) landlock_rules; /* paths point into mounts' strings */
 	VEC(struct m_path) landlock_paths;
-	VEC(struct aj_bpf_insn) bpf;
+	VEC(struct m_filter) filters;
 };
 
 struct policy {
@@ -157,7 +166,9 @@ bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m
 
 /* syscalls.c */
 int syscall_lookup(const char *name, const struct loc *loc);
-bool syscall_expand(struct variant *v, const struct atom *target, int action);
+bool syscalls_add(struct variant *v, const struct atom *targets, int action, const void *block);
+bool group_define(const struct stmt *s);
+void groups_reset(void);
 bool seccomp_build(struct variant *v);
 bool constant_lookup(const char *name, uint64_t *out);
 int errno_lookup(const char *name);

@@ -14,6 +14,7 @@ void program_init(struct program *p, const char **dirs, size_t n_dirs)
 	memset(p, 0, sizeof(*p));
 	p->include_dirs = dirs;
 	p->n_include_dirs = n_dirs;
+	groups_reset();
 }
 
 struct policy *program_find(const struct program *p, const char *name)
@@ -24,7 +25,7 @@ struct policy *program_find(const struct program *p, const char *name)
 	return NULL;
 }
 
-static const char *const top_keys[] = {"include", "policy"};
+static const char *const top_keys[] = {"include", "policy", "group"};
 
 static bool load_stmts(struct program *p, const struct src *src, const struct stmt *list,
 		       bool is_main);
@@ -150,15 +151,17 @@ static bool load_stmts(struct program *p, const struct src *src, const struct st
 			ok = load_include(p, src, s) && ok;
 		} else if (strcmp(s->key, "policy") == 0) {
 			ok = load_policy(p, s, is_main) && ok;
+		} else if (strcmp(s->key, "group") == 0) {
+			ok = group_define(s) && ok;
 		} else {
-			const char *hint = suggest(s->key, top_keys, 2);
+			const char *hint = suggest(s->key, top_keys, 3);
 			if (hint)
 				error_at(&s->loc, "unknown top-level key '%s'; did you mean '%s'?", s->key,
 					 hint);
 			else
 				error_at(&s->loc,
-					 "'%s' outside a policy: a file holds only 'include' and "
-					 "'policy NAME { … }'",
+					 "'%s' outside a policy: a file holds only 'include', "
+					 "'group' and 'policy NAME { … }'",
 					 s->key);
 			ok = false;
 		}

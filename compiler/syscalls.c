@@ -23,60 +23,75 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Named groups, in the spirit of systemd's, for x86_64.  A member starting
- * with '@' is another group. */
-static const struct group {
+/* Named groups: systemd's (vendored, so every machine compiles the same
+ * policy to the same filter) and aijail's own.  Members are names,
+ * "syscall[N]" for numbers libseccomp does not know, other groups, and
+ * "except" followed by what to take out.  Names of other architectures or
+ * newer than libseccomp are skipped in built-in groups. */
+struct group {
 	const char *name;
 	const char *what;
-	const char *const members[40];
-} groups[] = {
-	{"@mount", "mounting and the new mount API",
-	 {"chroot", "fsconfig", "fsmount", "fsopen", "fspick", "mount", "mount_setattr", "move_mount",
-	  "open_tree", "pivot_root", "umount2"}},
-	{"@module", "loading and unloading kernel modules",
-	 {"delete_module", "finit_module", "init_module"}},
-	{"@reboot", "rebooting and kexec", {"kexec_file_load", "kexec_load", "reboot"}},
-	{"@swap", "enabling and disabling swap", {"swapoff", "swapon"}},
-	{"@keyring", "the kernel keyring", {"add_key", "keyctl", "request_key"}},
-	{"@bpf", "loading eBPF programs", {"bpf"}},
-	{"@perf", "performance monitoring", {"perf_event_open"}},
-	{"@debug", "tracing and reading other processes",
-	 {"lookup_dcookie", "perf_event_open", "pidfd_getfd", "ptrace", "process_vm_readv",
-	  "process_vm_writev", "kcmp", "process_madvise"}},
-	{"@raw-io", "raw I/O port access", {"ioperm", "iopl"}},
-	{"@clock", "changing the system clock",
-	 {"adjtimex", "clock_adjtime", "clock_settime", "settimeofday"}},
-	{"@cpu-emulation", "changing the CPU's view of memory", {"modify_ldt"}},
-	{"@obsolete", "calls no current program needs",
-	 {"_sysctl", "afs_syscall", "create_module", "get_kernel_syms", "getpmsg", "putpmsg",
-	  "query_module", "security", "sysfs", "tuxcall", "uselib", "ustat", "vserver",
-	  "nfsservctl"}},
-	{"@io-uring", "io_uring, whose operations seccomp cannot see",
-	 {"io_uring_setup", "io_uring_enter", "io_uring_register"}},
-	{"@privileged", "calls that need privileges a jail never has",
-	 {"acct", "quotactl", "quotactl_fd", "syslog", "vhangup", "setns", "name_to_handle_at",
-	  "open_by_handle_at", "userfaultfd", "fanotify_init"}},
-	{"@aj-escape", "everything a sandboxed process must never reach",
-	 {"@mount", "@module", "@reboot", "@swap", "@keyring", "@bpf", "@perf", "@debug",
-	  "@raw-io", "@clock", "@cpu-emulation", "@obsolete", "@io-uring", "@privileged"}},
+	const char *members;
 };
+
+static const struct group builtin_groups[] = {
+#include "groups-systemd.inc"
+	{"@bpf", "Loading eBPF programs", "bpf"},
+	{"@perf", "Performance monitoring", "perf_event_open"},
+	{"@io-uring", "io_uring, whose operations seccomp cannot see",
+	 "io_uring_setup io_uring_enter io_uring_register"},
+	/* syscall[467] is open_tree_attr (Linux 6.15), unknown to libseccomp 2.5.4. */
+	{"@aj-escape", "Everything a sandboxed process must never reach",
+	 "@mount @module @reboot @swap @keyring @raw-io @clock @cpu-emulation @obsolete @debug "
+	 "@bpf @io-uring process_vm_readv process_vm_writev kcmp process_madvise acct quotactl "
+	 "quotactl_fd syslog vhangup setns name_to_handle_at open_by_handle_at userfaultfd "
+	 "fanotify_init syscall[467]"},
+};
+
+static VEC(struct group) user_groups;
+
+void groups_reset(void)
+{
+	memset(&user_groups, 0, sizeof(user_groups));
+}
 
 static const struct group *group_find(const char *name)
 {
-	for (size_t i = 0; i < N(groups); i++)
-		if (strcmp(groups[i].name, name) == 0)
-			return &groups[i];
+	for (size_t i = 0; i < user_groups.n; i++)
+		if (strcmp(user_groups.v[i].name, name) == 0)
+			return &user_groups.v[i];
+	for (size_t i = 0; i < N(builtin_groups); i++)
+		if (strcmp(builtin_groups[i].name, name) == 0)
+			return &builtin_groups[i];
 	return NULL;
+}
+
+static bool group_is_user(const struct group *g)
+{
+	return g >= user_groups.v && g < user_groups.v + user_groups.n;
+}
+
+static void group_unknown(const char *name, const struct loc *loc)
+{
+	const char *names[N(builtin_groups) + 64];
+	size_t n = 0;
+	for (size_t i = 0; i < N(builtin_groups); i++)
+		names[n++] = builtin_groups[i].name;
+	for (size_t i = 0; i < user_groups.n && n < N(names); i++)
+		names[n++] = user_groups.v[i].name;
+	const char *hint = suggest(name, names, n);
+	if (hint)
+		error_at(loc, "unknown syscall group '%s'; did you mean '%s'?", name, hint);
+	else
+		error_at(loc, "unknown syscall group '%s' (aijail-compile --list-groups shows them)",
+			 name);
 }
 
 void groups_list(FILE *f)
 {
-	for (size_t i = 0; i < N(groups); i++) {
-		fprintf(f, "%-15s %s\n               ", groups[i].name, groups[i].what);
-		for (size_t j = 0; j < N(groups[i].members) && groups[i].members[j]; j++)
-			fprintf(f, " %s", groups[i].members[j]);
-		fputc('\n', f);
-	}
+	for (size_t i = 0; i < N(builtin_groups); i++)
+		fprintf(f, "%s\n    # %s\n    %s\n", builtin_groups[i].name, builtin_groups[i].what,
+			builtin_groups[i].members);
 }
 
 #define C(x) {#x, (uint64_t)(x)}
@@ -175,6 +190,8 @@ int syscall_lookup(const char *name, const struct loc *loc)
 
 static const char *action_word(int action)
 {
+	if (action == M_ACT_ALLOW)
+		return "allow";
 	if (action == M_ACT_KILL)
 		return "kill";
 	if (action == EPERM)
@@ -182,13 +199,27 @@ static const char *action_word(int action)
 	return xprintf("return %s", errno_name(action));
 }
 
+/* Deny wins over allow whatever the order (the filters are stacked so the
+ * kernel decides); but one block both allowing and denying the same call
+ * is a contradiction, and one call takes one deny action. */
 static bool add_rule(struct variant *v, const struct m_rule *r)
 {
+	bool r_allow = r->action == M_ACT_ALLOW;
 	for (size_t i = 0; i < v->rules.n; i++) {
 		const struct m_rule *o = &v->rules.v[i];
 		if (o->nr != r->nr)
 			continue;
-		if (o->action != r->action) {
+		bool o_allow = o->action == M_ACT_ALLOW;
+		if (o_allow != r_allow) {
+			if (o->block == r->block && strcmp(o->text, r->text) == 0) {
+				error_at(&r->loc, "'%s' is both allowed and denied in this block",
+					 r->text);
+				note_at(&o->loc, "%s here", o_allow ? "allowed" : "denied");
+				return false;
+			}
+			continue;
+		}
+		if (!o_allow && o->action != r->action) {
 			error_at(&r->loc, "'%s' cannot both %s and %s", r->name, action_word(r->action),
 				 action_word(o->action));
 			note_at(&o->loc, "'%s' is given '%s' here", o->name, action_word(o->action));
@@ -243,6 +274,18 @@ static bool cond_alts(const struct cond *c, int arg, bool narrow, const char *sy
 			 "weakening it; list the values to deny instead",
 			 arg, sys);
 		return false;
+	}
+	if (c->kind == COND_MASKED) {
+		uint64_t mask, val;
+		if (!operand_value(c->operands, &mask) || !operand_value(c->operands->next, &val))
+			return false;
+		if ((mask & ~width) || (val & ~mask)) {
+			error_at(&c->loc, "'& 0x%llx == 0x%llx' can never match argument %d of '%s'",
+				 (unsigned long long)mask, (unsigned long long)val, arg, sys);
+			return false;
+		}
+		out->cmp[out->n++] = (struct m_cmp){arg, SCMP_CMP_MASKED_EQ, mask, val};
+		return true;
 	}
 	for (const struct operand *op = c->operands; op; op = op->next) {
 		uint64_t val;
@@ -299,7 +342,7 @@ static char *rule_text(const char *name, const struct m_rule *r)
 	return xprintf("%s)", t);
 }
 
-static bool expand_call(struct variant *v, const struct atom *a, int action)
+static bool expand_call(struct variant *v, const struct atom *a, int action, const void *block)
 {
 	int nr = syscall_lookup(a->text, &a->loc);
 	if (nr < 0)
@@ -337,7 +380,8 @@ static bool expand_call(struct variant *v, const struct atom *a, int action)
 	int idx[6] = {0};
 	int count = 0;
 	for (;;) {
-		struct m_rule r = {.nr = nr, .name = a->text, .action = action, .loc = a->loc};
+		struct m_rule r = {.nr = nr, .name = a->text, .action = action, .loc = a->loc,
+				   .block = block};
 		for (int i = 0; i < a->n_conds; i++)
 			if (alts[i].n)
 				r.cmp[r.n_cmp++] = alts[i].cmp[idx[i]];
@@ -360,62 +404,223 @@ static bool expand_call(struct variant *v, const struct atom *a, int action)
 	return true;
 }
 
-static bool expand_name(struct variant *v, const char *name, const struct loc *loc, int action,
-			int depth)
+/* A set of syscall numbers, each remembering where it was named. */
+#define NR_LIMIT 1024
+
+struct nrset {
+	unsigned char in[NR_LIMIT];
+	struct loc loc[NR_LIMIT];
+};
+
+static bool set_add_members(struct nrset *s, const char *members, const struct loc *loc,
+			    bool strict, int depth);
+
+static bool set_add_token(struct nrset *s, const char *tok, const struct loc *loc, bool strict,
+			  int depth)
 {
-	if (name[0] == '@') {
-		const struct group *g = group_find(name);
+	if (tok[0] == '@') {
+		const struct group *g = group_find(tok);
 		if (!g) {
-			const char *names[N(groups)];
-			for (size_t i = 0; i < N(groups); i++)
-				names[i] = groups[i].name;
-			const char *hint = suggest(name, names, N(groups));
-			if (hint)
-				error_at(loc, "unknown syscall group '%s'; did you mean '%s'?", name,
-					 hint);
-			else
-				error_at(loc, "unknown syscall group '%s' (aijail-compile "
-					      "--list-groups shows them)",
-					 name);
+			group_unknown(tok, loc);
 			return false;
 		}
-		bool ok = true;
-		for (size_t i = 0; i < N(g->members) && g->members[i] && depth < 4; i++)
-			ok = expand_name(v, g->members[i], loc, action, depth + 1) && ok;
-		return ok;
+		if (depth > 8) {
+			error_at(loc, "syscall groups nest too deeply");
+			return false;
+		}
+		return set_add_members(s, g->members, loc, group_is_user(g), depth + 1);
 	}
-	int nr = syscall_lookup(name, loc);
-	if (nr < 0)
-		return false;
-	struct m_rule r = {.nr = nr, .name = name, .action = action, .loc = *loc};
-	r.text = xstrdup(name);
-	return add_rule(v, &r);
+	unsigned nr;
+	int used = 0;
+	if (sscanf(tok, "syscall[%u]%n", &nr, &used) == 1 && tok[used] == 0) {
+		if (nr >= NR_LIMIT) {
+			error_at(loc, "syscall number %u is out of range (0 to %d)", nr, NR_LIMIT - 1);
+			return false;
+		}
+	} else {
+		int n = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, tok);
+		if (n < 0 && !strict)
+			return true; /* another architecture's, or newer than libseccomp */
+		if (n < 0) {
+			syscall_lookup(tok, loc);
+			return false;
+		}
+		nr = (unsigned)n;
+	}
+	if (!s->in[nr]) {
+		s->in[nr] = 1;
+		s->loc[nr] = *loc;
+	}
+	return true;
 }
 
-bool syscall_expand(struct variant *v, const struct atom *a, int action)
+/* Members are separated by spaces; "except" starts the ones taken out. */
+static bool set_add_members(struct nrset *s, const char *members, const struct loc *loc,
+			    bool strict, int depth)
 {
-	switch (a->kind) {
-	case ATOM_WORD:
-		return expand_name(v, a->text, &a->loc, action, 0);
-	case ATOM_GROUP:
-		return expand_name(v, a->text, &a->loc, action, 0);
-	case ATOM_CALL:
-		return expand_call(v, a, action);
-	default:
-		error_at(&a->loc, "expected a syscall name, a @group or name(conditions), found %s",
-			 atom_kind_name(a->kind));
+	struct nrset *plus = xalloc(sizeof(*plus)), *minus = xalloc(sizeof(*minus));
+	bool ok = true, except = false;
+	for (const char *p = members; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t len = strcspn(p, " ");
+		if (!len)
+			break;
+		char *tok = xstrndup(p, len);
+		p += len;
+		if (strcmp(tok, "except") == 0)
+			except = true;
+		else
+			ok = set_add_token(except ? minus : plus, tok, loc, strict, depth) && ok;
+	}
+	for (int nr = 0; nr < NR_LIMIT; nr++) {
+		if (plus->in[nr] && !minus->in[nr] && !s->in[nr]) {
+			s->in[nr] = 1;
+			s->loc[nr] = plus->loc[nr];
+		}
+	}
+	return ok;
+}
+
+static const char *nr_name(int nr)
+{
+	char *n = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+	if (!n)
+		return xprintf("syscall[%d]", nr);
+	const char *r = xstrdup(n);
+	free(n);
+	return r;
+}
+
+bool group_define(const struct stmt *s)
+{
+	const struct atom *a = s->args;
+	if (!a || a->kind != ATOM_GROUP || !a->next || s->has_block) {
+		error_at(a ? &a->loc : &s->loc, "expected: group @NAME MEMBER… [except MEMBER…];");
 		return false;
 	}
+	if (group_find(a->text)) {
+		error_at(&a->loc, "syscall group '%s' already exists", a->text);
+		return false;
+	}
+	char *members = xstrdup("");
+	struct nrset *scratch = xalloc(sizeof(*scratch));
+	bool ok = true;
+	for (const struct atom *m = a->next; m; m = m->next) {
+		if (m->kind != ATOM_WORD && m->kind != ATOM_GROUP) {
+			error_at(&m->loc, "a group holds syscall names, @groups and 'except'");
+			ok = false;
+			continue;
+		}
+		if (strcmp(m->text, "except") != 0)
+			ok = set_add_token(scratch, m->text, &m->loc, true, 0) && ok;
+		members = xprintf("%s%s%s", members, members[0] ? " " : "", m->text);
+	}
+	if (ok)
+		VEC_PUSH(user_groups, ((struct group){a->text, "defined in a policy", members}));
+	return ok;
+}
+
+bool syscalls_add(struct variant *v, const struct atom *targets, int action, const void *block)
+{
+	struct nrset *plus = xalloc(sizeof(*plus)), *minus = xalloc(sizeof(*minus));
+	bool ok = true;
+	const struct atom *except = NULL;
+	for (const struct atom *a = targets; a; a = a->next) {
+		if (a->kind == ATOM_WORD && strcmp(a->text, "except") == 0) {
+			if (except) {
+				error_at(&a->loc, "'except' given twice");
+				return false;
+			}
+			except = a;
+		} else if (a->kind == ATOM_CALL) {
+			if (except) {
+				error_at(&a->loc, "'except' takes names and groups, not conditions");
+				ok = false;
+				continue;
+			}
+			ok = expand_call(v, a, action, block) && ok;
+		} else if (a->kind == ATOM_WORD || a->kind == ATOM_GROUP) {
+			ok = set_add_token(except ? minus : plus, a->text, &a->loc, true, 0) && ok;
+		} else {
+			error_at(&a->loc,
+				 "expected a syscall name, a @group or name(conditions), found %s",
+				 atom_kind_name(a->kind));
+			ok = false;
+		}
+	}
+	if (!ok)
+		return false;
+	if (except && !except->next) {
+		error_at(&except->loc, "nothing follows 'except'");
+		return false;
+	}
+	for (int nr = 0; nr < NR_LIMIT; nr++) {
+		if (minus->in[nr] && !plus->in[nr]) {
+			error_at(&minus->loc[nr], "'%s' is not in the set it is taken out of",
+				 nr_name(nr));
+			ok = false;
+		}
+		if (!plus->in[nr] || minus->in[nr])
+			continue;
+		struct m_rule r = {.nr = nr, .name = nr_name(nr), .action = action,
+				   .loc = plus->loc[nr], .block = block};
+		r.text = xstrdup(r.name);
+		ok = add_rule(v, &r) && ok;
+	}
+	return ok;
 }
 
 static uint32_t scmp_action(int action)
 {
+	if (action == M_ACT_ALLOW)
+		return SCMP_ACT_ALLOW;
 	return action == M_ACT_KILL ? SCMP_ACT_KILL_PROCESS : SCMP_ACT_ERRNO((uint32_t)action);
 }
 
-bool seccomp_build(struct variant *v)
+static bool export_filter(scmp_filter_ctx ctx, struct m_filter *out)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int fd = memfd_create("aj-bpf", MFD_CLOEXEC);
+	int rc = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);
+	if (rc) {
+		error_plain("libseccomp: cannot export the filter: %s", strerror(-rc));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	off_t len = lseek(fd, 0, SEEK_END);
+	if (len <= 0 || len % 8 || len / 8 > 4096 || lseek(fd, 0, SEEK_SET) != 0) {
+		error_plain("libseccomp: exported filter has a bad size");
+		close(fd);
+		return false;
+	}
+	unsigned char *buf = xalloc((size_t)len);
+	ssize_t got = read(fd, buf, (size_t)len);
+	close(fd);
+	if (got != len) {
+		error_plain("cannot read the exported filter");
+		return false;
+	}
+	for (off_t i = 0; i < len; i += 8) {
+		struct aj_bpf_insn insn;
+		memcpy(&insn.code, buf + i, 2);
+		insn.jt = buf[i + 2];
+		insn.jf = buf[i + 3];
+		memcpy(&insn.k, buf + i + 4, 4);
+		VEC_PUSH(out->insns, insn);
+	}
+	return true;
+}
+
+/* One filter: a default action and the rules whose action differs from it
+ * (allow rules, or deny-type rules). */
+static bool build_filter(const struct variant *v, int def, bool allows, const char *role,
+			 struct m_filter *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->role = role;
+	out->default_action = def;
+	scmp_filter_ctx ctx = seccomp_init(scmp_action(def));
 	if (!ctx) {
 		error_plain("libseccomp: cannot create a filter");
 		return false;
@@ -428,10 +633,14 @@ bool seccomp_build(struct variant *v)
 	rc = rc ? rc : seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	for (size_t i = 0; i < v->rules.n && !rc; i++) {
 		const struct m_rule *r = &v->rules.v[i];
-		/* An unconditional rule already covers the conditional ones. */
+		if ((r->action == M_ACT_ALLOW) != allows)
+			continue;
+		/* An unconditional rule already covers the conditional ones (and
+		 * libseccomp would silently drop them anyway). */
 		bool covered = false;
 		for (size_t j = 0; j < v->rules.n; j++)
-			covered |= r->n_cmp && v->rules.v[j].nr == r->nr && !v->rules.v[j].n_cmp;
+			covered |= r->n_cmp && v->rules.v[j].nr == r->nr && !v->rules.v[j].n_cmp &&
+				   v->rules.v[j].action == r->action;
 		if (covered)
 			continue;
 		struct scmp_arg_cmp cmp[6];
@@ -451,36 +660,35 @@ bool seccomp_build(struct variant *v)
 			return false;
 		}
 	}
-	int fd = rc ? -1 : memfd_create("aj-bpf", MFD_CLOEXEC);
-	if (!rc && fd >= 0)
-		rc = seccomp_export_bpf(ctx, fd);
+	if (rc) {
+		error_plain("libseccomp: cannot configure the filter: %s", strerror(-rc));
+		seccomp_release(ctx);
+		return false;
+	}
+	bool ok = export_filter(ctx, out);
 	seccomp_release(ctx);
-	if (rc || fd < 0) {
-		error_plain("libseccomp: cannot export the filter: %s", strerror(rc ? -rc : errno));
-		if (fd >= 0)
-			close(fd);
-		return false;
+	return ok;
+}
+
+/* Deny wins over allow, whatever the order: an allowlist and the denies go
+ * into two stacked filters, and the kernel applies the more restrictive
+ * verdict.  That also keeps libseccomp away from mixing actions on one
+ * syscall, where it silently drops rules (research A3, pitfall 3). */
+bool seccomp_build(struct variant *v)
+{
+	bool denies = false;
+	for (size_t i = 0; i < v->rules.n; i++)
+		denies |= v->rules.v[i].action != M_ACT_ALLOW;
+	struct m_filter f;
+	if (v->sys_default != M_ACT_ALLOW) {
+		if (!build_filter(v, v->sys_default, true, "allowlist", &f))
+			return false;
+		VEC_PUSH(v->filters, f);
 	}
-	off_t len = lseek(fd, 0, SEEK_END);
-	if (len <= 0 || len % 8 || len / 8 > 4096 || lseek(fd, 0, SEEK_SET) != 0) {
-		error_plain("libseccomp: exported filter has a bad size");
-		close(fd);
-		return false;
-	}
-	unsigned char *buf = xalloc((size_t)len);
-	if (read(fd, buf, (size_t)len) != len) {
-		error_plain("cannot read the exported filter");
-		close(fd);
-		return false;
-	}
-	close(fd);
-	for (off_t i = 0; i < len; i += 8) {
-		struct aj_bpf_insn insn;
-		memcpy(&insn.code, buf + i, 2);
-		insn.jt = buf[i + 2];
-		insn.jf = buf[i + 3];
-		memcpy(&insn.k, buf + i + 4, 4);
-		VEC_PUSH(v->bpf, insn);
+	if (denies || v->sys_default == M_ACT_ALLOW) {
+		if (!build_filter(v, M_ACT_ALLOW, false, "denylist", &f))
+			return false;
+		VEC_PUSH(v->filters, f);
 	}
 	return true;
 }

@@ -145,6 +145,10 @@ cond
 	| EQEQ operand { $$ = xalloc(sizeof(*$$)); $$->kind = COND_EQ; $$->operands = $2; $$->loc = parse_loc(ctx, &@1); }
 	| NOTEQ operand { $$ = xalloc(sizeof(*$$)); $$->kind = COND_NE; $$->operands = $2; $$->loc = parse_loc(ctx, &@1); }
 	| '&' operand { $$ = xalloc(sizeof(*$$)); $$->kind = COND_BITS; $$->operands = $2; $$->loc = parse_loc(ctx, &@1); }
+	| '&' operand EQEQ operand {
+		$$ = xalloc(sizeof(*$$)); $$->kind = COND_MASKED; $$->operands = $2; $2->next = $4;
+		$$->loc = parse_loc(ctx, &@1);
+	}
 	| WORD '{' operands '}' {
 		$$ = xalloc(sizeof(*$$)); $$->kind = COND_IN; $$->operands = $3; $$->loc = parse_loc(ctx, &@1);
 		if (strcmp($1, "in") != 0)

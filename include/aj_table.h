@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 1
+#define AJ_ABI 2
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -150,6 +150,14 @@ struct aj_bpf_insn {
 	uint32_t k;
 };
 
+/* One seccomp program.  A variant installs several: the kernel runs every
+ * one and applies the most restrictive verdict, which is how "deny wins
+ * over allow" is enforced for an allowlist plus argument denies. */
+struct aj_filter {
+	const struct aj_bpf_insn *insns;
+	uint16_t n;
+};
+
 #define AJ_FEATURE_GPU     0x01
 #define AJ_FEATURE_DOCKER  0x02
 #define AJ_FEATURE_DISPLAY 0x04
@@ -178,8 +186,8 @@ struct aj_variant {
 	uint16_t n_env_set;
 	const struct aj_rlimit *rlimits;
 	uint16_t n_rlimits;
-	const struct aj_bpf_insn *seccomp;
-	uint16_t n_seccomp;
+	const struct aj_filter *filters; /* installed in order, at least one */
+	uint8_t n_filters;
 	const char *seccomp_summary; /* one line per rule, for --jail-explain */
 };
 

@@ -309,8 +309,11 @@ noreturn void explain(const struct run *r)
 	print_env(r);
 	print_limits(v);
 	field("seccomp");
-	out_u(v->n_seccomp);
-	out_s(" BPF instructions\n");
+	for (unsigned i = 0; i < v->n_filters; i++) {
+		out_s(i ? " + " : "");
+		out_u(v->filters[i].n);
+	}
+	out_s(" BPF instructions (native x86_64 only; x32 and int 0x80 kill)\n");
 	if (v->seccomp_summary && *v->seccomp_summary) {
 		const char *s = v->seccomp_summary;
 		out_s("  ");

@@ -13,14 +13,17 @@ _Static_assert(offsetof(struct aj_bpf_insn, k) == offsetof(struct sock_filter, k
 
 void seccomp_install(const struct aj_variant *v)
 {
-	struct sock_fprog prog = {
-		.len = v->n_seccomp,
-		.filter = (struct sock_filter *)(uintptr_t)v->seccomp,
-	};
-
-	if (!v->n_seccomp)
-		return;
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
-		die("install the seccomp filter", errno,
-		    errno == EINVAL ? "the kernel rejected the compiled filter" : NULL);
+	/* The compiler always emits at least one filter (the architecture check
+	 * alone is a reason); none means a broken table, never "no seccomp". */
+	if (!v->n_filters)
+		die("install the seccomp filter", EINVAL, "the compiled policy has no filter");
+	for (unsigned i = 0; i < v->n_filters; i++) {
+		struct sock_fprog prog = {
+			.len = v->filters[i].n,
+			.filter = (struct sock_filter *)(uintptr_t)v->filters[i].insns,
+		};
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+			die("install the seccomp filter", errno,
+			    errno == EINVAL ? "the kernel rejected the compiled filter" : NULL);
+	}
 }

@@ -110,4 +110,13 @@ static inline uint32_t bpf_run(const struct aj_bpf_insn *p, size_t n,
 	return AJ_RET_INVALID;
 }
 
+/* The kernel's precedence between stacked filters: the lower action (as a
+ * signed value) wins, KILL_PROCESS first, ALLOW last. */
+static inline uint32_t bpf_merge(uint32_t a, uint32_t b)
+{
+	if (a == AJ_RET_INVALID || b == AJ_RET_INVALID)
+		return AJ_RET_INVALID;
+	return (int32_t)(a & 0xffff0000u) <= (int32_t)(b & 0xffff0000u) ? a : b;
+}
+
 #endif

@@ -1,4 +1,4 @@
 policy p {
+    syscalls default deny;
     syscalls default allow;
-    syscalls allow read;
 }

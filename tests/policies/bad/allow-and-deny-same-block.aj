@@ -1,0 +1,5 @@
+policy p {
+    syscalls default deny;
+    syscalls allow read write;
+    syscalls deny write;
+}

@@ -1,3 +1,0 @@
-policy p {
-    syscalls default kill;
-}

@@ -1,0 +1,3 @@
+policy p {
+    syscalls deny @mount except ptrace;
+}

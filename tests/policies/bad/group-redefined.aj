@@ -1,0 +1,2 @@
+group @mount read;
+policy p { }

@@ -1,0 +1,2 @@
+group @mine ptrace kexec_lod;
+policy p { syscalls deny @mine; }

@@ -1,0 +1,3 @@
+policy p {
+    syscalls deny socket(*, & 0xf == 0x10);
+}

@@ -1,0 +1,3 @@
+policy p {
+    syscalls deny syscall[5000];
+}
