@@ -10,7 +10,8 @@
 #
 # Nothing here mounts anything on the host: every mount happens inside a
 # stub, in the stub's own namespaces.  The probe is only ever run inside a
-# jail, except `probe connect-tcp` as the test user for the control case.
+# jail, except `probe connect-tcp` and `connect-unix` as the test user for
+# the control cases (the listener must be reachable from outside).
 #
 # Usage: tests/integration/run.sh [PATTERN]   runs the cases whose name
 # matches the shell PATTERN (default: all).
