@@ -45,6 +45,7 @@ struct said {
 
 struct block_state {
 	struct said *said;
+	const void *id; /* the source block: the same for every variant built */
 };
 
 static bool say_once(struct block_state *b, const char *key, const struct loc *loc,
@@ -766,7 +767,7 @@ static bool do_syscalls(struct variant *v, struct block_state *b, const struct s
 		error_at(&s->end, "missing syscalls to %s", s->args->text);
 		return false;
 	}
-	return syscalls_add(v, a, action, b);
+	return syscalls_add(v, a, action, b->id);
 }
 
 /* ---- blocks -------------------------------------------------------------------- */
@@ -835,9 +836,10 @@ static void unknown_key(const struct stmt *s, enum block_kind kind)
 
 /* Applies the settings of one block; structure keys (exec, mode, command,
  * default) are checked here and acted upon by compile_policy(). */
-static bool apply_block(struct variant *v, const struct stmt *list, enum block_kind kind)
+static bool apply_block(struct variant *v, const struct stmt *list, const void *id,
+			enum block_kind kind)
 {
-	struct block_state b = {0};
+	struct block_state b = {NULL, id};
 	bool ok = true;
 	for (const struct stmt *s = list; s; s = s->next) {
 		if (is_setting(s->key)) {
@@ -1163,7 +1165,7 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 	v->sys_default = M_ACT_ALLOW;
 	bool ok = true;
 	for (size_t i = 0; i < chain->n; i++)
-		ok = apply_block(v, chain->v[i]->stmt->body, BLOCK_POLICY) && ok;
+		ok = apply_block(v, chain->v[i]->stmt->body, chain->v[i]->stmt, BLOCK_POLICY) && ok;
 	const struct command_group *g = &c->groups.v[group];
 	if (g->overlay) {
 		for (const struct stmt *s = g->overlay; s; s = s->next) {
@@ -1172,7 +1174,7 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 				continue;
 			struct stmt one = *s;
 			one.next = NULL;
-			ok = apply_block(v, &one, g->from ? BLOCK_POLICY : BLOCK_COMMAND) && ok;
+			ok = apply_block(v, &one, s, g->from ? BLOCK_POLICY : BLOCK_COMMAND) && ok;
 		}
 	}
 	for (size_t i = 0; i < chain->n + 1; i++) {
@@ -1182,7 +1184,7 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 		for (const struct stmt *s = body; s; s = s->next)
 			if (strcmp(s->key, "mode") == 0 && s->has_block && s->args &&
 			    strcmp(s->args->text, v->mode) == 0)
-				ok = apply_block(v, s->body, BLOCK_MODE) && ok;
+				ok = apply_block(v, s->body, s, BLOCK_MODE) && ok;
 	}
 	if (!ok)
 		return false;

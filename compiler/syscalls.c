@@ -680,13 +680,15 @@ bool seccomp_build(struct variant *v)
 	for (size_t i = 0; i < v->rules.n; i++)
 		denies |= v->rules.v[i].action != M_ACT_ALLOW;
 	struct m_filter f;
-	if (v->sys_default != M_ACT_ALLOW) {
-		if (!build_filter(v, v->sys_default, true, "allowlist", &f))
+	/* The denies go first: once an allowlist is installed, seccomp() itself
+	 * may no longer be allowed. */
+	if (denies || v->sys_default == M_ACT_ALLOW) {
+		if (!build_filter(v, M_ACT_ALLOW, false, "denylist", &f))
 			return false;
 		VEC_PUSH(v->filters, f);
 	}
-	if (denies || v->sys_default == M_ACT_ALLOW) {
-		if (!build_filter(v, M_ACT_ALLOW, false, "denylist", &f))
+	if (v->sys_default != M_ACT_ALLOW) {
+		if (!build_filter(v, v->sys_default, true, "allowlist", &f))
 			return false;
 		VEC_PUSH(v->filters, f);
 	}

@@ -40,6 +40,9 @@ policy base {
     # clone3 passes its flags in memory seccomp cannot read: make libc fall
     # back to clone(2), whose flags the rule above filters.
     syscalls return ENOSYS clone3;
+    # Families that reach the hypervisor (vsock), the hardware or raw
+    # packets, and the kernel's crypto and key interfaces.
+    syscalls return EAFNOSUPPORT socket(in {AF_PACKET, AF_VSOCK, AF_BLUETOOTH, AF_KEY, AF_ALG});
 
     gpu on;
     display on;
@@ -60,5 +63,9 @@ policy base {
         gpu off;
         docker off;
         display off;
+        # An allowlist: what a service needs, nothing newer or stranger.
+        # The denies above still win over it.
+        syscalls default deny;
+        syscalls allow @system-service;
     }
 }
