@@ -21,7 +21,7 @@ CFLAGS   ?= -O2 -g
 HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I$(B)/grammar
 STUB_CFLAGS := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -Istub -isystem $(B)/kh \
 	-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-stack-protector
-STUB_LDFLAGS := -static -Wl,--gc-sections -s
+STUB_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,noseparate-code -s
 
 DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \
 	libcmocka-dev linux-libc-dev file hyperfine bubblewrap util-linux passwd \

@@ -313,7 +313,11 @@ noreturn void explain(const struct run *r)
 		out_s(i ? " + " : "");
 		out_u(v->filters[i].n);
 	}
-	out_s(" BPF instructions (native x86_64 only; x32 and int 0x80 kill)\n");
+	out_s(v->n_filters == 1 ? " BPF instructions in 1 filter\n" : " BPF instructions in ");
+	if (v->n_filters != 1) {
+		out_u(v->n_filters);
+		out_s(" filters, all of them run on every system call\n");
+	}
 	if (v->seccomp_summary && *v->seccomp_summary) {
 		const char *s = v->seccomp_summary;
 		out_s("  ");

@@ -181,8 +181,9 @@ static void find_project(struct run *r)
 {
 	const char *home;
 
-	if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/')
-		die("find the project", errno ? errno : ENOENT,
+	/* The raw syscall: musl's getcwd() would bring malloc along. */
+	if (syscall(SYS_getcwd, cwd, sizeof(cwd)) < 0 || cwd[0] != '/')
+		die("find the project", cwd[0] == '/' ? errno : ENOENT,
 		    "the working directory is gone or outside this root");
 	if (path_normal(cwd, cwd, sizeof(cwd)) != cwd)
 		die("find the project", 0, "the working directory is not a normalised path");

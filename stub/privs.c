@@ -38,15 +38,17 @@ void rlimits_apply(const struct aj_variant *v)
 		struct rlimit rl = {.rlim_cur = r->soft, .rlim_max = r->hard};
 		struct rlimit cur;
 
-		if (!setrlimit(r->resource, &rl))
+		/* prlimit, not setrlimit: musl's setrlimit synchronises
+		 * threads we do not have, and brings their machinery along. */
+		if (!syscall(SYS_prlimit64, 0, r->resource, &rl, &cur))
 			continue;
-		if (errno != EPERM || getrlimit(r->resource, &cur))
+		if (errno != EPERM || syscall(SYS_prlimit64, 0, r->resource, NULL, &cur))
 			die("set a resource limit", errno, NULL);
 		if (rl.rlim_max > cur.rlim_max)
 			rl.rlim_max = cur.rlim_max;
 		if (rl.rlim_cur > rl.rlim_max)
 			rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(r->resource, &rl))
+		if (syscall(SYS_prlimit64, 0, r->resource, &rl, NULL))
 			die("set a resource limit", errno, NULL);
 	}
 }

@@ -2,11 +2,12 @@
  * compiler emits, to build and try the stub before the compiler exists.
  * Three modes (normal, worker, lockdown), one command group. */
 #include "include/aj_table.h"
-#if AJ_ABI != 1
+#if AJ_ABI != 2
 #error "generated for another AJ_ABI"
 #endif
 
 static const struct aj_bpf_insn aj_v0_seccomp[] = {{0x20, 0, 0, 0x4}, {0x15, 1, 0, 0xc000003e}, {0x06, 0, 0, 0x80000000}, {0x20, 0, 0, 0x0}, {0x35, 0, 1, 0x40000000}, {0x06, 0, 0, 0x80000000}, {0x15, 0, 1, 0x1b3}, {0x06, 0, 0, 0x50026}, {0x15, 0, 5, 0x10}, {0x20, 0, 0, 0x18}, {0x15, 2, 0, 0x5412}, {0x15, 1, 0, 0x541c}, {0x06, 0, 0, 0x7fff0000}, {0x06, 0, 0, 0x50001}, {0x15, 30, 0, 0xa5}, {0x15, 29, 0, 0xa6}, {0x15, 28, 0, 0x9b}, {0x15, 27, 0, 0x65}, {0x15, 26, 0, 0x110}, {0x15, 25, 0, 0x134}, {0x15, 24, 0, 0x1ac}, {0x15, 23, 0, 0x1ad}, {0x15, 22, 0, 0x1ae}, {0x15, 21, 0, 0x1af}, {0x15, 20, 0, 0x1b0}, {0x15, 19, 0, 0x1b1}, {0x15, 18, 0, 0x1ba}, {0x15, 17, 0, 0xf6}, {0x15, 16, 0, 0x140}, {0x15, 15, 0, 0xaf}, {0x15, 14, 0, 0x139}, {0x15, 13, 0, 0xb0}, {0x15, 12, 0, 0x141}, {0x15, 11, 0, 0x143}, {0x15, 10, 0, 0x1a9}, {0x15, 9, 0, 0xfa}, {0x15, 8, 0, 0xf8}, {0x15, 7, 0, 0xf9}, {0x15, 6, 0, 0x12a}, {0x15, 5, 0, 0x136}, {0x15, 4, 0, 0x137}, {0x15, 3, 0, 0xa9}, {0x15, 2, 0, 0xa7}, {0x15, 1, 0, 0xa8}, {0x06, 0, 0, 0x7fff0000}, {0x06, 0, 0, 0x50001}};
+static const struct aj_filter aj_v0_filters[] = {{aj_v0_seccomp, sizeof(aj_v0_seccomp) / sizeof(aj_v0_seccomp[0])}};
 static const struct aj_mount aj_v0_mounts[] = {
 	{AJ_MOUNT_RO, 0, 0, {"/usr", AJ_VAR_NONE, ""}, 0},
 	{AJ_MOUNT_RO, 0, 0, {"/etc", AJ_VAR_NONE, ""}, 0},
@@ -123,7 +124,7 @@ static const struct aj_variant aj_variants[] = {
 		.env_keep = aj_v0_env_keep, .n_env_keep = sizeof(aj_v0_env_keep) / sizeof(aj_v0_env_keep[0]),
 		.env_set = aj_v0_env_set, .n_env_set = 2,
 		.rlimits = aj_v0_rlimits, .n_rlimits = 1,
-		.seccomp = aj_v0_seccomp, .n_seccomp = 46,
+		.filters = aj_v0_filters, .n_filters = 1,
 		.seccomp_summary = "default allow\ndeny @mount @module ptrace unshare setns bpf keyctl\nioctl TIOCSTI TIOCLINUX: EPERM\nclone3: ENOSYS\n",
 	},
 	{
@@ -135,7 +136,7 @@ static const struct aj_variant aj_variants[] = {
 		.env_keep = aj_v0_env_keep, .n_env_keep = sizeof(aj_v0_env_keep) / sizeof(aj_v0_env_keep[0]),
 		.env_set = aj_v0_env_set, .n_env_set = 2,
 		.rlimits = aj_v0_rlimits, .n_rlimits = 1,
-		.seccomp = aj_v0_seccomp, .n_seccomp = 46,
+		.filters = aj_v0_filters, .n_filters = 1,
 		.seccomp_summary = "default allow\ndeny @mount @module ptrace unshare setns bpf keyctl\nioctl TIOCSTI TIOCLINUX: EPERM\nclone3: ENOSYS\n",
 	},
 	{
@@ -147,7 +148,7 @@ static const struct aj_variant aj_variants[] = {
 		.env_keep = aj_v0_env_keep, .n_env_keep = sizeof(aj_v0_env_keep) / sizeof(aj_v0_env_keep[0]),
 		.env_set = aj_v0_env_set, .n_env_set = 2,
 		.rlimits = aj_v0_rlimits, .n_rlimits = 1,
-		.seccomp = aj_v0_seccomp, .n_seccomp = 46,
+		.filters = aj_v0_filters, .n_filters = 1,
 		.seccomp_summary = "default allow\ndeny @mount @module ptrace unshare setns bpf keyctl\nioctl TIOCSTI TIOCLINUX: EPERM\nclone3: ENOSYS\n",
 	},
 };
