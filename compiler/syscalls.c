@@ -201,7 +201,7 @@ static const char *action_word(int action)
 
 /* Deny wins over allow whatever the order (the filters are stacked so the
  * kernel decides); but one block both allowing and denying the same call
- * is a contradiction, and one call takes one deny action. */
+ * is a contradiction, and so are two deny actions for the same condition. */
 static bool add_rule(struct variant *v, const struct m_rule *r)
 {
 	bool r_allow = r->action == M_ACT_ALLOW;
@@ -219,7 +219,7 @@ static bool add_rule(struct variant *v, const struct m_rule *r)
 			}
 			continue;
 		}
-		if (!o_allow && o->action != r->action) {
+		if (!o_allow && o->action != r->action && strcmp(o->text, r->text) == 0) {
 			error_at(&r->loc, "'%s' cannot both %s and %s", r->name, action_word(r->action),
 				 action_word(o->action));
 			note_at(&o->loc, "'%s' is given '%s' here", o->name, action_word(o->action));
@@ -614,8 +614,8 @@ static bool export_filter(scmp_filter_ctx ctx, struct m_filter *out)
 
 /* One filter: a default action and the rules whose action differs from it
  * (allow rules, or deny-type rules). */
-static bool build_filter(const struct variant *v, int def, bool allows, const char *role,
-			 struct m_filter *out)
+static bool build_filter(const struct variant *v, int def, int layer, const int *layers,
+			 const char *role, struct m_filter *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->role = role;
@@ -633,7 +633,7 @@ static bool build_filter(const struct variant *v, int def, bool allows, const ch
 	rc = rc ? rc : seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	for (size_t i = 0; i < v->rules.n && !rc; i++) {
 		const struct m_rule *r = &v->rules.v[i];
-		if ((r->action == M_ACT_ALLOW) != allows)
+		if (layers[i] != layer)
 			continue;
 		/* An unconditional rule already covers the conditional ones (and
 		 * libseccomp would silently drop them anyway). */
@@ -676,19 +676,57 @@ static bool build_filter(const struct variant *v, int def, bool allows, const ch
  * syscall, where it silently drops rules (research A3, pitfall 3). */
 bool seccomp_build(struct variant *v)
 {
-	bool denies = false;
-	for (size_t i = 0; i < v->rules.n; i++)
-		denies |= v->rules.v[i].action != M_ACT_ALLOW;
+	/* libseccomp mixes actions on one syscall badly, so a syscall whose deny
+	 * rules carry several actions (EPERM for one condition, EAFNOSUPPORT
+	 * for another) spreads them over layers, one filter each.  Allow rules
+	 * are layer -1. */
+	int *layers = xalloc((v->rules.n + 1) * sizeof(int));
+	int n_layers = 0;
+	for (size_t i = 0; i < v->rules.n; i++) {
+		const struct m_rule *r = &v->rules.v[i];
+		if (r->action == M_ACT_ALLOW) {
+			layers[i] = -1;
+			continue;
+		}
+		int seen[16], n_seen = 0;
+		layers[i] = -2;
+		for (size_t j = 0; j < i && layers[i] == -2; j++) {
+			const struct m_rule *o = &v->rules.v[j];
+			if (o->nr != r->nr || layers[j] < 0)
+				continue;
+			if (o->action == r->action)
+				layers[i] = layers[j];
+			else if (n_seen < 16)
+				seen[n_seen++] = layers[j];
+		}
+		if (layers[i] == -2) {
+			int l = 0;
+			for (bool taken = true; taken; l += taken) {
+				taken = false;
+				for (int k = 0; k < n_seen; k++)
+					taken |= seen[k] == l;
+			}
+			layers[i] = l;
+		}
+		if (layers[i] + 1 > n_layers)
+			n_layers = layers[i] + 1;
+	}
+	if (n_layers > 4) {
+		error_plain("too many different deny actions on one syscall");
+		return false;
+	}
 	struct m_filter f;
 	/* The denies go first: once an allowlist is installed, seccomp() itself
 	 * may no longer be allowed. */
-	if (denies || v->sys_default == M_ACT_ALLOW) {
-		if (!build_filter(v, M_ACT_ALLOW, false, "denylist", &f))
+	if (n_layers == 0 && v->sys_default == M_ACT_ALLOW)
+		n_layers = 1; /* the architecture check alone */
+	for (int l = 0; l < n_layers; l++) {
+		if (!build_filter(v, M_ACT_ALLOW, l, layers, l ? "denylist (more)" : "denylist", &f))
 			return false;
 		VEC_PUSH(v->filters, f);
 	}
 	if (v->sys_default != M_ACT_ALLOW) {
-		if (!build_filter(v, v->sys_default, true, "allowlist", &f))
+		if (!build_filter(v, v->sys_default, -1, layers, "allowlist", &f))
 			return false;
 		VEC_PUSH(v->filters, f);
 	}

@@ -1,6 +1,8 @@
 # Every construct of the language once, compiled by the corpus test.
 include "base.aj";
 
+group @my-escape @aj-escape except ptrace;
+
 policy features extends base {
     hostname "box-1";
     network loopback;
@@ -18,7 +20,9 @@ policy features extends base {
     rlimit as unlimited;
     timeout 3600;
     syscalls kill vmsplice;
-    syscalls deny socket(in {AF_PACKET, AF_VSOCK}) socket(AF_INET, SOCK_RAW);
+    syscalls deny @my-escape syscall[470];
+    syscalls deny socket(AF_INET, SOCK_RAW) socket(in {AF_INET, AF_INET6}, & 0xf == SOCK_RAW);
+    syscalls allow read;
     syscalls return EAFNOSUPPORT socketpair(AF_NETLINK);
     docker on;
 
