@@ -177,18 +177,19 @@ static void print_rules(const struct aj_variant *v)
 	for (unsigned i = 0; i < v->n_landlock_rules; i++) {
 		const struct aj_landlock_rule *r = &v->landlock_rules[i];
 
+		bool unset = path_join(&r->path, path, sizeof(path)) < 0;
+
 		out_s("  ");
-		if (path_join(&r->path, path, sizeof(path)) < 0) {
+		if (unset) {
 			out_c('$');
 			out_s(var_name(r->path.var));
-			out_s(" (skipped)");
 		} else {
 			out_s(path);
 		}
 		if (r->flags & AJ_LL_RULE_OPTIONAL)
 			out_c('?');
 		print_rights(r->access);
-		out_c('\n');
+		out_s(unset ? "\t(skipped: unset)\n" : "\n");
 	}
 }
 
@@ -234,6 +235,20 @@ static void print_env(const struct run *r)
 		out_c(' ');
 	}
 	out_c('\n');
+	field("env set");
+	for (unsigned i = 0; i < v->n_env_set; i++) {
+		const struct aj_path *p = &v->env_set[i].value;
+		out_s(i ? " " : "");
+		out_s(v->env_set[i].name);
+		out_c('=');
+		out_s(p->head ? p->head : "");
+		if (p->var) {
+			out_c('$');
+			out_s(var_name(p->var));
+		}
+		out_s(p->tail ? p->tail : "");
+	}
+	out_c('\n');
 	out_s("environment passed:\n");
 	for (char **e = r->envp; *e; e++) {
 		out_s("  ");
@@ -275,11 +290,11 @@ noreturn void explain(const struct run *r)
 	out_s(")\n");
 	field("command");
 	for (char **a = r->argv; a && *a; a++) {
+		out_s(a == r->argv ? "" : " ");
 		out_s(*a);
-		out_c(' ');
 	}
 	if (v->command && *v->command) {
-		out_s("(command group ");
+		out_s(" (command group ");
 		out_s(v->command);
 		out_c(')');
 	}

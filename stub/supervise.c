@@ -112,11 +112,9 @@ static noreturn void exec_failed(const char *cmd, int err)
 	out_s(aj_progname);
 	out_s(": ");
 	out_s(cmd);
-	out_s(err == ENOENT ? ": command not found\n" : ": ");
-	if (err != ENOENT) {
-		out_s(strerror(err));
-		out_c('\n');
-	}
+	out_s(": ");
+	out_s(err == ENOENT && !strchr(cmd, '/') ? "command not found" : strerror(err));
+	out_c('\n');
 	out_flush();
 	_exit(err == ENOENT ? AJ_EXIT_NOTFOUND : AJ_EXIT_CANNOT);
 }
