@@ -179,14 +179,15 @@ static unsigned command_group(const struct aj_policy *pol, const char *cmd)
 
 static void find_project(struct run *r)
 {
+	char tidy[AJ_PATH_MAX];
 	const char *home;
 
-	/* The raw syscall: musl's getcwd() would bring malloc along. */
-	if (syscall(SYS_getcwd, cwd, sizeof(cwd)) < 0 || cwd[0] != '/')
-		die("find the project", cwd[0] == '/' ? errno : ENOENT,
-		    "the working directory is gone or outside this root");
-	if (path_normal(cwd, cwd, sizeof(cwd)) != cwd)
-		die("find the project", 0, "the working directory is not a normalised path");
+	/* The raw syscall: musl's getcwd() would bring malloc along.  The
+	 * kernel answers "(unreachable)..." for a directory outside our root. */
+	if (syscall(SYS_getcwd, cwd, sizeof(cwd)) < 0)
+		die("find the project", errno, "the working directory is gone");
+	if (path_normal(cwd, tidy, sizeof(tidy)) != cwd)
+		die("find the project", 0, "the working directory is outside this root");
 	home = var_value(AJ_VAR_HOME);
 	if (!strcmp(cwd, "/"))
 		die("jail the directory /", 0,

@@ -11,10 +11,11 @@
  *  - another hard link of a matched file (same inode, harmless name): the
  *    matched files' inodes are noted, and only if one has st_nlink > 1 a
  *    second walk masks every other name of it;
- *  - a directory of ours we cannot read: the walk cannot see inside, and
- *    the jailed process, being its owner, could chmod it and look; it is
- *    denied as a whole.  Unreadable directories of other users stay as
- *    they are: the jail has no more rights on them than the caller. */
+ *  - a directory of ours we cannot read (or that sits in a directory of
+ *    ours we cannot search): the walk cannot see inside, and the jailed
+ *    process, being the owner, could chmod it and look; it is denied as a
+ *    whole.  Unreadable directories of other users stay as they are: the
+ *    jail has no more rights on them than the caller. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -44,6 +45,10 @@ static struct {
 	uint8_t kind;
 } links[AJ_SCAN_LINKS];
 static _Alignas(8) char dbuf[AJ_SCAN_DEPTH][SCAN_BUF];
+
+static const char search_hint[] =
+	"a directory of the project cannot be searched, so it cannot be checked for secrets; "
+	"chmod u+x it";
 
 static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
 {
@@ -83,7 +88,7 @@ static void note_links(int dfd, const char *name, uint8_t kind)
 	struct stat st;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
-		diep("inspect", rel, errno, NULL);
+		diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
 	if (st.st_nlink < 2 || !S_ISREG(st.st_mode))
 		return;
 	if (n_links == AJ_SCAN_LINKS)
@@ -100,7 +105,7 @@ static uint8_t linked_kind(int dfd, const char *name)
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno != ENOENT)
-			diep("inspect", rel, errno, NULL);
+			diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
 		return 0;
 	}
 	for (unsigned i = 0; i < n_links; i++)
@@ -115,7 +120,7 @@ static unsigned char type_of(int dfd, const char *name)
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno != ENOENT)
-			diep("inspect", rel, errno, NULL);
+			diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
 		return T_UNKNOWN; /* gone: nothing to hide */
 	}
 	if (S_ISDIR(st.st_mode))
@@ -144,8 +149,12 @@ static void enter(int dfd, const char *name, size_t len, unsigned depth)
 		return; /* changed under us: it is whatever the mount finds */
 	if (errno != EACCES)
 		diep("scan", rel, errno, NULL);
-	if (second_pass || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+	if (second_pass)
 		return;
+	/* Not even stat-able: its parent cannot be searched, and whoever owns
+	 * the parent could make it searchable. */
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && (errno != EACCES || fstat(dfd, &st)))
+		diep("inspect", rel, errno, NULL);
 	if (st.st_uid == me)
 		add_hit(AJ_PATTERN_DENY, T_DIR, SCAN_BY_PERM, len);
 }
