@@ -2,12 +2,16 @@
  *   jail-NAME: fatal: unable to STEP: REASON: HINT
  * and one exit code (125) for every failure before the target runs, so
  * that nothing half-built is ever executed. */
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "stub.h"
 
 const char *aj_progname = "jail";
+int aj_die_reap; /* the parent's pid 1, killed and reaped by die() */
 static char progname_buf[64];
 
 void die_init(const char *policy_name)
@@ -41,6 +45,10 @@ noreturn void diep(const char *step, const char *what, int err, const char *hint
 	}
 	out_c('\n');
 	out_flush();
+	/* Not left as an orphan: some inits never reap. */
+	if (aj_die_reap > 0 && !kill(aj_die_reap, SIGKILL))
+		while (waitpid(aj_die_reap, NULL, 0) < 0 && errno == EINTR)
+			;
 	_exit(AJ_EXIT_SETUP);
 }
 

@@ -209,12 +209,12 @@ static void print_scan(const struct run *r)
 	out_s("masked and denied in ");
 	out_s(r->project);
 	out_s(":\n");
-	if (!scan_n)
+	if (!scan->n)
 		out_s("  (nothing)\n");
-	for (unsigned i = 0; i < scan_n; i++) {
-		const struct scan_hit *h = &scan_hits[i];
+	for (unsigned i = 0; i < scan->n; i++) {
+		const struct scan_hit *h = &scan->hits[i];
 		out_s(h->kind == AJ_PATTERN_DENY ? "  deny\t" : "  mask\t");
-		out_s(scan_arena + h->off);
+		out_s(scan->arena + h->off);
 		if (h->isdir)
 			out_c('/');
 		if (h->why == SCAN_BY_HARDLINK)

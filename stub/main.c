@@ -234,22 +234,32 @@ int main(int argc, char **argv)
 	plan_resolve(r->v);
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
 		(void)var_value(r->v->landlock_rules[i].path.var);
-	scan_project(r->project, r->v);
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)
 		die("build the environment", errno, "the host passes too many variables");
 	r->envp = env_slots;
-	if (o.explain)
+	scan_init();
+	if (o.explain) {
+		scan_project(r->project, r->v);
 		explain(r);
+	}
 
 	ns_enter();
 	signals_block();
 	pid = ns_fork_init(&fd);
-	if (pid)
+	if (pid) {
+		/* The scan runs while pid 1 builds the root: off the critical
+		 * path for as long as the mounts take. */
+		aj_die_reap = pid;
+		caps_clear();
+		scan_project(r->project, r->v);
+		ns_scan_ready(fd);
 		supervise_parent(pid, fd);
+	}
 	init_prepare(r->v);
 	plan_open_sources();
 	plan_build_root();
 	plan_build();
+	ns_scan_wait();
 	mask_apply(r->project);
 	plan_finish(r->project);
 	rlimits_apply(r->v);

@@ -47,14 +47,14 @@ void mask_apply(const char *project)
 	char dst[AJ_PATH_MAX];
 	size_t pl = strlen(project);
 
-	if (!scan_n)
+	if (!scan->n)
 		return;
 	stage();
 	memcpy(dst, project, pl);
 	dst[pl++] = '/';
-	for (unsigned i = 0; i < scan_n; i++) {
-		const struct scan_hit *h = &scan_hits[i];
-		const char *rel = scan_arena + h->off;
+	for (unsigned i = 0; i < scan->n; i++) {
+		const struct scan_hit *h = &scan->hits[i];
+		const char *rel = scan->arena + h->off;
 		size_t rl = strlen(rel);
 		int fd;
 

@@ -3,9 +3,9 @@
  *
  * The caller's process joins only the user and pid namespaces (the pid
  * namespace only for its children); pid 1 creates the mount, IPC, UTS and
- * network namespaces itself.  So pid 1 is the last process in them, and
- * their teardown (about 150 us for the mount namespace alone) runs after
- * pid 1 has reported the target's status, not while the caller waits. */
+ * network namespaces itself.  The parent keeps the host's view of the
+ * files, which its scan of the project needs while pid 1 builds the root
+ * (see main.c), and the jail's mounts die with pid 1. */
 #include <errno.h>
 #include <net/if.h>
 #include <poll.h>
@@ -98,12 +98,32 @@ pid_t ns_fork_init(int *parent_fd)
 	ns_report_fd = sv[1];
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
 		die("set the parent-death signal", errno, NULL);
+	/* Only a hang-up counts: the parent may already have written. */
 	pfd = (struct pollfd){.fd = sv[1], .events = POLLIN};
 	if (poll(&pfd, 1, 0) < 0)
 		die("poll", errno, NULL);
-	if (pfd.revents)
+	if (pfd.revents & (POLLHUP | POLLERR))
 		_exit(AJ_EXIT_SETUP); /* no one is left to tell */
 	return 0;
+}
+
+/* The parent's word that the scan is complete.  A parent that died on the
+ * way (a scan that failed closed) says nothing: pid 1 then stops too. */
+void ns_scan_ready(int parent_fd)
+{
+	if (send(parent_fd, "", 1, MSG_NOSIGNAL) != 1)
+		die("hand the scan to the jail", errno, NULL);
+}
+
+void ns_scan_wait(void)
+{
+	char c;
+	ssize_t n;
+
+	while ((n = read(ns_report_fd, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(AJ_EXIT_SETUP); /* the parent has said why */
 }
 
 static void loopback_up(void)

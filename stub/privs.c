@@ -53,15 +53,24 @@ void rlimits_apply(const struct aj_variant *v)
 	}
 }
 
+/* Every capability off, for this process.  The parent needs it too: in
+ * the new user namespace it could override the permissions of the caller's
+ * own files, and its scan must see them as the caller does. */
+void caps_clear(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {{0}};
+
+	if (syscall(SYS_capset, &hdr, data))
+		die("drop capabilities", errno, NULL);
+}
+
 /* Inside the user namespace we hold every capability; a caller who is root
  * would keep them across execve.  The bounding set and ambient set stop
  * that, capset stops it for the supervisor itself, so that a mode-000 deny
  * is EACCES for everyone in the jail. */
 void privs_drop(void)
 {
-	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct data[2] = {{0}};
-
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		die("set no_new_privs", errno, NULL);
 	for (unsigned cap = 0;; cap++) {
@@ -73,6 +82,5 @@ void privs_drop(void)
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
 		die("clear ambient capabilities", errno, NULL);
-	if (syscall(SYS_capset, &hdr, data))
-		die("drop capabilities", errno, NULL);
+	caps_clear();
 }

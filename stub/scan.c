@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -29,9 +30,7 @@ enum { T_UNKNOWN = 0, T_OTHER = 1, T_DIR = 4, T_REG = 8, T_LNK = 10 };
 
 #define SCAN_BUF 8192
 
-struct scan_hit scan_hits[AJ_SCAN_MAX];
-unsigned scan_n;
-char scan_arena[AJ_SCAN_ARENA];
+struct scan_result *scan;
 
 static size_t arena_used;
 static char rel[AJ_PATH_MAX]; /* the entry's path relative to the project */
@@ -52,12 +51,12 @@ static const char search_hint[] =
 
 static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
 {
-	if (scan_n == AJ_SCAN_MAX || arena_used + len + 1 > sizeof(scan_arena))
+	if (scan->n == AJ_SCAN_MAX || arena_used + len + 1 > sizeof(scan->arena))
 		diep("mask", rel, 0,
 		     "too many masked or denied paths in this project; "
 		     "narrow the policy's patterns");
-	memcpy(scan_arena + arena_used, rel, len + 1);
-	scan_hits[scan_n++] = (struct scan_hit){
+	memcpy(scan->arena + arena_used, rel, len + 1);
+	scan->hits[scan->n++] = (struct scan_hit){
 		.kind = kind,
 		.isdir = type == T_DIR,
 		.why = why,
@@ -214,6 +213,19 @@ static void walk(int dfd, size_t len, unsigned depth)
 			rel[len] = '\0';
 		}
 	}
+}
+
+/* The results live in a shared mapping: the parent scans while pid 1,
+ * forked before, builds the root, and pid 1 reads them when it comes to
+ * the masks.  Pages are only touched as far as they are used. */
+void scan_init(void)
+{
+	void *p = mmap(NULL, sizeof(*scan), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+
+	if (p == MAP_FAILED)
+		die("map the scan's results", errno, NULL);
+	scan = p;
 }
 
 void scan_project(const char *project, const struct aj_variant *v)

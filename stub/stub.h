@@ -32,6 +32,7 @@ extern const struct aj_policy *const aj_the_policy;
 
 /* die.c: the one way to fail before the target runs. */
 extern const char *aj_progname;
+extern int aj_die_reap;
 void die_init(const char *policy_name);
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);
@@ -87,14 +88,18 @@ struct scan_hit {
 	uint8_t isdir;
 	uint8_t why;   /* SCAN_BY_* */
 	uint8_t islink;
-	uint32_t off;  /* relative path in scan_arena */
+	uint32_t off;  /* relative path in the arena */
 };
 #define SCAN_BY_NAME     0
 #define SCAN_BY_HARDLINK 1 /* another name of a matched file */
 #define SCAN_BY_PERM     2 /* a directory of ours we could not read */
-extern struct scan_hit scan_hits[AJ_SCAN_MAX];
-extern unsigned scan_n;
-extern char scan_arena[AJ_SCAN_ARENA];
+struct scan_result {
+	unsigned n;
+	struct scan_hit hits[AJ_SCAN_MAX];
+	char arena[AJ_SCAN_ARENA];
+};
+extern struct scan_result *scan; /* shared between the parent and pid 1 */
+void scan_init(void);
 void scan_project(const char *project, const struct aj_variant *v);
 
 /* mount_plan.c */

@@ -2,14 +2,13 @@
  *
  *   parent (the caller's process, outside every namespace but the user
  *   one): forwards signals to pid 1 and exits with the status pid 1
- *   reports on their socket; if pid 1 dies without a report, with pid 1's
- *   own status (128+signal when it was killed).
+ *   reports on their socket, once pid 1 is reaped; if pid 1 dies without a
+ *   report, with pid 1's own status (128+signal when it was killed).
  *
  *   pid 1 (confined like the target): reaps every orphan, forwards signals
  *   to the target's process group, enforces the timeout.  When the target
- *   ends it kills and reaps whatever is left, so nothing of the jail runs
- *   once the caller has the status, then reports it and exits; the
- *   namespaces are torn down after that, off the caller's clock.
+ *   ends it kills and reaps whatever is left, reports the status and
+ *   exits.
  *
  * Signals are blocked and taken synchronously (sigwaitinfo, signalfd): no
  * handler, no race between a signal and the wait.  pid 1 of a namespace
@@ -64,14 +63,14 @@ static int next_signal(void)
 	}
 }
 
-static noreturn void reaped(pid_t child)
+static int reap(pid_t child)
 {
 	int status;
 
 	while (waitpid(child, &status, 0) < 0)
 		if (errno != EINTR)
 			die("wait for the jail", errno, NULL);
-	_exit(exit_code(status));
+	return exit_code(status);
 }
 
 noreturn void supervise_parent(pid_t child, int fd)
@@ -96,11 +95,17 @@ noreturn void supervise_parent(pid_t child, int fd)
 			kill(child, (int)si.ssi_signo);
 		if (!pfd[0].revents)
 			continue;
+		/* pid 1 is reaped even though its word is enough: an orphan
+		 * would be left to an init that, in many containers, never
+		 * reaps.  That wait includes the namespaces' teardown (about
+		 * 200 us here). */
 		n = read(fd, &code, 1);
-		if (n == 1)
+		if (n == 1) {
+			reap(child);
 			_exit(code);
+		}
 		if (n == 0)
-			reaped(child); /* pid 1 died without a word */
+			_exit(reap(child)); /* pid 1 died without a word */
 		if (errno != EINTR)
 			die("read the jail's status", errno, NULL);
 	}

@@ -54,6 +54,8 @@ void mkfile_p(const char *path);
 extern int ns_report_fd;
 void ns_enter(void);
 pid_t ns_fork_init(int *parent_fd);
+void ns_scan_ready(int parent_fd);
+void ns_scan_wait(void);
 void init_prepare(const struct aj_variant *v);
 
 /* landlock.c */
@@ -63,6 +65,7 @@ void landlock_apply(const struct aj_variant *v);
 /* privs.c */
 void fds_close(void);
 void rlimits_apply(const struct aj_variant *v);
+void caps_clear(void);
 void privs_drop(void);
 
 /* seccomp.c */
