@@ -237,7 +237,6 @@ int main(int argc, char **argv)
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)
 		die("build the environment", errno, "the host passes too many variables");
 	r->envp = env_slots;
-	scan_init();
 	if (o.explain) {
 		scan_project(r->project, r->v);
 		explain(r);
@@ -252,14 +251,14 @@ int main(int argc, char **argv)
 		aj_die_reap = pid;
 		caps_clear();
 		scan_project(r->project, r->v);
-		ns_scan_ready(fd);
+		ns_scan_send(fd);
 		supervise_parent(pid, fd);
 	}
 	init_prepare(r->v);
 	plan_open_sources();
 	plan_build_root();
 	plan_build();
-	ns_scan_wait();
+	ns_scan_receive();
 	mask_apply(r->project);
 	plan_finish(r->project);
 	rlimits_apply(r->v);

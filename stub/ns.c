@@ -10,6 +10,7 @@
 #include <net/if.h>
 #include <poll.h>
 #include <sched.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -107,23 +108,44 @@ pid_t ns_fork_init(int *parent_fd)
 	return 0;
 }
 
-/* The parent's word that the scan is complete.  A parent that died on the
- * way (a scan that failed closed) says nothing: pid 1 then stops too. */
-void ns_scan_ready(int parent_fd)
+/* The scan's results go to pid 1 over the socket, in one message: a
+ * header, the hits, the bytes of paths they use.  A parent that died on
+ * the way (a scan that failed closed) sends nothing: pid 1 then stops. */
+void ns_scan_send(int parent_fd)
 {
-	if (send(parent_fd, "", 1, MSG_NOSIGNAL) != 1)
+	struct iovec iov[3] = {
+		{scan, offsetof(struct scan_result, hits)},
+		{scan->hits, scan->n * sizeof(scan->hits[0])},
+		{scan->arena, scan->used},
+	};
+	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 3};
+	size_t total = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len;
+
+	if (sendmsg(parent_fd, &msg, MSG_NOSIGNAL) != (ssize_t)total)
 		die("hand the scan to the jail", errno, NULL);
 }
 
-void ns_scan_wait(void)
+static void receive(void *buf, size_t n)
 {
-	char c;
-	ssize_t n;
+	for (char *p = buf; n;) {
+		ssize_t r = read(ns_report_fd, p, n);
 
-	while ((n = read(ns_report_fd, &c, 1)) < 0 && errno == EINTR)
-		;
-	if (n != 1)
-		_exit(AJ_EXIT_SETUP); /* the parent has said why */
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			_exit(AJ_EXIT_SETUP); /* the parent has said why */
+		p += r;
+		n -= (size_t)r;
+	}
+}
+
+void ns_scan_receive(void)
+{
+	receive(scan, offsetof(struct scan_result, hits));
+	if (scan->n > AJ_SCAN_MAX || scan->used > AJ_SCAN_ARENA)
+		die("receive the scan", EPROTO, NULL);
+	receive(scan->hits, scan->n * sizeof(scan->hits[0]));
+	receive(scan->arena, scan->used);
 }
 
 static void loopback_up(void)

@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,9 +29,9 @@ enum { T_UNKNOWN = 0, T_OTHER = 1, T_DIR = 4, T_REG = 8, T_LNK = 10 };
 
 #define SCAN_BUF 8192
 
-struct scan_result *scan;
+static struct scan_result result;
+struct scan_result *const scan = &result;
 
-static size_t arena_used;
 static char rel[AJ_PATH_MAX]; /* the entry's path relative to the project */
 static const struct aj_variant *var;
 static uid_t me;
@@ -51,19 +50,19 @@ static const char search_hint[] =
 
 static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
 {
-	if (scan->n == AJ_SCAN_MAX || arena_used + len + 1 > sizeof(scan->arena))
+	if (scan->n == AJ_SCAN_MAX || scan->used + len + 1 > sizeof(scan->arena))
 		diep("mask", rel, 0,
 		     "too many masked or denied paths in this project; "
 		     "narrow the policy's patterns");
-	memcpy(scan->arena + arena_used, rel, len + 1);
+	memcpy(scan->arena + scan->used, rel, len + 1);
 	scan->hits[scan->n++] = (struct scan_hit){
 		.kind = kind,
 		.isdir = type == T_DIR,
 		.why = why,
 		.islink = type == T_LNK,
-		.off = (uint32_t)arena_used,
+		.off = scan->used,
 	};
-	arena_used += len + 1;
+	scan->used += (uint32_t)len + 1;
 }
 
 static uint8_t classify(const char *name, bool isdir)
@@ -213,19 +212,6 @@ static void walk(int dfd, size_t len, unsigned depth)
 			rel[len] = '\0';
 		}
 	}
-}
-
-/* The results live in a shared mapping: the parent scans while pid 1,
- * forked before, builds the root, and pid 1 reads them when it comes to
- * the masks.  Pages are only touched as far as they are used. */
-void scan_init(void)
-{
-	void *p = mmap(NULL, sizeof(*scan), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		       -1, 0);
-
-	if (p == MAP_FAILED)
-		die("map the scan's results", errno, NULL);
-	scan = p;
 }
 
 void scan_project(const char *project, const struct aj_variant *v)

@@ -94,12 +94,12 @@ struct scan_hit {
 #define SCAN_BY_HARDLINK 1 /* another name of a matched file */
 #define SCAN_BY_PERM     2 /* a directory of ours we could not read */
 struct scan_result {
-	unsigned n;
+	uint32_t n;
+	uint32_t used; /* bytes of arena */
 	struct scan_hit hits[AJ_SCAN_MAX];
 	char arena[AJ_SCAN_ARENA];
 };
-extern struct scan_result *scan; /* shared between the parent and pid 1 */
-void scan_init(void);
+extern struct scan_result *const scan;
 void scan_project(const char *project, const struct aj_variant *v);
 
 /* mount_plan.c */

@@ -54,8 +54,8 @@ void mkfile_p(const char *path);
 extern int ns_report_fd;
 void ns_enter(void);
 pid_t ns_fork_init(int *parent_fd);
-void ns_scan_ready(int parent_fd);
-void ns_scan_wait(void);
+void ns_scan_send(int parent_fd);
+void ns_scan_receive(void);
 void init_prepare(const struct aj_variant *v);
 
 /* landlock.c */
