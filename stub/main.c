@@ -252,7 +252,7 @@ int main(int argc, char **argv)
 		caps_clear();
 		scan_project(r->project, r->v);
 		ns_scan_send(fd);
-		supervise_parent(pid, fd);
+		supervise_parent(pid);
 	}
 	init_prepare(r->v);
 	plan_open_sources();

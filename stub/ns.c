@@ -23,7 +23,7 @@ static const char userns_hint[] =
 	"kernel.unprivileged_userns_clone, user.max_user_namespaces and AppArmor's "
 	"kernel.apparmor_restrict_unprivileged_userns";
 
-int ns_report_fd = -1; /* pid 1's end of the socket to the parent */
+static int parent_sock = -1; /* pid 1's end of the socket to the parent */
 
 static void write_file(const char *path, const char *s, size_t n)
 {
@@ -74,11 +74,11 @@ void ns_enter(void)
 	write_map("/proc/self/gid_map", gid);
 }
 
-/* A socket pair joins the parent and pid 1: pid 1 reports the target's
- * status on it, and sees the parent's death as a hang-up.  That check is
- * needed once, after PR_SET_PDEATHSIG, for a parent that died before it:
- * getppid() cannot tell, it is 0 for pid 1 of a namespace either way.
- * *parent_fd receives the parent's end. */
+/* A socket pair joins the parent and pid 1: the parent sends the scan's
+ * results on it, and pid 1 sees the parent's death as a hang-up.  That
+ * check is needed once, after PR_SET_PDEATHSIG, for a parent that died
+ * before it: getppid() cannot tell, it is 0 for pid 1 of a namespace
+ * either way.  *parent_fd receives the parent's end. */
 pid_t ns_fork_init(int *parent_fd)
 {
 	struct pollfd pfd;
@@ -96,7 +96,7 @@ pid_t ns_fork_init(int *parent_fd)
 		return pid;
 	}
 	close(sv[0]);
-	ns_report_fd = sv[1];
+	parent_sock = sv[1];
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
 		die("set the parent-death signal", errno, NULL);
 	/* Only a hang-up counts: the parent may already have written. */
@@ -121,14 +121,16 @@ void ns_scan_send(int parent_fd)
 	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 3};
 	size_t total = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len;
 
-	if (sendmsg(parent_fd, &msg, MSG_NOSIGNAL) != (ssize_t)total)
+	if (sendmsg(parent_fd, &msg, MSG_NOSIGNAL) == (ssize_t)total)
+		return;
+	if (errno != EPIPE && errno != ECONNRESET) /* else pid 1 is gone: its status says why */
 		die("hand the scan to the jail", errno, NULL);
 }
 
 static void receive(void *buf, size_t n)
 {
 	for (char *p = buf; n;) {
-		ssize_t r = read(ns_report_fd, p, n);
+		ssize_t r = read(parent_sock, p, n);
 
 		if (r < 0 && errno == EINTR)
 			continue;

@@ -7,15 +7,11 @@
 
 #include "sys.h"
 
-/* Everything above 2 goes, but the socket pid 1 reports on (close-on-exec,
- * so the target never has it). */
 void fds_close(void)
 {
-	unsigned keep = (unsigned)ns_report_fd;
 	struct rlimit rl;
 
-	if ((keep <= 3 || !syscall(SYS_close_range, 3U, keep - 1, 0U)) &&
-	    !syscall(SYS_close_range, keep < 3 ? 3U : keep + 1, ~0U, 0U))
+	if (!syscall(SYS_close_range, 3U, ~0U, 0U))
 		return;
 	if (errno != ENOSYS && errno != EINVAL)
 		die("close inherited file descriptors", errno, NULL);
@@ -24,8 +20,7 @@ void fds_close(void)
 	if (rl.rlim_cur > 1U << 20)
 		rl.rlim_cur = 1U << 20;
 	for (unsigned fd = 3; fd < rl.rlim_cur; fd++)
-		if (fd != keep)
-			close((int)fd);
+		close((int)fd);
 }
 
 /* A user namespace cannot raise a hard limit above the host's (that needs

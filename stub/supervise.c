@@ -1,24 +1,19 @@
 /* supervise.c: the two waiting processes and the target's exec.
  *
  *   parent (the caller's process, outside every namespace but the user
- *   one): forwards signals to pid 1 and exits with the status pid 1
- *   reports on their socket, once pid 1 is reaped; if pid 1 dies without a
- *   report, with pid 1's own status (128+signal when it was killed).
+ *   one): forwards signals to pid 1, exits with pid 1's status;
  *
  *   pid 1 (confined like the target): reaps every orphan, forwards signals
- *   to the target's process group, enforces the timeout.  When the target
- *   ends it kills and reaps whatever is left, reports the status and
- *   exits.
+ *   to the target's process group, enforces the timeout, exits with the
+ *   target's status (128+signal when it was killed).
  *
- * Signals are blocked and taken synchronously (sigwaitinfo, signalfd): no
+ * Signals are blocked and taken synchronously with sigwaitinfo(): no
  * handler, no race between a signal and the wait.  pid 1 of a namespace
  * ignores signals it has no handler for, but only when they are delivered;
  * a blocked signal is always queued, so pid 1 sees what the parent
  * forwards. */
 #include <errno.h>
 #include <string.h>
-#include <poll.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 
 #include "sys.h"
@@ -63,51 +58,25 @@ static int next_signal(void)
 	}
 }
 
-static int reap(pid_t child)
+/* pid 1 is reaped, never left to an init that in many containers never
+ * reaps; that wait includes the teardown of the jail's namespaces. */
+noreturn void supervise_parent(pid_t child)
 {
-	int status;
-
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR)
-			die("wait for the jail", errno, NULL);
-	return exit_code(status);
-}
-
-noreturn void supervise_parent(pid_t child, int fd)
-{
-	struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN}, {.events = POLLIN}};
-
-	pfd[1].fd = signalfd(-1, &sig_wait, SFD_CLOEXEC);
-	if (pfd[1].fd < 0)
-		die("create a signalfd", errno, NULL);
 	for (;;) {
-		struct signalfd_siginfo si;
-		unsigned char code;
-		ssize_t n;
+		int sig = next_signal(), status;
+		pid_t p;
 
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			die("wait for the jail", errno, NULL);
-		}
-		if (pfd[1].revents && read(pfd[1].fd, &si, sizeof(si)) == sizeof(si) &&
-		    si.ssi_signo != SIGCHLD && si.ssi_signo != SIGALRM)
-			kill(child, (int)si.ssi_signo);
-		if (!pfd[0].revents)
+		if (sig == SIGALRM)
 			continue;
-		/* pid 1 is reaped even though its word is enough: an orphan
-		 * would be left to an init that, in many containers, never
-		 * reaps.  That wait includes the namespaces' teardown (about
-		 * 200 us here). */
-		n = read(fd, &code, 1);
-		if (n == 1) {
-			reap(child);
-			_exit(code);
+		if (sig != SIGCHLD) {
+			kill(child, sig);
+			continue;
 		}
-		if (n == 0)
-			_exit(reap(child)); /* pid 1 died without a word */
-		if (errno != EINTR)
-			die("read the jail's status", errno, NULL);
+		p = waitpid(child, &status, WNOHANG);
+		if (p < 0)
+			die("wait for the jail", errno, NULL);
+		if (p == child && (WIFEXITED(status) || WIFSIGNALED(status)))
+			_exit(exit_code(status));
 	}
 }
 
@@ -167,18 +136,6 @@ static noreturn void target_exec(const struct run *r)
 	exec_failed(cmd, err);
 }
 
-static noreturn void report(int code)
-{
-	unsigned char c = (unsigned char)code;
-
-	kill(-1, SIGKILL); /* every process of the namespace but us */
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-		;
-	if (write(ns_report_fd, &c, 1) != 1)
-		_exit(code); /* the parent is gone, or will read pid 1's status */
-	_exit(code);
-}
-
 noreturn void supervise_init(const struct run *r)
 {
 	pid_t target;
@@ -194,17 +151,22 @@ noreturn void supervise_init(const struct run *r)
 		int sig = next_signal(), status;
 		pid_t p;
 
-		if (sig == SIGALRM)
-			report(AJ_EXIT_TIMEOUT);
+		if (sig == SIGALRM) {
+			kill(-1, SIGKILL); /* every process of the namespace but us */
+			_exit(AJ_EXIT_TIMEOUT);
+		}
 		if (sig != SIGCHLD) {
 			/* As a terminal would: the whole foreground group. */
 			if (kill(-target, sig) && errno == ESRCH)
 				kill(target, sig);
 			continue;
 		}
+		/* When pid 1 exits, the kernel kills what is left of the
+		 * namespace and waits for it: nothing of the jail outlives
+		 * the status the caller gets. */
 		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
 			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status)))
-				report(exit_code(status));
+				_exit(exit_code(status));
 		if (p < 0 && errno != ECHILD)
 			die("wait for the target", errno, NULL);
 	}

@@ -51,7 +51,6 @@ void mkdir_p(const char *path);
 void mkfile_p(const char *path);
 
 /* ns.c */
-extern int ns_report_fd;
 void ns_enter(void);
 pid_t ns_fork_init(int *parent_fd);
 void ns_scan_send(int parent_fd);
@@ -74,7 +73,7 @@ void seccomp_install(const struct aj_variant *v);
 /* supervise.c */
 extern sigset_t sig_orig;
 void signals_block(void);
-noreturn void supervise_parent(pid_t child, int fd);
+noreturn void supervise_parent(pid_t child);
 noreturn void supervise_init(const struct run *r);
 
 /* explain.c */
