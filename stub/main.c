@@ -101,8 +101,8 @@ static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts
 			break;
 		if (!strcmp(a, "--worker") || !strcmp(a, "--lockdown"))
 			o->mode = a + 2, o->mode_opt = a;
-		else if (!strcmp(a, "--timeout") && i + 1 < argc)
-			o->timeout = parse_seconds(argv[++i], "--timeout");
+		else if (!strcmp(a, "--timeout"))
+			o->timeout = parse_seconds(i + 1 < argc ? argv[++i] : "", "--timeout");
 		else if (!strncmp(a, "--timeout=", 10))
 			o->timeout = parse_seconds(a + 10, "--timeout");
 		else
