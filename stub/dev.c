@@ -16,8 +16,8 @@ const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "t
 static const struct {
 	const char *name, *target;
 } dev_links[] = {
-	{"fd", "/proc/self/fd"},          {"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"},
-	{"stderr", "/proc/self/fd/2"},    {"ptmx", "pts/ptmx"},
+    {"fd", "/proc/self/fd"},       {"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"},
+    {"stderr", "/proc/self/fd/2"}, {"ptmx", "pts/ptmx"},
 };
 
 static size_t join(char *buf, const char *a, const char *b, const char *c)
@@ -79,7 +79,8 @@ void dev_build(const char *path)
 	/* A private devpts instance: the host's ptys stay out of reach.  Some
 	 * kernels refuse it in a user namespace; then there is no pts (the
 	 * ptmx link dangles), which only programs that open a pty notice. */
-	(void)mount("devpts", dst, "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620");
+	(void)mount("devpts", dst, "devpts", MS_NOSUID | MS_NOEXEC,
+	            "newinstance,ptmxmode=0666,mode=620");
 	join(dst, path, "/", "shm");
 	if (mkdir(dst, 0) || chmod(dst, 01777))
 		diep("create", dst, errno, NULL);

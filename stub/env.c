@@ -53,7 +53,7 @@ static bool seen(char **envp, size_t count, const char *entry, size_t n)
 /* Returns the number of variables, or -1 with errno E2BIG when envp (max
  * slots, the terminating NULL included) or buf is too small. */
 int env_build(char *const *host, const struct aj_variant *v, char **envp, size_t max, char *buf,
-	      size_t bufsz)
+              size_t bufsz)
 {
 	size_t count = 0, used = 0;
 
@@ -62,7 +62,8 @@ int env_build(char *const *host, const struct aj_variant *v, char **envp, size_t
 	for (; host && *host; host++) {
 		size_t n = name_len(*host);
 
-		if (!n || !kept(*host, n, v) || set_by_policy(*host, v) || seen(envp, count, *host, n))
+		if (!n || !kept(*host, n, v) || set_by_policy(*host, v) ||
+		    seen(envp, count, *host, n))
 			continue;
 		if (count + 1 >= max)
 			goto full;

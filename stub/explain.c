@@ -6,26 +6,26 @@
 #include "sys.h"
 
 static const char *const op_names[] = {
-	[AJ_MOUNT_RO] = "ro",       [AJ_MOUNT_RW] = "rw",     [AJ_MOUNT_TMPFS] = "tmpfs",
-	[AJ_MOUNT_LINK] = "link",   [AJ_MOUNT_DEV] = "dev",   [AJ_MOUNT_PROC] = "proc",
-	[AJ_MOUNT_DEVICE] = "device",
+    [AJ_MOUNT_RO] = "ro",         [AJ_MOUNT_RW] = "rw",   [AJ_MOUNT_TMPFS] = "tmpfs",
+    [AJ_MOUNT_LINK] = "link",     [AJ_MOUNT_DEV] = "dev", [AJ_MOUNT_PROC] = "proc",
+    [AJ_MOUNT_DEVICE] = "device",
 };
 
 static const char *const net_names[] = {
-	[AJ_NET_NONE] = "none (a private network namespace without interfaces)",
-	[AJ_NET_LOOPBACK] = "loopback (a private network namespace, lo only)",
-	[AJ_NET_HOST] = "host (the host's network)",
+    [AJ_NET_NONE] = "none (a private network namespace without interfaces)",
+    [AJ_NET_LOOPBACK] = "loopback (a private network namespace, lo only)",
+    [AJ_NET_HOST] = "host (the host's network)",
 };
 
 static const char *const ll_rights[] = {
-	"execute",   "write_file", "read_file", "read_dir",   "remove_dir", "remove_file",
-	"make_char", "make_dir",   "make_reg",  "make_sock",  "make_fifo",  "make_block",
-	"make_sym",  "refer",      "truncate",  "ioctl_dev",
+    "execute",   "write_file", "read_file", "read_dir",  "remove_dir", "remove_file",
+    "make_char", "make_dir",   "make_reg",  "make_sock", "make_fifo",  "make_block",
+    "make_sym",  "refer",      "truncate",  "ioctl_dev",
 };
 
 static const char *const rlimit_names[] = {
-	"cpu",  "fsize", "data",    "stack",   "core",       "rss",      "nproc", "nofile",
-	"memlock", "as", "locks", "sigpending", "msgqueue", "nice", "rtprio", "rttime",
+    "cpu",     "fsize", "data",  "stack",      "core",     "rss",  "nproc",  "nofile",
+    "memlock", "as",    "locks", "sigpending", "msgqueue", "nice", "rtprio", "rttime",
 };
 
 static void field(const char *name)
@@ -89,8 +89,8 @@ static void print_landlock(const struct aj_variant *v)
 				out_s(", abstract unix sockets and signals scoped to the jail");
 		} else {
 			out_s(v->landlock == AJ_LANDLOCK_REQUIRE
-				      ? "; absent from this kernel: the jail would not start"
-				      : "; absent from this kernel: not enforced");
+			          ? "; absent from this kernel: the jail would not start"
+			          : "; absent from this kernel: not enforced");
 		}
 	}
 	out_c('\n');
@@ -123,9 +123,10 @@ static void print_mount(const struct plan_entry *e)
 	case AJ_MOUNT_RO:
 	case AJ_MOUNT_RW:
 		if (stat(e->path, &st))
-			out_s(m->flags & AJ_MOUNT_CREATE     ? "\t(created: missing on this host)"
-			      : m->flags & AJ_MOUNT_OPTIONAL ? "\tskipped: missing on this host"
-							     : "\tMISSING: the jail would not start");
+			out_s(m->flags & AJ_MOUNT_CREATE ? "\t(created: missing on this host)"
+			      : m->flags & AJ_MOUNT_OPTIONAL
+			          ? "\tskipped: missing on this host"
+			          : "\tMISSING: the jail would not start");
 		break;
 	case AJ_MOUNT_TMPFS:
 		out_s("\tmode ");

@@ -121,7 +121,7 @@ static bool match_from(const char *pat, const char *p, const char *s)
 		p++;
 		s++;
 		continue;
-backtrack:
+	backtrack:
 		if (!star_p || !*star_s || *star_s == '/')
 			return false;
 		p = star_p;

@@ -35,18 +35,18 @@ static const struct {
 	uint64_t scoped;
 	uint8_t attr_size;
 } ll_abi[LL_ABI_KNOWN + 1] = {
-	[1] = {AJ_LL_MAKE_SYM * 2 - 1, 0, 8},                      /* execute .. make_sym */
-	[2] = {AJ_LL_REFER * 2 - 1, 0, 8},                         /* + refer */
-	[3] = {AJ_LL_TRUNCATE * 2 - 1, 0, 8},                      /* + truncate */
-	[4] = {AJ_LL_TRUNCATE * 2 - 1, 0, 16},                     /* + TCP (not used) */
-	[5] = {AJ_LL_IOCTL_DEV * 2 - 1, 0, 16},                    /* + ioctl on devices */
-	[6] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, 24},
-	[7] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, 24}, /* + logging */
+    [1] = {AJ_LL_MAKE_SYM * 2 - 1, 0, 8},   /* execute .. make_sym */
+    [2] = {AJ_LL_REFER * 2 - 1, 0, 8},      /* + refer */
+    [3] = {AJ_LL_TRUNCATE * 2 - 1, 0, 8},   /* + truncate */
+    [4] = {AJ_LL_TRUNCATE * 2 - 1, 0, 16},  /* + TCP (not used) */
+    [5] = {AJ_LL_IOCTL_DEV * 2 - 1, 0, 16}, /* + ioctl on devices */
+    [6] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, 24},
+    [7] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, 24}, /* + logging */
 };
 
 /* Rights that mean something on a file; the kernel refuses a rule on a
  * non-directory that grants any other. */
-#define LL_FILE_RIGHTS \
+#define LL_FILE_RIGHTS                                                                             \
 	(AJ_LL_EXECUTE | AJ_LL_WRITE_FILE | AJ_LL_READ_FILE | AJ_LL_TRUNCATE | AJ_LL_IOCTL_DEV)
 
 int landlock_abi(void)
@@ -97,13 +97,12 @@ void landlock_apply(const struct aj_variant *v)
 	if (v->landlock == AJ_LANDLOCK_OFF)
 		return;
 	abi = landlock_abi();
-	if (v->landlock == AJ_LANDLOCK_REQUIRE &&
-	    (abi == 0 || abi < v->landlock_min_abi))
+	if (v->landlock == AJ_LANDLOCK_REQUIRE && (abi == 0 || abi < v->landlock_min_abi))
 		die("enforce Landlock", 0,
 		    abi ? "the kernel's Landlock ABI is older than the policy requires; "
-			  "use a newer kernel or lower the policy's requirement"
-			: "the kernel has no Landlock (CONFIG_SECURITY_LANDLOCK, and \"landlock\" "
-			  "in the lsm= boot parameter)");
+		          "use a newer kernel or lower the policy's requirement"
+		        : "the kernel has no Landlock (CONFIG_SECURITY_LANDLOCK, and \"landlock\" "
+		          "in the lsm= boot parameter)");
 	if (abi == 0)
 		return; /* best effort: --jail-explain says it is absent */
 	if (abi > LL_ABI_KNOWN)

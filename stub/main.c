@@ -30,12 +30,14 @@ static noreturn void help(const struct aj_policy *pol)
 		out_s(pol->name);
 		out_s("\" jail.\n");
 	} else {
-		out_s(" [--jail-OPTION...] [--worker|--lockdown] [--timeout S] [--] COMMAND [ARG...]\n\n"
+		out_s(" [--jail-OPTION...] [--worker|--lockdown] [--timeout S] [--] COMMAND "
+		      "[ARG...]\n\n"
 		      "Runs COMMAND in the \"");
 		out_s(pol->name);
-		out_s("\" jail; its name picks the policy's command group.\n"
-		      "  --worker, --lockdown  the same as --jail-mode=worker, --jail-mode=lockdown\n"
-		      "  --timeout S           the same as --jail-timeout=S\n");
+		out_s(
+		    "\" jail; its name picks the policy's command group.\n"
+		    "  --worker, --lockdown  the same as --jail-mode=worker, --jail-mode=lockdown\n"
+		    "  --timeout S           the same as --jail-timeout=S\n");
 	}
 	out_s("  --jail-explain        show what the jail would be, here and now, and exit\n"
 	      "  --jail-mode=NAME      the mode, one of:");

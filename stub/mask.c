@@ -20,8 +20,8 @@
 #include "sys.h"
 
 static const char *const cover[2][2] = {
-	{"/.aj/f", "/.aj/d"}, /* mask: file, directory */
-	{"/.aj/F", "/.aj/D"}, /* deny */
+    {"/.aj/f", "/.aj/d"}, /* mask: file, directory */
+    {"/.aj/F", "/.aj/D"}, /* deny */
 };
 
 static void stage(void)
@@ -41,8 +41,8 @@ static void unstage(void)
 void mask_apply(const char *project)
 {
 	struct mount_attr attr = {
-		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-			    MOUNT_ATTR_NOEXEC,
+	    .attr_set =
+	        MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
 	};
 	char dst[AJ_PATH_MAX];
 	size_t pl = strlen(project);
@@ -62,7 +62,7 @@ void mask_apply(const char *project)
 			diep("cover", rel, ENAMETOOLONG, NULL);
 		memcpy(dst + pl, rel, rl + 1);
 		fd = sys_open_tree(AT_FDCWD, cover[h->kind == AJ_PATTERN_DENY][h->isdir],
-				   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 		if (fd < 0 || sys_mount_setattr(fd, "", AT_EMPTY_PATH, &attr))
 			die("make a cover", errno, NULL);
 		/* ENOENT: removed since the scan, nothing left to hide.  A

@@ -28,7 +28,7 @@ unsigned plan_n;
 static char plan_arena[AJ_PLAN_ARENA];
 
 static const char bind_hint[] =
-	"the policy needs it; make it readable by you, or mark it optional (?) in the policy";
+    "the policy needs it; make it readable by you, or mark it optional (?) in the policy";
 
 void plan_resolve(const struct aj_variant *v)
 {
@@ -118,11 +118,12 @@ static void open_source(struct plan_entry *e)
 	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
 	struct stat st;
 
-	e->fd = sys_open_tree(AT_FDCWD, e->path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	e->fd =
+	    sys_open_tree(AT_FDCWD, e->path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (e->fd < 0 && errno == ENOENT && (m->flags & AJ_MOUNT_CREATE)) {
 		mkdir_p(e->path);
 		e->fd = sys_open_tree(AT_FDCWD, e->path,
-				      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	}
 	if (e->fd < 0) {
 		if ((errno == ENOENT || errno == ENOTDIR) && (m->flags & AJ_MOUNT_OPTIONAL)) {

@@ -19,9 +19,9 @@
 #include "sys.h"
 
 static const char userns_hint[] =
-	"user namespaces are disabled or restricted here; check the sysctls "
-	"kernel.unprivileged_userns_clone, user.max_user_namespaces and AppArmor's "
-	"kernel.apparmor_restrict_unprivileged_userns";
+    "user namespaces are disabled or restricted here; check the sysctls "
+    "kernel.unprivileged_userns_clone, user.max_user_namespaces and AppArmor's "
+    "kernel.apparmor_restrict_unprivileged_userns";
 
 static int parent_sock = -1; /* pid 1's end of the socket to the parent */
 
@@ -114,9 +114,9 @@ pid_t ns_fork_init(int *parent_fd)
 void ns_scan_send(int parent_fd)
 {
 	struct iovec iov[3] = {
-		{scan, offsetof(struct scan_result, hits)},
-		{scan->hits, scan->n * sizeof(scan->hits[0])},
-		{scan->arena, scan->used},
+	    {scan, offsetof(struct scan_result, hits)},
+	    {scan->hits, scan->n * sizeof(scan->hits[0])},
+	    {scan->arena, scan->used},
 	};
 	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 3};
 	size_t total = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len;

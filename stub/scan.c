@@ -45,8 +45,8 @@ static struct {
 static _Alignas(8) char dbuf[AJ_SCAN_DEPTH][SCAN_BUF];
 
 static const char search_hint[] =
-	"a directory of the project cannot be searched, so it cannot be checked for secrets; "
-	"chmod u+x it";
+    "a directory of the project cannot be searched, so it cannot be checked for secrets; "
+    "chmod u+x it";
 
 static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
 {
@@ -56,11 +56,11 @@ static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
 		     "narrow the policy's patterns");
 	memcpy(scan->arena + scan->used, rel, len + 1);
 	scan->hits[scan->n++] = (struct scan_hit){
-		.kind = kind,
-		.isdir = type == T_DIR,
-		.why = why,
-		.islink = type == T_LNK,
-		.off = scan->used,
+	    .kind = kind,
+	    .isdir = type == T_DIR,
+	    .why = why,
+	    .islink = type == T_LNK,
+	    .off = scan->used,
 	};
 	scan->used += (uint32_t)len + 1;
 }

@@ -19,8 +19,8 @@ void seccomp_install(const struct aj_variant *v)
 		die("install the seccomp filter", EINVAL, "the compiled policy has no filter");
 	for (unsigned i = 0; i < v->n_filters; i++) {
 		struct sock_fprog prog = {
-			.len = v->filters[i].n,
-			.filter = (struct sock_filter *)(uintptr_t)v->filters[i].insns,
+		    .len = v->filters[i].n,
+		    .filter = (struct sock_filter *)(uintptr_t)v->filters[i].insns,
 		};
 		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
 			die("install the seccomp filter", errno,

@@ -15,14 +15,14 @@
 extern const struct aj_policy *const aj_the_policy;
 
 /* Fixed capacities.  Running out of any of them fails closed (exit 125). */
-#define AJ_MAX_MOUNTS  256   /* mount table entries of one variant */
-#define AJ_PLAN_ARENA  16384 /* resolved mount paths */
-#define AJ_SCAN_DEPTH  32    /* directory levels below the project */
-#define AJ_SCAN_MAX    512   /* masked or denied entries in one project */
-#define AJ_SCAN_ARENA  65536 /* their paths, relative to the project */
-#define AJ_SCAN_LINKS  32    /* matched files that have other hard links */
-#define AJ_ENV_MAX     256   /* variables passed to the target */
-#define AJ_ENV_ARENA   8192  /* NAME=value strings the stub writes */
+#define AJ_MAX_MOUNTS 256   /* mount table entries of one variant */
+#define AJ_PLAN_ARENA 16384 /* resolved mount paths */
+#define AJ_SCAN_DEPTH 32    /* directory levels below the project */
+#define AJ_SCAN_MAX   512   /* masked or denied entries in one project */
+#define AJ_SCAN_ARENA 65536 /* their paths, relative to the project */
+#define AJ_SCAN_LINKS 32    /* matched files that have other hard links */
+#define AJ_ENV_MAX    256   /* variables passed to the target */
+#define AJ_ENV_ARENA  8192  /* NAME=value strings the stub writes */
 
 /* Exit codes, as env(1) and timeout(1) use them. */
 #define AJ_EXIT_TIMEOUT  124
@@ -65,7 +65,7 @@ int path_join(const struct aj_path *p, char *out, size_t n);
 
 /* env.c */
 int env_build(char *const *host, const struct aj_variant *v, char **envp, size_t max, char *buf,
-	      size_t bufsz);
+              size_t bufsz);
 const char *env_get(char *const *envp, const char *name);
 
 /* The run, as main.c decides it. */
@@ -84,11 +84,11 @@ struct run {
 
 /* scan.c */
 struct scan_hit {
-	uint8_t kind;  /* AJ_PATTERN_MASK or AJ_PATTERN_DENY */
+	uint8_t kind; /* AJ_PATTERN_MASK or AJ_PATTERN_DENY */
 	uint8_t isdir;
-	uint8_t why;   /* SCAN_BY_* */
+	uint8_t why; /* SCAN_BY_* */
 	uint8_t islink;
-	uint32_t off;  /* relative path in the arena */
+	uint32_t off; /* relative path in the arena */
 };
 #define SCAN_BY_NAME     0
 #define SCAN_BY_HARDLINK 1 /* another name of a matched file */

@@ -22,7 +22,7 @@ sigset_t sig_orig;
 static sigset_t sig_wait;
 
 static const int forwarded[] = {SIGINT,  SIGTERM, SIGHUP,   SIGQUIT,
-				SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+                                SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
 
 void signals_block(void)
 {

@@ -30,13 +30,13 @@ static inline int sys_open_tree(int dfd, const char *path, unsigned flags)
 }
 
 static inline int sys_move_mount(int from_dfd, const char *from, int to_dfd, const char *to,
-				 unsigned flags)
+                                 unsigned flags)
 {
 	return (int)syscall(SYS_move_mount, from_dfd, from, to_dfd, to, flags);
 }
 
 static inline int sys_mount_setattr(int dfd, const char *path, unsigned flags,
-				    struct mount_attr *attr)
+                                    struct mount_attr *attr)
 {
 	return (int)syscall(SYS_mount_setattr, dfd, path, flags, attr, sizeof(*attr));
 }

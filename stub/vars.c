@@ -15,15 +15,15 @@
 #include "stub.h"
 
 static const char *const names[AJ_VAR_COUNT] = {
-	[AJ_VAR_NONE] = "",
-	[AJ_VAR_HOME] = "HOME",
-	[AJ_VAR_PROJECT] = "PROJECT",
-	[AJ_VAR_UID] = "UID",
-	[AJ_VAR_XDG_RUNTIME_DIR] = "XDG_RUNTIME_DIR",
-	[AJ_VAR_DOCKER_SOCKET] = "DOCKER_SOCKET",
-	[AJ_VAR_X11_SOCKET] = "X11_SOCKET",
-	[AJ_VAR_WAYLAND_SOCKET] = "WAYLAND_SOCKET",
-	[AJ_VAR_XAUTHORITY] = "XAUTHORITY",
+    [AJ_VAR_NONE] = "",
+    [AJ_VAR_HOME] = "HOME",
+    [AJ_VAR_PROJECT] = "PROJECT",
+    [AJ_VAR_UID] = "UID",
+    [AJ_VAR_XDG_RUNTIME_DIR] = "XDG_RUNTIME_DIR",
+    [AJ_VAR_DOCKER_SOCKET] = "DOCKER_SOCKET",
+    [AJ_VAR_X11_SOCKET] = "X11_SOCKET",
+    [AJ_VAR_WAYLAND_SOCKET] = "WAYLAND_SOCKET",
+    [AJ_VAR_XAUTHORITY] = "XAUTHORITY",
 };
 
 static const char *vals[AJ_VAR_COUNT];
@@ -122,7 +122,8 @@ static const char *resolve_docker(void)
 		}
 		v = path_normal(h + 7, bufs[AJ_VAR_DOCKER_SOCKET], AJ_PATH_MAX);
 		if (!v) {
-			whys[AJ_VAR_DOCKER_SOCKET] = "DOCKER_HOST is not an absolute, normalised path";
+			whys[AJ_VAR_DOCKER_SOCKET] =
+			    "DOCKER_HOST is not an absolute, normalised path";
 			return NULL;
 		}
 	}
@@ -173,8 +174,8 @@ static const char *resolve_wayland(void)
 		return from_env(AJ_VAR_WAYLAND_SOCKET, "WAYLAND_DISPLAY");
 	x = var_value(AJ_VAR_XDG_RUNTIME_DIR);
 	if (!x || strchr(w, '/') || !strcmp(w, ".") || !strcmp(w, "..")) {
-		whys[AJ_VAR_WAYLAND_SOCKET] = x ? "WAYLAND_DISPLAY is not a socket name"
-						: "XDG_RUNTIME_DIR is not usable";
+		whys[AJ_VAR_WAYLAND_SOCKET] =
+		    x ? "WAYLAND_DISPLAY is not a socket name" : "XDG_RUNTIME_DIR is not usable";
 		return NULL;
 	}
 	xl = strlen(x);

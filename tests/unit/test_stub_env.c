@@ -13,16 +13,16 @@
 
 static const char *const keep[] = {"PATH", "LC_*", "TER?", "HF_*"};
 static const struct aj_env_set set[] = {
-	{"HOME", {"", AJ_VAR_HOME, ""}},
-	{"AIJAIL", {"1", AJ_VAR_NONE, ""}},
-	{"CACHE", {"", AJ_VAR_HOME, "/.cache"}},
-	{"RUNTIME", {"", AJ_VAR_XDG_RUNTIME_DIR, ""}},
+    {"HOME", {"", AJ_VAR_HOME, ""}},
+    {"AIJAIL", {"1", AJ_VAR_NONE, ""}},
+    {"CACHE", {"", AJ_VAR_HOME, "/.cache"}},
+    {"RUNTIME", {"", AJ_VAR_XDG_RUNTIME_DIR, ""}},
 };
 static const struct aj_variant variant = {
-	.env_keep = keep,
-	.n_env_keep = 4,
-	.env_set = set,
-	.n_env_set = 4,
+    .env_keep = keep,
+    .n_env_keep = 4,
+    .env_set = set,
+    .n_env_set = 4,
 };
 
 static char *slots[16];
@@ -44,9 +44,16 @@ static int setup(void **state)
 
 static void keeps_only_the_allowlist(void **state)
 {
-	char *host[] = {"PATH=/usr/bin",  "SSH_AUTH_SOCK=/tmp/agent", "LC_ALL=C", "LC_=x",
-			"TERM=xterm",     "TERMINAL=foot",           "AWS_SECRET_ACCESS_KEY=k",
-			"HF_TOKEN=hf_x",  "LANG=C.UTF-8",            NULL};
+	char *host[] = {"PATH=/usr/bin",
+	                "SSH_AUTH_SOCK=/tmp/agent",
+	                "LC_ALL=C",
+	                "LC_=x",
+	                "TERM=xterm",
+	                "TERMINAL=foot",
+	                "AWS_SECRET_ACCESS_KEY=k",
+	                "HF_TOKEN=hf_x",
+	                "LANG=C.UTF-8",
+	                NULL};
 	int n;
 
 	(void)state;
@@ -159,13 +166,13 @@ static void paths(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(keeps_only_the_allowlist),
-		cmocka_unit_test(assignments_replace_and_add),
-		cmocka_unit_test(resolved_variable),
-		cmocka_unit_test(first_duplicate_wins),
-		cmocka_unit_test(fails_closed_when_full),
-		cmocka_unit_test(empty_policy),
-		cmocka_unit_test(paths),
+	    cmocka_unit_test(keeps_only_the_allowlist),
+	    cmocka_unit_test(assignments_replace_and_add),
+	    cmocka_unit_test(resolved_variable),
+	    cmocka_unit_test(first_duplicate_wins),
+	    cmocka_unit_test(fails_closed_when_full),
+	    cmocka_unit_test(empty_policy),
+	    cmocka_unit_test(paths),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -156,7 +156,7 @@ static void patterns(void **state)
 	const struct aj_pattern anchored = {AJ_PATTERN_MASK, AJ_PATTERN_ANCHORED, "config/*.yml"};
 	const struct aj_pattern rooted = {AJ_PATTERN_MASK, AJ_PATTERN_ANCHORED, "/top.txt"};
 	const struct aj_pattern both = {AJ_PATTERN_DENY, AJ_PATTERN_ANCHORED | AJ_PATTERN_DIR,
-					"**/private"};
+	                                "**/private"};
 
 	(void)state;
 	/* a name pattern matches the last component at any depth */
@@ -183,10 +183,10 @@ static void patterns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(literal),  cmocka_unit_test(star),
-		cmocka_unit_test(question), cmocka_unit_test(sets),
-		cmocka_unit_test(escape),   cmocka_unit_test(globstar),
-		cmocka_unit_test(untrusted_names), cmocka_unit_test(patterns),
+	    cmocka_unit_test(literal),         cmocka_unit_test(star),
+	    cmocka_unit_test(question),        cmocka_unit_test(sets),
+	    cmocka_unit_test(escape),          cmocka_unit_test(globstar),
+	    cmocka_unit_test(untrusted_names), cmocka_unit_test(patterns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
