@@ -23,6 +23,7 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 # Extra sources per stub test (stub/X.c itself is always linked); add a
 # line here when a stub test needs more than its own file, e.g.
 # TEST_STUB_mask_SRC := stub/glob.c
+TEST_STUB_env_SRC := stub/glob.c stub/vars.c
 
 # unit_rule(name): how one test binary is built.
 define unit_rule
