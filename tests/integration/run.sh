@@ -280,6 +280,12 @@ for p in sys.argv[1:]:
         print(sorted(os.listdir(p)))
     except OSError as e:
         print(errno.errorcode.get(e.errno, e.errno))'
+PYCONNECT='import socket, sys, errno
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5).close()
+    print("ok")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))'
 PYWRITE='import sys, errno
 try:
     with open(sys.argv[1], "w") as f:
@@ -544,7 +550,7 @@ fi
 
 # --- network ------------------------------------------------------------------------
 
-net_cases="net-host-control net-worker-loopback net-python-host"
+net_cases="net-host-control net-worker-loopback net-python-host net-jail-python-host net-lockdown"
 want_net=0
 for n in $net_cases; do c "$n" && want_net=1; done
 if [ $want_net = 1 ]; then
@@ -568,8 +574,20 @@ if [ $want_net = 1 ]; then
 	fi
 	# python.aj says `network host`: the same connect works there.
 	if c net-python-host; then
-		jrun user -- jail-python -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5).close(); print("ok")' "$port"
+		jrun user -- jail-python -c "$PYCONNECT" "$port"
 		expect net-python-host 0 ok
+	fi
+	# The generic jail picks python's table by the command's name...
+	if c net-jail-python-host; then
+		jrun user -- jail python3 -c "$PYCONNECT" "$port"
+		expect net-jail-python-host 0 ok
+	fi
+	# ...and lockdown takes the network away again.
+	if c net-lockdown; then
+		jrun user -- jail --lockdown python3 -c "$PYCONNECT" "$port"
+		if [ "$RC" = 0 ] && [[ $OUT == E* ]]; then pass net-lockdown; else
+			fail net-lockdown "the host's 127.0.0.1:$port was reachable in lockdown: exit $RC, $(q "$OUT")"
+		fi
 	fi
 
 	kill "$srv" 2>/dev/null
