@@ -1,0 +1,442 @@
+#!/usr/bin/env python3
+"""The markdown report of one bench/run.sh pass, with the targets of issue 6.
+
+usage: report.py PASSDIR > report.md
+
+PASSDIR holds what run.sh measured (every file optional except meta.tsv):
+  meta.tsv            key<TAB>value: date, machine, commit, knobs
+  notes.txt           lines for the report (skips, warnings), in order
+  main-cmds.tsv       name<TAB>baseline<TAB>command line
+  main-r<K>.json      hyperfine --export-json of round K (all main commands)
+  heavy-cmds.tsv, heavy-r<K>.json      the same for the file-heavy runs
+  mounts-cmds.tsv, mounts-<SCEN>-r<K>.json, mounts-<SCEN>.count
+  rss.tsv             name<TAB>KiB<TAB>exit status, one line per run
+  rss-cmds.tsv        name<TAB>command line
+  tput.json, tput-cmds.tsv   from throughput.py
+  sizes.tsv           name<TAB>bytes (stripped)
+
+Statistics: medians and min–max pool every sample of a command; a ratio
+between two commands is taken within each round (one hyperfine invocation,
+same minutes of machine load) and the median over rounds is reported with
+its range.  Only ratios decide PASS/FAIL; absolute times on a shared VM are
+context.
+"""
+import glob
+import json
+import os
+import re
+import statistics as st
+import sys
+
+STUB = "jail-worker"
+NOLL = "jail-worker-nolandlock"
+LLON = "jail-worker-landlock"  # jail-worker rebuilt from the same sources as NOLL
+
+# The targets of issue 6 (point 2).
+T_OVER_BWRAP = 0.12   # (stub - bare) / (bwrap - bare)
+T_VS_UNSHARE = 0.8    # stub / unshare
+T_MOUNTS = 1.1        # stub with 200 more host mounts / stub without
+T_RSS_MIB = 1.2       # peak RSS
+T_SIZE_KIB = 64       # stripped stub
+T_LANDLOCK_MS = 0.1   # Landlock on - off, start-up
+
+
+def read_tsv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as fh:
+        return [l.rstrip("\n").split("\t") for l in fh if l.strip()]
+
+
+def rounds_of(pattern):
+    """[{name: [ms…]}] per round, [name…] in first-seen order, {name: failed runs}."""
+    def key(f):
+        m = re.search(r"-r(\d+)\.json$", f)
+        return int(m.group(1)) if m else 0
+    rounds, order, failed = [], [], {}
+    for f in sorted(glob.glob(pattern), key=key):
+        with open(f) as fh:
+            res = json.load(fh)["results"]
+        per = {}
+        for r in res:
+            n = r["command"]
+            per[n] = [t * 1000.0 for t in r["times"]]
+            failed[n] = failed.get(n, 0) + sum(1 for c in (r.get("exit_codes") or []) if c)
+            if n not in order:
+                order.append(n)
+        rounds.append(per)
+    return rounds, order, failed
+
+
+def pooled(rounds, name):
+    out = []
+    for r in rounds:
+        out.extend(r.get(name, []))
+    return out
+
+
+def per_round(rounds, f, *names):
+    """f(median of names[0] in round, …) for every round that has them all."""
+    out = []
+    for r in rounds:
+        if all(n in r and r[n] for n in names):
+            try:
+                out.append(f(*[st.median(r[n]) for n in names]))
+            except ZeroDivisionError:
+                pass
+    return out
+
+
+def fmt_range(v, fmt="{:.2f}"):
+    if not v:
+        return "–"
+    return f"{fmt.format(st.median(v))} ({fmt.format(min(v))}–{fmt.format(max(v))})"
+
+
+def verdict(value, limit, ok_if_le=True):
+    if value is None:
+        return "n/a"
+    return "PASS" if (value <= limit if ok_if_le else value >= limit) else "FAIL"
+
+
+def time_table(rounds, order, failed, base_of):
+    """Markdown rows: name, median, min–max, × base (rounds), + ms over base."""
+    lines = ["| command | median ms | min–max ms | × its bare (median of rounds, range) | + ms over its bare |",
+             "|---|---:|---:|---:|---:|"]
+    for n in order:
+        t = pooled(rounds, n)
+        if not t:
+            continue
+        b = base_of.get(n)
+        ratio = over = "–"
+        if b and b != n and pooled(rounds, b):
+            rr = per_round(rounds, lambda x, y: x / y, n, b)
+            ratio = fmt_range(rr)
+            over = f"{st.median(t) - st.median(pooled(rounds, b)):+.2f}"
+        elif b == n:
+            ratio, over = "1 (base)", "0"
+        fl = f" ({failed[n]} of {len(t)} runs exited non-zero)" if failed.get(n) else ""
+        lines.append(f"| {n}{fl} | {st.median(t):.2f} | {min(t):.2f}–{max(t):.2f} | {ratio} | {over} |")
+    return lines
+
+
+def main():
+    d = sys.argv[1]
+    meta = dict((r[0], r[1] if len(r) > 1 else "") for r in read_tsv(os.path.join(d, "meta.tsv")))
+    notes = []
+    if os.path.exists(os.path.join(d, "notes.txt")):
+        with open(os.path.join(d, "notes.txt")) as fh:
+            notes = [l.rstrip("\n") for l in fh if l.strip()]
+    # The bwrap twin binds over what fixture.py found; say so if the stub's
+    # own scan (--jail-explain) found something else.
+    ex = os.path.join(d, "explain.txt")
+    mt = read_tsv(os.path.join(d, "matches.txt"))
+    if os.path.exists(ex) and mt:
+        proj = meta.get("project", "")
+        stub_set, sect = set(), False
+        for line in open(ex, errors="replace"):
+            if line.startswith("masked and denied in"):
+                sect = True
+                continue
+            if sect:
+                if not line.startswith((" ", "\t")):
+                    break
+                f = line.split()
+                if len(f) >= 2:
+                    stub_set.add((f[0], f[1].rstrip("/")))
+        ours = set()
+        for r in mt:
+            kind, path = r[0].split(" ", 1) if len(r) == 1 else (r[0], r[1])
+            ours.add(("mask" if kind == "mask" else "deny", os.path.relpath(path, proj)))
+        if sect and stub_set != ours:
+            notes.append(f"the bwrap twin's masks/denies differ from the stub's scan: stub {sorted(stub_set)}, "
+                         f"bwrap {sorted(ours)}")
+        elif sect:
+            notes.append(f"bwrap twin binds over the same {len(ours)} entries the stub masks/denies "
+                         "(checked against --jail-explain)")
+    out = []
+    p = out.append
+
+    p(f"# aijail start-up benchmark: {meta.get('pass', '?')} ({meta.get('who', '?')})")
+    p("")
+    p(f"- date: {meta.get('date', '?')}")
+    p(f"- machine: {meta.get('machine', '?')}")
+    p(f"- commit: {meta.get('commit', '?')}")
+    p(f"- stubs measured: {meta.get('build', '?')}")
+    p(f"- tools: {meta.get('tools', '?')}")
+    p(f"- knobs: {meta.get('knobs', '?')}")
+    p(f"- project fixture: {meta.get('project', '?')} (masked: {meta.get('masked', '?')}; "
+      f"denied: {meta.get('denied', '?')})")
+    p(f"- environment of every command: {meta.get('env', '?')}")
+    p("")
+    if notes:
+        for n in notes:
+            p(f"> {n}")
+        p("")
+
+    # --- start-up -----------------------------------------------------------
+    cmds = read_tsv(os.path.join(d, "main-cmds.tsv"))
+    base_of = {c[0]: c[1] for c in cmds}
+    rounds, order, failed = rounds_of(os.path.join(d, "main-r*.json"))
+    have = set(order)
+    targets = []
+    if rounds:
+        p(f"## Start-up: one interleaved run ({len(rounds)} rounds, order rotated, "
+          f"{len(pooled(rounds, order[0]))} runs per command)")
+        p("")
+        order = [c[0] for c in cmds if c[0] in have] + [n for n in order if n not in base_of]
+        out.extend(time_table(rounds, order, failed, base_of))
+        p("")
+        p("\"Its bare\" is `/bin/true` for the `/bin/true` rows and `python3 -c pass` for the python rows. "
+          "The bwrap rows build the same jail as jail-worker (binds, symlinks, tmpfs, /dev, /proc, "
+          "private HOME, the project with the same masks and denies, all namespaces, clean env) but load "
+          "no seccomp filter and no Landlock ruleset, which jail-worker does: that flatters bwrap a little.")
+        p("")
+
+        if {STUB, "bare", "bwrap"} <= have:
+            v = per_round(rounds, lambda s, b, w: (s - b) / (w - b), STUB, "bare", "bwrap")
+            pm = [st.median(pooled(rounds, n)) for n in (STUB, "bare", "bwrap")]
+            targets.append(("(jail-worker − bare) / (bwrap − bare), `/bin/true`",
+                            f"{fmt_range(v, '{:.3f}')}; pooled medians {(pm[0] - pm[1]) / (pm[2] - pm[1]):.3f}",
+                            f"≤ {T_OVER_BWRAP}", verdict(st.median(v), T_OVER_BWRAP)))
+        else:
+            targets.append(("(jail-worker − bare) / (bwrap − bare)", "not measured", f"≤ {T_OVER_BWRAP}", "n/a"))
+        if {STUB, "unshare"} <= have:
+            v = per_round(rounds, lambda s, u: s / u, STUB, "unshare")
+            targets.append(("jail-worker / `unshare -Urmpf --mount-proc`", fmt_range(v, "{:.3f}"),
+                            f"≤ {T_VS_UNSHARE}", verdict(st.median(v), T_VS_UNSHARE)))
+        else:
+            targets.append(("jail-worker / unshare", "not measured", f"≤ {T_VS_UNSHARE}", "n/a"))
+    else:
+        p("## Start-up: not measured")
+        p("")
+
+    # --- mounts -------------------------------------------------------------
+    scen_order = [s for s in ("plain", "outside", "inside")
+                  if glob.glob(os.path.join(d, f"mounts-{s}-r*.json"))]
+    mrounds = {s: rounds_of(os.path.join(d, f"mounts-{s}-r*.json")) for s in scen_order}
+    mtarget = None
+    if "plain" in mrounds:
+        counts = {}
+        for s in scen_order:
+            f = os.path.join(d, f"mounts-{s}.count")
+            if os.path.exists(f):
+                counts[s] = open(f).read().strip()
+        desc = {"plain": "a private copy of the host's mounts",
+                "outside": "+ extra tmpfs mounts under a /tmp dir no jail binds",
+                "inside": "+ extra tmpfs mounts under the project dir (bound recursively)"}
+        p("## Host mount count (private mount namespaces of the benchmark; the host's table is never touched)")
+        p("")
+        for s in scen_order:
+            p(f"- {s}: {counts.get(s, '?')} mounts — {desc[s]}")
+        p(f"- host mount table unchanged afterwards: {meta.get('mounts_check', '?')}")
+        p("")
+        names = mrounds["plain"][1]
+        mc = [r[0] for r in read_tsv(os.path.join(d, "mounts-cmds.tsv"))]
+        names = [n for n in mc if n in names] + [n for n in names if n not in mc]
+        hdr = "| command | " + " | ".join(f"{s} median ms" for s in scen_order)
+        sep = "|---|" + "---:|" * len(scen_order)
+        for s in scen_order[1:]:
+            hdr += f" | × own plain, {s} (rounds)"
+            sep += "---:|"
+        p(hdr + " |")
+        p(sep)
+        for n in names:
+            row = f"| {n} |"
+            for s in scen_order:
+                t = pooled(mrounds[s][0], n)
+                row += f" {st.median(t):.2f} |" if t else " – |"
+            for s in scen_order[1:]:
+                pr, sr = mrounds["plain"][0], mrounds[s][0]
+                rr = [st.median(b[n]) / st.median(a[n]) for a, b in zip(pr, sr)
+                      if a.get(n) and b.get(n)]
+                row += f" {fmt_range(rr)} |"
+                if n == STUB and s == "outside" and rr:
+                    mtarget = rr
+            p(row)
+        p("")
+    if mtarget:
+        targets.append(("jail-worker with 200 more host mounts / without",
+                        fmt_range(mtarget, "{:.3f}"), f"≤ {T_MOUNTS}", verdict(st.median(mtarget), T_MOUNTS)))
+    else:
+        targets.append(("jail-worker with 200 more host mounts / without",
+                        meta.get("mounts_skip", "not measured"), f"≤ {T_MOUNTS}", "n/a"))
+
+    # --- RSS ----------------------------------------------------------------
+    rss_cmds = read_tsv(os.path.join(d, "rss-cmds.tsv"))
+    rss = {}
+    for r in read_tsv(os.path.join(d, "rss.tsv")):
+        if len(r) >= 3 and r[1].isdigit():
+            rss.setdefault(r[0], []).append((int(r[1]), int(r[2])))
+    # tree: name -> rep -> [(depth, proc, kib)], and the exit status per rep
+    tree, texit = {}, {}
+    for r in read_tsv(os.path.join(d, "rss-tree.tsv")):
+        if len(r) == 4 and r[2] == "exit":
+            texit.setdefault(r[0], []).append(int(r[3]))
+        elif len(r) == 5 and r[4].lstrip("-").isdigit():
+            tree.setdefault(r[0], {}).setdefault(r[1], []).append((int(r[2]), r[3], int(r[4])))
+    rss_t = None
+    if rss or tree:
+        p("## Peak RSS")
+        p("")
+    if rss:
+        p("Whole tree, `/bin/true` as the target (ru_maxrss from wait4, what GNU `time -v` reports; "
+          "this is how the peers' figures in research/perf-baseline.md were taken). "
+          "A dynamic `/bin/true` is about 1 MiB by itself, so this is mostly the target; a launcher that "
+          "does not wait for its jail's processes only shows its own, and a tiny static process can read 0 "
+          "(the kernel folds RSS counters per CPU in batches):")
+        p("")
+        p("| command | KiB median (min–max) | MiB |")
+        p("|---|---:|---:|")
+        for c in rss_cmds:
+            if c[1] != "max" or c[0] not in rss:
+                continue
+            v = [k for k, _ in rss[c[0]]]
+            bad = sum(1 for _, s_ in rss[c[0]] if s_)
+            fl = f" ({bad} runs exited non-zero)" if bad else ""
+            p(f"| {c[0]}{fl} | {st.median(v):.0f} ({min(v)}–{max(v)}) | {st.median(v) / 1024:.2f} |")
+        p("")
+    if tree:
+        p("The launcher's own processes, each one's VmHWM (/proc/PID/status, exact) read while "
+          "the target (a static probe that holds until released) runs inside, so set-up is complete. "
+          "\"own peak\" is the largest process of the launcher, \"own sum\" all of them together:")
+        p("")
+        p("| command | processes (depth name: KiB median) | own peak KiB median (min–max) | own sum KiB median |")
+        p("|---|---|---:|---:|")
+        for c in rss_cmds:
+            if c[1] != "tree" or c[0] not in tree:
+                continue
+            reps = tree[c[0]]
+            by_pos, peaks, sums = {}, [], []
+            for rep in reps.values():
+                own = [(dp, nm, k) for dp, nm, k in rep if nm != "ajprobe"]
+                for dp, nm, k in rep:
+                    by_pos.setdefault((dp, nm), []).append(k)
+                if own:
+                    peaks.append(max(k for _, _, k in own))
+                    sums.append(sum(k for _, _, k in own))
+            procs = ", ".join(f"{dp} {nm}: {st.median(v):.0f}" for (dp, nm), v in sorted(by_pos.items()))
+            bad = sum(1 for x in texit.get(c[0], []) if x)
+            fl = f" ({bad} runs exited non-zero)" if bad else ""
+            p(f"| {c[0]}{fl} | {procs} | {fmt_range(peaks, '{:.0f}')} | "
+              f"{st.median(sums):.0f} |" if peaks else f"| {c[0]}{fl} | {procs} | – | – |")
+            if c[0] == STUB and peaks:
+                rss_t = st.median(peaks) / 1024
+        p("")
+    targets.append(("peak RSS of jail-worker (its largest process, VmHWM), MiB",
+                    f"{rss_t:.3f}" if rss_t is not None else "not measured",
+                    f"≤ {T_RSS_MIB}", verdict(rss_t, T_RSS_MIB)))
+
+    # --- sizes --------------------------------------------------------------
+    sizes = read_tsv(os.path.join(d, "sizes.tsv"))
+    size_t = None
+    if sizes:
+        p("## Stripped stub sizes")
+        p("")
+        p("| stub | bytes | KiB |")
+        p("|---|---:|---:|")
+        for n, b in sizes:
+            p(f"| {n} | {int(b)} | {int(b) / 1024:.1f} |")
+            if n == STUB:
+                size_t = int(b) / 1024
+        p("")
+    targets.append(("stripped jail-worker, KiB", f"{size_t:.1f}" if size_t is not None else "not built",
+                    f"≤ {T_SIZE_KIB}", verdict(size_t, T_SIZE_KIB)))
+
+    # --- Landlock on/off ------------------------------------------------------
+    ll = None
+    llon = LLON if LLON in have else STUB
+    if rounds and {llon, NOLL} <= have:
+        ll = per_round(rounds, lambda a, b: a - b, llon, NOLL)
+        targets.append((f"Landlock on − off at start-up ({llon} − {NOLL}), ms",
+                        fmt_range(ll, "{:+.3f}"), f"≤ {T_LANDLOCK_MS}", verdict(st.median(ll), T_LANDLOCK_MS)))
+    else:
+        targets.append(("Landlock on − off at start-up, ms", "not measured", f"≤ {T_LANDLOCK_MS}", "n/a"))
+
+    hcmds = read_tsv(os.path.join(d, "heavy-cmds.tsv"))
+    hrounds, horder, hfailed = rounds_of(os.path.join(d, "heavy-r*.json"))
+    if hrounds:
+        hbase = {c[0]: c[1] for c in hcmds}
+        p(f"## File-heavy work, in the large project ({meta.get('bigrepo', '?')}; "
+          f"{len(hrounds)} rounds, {len(pooled(hrounds, horder[0]))} runs per command)")
+        p("")
+        horder = [c[0] for c in hcmds if c[0] in set(horder)] + [n for n in horder if n not in hbase]
+        out.extend(time_table(hrounds, horder, hfailed, hbase))
+        p("")
+        hl = set(horder)
+        for w in ("find", "git", "true"):
+            on, off = f"{w}: {llon}", f"{w}: {NOLL}"
+            if {on, off} <= hl:
+                dd = per_round(hrounds, lambda a, b: a - b, on, off)
+                rr = per_round(hrounds, lambda a, b: a / b, on, off)
+                label = {"find": "`find /usr -type f`", "git": "`git status` on the large tree",
+                         "true": "`/bin/true` started in the large project (scan of 20k entries)"}[w]
+                targets.append((f"Landlock on − off, {label}, ms (× off)",
+                                f"{fmt_range(dd, '{:+.2f}')}; × {fmt_range(rr, '{:.3f}')}", "reported", "–"))
+
+    # --- throughput -----------------------------------------------------------
+    tp = os.path.join(d, "tput.json")
+    if os.path.exists(tp):
+        with open(tp) as fh:
+            t = json.load(fh)
+        p(f"## Throughput: {t['n']} jails per burst through `xargs -P J`, {t['reps']} repetitions, interleaved")
+        p("")
+        hdr, sep = "| command |", "|---|"
+        for j in t["jobs"]:
+            hdr += f" -P {j} jails/s median (min–max) | -P {j} × bare rate |"
+            sep += "---:|---:|"
+        p(hdr)
+        p(sep)
+        for n in t["names"]:
+            row = f"| {n} |"
+            for j in t["jobs"]:
+                k = f"{n}|{j}"
+                v, r = t["rates"][k], t["rel"][k]
+                fl = f" ({t['failed'][k]} bursts had failures)" if t["failed"].get(k) else ""
+                row += f" {fmt_range(v, '{:.0f}')}{fl} | {fmt_range(r)} |"
+            p(row)
+        p("")
+
+    # --- python -----------------------------------------------------------------
+    if rounds and {"python", "jail-python"} <= have:
+        v = per_round(rounds, lambda s, b: s / b, "jail-python", "python")
+        o = per_round(rounds, lambda s, b: s - b, "jail-python", "python")
+        extra = ""
+        if "bwrap python" in have:
+            ob = per_round(rounds, lambda s, b: s - b, "bwrap python", "python")
+            extra = f"; bwrap: + {fmt_range(ob)} ms"
+        targets.append(("`jail-python -c pass` vs `python3 -c pass`",
+                        f"× {fmt_range(v, '{:.3f}')}, + {fmt_range(o)} ms{extra}", "reported", "–"))
+
+    # --- targets first in the file, then the tables -------------------------
+    tl = ["## Targets of issue 6 (ratios within rounds: median (min–max over rounds))", "",
+          "| target | measured | limit | result |", "|---|---|---|---|"]
+    for name, val, lim, res in targets:
+        tl.append(f"| {name} | {val} | {lim} | **{res}** |" if res in ("PASS", "FAIL")
+                  else f"| {name} | {val} | {lim} | {res} |")
+    tl.append("")
+    head_end = next(i for i, l in enumerate(out) if l.startswith("## ")) if any(
+        l.startswith("## ") for l in out) else len(out)
+    out[head_end:head_end] = tl
+
+    cmdl, seen = [], set()
+    for label, f in (("start-up", "main-cmds.tsv"), ("file-heavy (cwd: the large project)", "heavy-cmds.tsv"),
+                     ("mounts", "mounts-cmds.tsv"), ("RSS", "rss-cmds.tsv"), ("throughput", "tput-cmds.tsv")):
+        rows = read_tsv(os.path.join(d, f))
+        if rows:
+            cmdl.append(f"{label}:")
+            cmdl.append("")
+            for r in rows:
+                nm = f"{r[0]} ({'tree' if r[1] == 'tree' else 'ru_maxrss'})" if f == "rss-cmds.tsv" else r[0]
+                cmdl.append(f"- {nm}: " + ("as above" if r[-1] in seen else f"`{r[-1]}`"))
+                seen.add(r[-1])
+            cmdl.append("")
+    if cmdl:
+        out.append("## Command lines")
+        out.append("")
+        out.extend(cmdl)
+    print("\n".join(out).rstrip("\n"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

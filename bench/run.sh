@@ -1,0 +1,520 @@
+#!/usr/bin/env bash
+# bench/run.sh: the start-up benchmark of issue 6 (`make bench`).
+#
+# One interleaved hyperfine run of bare /bin/true, `unshare -Urmpf
+# --mount-proc`, bubblewrap with jail-worker's policy, jail-worker (and a
+# Landlock-off build of it), and python3 -c pass bare and under jail-python;
+# then file-heavy work with Landlock on and off, the host-mount-count
+# sensitivity, peak RSS, stub size and jails per second.  Prints one markdown
+# report per pass and writes it to bench/results/YYYY-MM-DD-HHMM-<user|root>.md.
+#
+# As root (the normal way) there are two passes: as the unprivileged user
+# $BENCH_USER (created with useradd -m if missing; commands run through
+# setpriv), then as root.  As any other user there is one pass, as that user,
+# and the mount-count part is skipped (it needs root to make its private
+# mount namespaces).
+#
+# Nothing is mounted on the host: the extra mounts live only in private mount
+# namespaces made with `unshare -m --propagation private` that end with the
+# hyperfine run inside them; the host's mount table is compared before and
+# after.  Every target line says PASS or FAIL, and the script exits 0 either
+# way: a benchmark is not a test.
+#
+# Knobs (environment):
+#   QUICK=1      a smoke run of about a minute per pass (small counts below)
+#   RUNS         start-up runs per command in total (300; QUICK 30)
+#   ROUNDS       hyperfine invocations those runs are split over, each with
+#                every command, order rotated (5; QUICK 3)
+#   WARMUP       warm-up runs per command per round (20; QUICK 3)
+#   HEAVY_RUNS   runs per command of the file-heavy part (20; QUICK 3)
+#   MOUNT_RUNS   runs per command per mount scenario (150; QUICK 30)
+#   MOUNTS       extra mounts per scenario (200)
+#   TPUT_N TPUT_REPS TPUT_JOBS   jails per burst (128; QUICK 32), repetitions
+#                (3; QUICK 1), in-flight counts ("2 4")
+#   RSS_REPS     RSS samples per command (10; QUICK 3)
+#   PASSES       "user root" (root) or "self" (otherwise)
+#   BENCH_USER   the unprivileged user (ajbench)
+#   PARTS        "main heavy mounts rss size tput" (any subset)
+#   RESULTS      where the reports go (bench/results); SAVE=0 prints only
+#   AIJAIL_BUILD the build dir with bin/ (build)
+set -euo pipefail
+shopt -s nullglob
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=${AIJAIL_BUILD:-$root/build}
+me=$(id -u)
+
+if [ "${QUICK:-0}" = 1 ]; then
+	d=(30 3 3 3 30 32 1 3)
+else
+	d=(300 5 20 20 150 128 3 10)
+fi
+RUNS=${RUNS:-${d[0]}}
+ROUNDS=${ROUNDS:-${d[1]}}
+WARMUP=${WARMUP:-${d[2]}}
+HEAVY_RUNS=${HEAVY_RUNS:-${d[3]}}
+MOUNT_RUNS=${MOUNT_RUNS:-${d[4]}}
+TPUT_N=${TPUT_N:-${d[5]}}
+TPUT_REPS=${TPUT_REPS:-${d[6]}}
+TPUT_JOBS=${TPUT_JOBS:-"2 4"}
+RSS_REPS=${RSS_REPS:-${d[7]}}
+MOUNTS=${MOUNTS:-200}
+BENCH_USER=${BENCH_USER:-ajbench}
+PARTS=${PARTS:-"main heavy mounts rss size tput"}
+RESULTS=${RESULTS:-$here/results}
+SAVE=${SAVE:-1}
+HF_TIMEOUT=${HF_TIMEOUT:-3600}
+if [ "$me" -eq 0 ]; then PASSES=${PASSES:-"user root"}; else PASSES=${PASSES:-self}; fi
+CLEANPATH=/usr/local/bin:/usr/bin:/bin
+
+log() { printf '%s\n' "$*" >&2; }
+die() {
+	log "bench: $*"
+	exit 2
+}
+want() { [[ " $PARTS " == *" $1 "* ]]; }
+
+command -v hyperfine >/dev/null || die "hyperfine missing: apt-get install -y hyperfine (make deps)"
+command -v python3 >/dev/null || die "python3 missing"
+[ -x "$build/bin/aijail-compile" ] || die "$build/bin/aijail-compile missing: run make first"
+for p in $PASSES; do
+	case $p in
+	user | root) [ "$me" -eq 0 ] || die "pass '$p' needs root (PASSES=self runs as you)" ;;
+	self) ;;
+	*) die "unknown pass '$p' (user, root, self)" ;;
+	esac
+done
+
+# --- the work dir: stubs readable by the bench user, helpers -----------------
+
+work=$(mktemp -d /tmp/ajbench-run.XXXXXX)
+chmod 755 "$work"
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	# only dirs of ours; every mount this script makes died with its namespace
+	# (rmdir, not rm -r, for the mount points in the fixture project)
+	[ -n "${inner:-}" ] && rmdir "$inner"/m* "$inner" 2>/dev/null
+	rm -rf "$work" 2>/dev/null || true
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bin=$work/bin
+mkdir -p "$bin" "$work/tools"
+cp "$here/fixture.py" "$here/throughput.py" "$work/tools/" # readable by the bench user
+for f in "$build"/bin/*; do
+	[ -f "$f" ] && cp -p "$f" "$bin/"
+done
+# what is measured: the stubs as copied now, and the commit they came from
+commit_line="$(git -C "$root" log -1 --format='%h %s' 2>/dev/null || echo unknown)$(
+	[ -n "$(git -C "$root" status --porcelain -- stub compiler include policies grammar 2>/dev/null)" ] &&
+		echo ' (+ uncommitted changes in stub/compiler/include/policies/grammar)' || true)"
+build_line="$build/bin (jail-worker built $(date -r "$bin/jail-worker" '+%Y-%m-%d %H:%M' 2>/dev/null || echo '—'), copied at $(date '+%H:%M'))"
+chmod -R a+rX "$bin"
+
+notes_global=()
+note() { notes_global+=("$*"); log "note: $*"; }
+
+if [ ! -x "$bin/jail-worker" ]; then
+	note "jail-worker: not built ($build/bin/jail-worker missing); its rows and targets are skipped"
+fi
+stale=
+[ -x "$bin/jail-worker" ] && stale=$(cd "$root" && find stub include -newer "$build/bin/jail-worker" -type f 2>/dev/null | head -3 | tr '\n' ' ' || true)
+[ -n "$stale" ] && [ -x "$bin/jail-worker" ] &&
+	note "stub sources are newer than build/bin/jail-worker ($stale…): run \`make bench\` to measure the current code"
+
+# maxrss: the peak RSS helper, static and small (also the in-jail probe).
+musl=${MUSLCC:-musl-gcc}
+command -v "$musl" >/dev/null || musl=${CC:-cc}
+if "$musl" -Os -static -s -o "$work/tools/maxrss" "$here/maxrss.c" 2>"$work/tools/cc.err"; then
+	:
+else
+	note "RSS: could not build the helpers with $musl ($(head -c 200 "$work/tools/cc.err")); RSS skipped"
+	PARTS=${PARTS//rss/}
+fi
+
+# jail-worker with Landlock off: bench/policies/worker-nolandlock.aj compiled
+# with the shipped compiler, linked by the Makefile's own stub rules into a
+# private build dir (make B=…; -o keeps make from rebuilding the compiler
+# there), so it is the same stub code with other tables.  jail-worker is
+# rebuilt the same way beside it: when the stub sources moved on since
+# build/bin was made (others commit while we measure), that rebuilt copy,
+# jail-worker-landlock, is the Landlock-on side of the comparison, so both
+# sides come from the same sources; when it is byte-identical to
+# build/bin/jail-worker, jail-worker itself is.
+if [ -x "$bin/jail-worker" ]; then
+	vb=$work/build
+	mkdir -p "$vb/gen"
+	if "$bin/aijail-compile" -I "$root/policies" -o "$vb/gen/worker.h" "$root/policies/worker.aj" 2>"$work/variant.log" &&
+		"$bin/aijail-compile" -I "$root/policies" -o "$vb/gen/worker-nolandlock.h" \
+			"$here/policies/worker-nolandlock.aj" 2>>"$work/variant.log" &&
+		make -C "$root" -s --no-print-directory B="$vb" -o "$vb/gen/worker.h" -o "$vb/gen/worker-nolandlock.h" \
+			"$vb/bin/jail-worker" "$vb/bin/jail-worker-nolandlock" >>"$work/variant.log" 2>&1; then
+		cp "$vb/bin/jail-worker-nolandlock" "$bin/"
+		if ! cmp -s "$vb/bin/jail-worker" "$bin/jail-worker"; then
+			cp "$vb/bin/jail-worker" "$bin/jail-worker-landlock"
+			note "build/bin/jail-worker is not what the current stub sources build; Landlock on/off compares jail-worker-landlock (rebuilt now) with jail-worker-nolandlock, both from the same sources"
+		fi
+		chmod 755 "$bin"/jail-worker-*
+	else
+		note "jail-worker-nolandlock: build failed, Landlock on/off skipped: $(tail -3 "$work/variant.log" | tr '\n' ' ')"
+	fi
+fi
+
+# Command lines are plain words (every path here is checked to be plain) split
+# at blanks, without globbing (read -a); hyperfine -N splits them the same way.
+plain_path() { case $1 in *[!A-Za-z0-9/._+-]*) die "path '$1' has characters this harness does not quote" ;; esac; }
+plain_path "$work"
+
+# --- per pass ------------------------------------------------------------------
+
+# The bubblewrap twin of jail-worker: policies/base.aj + jail.aj + worker.aj,
+# as `jail-worker --jail-explain` shows it.  $1 = project, $2 = HOME.
+bwrap_cmd() {
+	local proj=$1 home=$2 kind path
+	printf 'bwrap --unshare-all --die-with-parent --new-session --hostname jail'
+	printf ' --ro-bind /usr /usr --ro-bind /etc /etc'
+	[ -d /opt ] && printf ' --ro-bind /opt /opt'
+	printf ' --symlink usr/bin /bin --symlink usr/sbin /sbin --symlink usr/lib /lib --symlink usr/lib64 /lib64'
+	printf ' --tmpfs /tmp --tmpfs /var/tmp --tmpfs /run --dev /dev --proc /proc'
+	printf ' --tmpfs %s --bind %s %s' "$home" "$proj" "$proj"
+	while read -r kind path; do
+		case $kind in
+		mask | deny-file) printf ' --ro-bind /dev/null %s' "$path" ;;
+		deny-dir) printf ' --perms 0000 --tmpfs %s' "$path" ;;
+		esac
+	done <"$out/matches.txt"
+	printf ' --chdir %s --clearenv' "$proj"
+	printf ' --setenv PATH %s --setenv TERM dumb --setenv LANG C.UTF-8 --setenv USER %s --setenv LOGNAME %s' \
+		"$CLEANPATH" "$uname" "$uname"
+	printf ' --setenv HOME %s --setenv AIJAIL 1 --' "$home"
+}
+
+# try NAME OKMAX CMD…: run once as the pass user in $cwd; 0 if it exits with
+# a status ≤ OKMAX (find exits 1 for the root-only dirs under /usr).
+try() {
+	local name=$1 okmax=$2 rc=0
+	shift 2
+	(cd "$cwd" && timeout -k 5 60 "${AS[@]}" "$@" </dev/null >/dev/null 2>"$out/try.err") || rc=$?
+	if [ "$rc" -gt "$okmax" ]; then
+		pnote "$name: skipped, its test run exited $rc: $(tail -c 300 "$out/try.err" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
+pnote() { printf '%s\n' "$*" >>"$out/notes.txt"; log "note: $*"; }
+
+# add FILE NAME BASE CMD [OKMAX]: append to a command list if the command works.
+add() {
+	local file=$1 name=$2 base=$3 cmd=$4 okmax=${5:-0} argv
+	read -ra argv <<<"$cmd"
+	try "$name" "$okmax" "${argv[@]}" || return 0
+	printf '%s\t%s\t%s\n' "$name" "$base" "$cmd" >>"$file"
+}
+
+# hf OUTJSON CMDSFILE RUNS WARMUP ROUNDNO [PREFIX…]: one hyperfine invocation
+# of every command in CMDSFILE, order rotated by ROUNDNO, as the pass user.
+hf() {
+	local json=$1 file=$2 runs=$3 warm=$4 r=$5 n k j
+	shift 5
+	local names=() cmds=() args=()
+	while IFS=$'\t' read -r a _ c; do names+=("$a") cmds+=("$c"); done <"$file"
+	n=${#names[@]}
+	[ "$n" -gt 0 ] || return 0
+	for ((k = 0; k < n; k++)); do
+		j=$(((k + r) % n))
+		args+=(-n "${names[$j]}" "${cmds[$j]}")
+	done
+	(cd "$cwd" && timeout -k 10 "$HF_TIMEOUT" "$@" "${AS[@]}" hyperfine -N -i --style none \
+		--warmup "$warm" --runs "$runs" --export-json "$json" "${args[@]}" \
+		>"${json%.json}.log" 2>&1) || {
+		pnote "hyperfine failed for $(basename "$json"): $(tail -3 "${json%.json}.log" | tr '\n' ' ')"
+		rm -f "$json"
+	}
+}
+
+per() { echo $((($1 + ROUNDS - 1) / ROUNDS)); } # runs per round
+
+run_pass() {
+	local p=$1
+	local tag uid gid
+	case $p in
+	user)
+		if ! id "$BENCH_USER" >/dev/null 2>&1; then
+			useradd -m -s /bin/sh "$BENCH_USER" || die "useradd $BENCH_USER failed"
+		fi
+		uname=$BENCH_USER uid=$(id -u "$BENCH_USER") gid=$(id -g "$BENCH_USER")
+		uhome=$(getent passwd "$BENCH_USER" | cut -d: -f6)
+		tag=user
+		;;
+	root)
+		uname=root uid=0 gid=0 tag=root
+		uhome=/tmp/ajbench-fixture-root/home # keeps /root out of it (jail-python's rw+ caches)
+		;;
+	self)
+		uname=$(id -un) uid=$me gid=$(id -g) uhome=${HOME:?}
+		if [ "$me" -eq 0 ]; then tag=root; else tag=user; fi
+		;;
+	esac
+	local fix=/tmp/ajbench-fixture-$uname
+	plain_path "$uhome"
+	proj=$fix/proj
+	AS=(env -i "PATH=$CLEANPATH" "HOME=$uhome" LANG=C.UTF-8 TERM=dumb "USER=$uname" "LOGNAME=$uname")
+	[ "$p" = user ] && AS=(setpriv --reuid="$uid" --regid="$gid" --init-groups "${AS[@]}")
+	out=$work/$p
+	mkdir -p "$out"
+	# /tmp is shared: never follow a planted symlink, never adopt a stranger's dir
+	if [ -L "$fix" ] || { [ -e "$fix" ] && [ ! -d "$fix" ]; }; then die "$fix is not a plain directory"; fi
+	if [ ! -d "$fix" ]; then
+		if [ "$me" -eq 0 ]; then install -d -m 755 -o "$uid" -g "$gid" "$fix"; else mkdir -m 755 "$fix"; fi
+	fi
+	[ "$(stat -c %u "$fix")" = "$uid" ] || die "$fix is not owned by $uname"
+	[ "$p" = root ] && install -d -m 700 "$uhome"
+	[ "$me" -eq 0 ] && chown "$uid:$gid" "$out"
+	: >"$out/notes.txt"
+	for n in "${notes_global[@]}"; do printf '%s\n' "$n" >>"$out/notes.txt"; done
+
+	log "== pass $p: as $uname (uid $uid), HOME=$uhome, project $proj"
+	cwd=/
+	log "fixture: $fix (the large tree takes a few seconds the first time)"
+	(cd / && "${AS[@]}" python3 "$work/tools/fixture.py" make "$fix") || die "fixture failed"
+	if want rss; then # the in-jail end of `maxrss --tree`
+		"${AS[@]}" install -D -m 755 "$work/tools/maxrss" "$proj/bin/ajprobe"
+	fi
+	"${AS[@]}" python3 "$work/tools/fixture.py" matches "$proj" "$root/policies/base.aj" \
+		"$root/policies/jail.aj" "$root/policies/worker.aj" >"$out/matches.txt"
+	cwd=$proj
+
+	local stamp
+	stamp=$(date +%Y-%m-%d-%H%M)
+	{
+		printf 'pass\t%s\n' "$tag"
+		printf 'who\t%s, uid %s%s\n' "$uname" "$uid" "$([ "$p" = user ] && echo ', through setpriv from root')"
+		printf 'date\t%s\n' "$(date '+%Y-%m-%d %H:%M %Z')"
+		printf 'machine\t%s\n' "$(uname -srm), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(awk '/^MemTotal:/{printf "%.1f GiB RAM", $2/1048576}' /proc/meminfo), load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
+		printf 'commit\t%s\n' "$commit_line"
+		printf 'build\t%s\n' "$build_line"
+		printf 'tools\t%s; %s; %s; Landlock ABI %s\n' "$(hyperfine --version)" \
+			"$(bwrap --version 2>/dev/null || echo 'bwrap: not installed')" "$(unshare --version | head -1)" \
+			"$(python3 -c 'import ctypes;l=ctypes.CDLL(None,use_errno=True);print(l.syscall(444,None,0,1))' 2>/dev/null || echo '?')"
+		printf 'knobs\tRUNS=%s ROUNDS=%s WARMUP=%s HEAVY_RUNS=%s MOUNT_RUNS=%s MOUNTS=%s TPUT_N=%s TPUT_REPS=%s TPUT_JOBS="%s" RSS_REPS=%s%s\n' \
+			"$RUNS" "$ROUNDS" "$WARMUP" "$HEAVY_RUNS" "$MOUNT_RUNS" "$MOUNTS" "$TPUT_N" "$TPUT_REPS" "$TPUT_JOBS" "$RSS_REPS" \
+			"$([ "${QUICK:-0}" = 1 ] && echo ' (QUICK=1)')"
+		printf 'project\t%s\n' "$proj"
+		printf 'masked\t%s\n' "$(awk '$1=="mask"{sub(".*/proj/","",$2);printf "%s ",$2}' "$out/matches.txt")"
+		printf 'denied\t%s\n' "$(awk '$1~/^deny/{sub(".*/proj/","",$2);printf "%s%s ",$2,($1=="deny-dir"?"/":"")}' "$out/matches.txt")"
+		printf 'env\t%s\n' "${AS[*]: -6}"
+		printf 'bigrepo\t%s\n' "$fix/bigrepo: $(git -c safe.directory='*' -C "$fix/bigrepo" ls-files | wc -l) tracked files"
+	} >"$out/meta.tsv"
+
+	if [ -x "$bin/jail-worker" ]; then
+		(cd "$cwd" && timeout 30 "${AS[@]}" "$bin/jail-worker" --jail-explain /bin/true >"$out/explain.txt" 2>&1) || true
+		cp "$out/explain.txt" "$work/explain-$p.txt" 2>/dev/null || true
+	fi
+
+	local bw=""
+	if command -v bwrap >/dev/null; then
+		bw=$(bwrap_cmd "$proj" "$uhome")
+	else
+		pnote "bwrap: not installed, skipped (apt-get install -y bubblewrap)"
+	fi
+	local have_unshare=1
+	command -v unshare >/dev/null || { have_unshare=0; pnote "unshare: not installed, skipped"; }
+
+	# --- start-up ---------------------------------------------------------------
+	if want main; then
+		local f=$out/main-cmds.tsv
+		: >"$f"
+		add "$f" bare bare /bin/true
+		[ "$have_unshare" = 1 ] && add "$f" unshare bare "unshare -Urmpf --mount-proc /bin/true"
+		[ -n "$bw" ] && add "$f" bwrap bare "$bw /bin/true"
+		[ -x "$bin/jail-worker" ] && add "$f" jail-worker bare "$bin/jail-worker /bin/true"
+		[ -x "$bin/jail-worker-landlock" ] && add "$f" jail-worker-landlock bare "$bin/jail-worker-landlock /bin/true"
+		[ -x "$bin/jail-worker-nolandlock" ] && add "$f" jail-worker-nolandlock bare "$bin/jail-worker-nolandlock /bin/true"
+		add "$f" python python "/usr/bin/python3 -c pass"
+		if [ -x "$bin/jail-python" ]; then
+			add "$f" jail-python python "$bin/jail-python -c pass"
+		else
+			pnote "jail-python: not built, skipped"
+		fi
+		[ -n "$bw" ] && add "$f" "bwrap python" python "$bw /usr/bin/python3 -c pass"
+		local r
+		for ((r = 1; r <= ROUNDS; r++)); do
+			log "[$p] start-up round $r/$ROUNDS: $(wc -l <"$f") commands x $(per "$RUNS") runs"
+			hf "$out/main-r$r.json" "$f" "$(per "$RUNS")" "$WARMUP" "$r"
+		done
+	fi
+
+	# --- file-heavy: Landlock on vs off -------------------------------------------
+	if want heavy && [ -x "$bin/jail-worker-nolandlock" ]; then
+		local f=$out/heavy-cmds.tsv s llon=jail-worker
+		[ -x "$bin/jail-worker-landlock" ] && llon=jail-worker-landlock
+		: >"$f"
+		cwd=$fix/bigrepo
+		for s in "find:1:find /usr -type f" "git:0:git status" "true:0:/bin/true"; do
+			local w=${s%%:*} c=${s#*:*:} ok=${s#*:}
+			ok=${ok%%:*}
+			add "$f" "$w: bare" "$w: bare" "$c" "$ok"
+			add "$f" "$w: $llon" "$w: bare" "$bin/$llon $c" "$ok"
+			add "$f" "$w: jail-worker-nolandlock" "$w: bare" "$bin/jail-worker-nolandlock $c" "$ok"
+		done
+		local hr=$((ROUNDS < 3 ? ROUNDS : 3)) r
+		for ((r = 1; r <= hr; r++)); do
+			log "[$p] file-heavy round $r/$hr"
+			hf "$out/heavy-r$r.json" "$f" $(((HEAVY_RUNS + hr - 1) / hr)) 1 "$r"
+		done
+		cwd=$proj
+	elif want heavy; then
+		pnote "file-heavy Landlock on/off: skipped (no jail-worker-nolandlock)"
+	fi
+
+	# --- host mount count ---------------------------------------------------------
+	if want mounts; then
+		if [ "$me" -ne 0 ]; then
+			printf 'mounts_skip\tneeds root (private mount namespaces)\n' >>"$out/meta.tsv"
+			pnote "mount-count runs: skipped, they need root"
+		else
+			run_mounts
+		fi
+	fi
+
+	# --- peak RSS -------------------------------------------------------------------
+	# ru_maxrss of the whole tree with /bin/true (as the peers were measured),
+	# and VmHWM of every process of the launcher while the target runs.
+	if want rss; then
+		local f=$out/rss-cmds.tsv i name mode c argv line
+		local probe="$proj/bin/ajprobe --hold"
+		: >"$f"
+		printf 'bare /bin/true\tmax\t/bin/true\n' >>"$f"
+		[ "$have_unshare" = 1 ] && printf 'unshare\tmax\tunshare -Urmpf --mount-proc /bin/true\n' >>"$f"
+		[ -n "$bw" ] && printf 'bwrap\tmax\t%s /bin/true\n' "$bw" >>"$f"
+		[ -x "$bin/jail-worker" ] && printf 'jail-worker\tmax\t%s /bin/true\n' "$bin/jail-worker" >>"$f"
+		printf 'bare probe\ttree\t%s\n' "$probe" >>"$f"
+		[ "$have_unshare" = 1 ] && printf 'unshare\ttree\tunshare -Urmpf --mount-proc %s\n' "$probe" >>"$f"
+		[ -n "$bw" ] && printf 'bwrap\ttree\t%s %s\n' "$bw" "$probe" >>"$f"
+		[ -x "$bin/jail-worker" ] && printf 'jail-worker\ttree\t%s %s\n' "$bin/jail-worker" "$probe" >>"$f"
+		log "[$p] peak RSS: $RSS_REPS x $(wc -l <"$f") commands"
+		: >"$out/rss.tsv"
+		: >"$out/rss-tree.tsv"
+		for ((i = 0; i < RSS_REPS; i++)); do
+			while IFS=$'\t' read -r name mode c; do
+				read -ra argv <<<"$c"
+				if [ "$mode" = max ]; then
+					read -r line < <(cd "$cwd" && timeout 60 "${AS[@]}" "$work/tools/maxrss" "${argv[@]}") || continue
+					printf '%s\t%s\n' "$name" "${line// /$'\t'}" >>"$out/rss.tsv"
+				else
+					(cd "$cwd" && timeout 60 "${AS[@]}" "$work/tools/maxrss" --tree "${argv[@]}") |
+						while read -r line; do printf '%s\t%s\t%s\n' "$name" "$i" "${line// /$'\t'}"; done >>"$out/rss-tree.tsv" || true
+				fi
+			done <"$f"
+		done
+	fi
+
+	# --- size -----------------------------------------------------------------------
+	if want size; then
+		: >"$out/sizes.tsv"
+		for s in "$bin"/jail*; do
+			strip -o "$work/stripped" "$s" 2>/dev/null || cp "$s" "$work/stripped"
+			printf '%s\t%s\n' "$(basename "$s")" "$(stat -c %s "$work/stripped")" >>"$out/sizes.tsv"
+		done
+	fi
+
+	# --- throughput -----------------------------------------------------------------
+	if want tput; then
+		local f=$out/tput-cmds.tsv
+		: >"$f"
+		printf 'bare\t/bin/true\n' >>"$f"
+		[ "$have_unshare" = 1 ] && printf 'unshare\tunshare -Urmpf --mount-proc /bin/true\n' >>"$f"
+		[ -n "$bw" ] && printf 'bwrap\t%s /bin/true\n' "$bw" >>"$f"
+		[ -x "$bin/jail-worker" ] && grep -q '^jail-worker	' "$out/main-cmds.tsv" 2>/dev/null &&
+			printf 'jail-worker\t%s /bin/true\n' "$bin/jail-worker" >>"$f"
+		log "[$p] throughput: $TPUT_N jails x -P $TPUT_JOBS x $TPUT_REPS reps"
+		# shellcheck disable=SC2086
+		(cd "$cwd" && "${AS[@]}" python3 "$work/tools/throughput.py" "$f" "$out/tput.json" "$TPUT_N" "$TPUT_REPS" $TPUT_JOBS) ||
+			pnote "throughput failed"
+	fi
+
+	# --- report ---------------------------------------------------------------------
+	local rep=$work/report-$p.md
+	python3 "$here/report.py" "$out" >"$rep"
+	if [ -s "$out/explain.txt" ]; then
+		{
+			echo
+			echo "## \`jail-worker --jail-explain /bin/true\` (this pass)"
+			echo
+			echo '```'
+			head -c 6000 "$out/explain.txt"
+			echo '```'
+		} >>"$rep"
+	fi
+	cat "$rep"
+	echo
+	if [ "$SAVE" = 1 ]; then
+		mkdir -p "$RESULTS"
+		cp "$rep" "$RESULTS/$stamp-$tag.md"
+		[ "$me" -eq 0 ] && chmod 644 "$RESULTS/$stamp-$tag.md"
+		log "written: $RESULTS/$stamp-$tag.md"
+	fi
+}
+
+# Mount-count sensitivity, as root: each scenario is one private mount
+# namespace per round (unshare -m --propagation private), holding MOUNTS more
+# tmpfs mounts (or none), in which hyperfine runs as the pass user; the
+# namespace and its mounts end with that hyperfine.
+run_mounts() {
+	local f=$out/mounts-cmds.tsv before after mdir
+	: >"$f"
+	grep -E '^(bare|unshare|bwrap|jail-worker)	' "$out/main-cmds.tsv" >"$f" 2>/dev/null ||
+		{
+			add "$f" bare bare /bin/true
+			[ -x "$bin/jail-worker" ] && add "$f" jail-worker bare "$bin/jail-worker /bin/true"
+		}
+	mdir=$work/mnt
+	inner=$proj/.ajbench-mounts
+	mkdir -p "$mdir"
+	"${AS[@]}" mkdir -p "$inner"
+	local i
+	for ((i = 1; i <= MOUNTS; i++)); do mkdir -p "$mdir/m$i"; done
+	(cd "$inner" && "${AS[@]}" sh -c 'i=1; while [ $i -le "$1" ]; do mkdir -p m$i; i=$((i+1)); done' sh "$MOUNTS")
+	before=$(cat /proc/self/mountinfo)
+	local scen=(plain outside inside) r k s base
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for ((k = 0; k < 3; k++)); do
+			s=${scen[$(((k + r) % 3))]}
+			case $s in plain) base="" ;; outside) base=$mdir ;; inside) base=$inner ;; esac
+			log "[$p] mounts round $r/$ROUNDS: $s"
+			hf "$out/mounts-$s-r$r.json" "$f" "$(per "$MOUNT_RUNS")" $((WARMUP < 5 ? WARMUP : 5)) "$r" \
+				unshare -m --propagation private -- bash -c '
+					set -e
+					base=$1 n=$2 count=$3
+					shift 3
+					if [ -n "$base" ]; then
+						i=1
+						while [ "$i" -le "$n" ]; do
+							mount -t tmpfs -o size=16k,mode=755 ajbench "$base/m$i"
+							i=$((i + 1))
+						done
+					fi
+					wc -l </proc/self/mountinfo >"$count"
+					exec "$@"' bash "$base" "$MOUNTS" "$out/mounts-$s.count"
+		done
+	done
+	after=$(cat /proc/self/mountinfo)
+	if [ "$before" = "$after" ]; then
+		printf 'mounts_check\tyes (%s mounts before and after)\n' "$(wc -l <<<"$after")" >>"$out/meta.tsv"
+	else
+		printf 'mounts_check\tNO: the host mount table changed during the run (see notes)\n' >>"$out/meta.tsv"
+		pnote "WARNING: /proc/self/mountinfo differs before/after the mount-count runs: $(diff <(echo "$before") <(echo "$after") | head -5 | tr '\n' ' ')"
+	fi
+	rmdir "$mdir"/m* "$mdir" 2>/dev/null || true
+	rmdir "$inner"/m* "$inner" 2>/dev/null || true
+	inner=
+}
+
+for p in $PASSES; do
+	run_pass "$p"
+done
+exit 0
