@@ -159,7 +159,8 @@ void plan_build_root(void)
 	if (mkdir("/tmp/oldroot", 0700))
 		die("create /oldroot", errno, NULL);
 	if (sys_pivot_root("/tmp", "/tmp/oldroot"))
-		die("pivot_root", errno, NULL);
+		die("pivot_root", errno,
+		    errno == EINVAL ? "is \"/\" a mount point here (not a chroot)?" : NULL);
 	if (chdir("/"))
 		die("enter the new root", errno, NULL);
 }
