@@ -10,13 +10,14 @@
 static void usage(FILE *f)
 {
 	fputs("usage: aijail-compile [-I DIR]… [-p POLICY] [-o OUT.h] [--explain] POLICY.aj\n"
-	      "       aijail-compile --list-groups\n"
+	      "       aijail-compile --list-groups | --expand-group @GROUP\n"
 	      "Compiles an aijail policy into a C header of constant tables for the stub.\n"
 	      "  -I DIR      search DIR for include files (after the including file's directory)\n"
 	      "  -p POLICY   the policy to compile (default: the last one in POLICY.aj)\n"
 	      "  -o OUT.h    write the header there (default: standard output)\n"
 	      "  --explain   print the syscall policy of every command group x mode instead\n"
-	      "  --list-groups  print the syscall groups\n",
+	      "  --list-groups  print the syscall groups\n"
+	      "  --expand-group @GROUP  print the syscall numbers and names of a group\n",
 	      f);
 }
 
@@ -48,6 +49,13 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--list-groups")) {
 			groups_list(stdout);
 			return 0;
+		} else if (!strcmp(a, "--expand-group")) {
+			/* Numbers and names, one per line: what tests probe. */
+			if (i + 1 >= argc) {
+				usage(stderr);
+				return 2;
+			}
+			return group_expand_print(stdout, argv[++i]) ? 0 : 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;

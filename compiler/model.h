@@ -174,6 +174,7 @@ bool constant_lookup(const char *name, uint64_t *out);
 int errno_lookup(const char *name);
 const char *errno_name(int e);
 void groups_list(FILE *f);
+bool group_expand_print(FILE *f, const char *name);
 
 /* emit.c */
 bool emit_header(FILE *f, const struct compiled *c, const char *source);

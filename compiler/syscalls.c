@@ -492,6 +492,18 @@ static const char *nr_name(int nr)
 	return r;
 }
 
+bool group_expand_print(FILE *f, const char *name)
+{
+	struct nrset *set = xalloc(sizeof(*set));
+	struct loc none = {0};
+	if (!set_add_token(set, name, &none, true, 0))
+		return false;
+	for (int nr = 0; nr < NR_LIMIT; nr++)
+		if (set->in[nr])
+			fprintf(f, "%d %s\n", nr, nr_name(nr));
+	return true;
+}
+
 bool group_define(const struct stmt *s)
 {
 	const struct atom *a = s->args;
