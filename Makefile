@@ -113,8 +113,13 @@ check: all unit-check corpus-check fuzz-replay integration-check
 
 # --- bench, fuzz, install ----------------------------------------------------
 
-bench: all
+bench: all $(B)/bench/seccomp_cost
+	$(B)/bench/seccomp_cost $(POLICIES:%=policies/%.aj)
 	bench/run.sh
+
+$(B)/bench/seccomp_cost: bench/seccomp_cost.c $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ -lseccomp
 
 fuzz: $(B)/grammar/aj.tab.c $(B)/grammar/aj.lex.c
 	tests/fuzz/build.sh
