@@ -51,11 +51,12 @@ deps:
 
 # --- grammar and compiler (glibc, libseccomp) -------------------------------
 
-$(B)/grammar/aj.tab.c $(B)/grammar/aj.tab.h: grammar/aj.y
+# Grouped targets (&:): one bison run makes both files, even under -j.
+$(B)/grammar/aj.tab.c $(B)/grammar/aj.tab.h &: grammar/aj.y
 	@mkdir -p $(B)/grammar
 	$(BISON) -Wall -Werror -d -o $(B)/grammar/aj.tab.c $<
 
-$(B)/grammar/aj.lex.c $(B)/grammar/aj.lex.h: grammar/aj.l $(B)/grammar/aj.tab.h
+$(B)/grammar/aj.lex.c $(B)/grammar/aj.lex.h &: grammar/aj.l $(B)/grammar/aj.tab.h
 	@mkdir -p $(B)/grammar
 	$(FLEX) --header-file=$(B)/grammar/aj.lex.h -o $(B)/grammar/aj.lex.c $<
 
