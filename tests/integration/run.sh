@@ -536,6 +536,17 @@ for p in x32 int80; do
 	fi
 done
 
+# bubblewrap's try-syscall, over every call of @aj-escape as the compiler
+# expands it: each must fail with EPERM inside jail-worker.
+if c probe-aj-escape; then
+	nrs=$("$root/build/bin/aijail-compile" --expand-group @aj-escape | awk '{printf "%s%s", s, $1; s=","}')
+	jrun user -- jail-worker ./tools/probe syscalls "$nrs"
+	n=$(printf '%s\n' "$OUT" | grep -c ': EPERM$')
+	if [ "$RC" = 0 ] && [ "$n" -gt 50 ]; then pass probe-aj-escape; else
+		fail probe-aj-escape "exit $RC, $n EPERM; not EPERM: $(printf '%s\n' "$OUT" | grep -v ': EPERM$' | tr '\n' ' ')"
+	fi
+fi
+
 # Node and friends enumerate interfaces over netlink: it must keep working.
 if c probe-socket-netlink; then
 	jrun user -- jail-worker ./tools/probe socket-netlink

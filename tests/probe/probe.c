@@ -424,6 +424,27 @@ static int p_write(const char *path)
 	return report_ok();
 }
 
+/* bubblewrap's try-syscall idea: call each number with arguments that are
+ * harmless if the call got through (a bad fd, a bad pointer), and print
+ * "NR: ERRNO" per call.  Exits 0 when every call failed with EPERM. */
+static int p_syscalls(const char *list)
+{
+	int all = 1;
+	for (const char *s = list; *s;) {
+		char *end;
+		long nr = strtol(s, &end, 10);
+		if (end == s)
+			return R_USAGE;
+		errno = 0;
+		long r = syscall(nr, -1L, -1L, -1L, -1L, -1L, -1L);
+		int e = r < 0 ? errno : 0;
+		printf("%ld: %s\n", nr, e ? errno_name(e) : "ok");
+		all &= e == EPERM;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return all ? 0 : R_ODD;
+}
+
 static const struct probe {
 	const char *name;
 	int nargs;
@@ -453,6 +474,7 @@ static const struct probe {
 	{"socket-netlink", 0, "", p_socket_netlink, 0, 0},
 	{"read", 1, " FILE", 0, p_read, 0},
 	{"write", 1, " FILE", 0, p_write, 0},
+	{"syscalls", 1, " NR,NR,…", 0, p_syscalls, 0},
 };
 
 static int usage(void)
