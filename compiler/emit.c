@@ -116,8 +116,9 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 	char *b = xstrdup("");
 	for (size_t i = 0; i < v->mounts.n; i++) {
 		const struct m_mount *m = &v->mounts.v[i];
-		b = append(b, "%s", xprintf("\t{%s, 0x%x, 0%o, %s, %s},\n", op_enum[m->op], m->flags,
-					    m->mode, path_init(&m->path), lit(m->target)));
+		b = append(b, "%s",
+			   xprintf("\t{%s, 0x%x, 0%o, 0x%x, %s, %s},\n", op_enum[m->op], m->flags,
+				   m->mode, m->landlock, path_init(&m->path), lit(m->target)));
 	}
 	const char *mounts = array(o, "struct aj_mount", b, v->mounts.n);
 

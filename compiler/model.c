@@ -1116,7 +1116,9 @@ static void sort_mounts(struct variant *v)
 
 /* Landlock mirrors the mount table: what is mounted read-only is readable
  * and executable, what is mounted writable is fully usable, nothing else.
- * The root itself only lets directories be listed. */
+ * Each mount carries its own rights (the stub adds the rule only when it
+ * made the mount); the root itself, the one rule that is not a mount's,
+ * only lets directories be listed. */
 static void derive_landlock(struct variant *v)
 {
 	struct m_path root;
@@ -1124,32 +1126,25 @@ static void derive_landlock(struct variant *v)
 	VEC_PUSH(v->landlock_paths, root);
 	VEC_PUSH(v->landlock_rules, ((struct aj_landlock_rule){{0}, AJ_LL_READ_DIR, 0}));
 	for (size_t i = 0; i < v->mounts.n; i++) {
-		const struct m_mount *m = &v->mounts.v[i];
-		uint64_t access;
+		struct m_mount *m = &v->mounts.v[i];
 		switch (m->op) {
 		case AJ_MOUNT_RO:
-			access = AJ_LL_RIGHTS_READ;
+			m->landlock = AJ_LL_RIGHTS_READ;
 			break;
 		case AJ_MOUNT_RW:
 		case AJ_MOUNT_TMPFS:
-			access = AJ_LL_RIGHTS_ALL;
+			m->landlock = AJ_LL_RIGHTS_ALL;
 			break;
 		case AJ_MOUNT_DEV:
-			access = AJ_LL_RIGHTS_ALL & ~(AJ_LL_MAKE_CHAR | AJ_LL_MAKE_BLOCK | AJ_LL_EXECUTE);
+			m->landlock =
+			    AJ_LL_RIGHTS_ALL & ~(AJ_LL_MAKE_CHAR | AJ_LL_MAKE_BLOCK | AJ_LL_EXECUTE);
 			break;
 		case AJ_MOUNT_PROC:
-			access = AJ_LL_READ_FILE | AJ_LL_READ_DIR | AJ_LL_WRITE_FILE;
+			m->landlock = AJ_LL_READ_FILE | AJ_LL_READ_DIR | AJ_LL_WRITE_FILE;
 			break;
 		default:
-			continue; /* links; device nodes live under /dev's rule */
+			m->landlock = 0; /* links; device nodes live under /dev's rule */
 		}
-		VEC_PUSH(v->landlock_paths, m->path);
-		VEC_PUSH(v->landlock_rules,
-			 ((struct aj_landlock_rule){{0}, access,
-						    (m->flags & AJ_MOUNT_OPTIONAL) ||
-								    m->path.var > AJ_VAR_XDG_RUNTIME_DIR
-							    ? AJ_LL_RULE_OPTIONAL
-							    : 0}));
 	}
 }
 

@@ -40,6 +40,7 @@ struct m_mount {
 	int op; /* enum aj_mount_op */
 	int flags;
 	int mode;
+	unsigned landlock; /* AJ_LL_* rights beneath it (derive_landlock) */
 	struct m_path path;
 	char *target;
 	struct loc loc;
@@ -113,7 +114,7 @@ struct variant {
 	VEC(struct m_env_set) env_set;
 	VEC(struct m_rlimit) rlimits;
 	VEC(struct m_rule) rules;
-	VEC(struct aj_landlock_rule) landlock_rules; /* paths point into mounts' strings */
+	VEC(struct aj_landlock_rule) landlock_rules; /* rules that are not a mount's */
 	VEC(struct m_path) landlock_paths;
 	VEC(struct m_filter) filters;
 };

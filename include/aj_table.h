@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 2
+#define AJ_ABI 3
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -62,10 +62,15 @@ enum aj_mount_op {
 #define AJ_MOUNT_OPTIONAL 0x01 /* skip silently when the host path is missing */
 #define AJ_MOUNT_CREATE   0x02 /* create the host directory (as the caller) when missing */
 
+/* Landlock rules mirror the mounts: .landlock is what a rule on the mount's
+ * path grants (AJ_LL_* rights; every filesystem right is below bit 16), 0
+ * for none.  A mount skipped at run time (an optional source that is
+ * missing, an unset variable) gets no rule. */
 struct aj_mount {
 	uint8_t op;
 	uint8_t flags;
-	uint16_t mode; /* AJ_MOUNT_TMPFS: permission bits of the root */
+	uint16_t mode;     /* AJ_MOUNT_TMPFS: permission bits of the root */
+	uint16_t landlock; /* AJ_LL_* rights beneath it, full-ABI mask */
 	struct aj_path path;
 	const char *target; /* AJ_MOUNT_LINK only */
 };
@@ -110,6 +115,8 @@ struct aj_pattern {
 
 #define AJ_LL_RULE_OPTIONAL 0x01 /* skip when the path does not exist */
 
+/* A rule that is not a mount's (the mounts carry their own): today only
+ * "/" itself, which may be listed. */
 struct aj_landlock_rule {
 	struct aj_path path; /* inside the new root */
 	uint64_t access;     /* full-ABI mask; the stub drops what the kernel lacks */
@@ -178,7 +185,7 @@ struct aj_variant {
 	uint16_t n_mounts;
 	const struct aj_pattern *patterns;
 	uint16_t n_patterns;
-	const struct aj_landlock_rule *landlock_rules;
+	const struct aj_landlock_rule *landlock_rules; /* besides the mounts' own */
 	uint16_t n_landlock_rules;
 	const char *const *env_keep;
 	uint16_t n_env_keep;

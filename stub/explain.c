@@ -192,6 +192,24 @@ static void print_rules(const struct aj_variant *v)
 		print_rights(r->access);
 		out_s(unset ? "\t(skipped: unset)\n" : "\n");
 	}
+	/* The mounts' own rules, in the plan's order; a skipped mount has none. */
+	for (unsigned i = 0; i < plan_n; i++) {
+		const struct plan_entry *e = &plan[i];
+
+		if (!e->m->landlock)
+			continue;
+		out_s("  ");
+		if (!e->path) {
+			out_c('$');
+			out_s(var_name(e->m->path.var));
+		} else {
+			out_s(e->path);
+		}
+		if (e->m->flags & AJ_MOUNT_OPTIONAL)
+			out_c('?');
+		print_rights(e->m->landlock);
+		out_s(!e->path ? "\t(skipped: unset)\n" : "\n");
+	}
 }
 
 static void print_scan(const struct run *r)

@@ -1,5 +1,7 @@
 /* landlock.c: the variant's filesystem rules, at the highest Landlock ABI
- * the kernel has.
+ * the kernel has.  The rules mirror the mounts: each mount the plan made
+ * carries the rights granted beneath it; the variant adds the few rules
+ * that are not a mount's ("/").
  *
  * Compatibility is one table, as in the kernel's
  * samples/landlock/sandboxer.c: the rights each ABI handles.  Every right
@@ -54,6 +56,35 @@ int landlock_abi(void)
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
 
 	return abi < 0 ? 0 : (int)abi; /* ENOSYS, or EOPNOTSUPP when booted without it */
+}
+
+static void add_fd_rule(int ruleset, int fd, uint64_t access, const char *path)
+{
+	struct ll_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
+
+	if (access && syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0))
+		diep("add the Landlock rule for", path, errno, NULL);
+}
+
+/* A mount the plan made: a bind's rule goes on the clone's fd, still open
+ * (mount_plan.c); a file gets only the rights that mean something on a
+ * file.  Fresh mounts (tmpfs, /dev, /proc) are directories. */
+static void add_mount_rule(int ruleset, const struct plan_entry *e, uint64_t handled)
+{
+	uint64_t access = e->m->landlock & handled;
+	int fd = e->fd;
+
+	if (!e->path || e->missing || !access)
+		return;
+	if (e->m->op == AJ_MOUNT_RO || e->m->op == AJ_MOUNT_RW) {
+		if (!e->isdir)
+			access &= LL_FILE_RIGHTS;
+	} else {
+		fd = openat(AT_FDCWD, e->path, O_PATH | O_CLOEXEC | O_DIRECTORY);
+		if (fd < 0)
+			diep("open the Landlock path", e->path, errno, NULL);
+	}
+	add_fd_rule(ruleset, fd, access, e->path);
 }
 
 static void add_rule(int ruleset, const struct aj_landlock_rule *r, uint64_t handled)
@@ -114,6 +145,8 @@ void landlock_apply(const struct aj_variant *v)
 		die("create the Landlock ruleset", errno, NULL);
 	for (unsigned i = 0; i < v->n_landlock_rules; i++)
 		add_rule(fd, &v->landlock_rules[i], attr.handled_access_fs);
+	for (unsigned i = 0; i < plan_n; i++)
+		add_mount_rule(fd, &plan[i], attr.handled_access_fs);
 	if (syscall(SYS_landlock_restrict_self, fd, 0))
 		die("enforce Landlock", errno, NULL);
 }

@@ -195,7 +195,10 @@ static void make_link(const char *path, const char *target)
 		diep("create the symlink", path, errno, NULL);
 }
 
-static void attach(const struct plan_entry *e)
+/* The clone's fd stays open when Landlock needs a rule beneath it: it is
+ * the mount's root, the very inode a path lookup would find, without the
+ * lookup.  fds_close() closes it. */
+static void attach(struct plan_entry *e)
 {
 	if (e->isdir)
 		mkdir_p(e->path);
@@ -203,13 +206,16 @@ static void attach(const struct plan_entry *e)
 		mkfile_p(e->path);
 	if (sys_move_mount(e->fd, "", AT_FDCWD, e->path, MOVE_MOUNT_F_EMPTY_PATH))
 		diep("bind", e->path, errno, NULL);
-	close(e->fd);
+	if (!e->m->landlock) {
+		close(e->fd);
+		e->fd = -1;
+	}
 }
 
 void plan_build(void)
 {
 	for (unsigned i = 0; i < plan_n; i++) {
-		const struct plan_entry *e = &plan[i];
+		struct plan_entry *e = &plan[i];
 		const struct aj_mount *m = e->m;
 
 		if (!e->path || e->missing)

@@ -109,7 +109,7 @@ struct plan_entry {
 	uint16_t depth;
 	uint8_t missing; /* optional, and its source is absent on this host */
 	uint8_t isdir;   /* RO/RW: the source is a directory */
-	int fd;          /* RO/RW: the cloned source tree */
+	int fd;          /* RO/RW: the cloned source tree (kept open for its Landlock rule) */
 };
 extern struct plan_entry plan[AJ_MAX_MOUNTS];
 extern unsigned plan_n;
