@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 3
+#define AJ_ABI 4
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -48,7 +48,8 @@ struct aj_path {
  * compiler sorts the table so that a destination is never mounted before
  * its parent, except for destinations whose depth is only known at run time
  * ($HOME, $PROJECT); the stub orders those by resolved depth, keeping table
- * order between equals. */
+ * order between equals.  A variant's table is the policy's shared mounts
+ * followed by its own (struct aj_policy). */
 enum aj_mount_op {
 	AJ_MOUNT_RO = 1, /* bind the same host path, recursively read-only */
 	AJ_MOUNT_RW,     /* bind the same host path read-write */
@@ -181,7 +182,7 @@ struct aj_variant {
 	uint8_t features;    /* AJ_FEATURE_* switched on */
 	uint32_t timeout;    /* seconds, 0 = none */
 
-	const struct aj_mount *mounts;
+	const struct aj_mount *mounts; /* its own, besides the policy's shared ones */
 	uint16_t n_mounts;
 	const struct aj_pattern *patterns;
 	uint16_t n_patterns;
@@ -224,6 +225,10 @@ struct aj_policy {
 	uint8_t n_commands;
 	uint8_t n_groups; /* group 0 is the default */
 	const struct aj_variant *variants; /* [group * n_modes + mode] */
+	/* The mounts every variant has, written once: a variant's plan is these
+	 * and then its own, ordered by depth as the stub resolves them. */
+	const struct aj_mount *mounts;
+	uint16_t n_mounts;
 };
 
 #endif

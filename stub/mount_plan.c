@@ -30,14 +30,17 @@ static char plan_arena[AJ_PLAN_ARENA];
 static const char bind_hint[] =
     "the policy needs it; make it readable by you, or mark it optional (?) in the policy";
 
-void plan_resolve(const struct aj_variant *v)
+/* The policy's shared mounts, then the variant's own, as one table. */
+void plan_resolve(const struct aj_policy *pol, const struct aj_variant *v)
 {
+	unsigned n = pol->n_mounts + v->n_mounts;
 	size_t used = 0;
 
-	if (v->n_mounts > AJ_MAX_MOUNTS)
+	if (n > AJ_MAX_MOUNTS)
 		die("read the mount table", 0, "it has more entries than this stub can hold");
-	for (unsigned i = 0; i < v->n_mounts; i++) {
-		const struct aj_mount *m = &v->mounts[i];
+	for (unsigned i = 0; i < n; i++) {
+		const struct aj_mount *m =
+		    i < pol->n_mounts ? &pol->mounts[i] : &v->mounts[i - pol->n_mounts];
 		struct plan_entry e = {.m = m, .fd = -1, .depth = UINT16_MAX};
 		int l = path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
 		unsigned j;

@@ -113,7 +113,7 @@ struct plan_entry {
 };
 extern struct plan_entry plan[AJ_MAX_MOUNTS];
 extern unsigned plan_n;
-void plan_resolve(const struct aj_variant *v);
+void plan_resolve(const struct aj_policy *pol, const struct aj_variant *v);
 void plan_open_sources(void);
 void plan_build_root(void);
 void plan_build(void);
