@@ -19,9 +19,13 @@ FLEX     ?= flex
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS   ?= -O2 -g
 HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I$(B)/grammar
+# A static, non-PIE stub: its tables (pointers included) land in .rodata,
+# read-only at run time, where PIE code would put them in .data.rel.ro,
+# which only a dynamic loader ever makes read-only; no RELRO padding.
 STUB_CFLAGS := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -Istub -isystem $(B)/kh \
-	-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-stack-protector
-STUB_LDFLAGS := -static -Wl,--gc-sections -Wl,-z,noseparate-code -s
+	-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-stack-protector \
+	-fno-pie
+STUB_LDFLAGS := -static -no-pie -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,norelro -s
 
 DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \
 	libcmocka-dev linux-libc-dev file hyperfine bubblewrap util-linux passwd \
