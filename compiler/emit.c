@@ -186,6 +186,11 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 	const char *keep = array(o, "char *const", b, v->env_keep.n);
 
 	b = xstrdup("");
+	for (size_t i = 0; i < v->env_drop.n; i++)
+		b = append(b, "\t%s,\n", lit(v->env_drop.v[i].pattern));
+	const char *drop = array(o, "char *const", b, v->env_drop.n);
+
+	b = xstrdup("");
 	for (size_t i = 0; i < v->env_set.n; i++)
 		b = append(b, "%s",
 			   xprintf("\t{%s, %s},\n", lit(v->env_set.v[i].name),
@@ -217,18 +222,20 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 
 	*init = xprintf("\t{\n\t\t.mode = %s,\n\t\t.command = %s,\n\t\t.hostname = %s,\n"
 			"\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
-			"\t\t.features = 0x%x,\n\t\t.timeout = %u,\n"
+			"\t\t.features = 0x%x,\n\t\t.flags = 0x%x,\n\t\t.timeout = %u,\n"
 			"\t\t.mounts = %s, .n_mounts = %zu,\n"
 			"\t\t.patterns = %s, .n_patterns = %zu,\n"
 			"\t\t.landlock_rules = %s, .n_landlock_rules = %zu,\n"
 			"\t\t.env_keep = %s, .n_env_keep = %zu,\n"
+			"\t\t.env_drop = %s, .n_env_drop = %zu,\n"
 			"\t\t.env_set = %s, .n_env_set = %zu,\n"
 			"\t\t.rlimits = %s, .n_rlimits = %zu,\n"
 			"\t\t.filters = %s, .n_filters = %zu,\n"
 			"\t\t.seccomp_summary = %s,\n\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
-			v->landlock_min_abi, v->features, v->timeout, mounts, n_mounts, patterns,
-			v->patterns.n, ll, v->landlock_rules.n, keep, v->env_keep.n, set,
+			v->landlock_min_abi, v->features, v->flags, v->timeout, mounts, n_mounts,
+			patterns, v->patterns.n, ll, v->landlock_rules.n, keep, v->env_keep.n, drop,
+			v->env_drop.n, set,
 			v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)));
 }
 

@@ -46,6 +46,7 @@ struct said {
 struct block_state {
 	struct said *said;
 	const void *id; /* the source block: the same for every variant built */
+	bool mode;      /* a mode's block: what it sets, it means (AJ_VARIANT_NET_FIXED) */
 };
 
 static bool say_once(struct block_state *b, const char *key, const struct loc *loc,
@@ -513,17 +514,28 @@ static bool env_name_ok(const char *n, bool glob)
 	return true;
 }
 
+static void env_list_add(m_env_list *l, const char *pattern, const struct loc *loc)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].pattern, pattern) == 0)
+			return;
+	VEC_PUSH(*l, ((struct m_env_keep){xstrdup(pattern), loc ? *loc : (struct loc){0}}));
+}
+
+/* keep and drop are both lists that accumulate; at run time a variable
+ * is passed when a keep pattern matches it and no drop pattern does, so
+ * a mode can take back what the policy or a command group keeps. */
 static bool do_env(struct variant *v, struct block_state *b, const struct stmt *s)
 {
-	static const char *const verbs[] = {"keep", "set"};
-	if (!want_args(s, 2, -1, "env keep NAME…; or env set NAME=VALUE…;"))
+	static const char *const verbs[] = {"keep", "set", "drop"};
+	if (!want_args(s, 2, -1, "env keep NAME…; env drop NAME…; or env set NAME=VALUE…;"))
 		return false;
-	int verb = choose(s->args, "env verb", verbs, 2);
+	int verb = choose(s->args, "env verb", verbs, N(verbs));
 	if (verb < 0)
 		return false;
 	bool ok = true;
 	for (const struct atom *a = s->args->next; a; a = a->next) {
-		if (verb == 0) {
+		if (verb != 1) {
 			const char *n = word_of(a);
 			if (!n || !env_name_ok(n, true)) {
 				error_at(&a->loc, "expected a variable name or pattern (quote "
@@ -531,16 +543,13 @@ static bool do_env(struct variant *v, struct block_state *b, const struct stmt *
 				ok = false;
 				continue;
 			}
-			if (!say_once(b, xprintf("env keep %s", n), &a->loc,
-				      "this variable is already kept in this block")) {
+			if (!say_once(b, xprintf("env %s %s", verbs[verb], n), &a->loc,
+				      verb == 0 ? "this variable is already kept in this block"
+						: "this variable is already dropped in this block")) {
 				ok = false;
 				continue;
 			}
-			bool dup = false;
-			for (size_t i = 0; i < v->env_keep.n; i++)
-				dup |= strcmp(v->env_keep.v[i].pattern, n) == 0;
-			if (!dup)
-				VEC_PUSH(v->env_keep, ((struct m_env_keep){xstrdup(n), a->loc}));
+			env_list_add(verb == 0 ? &v->env_keep : &v->env_drop, n, &a->loc);
 			continue;
 		}
 		if (a->kind != ATOM_ASSIGN) {
@@ -667,6 +676,8 @@ static bool do_scalar(struct variant *v, struct block_state *b, const struct stm
 		if (n < 0)
 			return false;
 		v->network = n == 0 ? AJ_NET_NONE : n == 1 ? AJ_NET_LOOPBACK : AJ_NET_HOST;
+		if (b->mode)
+			v->flags |= AJ_VARIANT_NET_FIXED;
 		return true;
 	}
 	if (strcmp(k, "landlock") == 0) {
@@ -839,7 +850,7 @@ static void unknown_key(const struct stmt *s, enum block_kind kind)
 static bool apply_block(struct variant *v, const struct stmt *list, const void *id,
 			enum block_kind kind)
 {
-	struct block_state b = {NULL, id};
+	struct block_state b = {NULL, id, kind == BLOCK_MODE};
 	bool ok = true;
 	for (const struct stmt *s = list; s; s = s->next) {
 		if (is_setting(s->key)) {
@@ -883,7 +894,14 @@ static bool check_mode_stmt(struct compiled *c, const struct stmt *s, struct blo
 			error_at(&a->loc, "too many modes (at most 16)");
 			return false;
 		}
+		/* The stub records it in the jail's NIS domain name (64 bytes),
+		 * for the jails started inside (stub/mode.c). */
+		if (strlen(a->text) > 48) {
+			error_at(&a->loc, "a mode's name has at most 48 characters");
+			return false;
+		}
 		VEC_PUSH(c->modes, a->text);
+		VEC_PUSH(c->mode_locs, a->loc);
 	}
 	int m = mode_index(c, a->text);
 	a = a->next;
@@ -981,6 +999,7 @@ static bool collect_structure(struct compiled *c, const struct program *prog, co
 {
 	bool ok = true;
 	VEC_PUSH(c->modes, "normal");
+	VEC_PUSH(c->mode_locs, ((struct loc){0}));
 	VEC_PUSH(c->groups, ((struct command_group){"", NULL, NULL}));
 	const char *default_mode = NULL;
 	struct loc default_loc = {0};
@@ -1043,16 +1062,36 @@ static bool collect_structure(struct compiled *c, const struct program *prog, co
 	return ok;
 }
 
+/* What the toggles mean.  GPU: the NVIDIA nodes (the [0-9] keeps
+ * nvidia-caps, a directory, to its own entry), DRM render and card nodes,
+ * ROCm's kfd, and the read-only /sys the drivers' user-space libraries
+ * read (PCI topology, the DRM and kfd classes, the NVIDIA modules), the
+ * latter only on a host that has one of the nodes.  Docker: the Unix
+ * socket.  Display: the X11 socket of a local $DISPLAY, the Wayland socket
+ * of $WAYLAND_DISPLAY (never the rest of $XDG_RUNTIME_DIR), the X
+ * authority file.  A toggle that is on keeps its variables; one that is
+ * off drops them, whatever else keeps them. */
 static void add_feature_mounts(struct variant *v)
 {
+	enum { GPU_SYS = AJ_MOUNT_OPTIONAL | AJ_MOUNT_WITH_DEVICES };
 	static const struct {
 		int feature, op, flags;
 		const char *path;
 	} dev[] = {
-		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/nvidia*"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/nvidiactl"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/nvidia[0-9]*"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/nvidia-uvm"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/nvidia-uvm-tools"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/nvidia-modeset"},
 		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/nvidia-caps/*"},
 		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/dri/*"},
 		{AJ_FEATURE_GPU, AJ_MOUNT_DEVICE, AJ_MOUNT_OPTIONAL, "/dev/kfd"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_RO, GPU_SYS, "/sys/devices"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_RO, GPU_SYS, "/sys/bus/pci"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_RO, GPU_SYS, "/sys/class/drm"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_RO, GPU_SYS, "/sys/class/kfd"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_RO, GPU_SYS, "/sys/module/nvidia"},
+		{AJ_FEATURE_GPU, AJ_MOUNT_RO, GPU_SYS, "/sys/module/nvidia_uvm"},
 		{AJ_FEATURE_DOCKER, AJ_MOUNT_RW, AJ_MOUNT_OPTIONAL, "$DOCKER_SOCKET"},
 		{AJ_FEATURE_DISPLAY, AJ_MOUNT_RO, AJ_MOUNT_OPTIONAL, "$X11_SOCKET"},
 		{AJ_FEATURE_DISPLAY, AJ_MOUNT_RO, AJ_MOUNT_OPTIONAL, "$WAYLAND_SOCKET"},
@@ -1060,13 +1099,20 @@ static void add_feature_mounts(struct variant *v)
 	};
 	static const struct {
 		int feature;
+		bool drop_when_off;
 		const char *name;
 	} env[] = {
-		{AJ_FEATURE_GPU, "CUDA_*"},           {AJ_FEATURE_GPU, "NVIDIA_*"},
-		{AJ_FEATURE_GPU, "ROCR_*"},           {AJ_FEATURE_GPU, "HIP_*"},
-		{AJ_FEATURE_DOCKER, "DOCKER_HOST"},   {AJ_FEATURE_DISPLAY, "DISPLAY"},
-		{AJ_FEATURE_DISPLAY, "WAYLAND_DISPLAY"}, {AJ_FEATURE_DISPLAY, "XAUTHORITY"},
-		{AJ_FEATURE_DISPLAY, "XDG_RUNTIME_DIR"},
+		{AJ_FEATURE_GPU, true, "CUDA_*"},
+		{AJ_FEATURE_GPU, true, "NVIDIA_*"},
+		{AJ_FEATURE_GPU, true, "ROCR_*"},
+		{AJ_FEATURE_GPU, true, "HIP_*"},
+		{AJ_FEATURE_GPU, true, "HSA_*"},
+		{AJ_FEATURE_GPU, true, "GPU_DEVICE_ORDINAL"},
+		{AJ_FEATURE_DOCKER, true, "DOCKER_HOST"},
+		{AJ_FEATURE_DISPLAY, true, "DISPLAY"},
+		{AJ_FEATURE_DISPLAY, true, "WAYLAND_DISPLAY"},
+		{AJ_FEATURE_DISPLAY, true, "XAUTHORITY"},
+		{AJ_FEATURE_DISPLAY, false, "XDG_RUNTIME_DIR"}, /* a relative $WAYLAND_DISPLAY */
 	};
 	for (size_t i = 0; i < N(dev); i++) {
 		if (!(v->features & dev[i].feature))
@@ -1081,9 +1127,12 @@ static void add_feature_mounts(struct variant *v)
 		}
 		put_mount(v, &m);
 	}
-	for (size_t i = 0; i < N(env); i++)
+	for (size_t i = 0; i < N(env); i++) {
 		if (v->features & env[i].feature)
-			VEC_PUSH(v->env_keep, ((struct m_env_keep){xstrdup(env[i].name), {0}}));
+			env_list_add(&v->env_keep, env[i].name, NULL);
+		else if (env[i].drop_when_off)
+			env_list_add(&v->env_drop, env[i].name, NULL);
+	}
 }
 
 static int path_depth(const struct m_mount *m)
@@ -1183,11 +1232,61 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 	}
 	if (!ok)
 		return false;
+	/* The target may ask which mode it runs in; a nested stub does not
+	 * trust it (stub/mode.c). */
+	struct m_env_set e = {.name = "AIJAIL_MODE"};
+	path_parse(v->mode, NULL, false, &e.value);
+	size_t k = 0;
+	while (k < v->env_set.n && strcmp(v->env_set.v[k].name, e.name) != 0)
+		k++;
+	if (k < v->env_set.n)
+		v->env_set.v[k] = e;
+	else
+		VEC_PUSH(v->env_set, e);
 	add_feature_mounts(v);
 	sort_mounts(v);
 	if (v->landlock != AJ_LANDLOCK_OFF)
 		derive_landlock(v);
 	return seccomp_build(v);
+}
+
+/* A mode's strength is its place: normal first, then the others as they
+ * are first declared (stub/mode.c keeps a nested jail at or above the
+ * mode of its own).  So each mode must be at least as strict as the one
+ * before it, in every command group: no toggle on that the weaker mode has
+ * off, no wider network. */
+static bool check_mode_order(const struct compiled *c)
+{
+	static const char *const nets[] = {"none", "loopback", "host"};
+	static const char *const toggles[] = {"gpu", "docker", "display"};
+	size_t nm = c->modes.n;
+	bool ok = true;
+	for (size_t m = 1; m < nm; m++) {
+		for (size_t g = 0; g < c->groups.n; g++) {
+			const struct variant *w = &c->variants.v[g * nm + m - 1];
+			const struct variant *s = &c->variants.v[g * nm + m];
+			const char *in = c->groups.v[g].name[0]
+					     ? xprintf(" in command group '%s'", c->groups.v[g].name)
+					     : "";
+			int more = s->features & ~w->features;
+			const char *why = NULL;
+			for (int t = 0; t < 3 && !why; t++)
+				if (more & (1 << t))
+					why = xprintf("it turns %s on", toggles[t]);
+			if (!why && s->network > w->network)
+				why = xprintf("its network is %s, mode '%s' has %s", nets[s->network],
+					      w->mode, nets[w->network]);
+			if (!why)
+				continue;
+			error_at(&c->mode_locs.v[m],
+				 "mode '%s' must be at least as strict as mode '%s', declared before "
+				 "it%s: %s",
+				 s->mode, w->mode, in, why);
+			ok = false;
+			break;
+		}
+	}
+	return ok;
 }
 
 bool compile_policy(const struct program *prog, const struct policy *pol, struct compiled *out)
@@ -1213,5 +1312,7 @@ bool compile_policy(const struct program *prog, const struct policy *pol, struct
 			VEC_PUSH(out->variants, v);
 		}
 	}
+	if (ok)
+		ok = check_mode_order(out);
 	return ok && diag_error_count() == before;
 }

@@ -58,6 +58,8 @@ struct m_env_keep {
 	struct loc loc;
 };
 
+typedef VEC(struct m_env_keep) m_env_list;
+
 struct m_env_set {
 	char *name;
 	struct m_path value;
@@ -106,11 +108,13 @@ struct variant {
 	int landlock;
 	int landlock_min_abi;
 	int features;
+	int flags; /* AJ_VARIANT_* */
 	uint32_t timeout;
 	int sys_default; /* M_ACT_ALLOW, M_ACT_KILL or an errno */
 	VEC(struct m_mount) mounts;
 	VEC(struct m_pattern) patterns;
-	VEC(struct m_env_keep) env_keep;
+	m_env_list env_keep;
+	m_env_list env_drop; /* patterns never passed, whatever keeps them */
 	VEC(struct m_env_set) env_set;
 	VEC(struct m_rlimit) rlimits;
 	VEC(struct m_rule) rules;
@@ -147,7 +151,8 @@ struct command_group {
 struct compiled {
 	const struct policy *policy;
 	const char *exec;
-	VEC(const char *) modes;
+	VEC(const char *) modes; /* weakest first (check_mode_order) */
+	VEC(struct loc) mode_locs; /* where each was first declared (normal: none) */
 	int default_mode;
 	VEC(struct aj_trigger) triggers;
 	VEC(struct aj_command) commands;

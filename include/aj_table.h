@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 4
+#define AJ_ABI 5
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -62,6 +62,7 @@ enum aj_mount_op {
 
 #define AJ_MOUNT_OPTIONAL 0x01 /* skip silently when the host path is missing */
 #define AJ_MOUNT_CREATE   0x02 /* create the host directory (as the caller) when missing */
+#define AJ_MOUNT_WITH_DEVICES 0x04 /* only when a device entry of the plan has a node here (GPU /sys) */
 
 /* Landlock rules mirror the mounts: .landlock is what a rule on the mount's
  * path grants (AJ_LL_* rights; every filesystem right is below bit 16), 0
@@ -137,7 +138,8 @@ enum aj_network {
 };
 
 /* Environment: start empty, copy variables whose name matches a keep
- * pattern ('*' and '?' only), then apply the fixed assignments. */
+ * pattern and no drop pattern ('*' and '?' only), then apply the fixed
+ * assignments. */
 struct aj_env_set {
 	const char *name;
 	struct aj_path value; /* not necessarily a path: head, variable, tail */
@@ -170,6 +172,8 @@ struct aj_filter {
 #define AJ_FEATURE_DOCKER  0x02
 #define AJ_FEATURE_DISPLAY 0x04
 
+#define AJ_VARIANT_NET_FIXED 0x01 /* a mode block set the network: --net cannot widen it */
+
 /* One complete sandbox: a (command group, mode) pair of one policy.  Nothing
  * is merged at run time. */
 struct aj_variant {
@@ -180,6 +184,7 @@ struct aj_variant {
 	uint8_t landlock;    /* enum aj_landlock_level */
 	uint8_t landlock_min_abi;
 	uint8_t features;    /* AJ_FEATURE_* switched on */
+	uint8_t flags;       /* AJ_VARIANT_* */
 	uint32_t timeout;    /* seconds, 0 = none */
 
 	const struct aj_mount *mounts; /* its own, besides the policy's shared ones */
@@ -190,6 +195,8 @@ struct aj_variant {
 	uint16_t n_landlock_rules;
 	const char *const *env_keep;
 	uint16_t n_env_keep;
+	const char *const *env_drop; /* never passed, whatever keeps them */
+	uint16_t n_env_drop;
 	const struct aj_env_set *env_set;
 	uint16_t n_env_set;
 	const struct aj_rlimit *rlimits;
@@ -216,7 +223,7 @@ struct aj_policy {
 	uint32_t abi; /* AJ_ABI at generation time */
 	const char *name;
 	const char *exec; /* fixed target (per-tool stubs), NULL: argv[1] is the target */
-	const char *const *modes;
+	const char *const *modes; /* weakest first: the index is the mode's strength */
 	uint8_t n_modes;
 	uint8_t default_mode;
 	const struct aj_trigger *triggers;

@@ -1,5 +1,5 @@
 /* env.c: the target's environment.  It starts empty; host variables whose
- * name matches a keep pattern are copied (the first of duplicates only, as
+ * name matches a keep pattern and no drop pattern are copied (the first of duplicates only, as
  * getenv(3) would see it), then the policy's fixed assignments replace or
  * add theirs.  Nothing is allocated: kept entries point at the host's
  * strings, assignments are written into the caller's buffer. */
@@ -28,6 +28,9 @@ static bool kept(const char *entry, size_t n, const struct aj_variant *v)
 		return false; /* no policy names a variable that long */
 	memcpy(name, entry, n);
 	name[n] = '\0';
+	for (unsigned i = 0; i < v->n_env_drop; i++)
+		if (glob_match(v->env_drop[i], name))
+			return false;
 	for (unsigned i = 0; i < v->n_env_keep; i++)
 		if (glob_match(v->env_keep[i], name))
 			return true;

@@ -54,17 +54,96 @@ static void limit(uint64_t v)
 		out_u(v);
 }
 
-static void print_mode(const struct run *r)
+static void print_why(const struct run *r)
 {
-	field("mode");
-	out_s(r->pol->modes[r->mode]);
-	out_s(" (");
 	out_s(r->why);
 	if (r->why_arg) {
 		out_c(' ');
 		out_s(r->why_arg);
 	}
+}
+
+static void print_mode(const struct run *r)
+{
+	field("mode");
+	out_s(r->pol->modes[r->mode]);
+	out_s(" (");
+	print_why(r);
 	out_s(")\n");
+	if (r->outer) {
+		field("inside");
+		out_s("a jail in mode ");
+		out_s(r->outer);
+		out_s(": no weaker mode than ");
+		out_s(r->pol->modes[r->floor]);
+		out_s(" here\n");
+	}
+}
+
+/* Which toggle brought a mount in: the GPU's nodes and /sys, the
+ * variables only the Docker and display toggles use. */
+static uint8_t toggle_of(const struct aj_mount *m)
+{
+	if (m->op == AJ_MOUNT_DEVICE || (m->flags & AJ_MOUNT_WITH_DEVICES))
+		return AJ_FEATURE_GPU;
+	if (m->path.var == AJ_VAR_DOCKER_SOCKET)
+		return AJ_FEATURE_DOCKER;
+	if (m->path.var == AJ_VAR_X11_SOCKET || m->path.var == AJ_VAR_WAYLAND_SOCKET ||
+	    m->path.var == AJ_VAR_XAUTHORITY)
+		return AJ_FEATURE_DISPLAY;
+	return 0;
+}
+
+static void print_mount(const struct plan_entry *e);
+
+static const char docker_warning[] =
+    "    WARNING: the Docker socket is host-root-equivalent: whatever runs in the jail\n"
+    "    can start a privileged container that owns this host\n";
+
+/* For each toggle: on or off, who decided (the policy, or the mode when
+ * the same command group's normal variant differs), and what it brings. */
+static void print_toggles(const struct run *r)
+{
+	static const struct {
+		uint8_t bit;
+		const char *name, *off;
+	} toggles[] = {
+	    {AJ_FEATURE_GPU, "gpu", "no GPU device nodes, no GPU /sys"},
+	    {AJ_FEATURE_DOCKER, "docker", "no Docker socket"},
+	    {AJ_FEATURE_DISPLAY, "display", "no X11 or Wayland socket, no X authority file"},
+	};
+	const struct aj_variant *v = r->v;
+	const struct aj_variant *normal = &r->pol->variants[r->group * r->pol->n_modes];
+
+	for (unsigned t = 0; t < sizeof(toggles) / sizeof(toggles[0]); t++) {
+		bool on = v->features & toggles[t].bit;
+
+		field(toggles[t].name);
+		out_s(on ? "on, by " : "off, by ");
+		if (r->mode && ((v->features ^ normal->features) & toggles[t].bit)) {
+			out_s("mode ");
+			out_s(r->pol->modes[r->mode]);
+			out_s(" (");
+			print_why(r);
+			out_c(')');
+		} else {
+			out_s("the policy");
+		}
+		if (!on) {
+			out_s(": ");
+			out_s(toggles[t].off);
+			out_s("; its variables are dropped (env drop)\n");
+			continue;
+		}
+		out_s(":\n");
+		for (unsigned i = 0; i < plan_n; i++)
+			if (toggle_of(plan[i].m) == toggles[t].bit) {
+				out_s("  ");
+				print_mount(&plan[i]);
+			}
+		if (toggles[t].bit == AJ_FEATURE_DOCKER)
+			out_s(docker_warning);
+	}
 }
 
 static void print_landlock(const struct aj_variant *v)
@@ -119,10 +198,17 @@ static void print_mount(const struct plan_entry *e)
 		return;
 	}
 	out_s(e->path);
+	if (extra_option(m)) {
+		out_s("\t(");
+		out_s(extra_option(m));
+		out_c(')');
+	}
 	switch (m->op) {
 	case AJ_MOUNT_RO:
 	case AJ_MOUNT_RW:
-		if (stat(e->path, &st))
+		if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices())
+			out_s("\tskipped: no GPU device node on this host");
+		else if (stat(e->path, &st))
 			out_s(m->flags & AJ_MOUNT_CREATE ? "\t(created: missing on this host)"
 			      : m->flags & AJ_MOUNT_OPTIONAL
 			          ? "\tskipped: missing on this host"
@@ -254,6 +340,12 @@ static void print_env(const struct run *r)
 		out_c(' ');
 	}
 	out_c('\n');
+	field("env drop");
+	for (unsigned i = 0; i < v->n_env_drop; i++) {
+		out_s(v->env_drop[i]);
+		out_c(' ');
+	}
+	out_s(v->n_env_drop ? "(never passed, whatever keeps them)\n" : "none\n");
 	field("env set");
 	for (unsigned i = 0; i < v->n_env_set; i++) {
 		const struct aj_path *p = &v->env_set[i].value;
@@ -321,13 +413,16 @@ noreturn void explain(const struct run *r)
 	print_mode(r);
 	line("project", r->project);
 	line("hostname", v->hostname);
-	line("network", v->network <= AJ_NET_HOST ? net_names[v->network] : "?");
+	field("network");
+	out_s(v->network <= AJ_NET_HOST ? net_names[v->network] : "?");
+	if (extra_net_option()) {
+		out_s(" (");
+		out_s(extra_net_option());
+		out_c(')');
+	}
+	out_c('\n');
 	print_landlock(v);
-	field("features");
-	out_s(v->features & AJ_FEATURE_GPU ? "gpu " : "");
-	out_s(v->features & AJ_FEATURE_DOCKER ? "docker " : "");
-	out_s(v->features & AJ_FEATURE_DISPLAY ? "display " : "");
-	out_s(v->features ? "\n" : "none\n");
+	print_toggles(r);
 	field("timeout");
 	if (r->timeout) {
 		out_u(r->timeout);

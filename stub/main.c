@@ -30,22 +30,28 @@ static noreturn void help(const struct aj_policy *pol)
 		out_s(pol->name);
 		out_s("\" jail.\n");
 	} else {
-		out_s(" [--jail-OPTION...] [--worker|--lockdown] [--timeout S] [--] COMMAND "
-		      "[ARG...]\n\n"
+		out_s(" [OPTION...] [--] COMMAND [ARG...]\n\n"
 		      "Runs COMMAND in the \"");
 		out_s(pol->name);
 		out_s(
 		    "\" jail; its name picks the policy's command group.\n"
 		    "  --worker, --lockdown  the same as --jail-mode=worker, --jail-mode=lockdown\n"
+		    "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
+		    "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
 		    "  --timeout S           the same as --jail-timeout=S\n");
 	}
 	out_s("  --jail-explain        show what the jail would be, here and now, and exit\n"
-	      "  --jail-mode=NAME      the mode, one of:");
+	      "  --jail-mode=NAME      the mode, weakest first:");
 	for (unsigned i = 0; i < pol->n_modes; i++) {
 		out_c(' ');
 		out_s(pol->modes[i]);
 	}
-	out_s("\n  --jail-timeout=S      kill everything after S seconds\n"
+	out_s("\n  --jail-ro=PATH        also PATH, read-only (a directory or a file; not a\n"
+	      "                        system directory, nor $HOME or a parent of it)\n"
+	      "  --jail-rw=PATH        also PATH, writable (not in a read-only mode)\n"
+	      "  --jail-net            the host's network (not in a mode that takes it away)\n"
+	      "  --jail-no-net         no network at all\n"
+	      "  --jail-timeout=S      kill everything after S seconds\n"
 	      "  --jail-help           this text\n"
 	      "  --                    ends the jail's options\n\n"
 	      "Exit status: the command's; 128+N when it died of signal N; 124 on timeout;\n"
@@ -76,96 +82,74 @@ struct opts {
 	bool explain;
 };
 
-/* Returns the index of the first argument that is not the stub's. */
+/* The options every stub takes, spelt --jail-NAME[=VALUE]; the generic
+ * jail also takes them spelt --NAME [VALUE] (and --worker, --lockdown). */
+static bool jail_option(const struct aj_policy *pol, const char *name, const char *value,
+                        const char *opt, struct opts *o)
+{
+	if (!strcmp(name, "explain") && !value)
+		o->explain = true;
+	else if (!strcmp(name, "help") && !value)
+		help(pol);
+	else if (!strcmp(name, "mode") && value)
+		o->mode = value, o->mode_opt = opt;
+	else if (!strcmp(name, "timeout") && value)
+		o->timeout = parse_seconds(value, opt);
+	else if ((!strcmp(name, "ro") || !strcmp(name, "rw")) && value)
+		extra_map(value, name[1] == 'w', opt);
+	else if (!strcmp(name, "net") && !value)
+		extra_net(AJ_NET_HOST, opt);
+	else if (!strcmp(name, "no-net") && !value)
+		extra_net(AJ_NET_NONE, opt);
+	else
+		return false;
+	return true;
+}
+
+/* Returns the index of the first argument that is not the stub's.  A
+ * per-tool stub stops at the first argument that is not --jail-*: its
+ * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
+	static const char *const takes_value[] = {"mode", "timeout", "ro", "rw"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		char name[16];
+		const char *opt = argv[i], *a = opt, *eq, *value = NULL;
+		size_t n;
 
 		if (!strcmp(a, "--"))
 			return i + 1;
-		if (!strncmp(a, "--jail-", 7)) {
-			if (!strcmp(a, "--jail-explain"))
-				o->explain = true;
-			else if (!strcmp(a, "--jail-help"))
-				help(pol);
-			else if (!strncmp(a, "--jail-mode=", 12))
-				o->mode = a + 12, o->mode_opt = "--jail-mode";
-			else if (!strncmp(a, "--jail-timeout=", 15))
-				o->timeout = parse_seconds(a + 15, "--jail-timeout");
-			else
-				die_usage("unknown option", a);
-			continue;
-		}
-		if (pol->exec || a[0] != '-' || !a[1])
-			break;
-		if (!strcmp(a, "--worker") || !strcmp(a, "--lockdown"))
-			o->mode = a + 2, o->mode_opt = a;
-		else if (!strcmp(a, "--timeout"))
-			o->timeout = parse_seconds(i + 1 < argc ? argv[++i] : "", "--timeout");
-		else if (!strncmp(a, "--timeout=", 10))
-			o->timeout = parse_seconds(a + 10, "--timeout");
+		if (!strncmp(a, "--jail-", 7))
+			a += 7;
+		else if (!pol->exec && a[0] == '-' && a[1] == '-')
+			a += 2;
+		else if (!pol->exec && a[0] == '-' && a[1])
+			die_usage("unknown option", opt);
 		else
-			die_usage("unknown option", a);
+			break;
+		eq = strchr(a, '=');
+		n = eq ? (size_t)(eq - a) : strlen(a);
+		if (n >= sizeof(name))
+			die_usage("unknown option", opt);
+		memcpy(name, a, n);
+		name[n] = '\0';
+		if (eq) {
+			value = eq + 1;
+		} else if (a == opt + 2) { /* --NAME VALUE, the generic jail's spelling */
+			if (!strcmp(name, "worker") || !strcmp(name, "lockdown")) {
+				o->mode = a, o->mode_opt = opt;
+				continue;
+			}
+			for (unsigned k = 0; k < sizeof(takes_value) / sizeof(takes_value[0]); k++)
+				if (!strcmp(name, takes_value[k]))
+					value = i + 1 < argc ? argv[++i] : "";
+		}
+		if (!jail_option(pol, name, value, opt, o))
+			die_usage("unknown option", opt);
 	}
 	return i;
-}
-
-static noreturn void bad_mode(const struct aj_policy *pol, const char *name)
-{
-	out_fd(2);
-	out_s(aj_progname);
-	out_s(": fatal: unable to choose the mode ");
-	out_s(name);
-	out_s(": the modes of this policy are");
-	for (unsigned i = 0; i < pol->n_modes; i++) {
-		out_c(' ');
-		out_s(pol->modes[i]);
-	}
-	out_c('\n');
-	out_flush();
-	_exit(AJ_EXIT_SETUP);
-}
-
-static unsigned mode_named(const struct aj_policy *pol, const char *name)
-{
-	for (unsigned i = 0; i < pol->n_modes; i++)
-		if (!strcmp(pol->modes[i], name))
-			return i;
-	bad_mode(pol, name);
-}
-
-static void choose_mode(struct run *r, const struct opts *o)
-{
-	const struct aj_policy *pol = r->pol;
-	const char *env;
-
-	if (o->mode) {
-		r->mode = mode_named(pol, o->mode);
-		r->why = "chosen by";
-		r->why_arg = o->mode_opt;
-		return;
-	}
-	for (unsigned i = 0; i < pol->n_triggers; i++) {
-		env = getenv(pol->triggers[i].env);
-		if (env && *env) {
-			r->mode = pol->triggers[i].mode;
-			r->why = "triggered by";
-			r->why_arg = pol->triggers[i].env;
-			return;
-		}
-	}
-	env = getenv("AIJAIL_MODE");
-	if (env && *env) {
-		r->mode = mode_named(pol, env);
-		r->why = "chosen by";
-		r->why_arg = "AIJAIL_MODE";
-		return;
-	}
-	r->mode = pol->default_mode;
-	r->why = "the policy's default";
 }
 
 static unsigned command_group(const struct aj_policy *pol, const char *cmd)
@@ -223,7 +207,7 @@ int main(int argc, char **argv)
 	} else if (!o.explain) {
 		die_usage("no command given", NULL);
 	}
-	choose_mode(r, &o);
+	mode_choose(r, o.mode, o.mode_opt);
 	r->group = r->argv ? command_group(pol, r->argv[0]) : 0;
 	idx = r->group * pol->n_modes + r->mode;
 	if (r->mode >= pol->n_modes || r->group >= pol->n_groups)
@@ -233,6 +217,7 @@ int main(int argc, char **argv)
 
 	vars_init();
 	find_project(r);
+	r->v = extra_apply(r);
 	plan_resolve(pol, r->v);
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
 		(void)var_value(r->v->landlock_rules[i].path.var);
@@ -257,6 +242,7 @@ int main(int argc, char **argv)
 		supervise_parent(pid);
 	}
 	init_prepare(r->v);
+	mode_seal(r);
 	plan_open_sources();
 	plan_build_root();
 	plan_build();

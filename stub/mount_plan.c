@@ -115,12 +115,32 @@ void mkfile_p(const char *path)
  * a more privileged namespace) can only be added to, never cleared, and
  * mount_setattr() only adds; AT_RECURSIVE makes every submount of the
  * source read-only too, which a bind + remount cannot do. */
+/* True when a device entry of the plan has a node on the host (asked
+ * before pivot_root, or by --jail-explain): the GPU's /sys is bound only
+ * then.  Asked once. */
+bool plan_has_devices(void)
+{
+	static int found = -1;
+
+	for (unsigned i = 0; found < 0 && i < plan_n; i++)
+		if (plan[i].path && plan[i].m->op == AJ_MOUNT_DEVICE &&
+		    device_match("", plan[i].path, false))
+			found = 1;
+	if (found < 0)
+		found = 0;
+	return found;
+}
+
 static void open_source(struct plan_entry *e)
 {
 	const struct aj_mount *m = e->m;
 	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
 	struct stat st;
 
+	if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices()) {
+		e->missing = 1;
+		return;
+	}
 	e->fd =
 	    sys_open_tree(AT_FDCWD, e->path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (e->fd < 0 && errno == ENOENT && (m->flags & AJ_MOUNT_CREATE)) {

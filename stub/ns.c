@@ -58,6 +58,11 @@ static noreturn void unshare_failed(void)
 {
 	int e = errno;
 
+	if (e == EPERM && mode_outer())
+		die("create the namespaces", e,
+		    "this runs inside a jail, whose system call filter refuses new namespaces: "
+		    "jails do not nest (run the command in the jail you are in)");
+
 	die("create the namespaces", e,
 	    e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS ? userns_hint : NULL);
 }

@@ -76,6 +76,8 @@ struct run {
 	unsigned group;
 	const char *why;     /* how the mode was chosen */
 	const char *why_arg; /* the option or variable that chose it */
+	const char *outer;   /* the mode of the jail this runs in, NULL outside any */
+	unsigned floor;      /* the weakest mode it may use (stub/mode.c) */
 	char **argv;         /* the target's argv; argv[0] is searched in PATH */
 	unsigned timeout;
 	const char *project;
@@ -115,6 +117,7 @@ extern struct plan_entry plan[AJ_MAX_MOUNTS];
 extern unsigned plan_n;
 void plan_resolve(const struct aj_policy *pol, const struct aj_variant *v);
 void plan_open_sources(void);
+bool plan_has_devices(void);
 void plan_build_root(void);
 void plan_build(void);
 void plan_finish(const char *project);

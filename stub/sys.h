@@ -76,6 +76,18 @@ void signals_block(void);
 noreturn void supervise_parent(pid_t child);
 noreturn void supervise_init(const struct run *r);
 
+/* mode.c */
+void mode_choose(struct run *r, const char *name, const char *opt);
+void mode_seal(const struct run *r);
+const char *mode_outer(void);
+
+/* extra.c */
+void extra_map(const char *path, bool rw, const char *opt);
+void extra_net(int network, const char *opt);
+const char *extra_net_option(void);
+const char *extra_option(const struct aj_mount *m);
+const struct aj_variant *extra_apply(const struct run *r);
+
 /* explain.c */
 noreturn void explain(const struct run *r);
 

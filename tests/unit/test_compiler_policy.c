@@ -257,15 +257,29 @@ static void gpu_display_docker_expand_to_mounts_and_env(void **state)
 		compile_str("policy p { gpu on; docker on; display off; mode worker { gpu off; docker off; } }");
 	assert_non_null(c);
 	const struct variant *n = variant(c, "", "normal"), *w = variant(c, "", "worker");
-	assert_non_null(mount_at(n, "/dev/nvidia*"));
+	assert_non_null(mount_at(n, "/dev/nvidia[0-9]*"));
+	assert_non_null(mount_at(n, "/dev/nvidia-uvm"));
+	assert_non_null(mount_at(n, "/sys/devices"));
+	assert_int_equal(mount_at(n, "/sys/devices")->flags,
+			 AJ_MOUNT_OPTIONAL | AJ_MOUNT_WITH_DEVICES);
 	assert_non_null(mount_at(n, "$DOCKER_SOCKET"));
 	assert_null(mount_at(n, "$X11_SOCKET"));
-	assert_null(mount_at(w, "/dev/nvidia*"));
+	assert_null(mount_at(w, "/dev/nvidia[0-9]*"));
+	assert_null(mount_at(w, "/sys/devices"));
 	assert_null(mount_at(w, "$DOCKER_SOCKET"));
-	bool cuda = false;
+	bool cuda = false, cuda_dropped = false, docker_dropped = false, display_dropped = false;
 	for (size_t i = 0; i < w->env_keep.n; i++)
 		cuda |= !strcmp(w->env_keep.v[i].pattern, "CUDA_*");
+	for (size_t i = 0; i < w->env_drop.n; i++) {
+		cuda_dropped |= !strcmp(w->env_drop.v[i].pattern, "CUDA_*");
+		docker_dropped |= !strcmp(w->env_drop.v[i].pattern, "DOCKER_HOST");
+		display_dropped |= !strcmp(w->env_drop.v[i].pattern, "DISPLAY");
+	}
 	assert_false(cuda);
+	assert_true(cuda_dropped);
+	assert_true(docker_dropped);
+	/* display is off in normal too: dropped there as well. */
+	assert_true(display_dropped);
 }
 
 static void command_groups_use_other_policies(void **state)

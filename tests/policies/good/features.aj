@@ -15,6 +15,7 @@ policy features extends base {
     mask "/config/*.ini" "**/private/" "[Tt]oken?.txt";
     deny "/.ssh/";
     env keep "MY_*" EDITOR;
+    env drop "MY_SECRET_*";
     env set LANG=C.UTF-8 GREETING="hello world" RUNTIME=$XDG_RUNTIME_DIR/x;
     rlimit nofile 1024 4096;
     rlimit as unlimited;
@@ -26,9 +27,15 @@ policy features extends base {
     syscalls return EAFNOSUPPORT socketpair(AF_NETLINK);
     docker on;
 
+    # Declared after base's lockdown, so at least as strict (modes are
+    # ranked in the order they are declared).
     mode ci when env CI GITHUB_ACTIONS {
         network none;
+        gpu off;
+        display off;
+        docker off;
         timeout 600;
+        env drop EDITOR;
     }
     default mode normal;
 }

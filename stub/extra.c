@@ -1,0 +1,219 @@
+/* extra.c: what the run's options add to the chosen variant: --ro and --rw
+ * maps, --net and --no-net (and their --jail-* spellings).
+ *
+ * The variant is constant data; a run that changes it works on a copy in
+ * fixed-size arrays, nothing allocated.  An extra map is an ordinary bind
+ * at the same path carrying the Landlock rights the compiler would give it
+ * (read and execute for --ro, everything for --rw), so the mount plan and
+ * Landlock treat it like any other entry: ordered by depth, after the
+ * table's entries of the same depth.  Only the project is scanned for
+ * masks and denies, never an extra map.
+ *
+ * Refused, checked on the path as given and on the path its symlinks lead
+ * to: "/", $HOME and its parents, the system trees (which are already
+ * there, read-only, or are the kernel's), the top-level directories whose
+ * whole content the jail replaces, /run (the runtime directories hold the
+ * session's sockets), and anything but a directory or a regular file:
+ * sockets and device nodes come in through the toggles, never around
+ * them.  --rw is refused in a mode that keeps the project read-only, and
+ * --net in a mode that chose its network itself (lockdown). */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sys.h"
+
+#define AJ_MAX_EXTRA 16
+
+static const char *maps[AJ_MAX_EXTRA];
+static const char *map_opts[AJ_MAX_EXTRA];
+static bool map_rw[AJ_MAX_EXTRA];
+static unsigned n_maps;
+static int net = -1; /* enum aj_network, -1: the variant's */
+static const char *net_opt;
+
+static struct aj_variant custom;
+static struct aj_mount mounts[AJ_MAX_MOUNTS];
+static char paths[AJ_MAX_EXTRA][AJ_PATH_MAX];
+
+/* Below these nothing is mapped: the jail has them already, read-only, or
+ * they are the kernel's. */
+static const char *const system_trees[] = {
+    "/usr", "/etc",   "/proc",  "/sys",    "/dev",  "/bin", "/sbin",
+    "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/run", "/tmp/.X11-unix",
+};
+
+/* These exactly: the jail's own (tmpfs) or a parent of other users' homes. */
+static const char *const system_dirs[] = {
+    "/tmp", "/var", "/var/tmp", "/var/run", "/opt", "/home", "/root", "/srv", "/mnt", "/media",
+};
+
+void extra_map(const char *path, bool rw, const char *opt)
+{
+	if (n_maps == AJ_MAX_EXTRA)
+		die_usage("too many --ro and --rw maps (at most 16)", path);
+	if (!*path)
+		die_usage("a path is needed after", opt);
+	maps[n_maps] = path;
+	map_opts[n_maps] = opt;
+	map_rw[n_maps++] = rw;
+}
+
+void extra_net(int network, const char *opt)
+{
+	net = network;
+	net_opt = opt;
+}
+
+const char *extra_net_option(void)
+{
+	return net_opt;
+}
+
+/* The option that added a mount of the plan, or NULL for the table's. */
+const char *extra_option(const struct aj_mount *m)
+{
+	if (custom.mounts != mounts || m < mounts + custom.n_mounts - n_maps ||
+	    m >= mounts + custom.n_mounts)
+		return NULL;
+	return map_opts[m - (mounts + custom.n_mounts - n_maps)];
+}
+
+/* a is b, or below it. */
+static bool within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	if (!strcmp(b, "/"))
+		return true;
+	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
+}
+
+/* "unable to map PATH (--rw): WHY" */
+static noreturn void refuse(const char *opt, const char *path, const char *why)
+{
+	static char what[AJ_PATH_MAX + 32];
+	size_t pl = strlen(path), ol = strlen(opt);
+
+	if (pl + ol + 4 > sizeof(what))
+		pl = sizeof(what) - ol - 4;
+	memcpy(what, path, pl);
+	memcpy(what + pl, " (", 2);
+	memcpy(what + pl + 2, opt, ol);
+	memcpy(what + pl + 2 + ol, ")", 2);
+	diep("map", what, 0, why);
+}
+
+static void check_place(const char *opt, const char *shown, const char *p)
+{
+	const char *home = var_value(AJ_VAR_HOME);
+
+	if (!strcmp(p, "/"))
+		refuse(opt, shown, "it is the root directory");
+	if (home && within(home, p))
+		refuse(opt, shown,
+		       "it is your home directory or a parent of it; map the directories the "
+		       "command needs");
+	for (unsigned i = 0; i < sizeof(system_trees) / sizeof(system_trees[0]); i++)
+		if (within(p, system_trees[i]))
+			refuse(opt, shown, "it is a system directory, or below one");
+	for (unsigned i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+		if (!strcmp(p, system_dirs[i]))
+			refuse(opt, shown, "it is a system directory");
+}
+
+static void fd_link(char *buf, int fd)
+{
+	char num[12], *d = num + sizeof(num);
+
+	*--d = '\0';
+	do
+		*--d = (char)('0' + fd % 10);
+	while (fd /= 10);
+	memcpy(buf, "/proc/self/fd/", 14);
+	strcpy(buf + 14, d);
+}
+
+/* The path as given must be normal; where it leads is read back from the
+ * kernel (no realpath(3): it would allocate). */
+static const char *check_map(unsigned i, char *out)
+{
+	const char *opt = map_opts[i];
+	char link[32], real[AJ_PATH_MAX];
+	const char *p = path_normal(maps[i], out, AJ_PATH_MAX);
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!p)
+		refuse(opt, maps[i],
+		       "it must be an absolute path without \".\" or \"..\" components");
+	if (p != out)
+		strcpy(out, p);
+	check_place(opt, out, out);
+	fd = open(out, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		diep("map", out, errno, errno == ENOENT ? "create it first" : NULL);
+	if (fstat(fd, &st))
+		diep("inspect", out, errno, NULL);
+	fd_link(link, fd);
+	n = readlink(link, real, sizeof(real) - 1);
+	close(fd);
+	if (n < 0)
+		diep("resolve", out, errno, NULL);
+	real[n] = '\0';
+	check_place(opt, out, real);
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+		refuse(opt, out,
+		       "only directories and regular files are mapped; sockets and devices come "
+		       "in through the gpu, docker and display settings");
+	return out;
+}
+
+static bool project_read_only(const struct run *r)
+{
+	const struct aj_variant *v = r->v;
+
+	for (unsigned i = 0; i < v->n_mounts + r->pol->n_mounts; i++) {
+		const struct aj_mount *m =
+		    i < r->pol->n_mounts ? &r->pol->mounts[i] : &v->mounts[i - r->pol->n_mounts];
+
+		if (m->path.var == AJ_VAR_PROJECT && !*m->path.head && !*m->path.tail)
+			return m->op == AJ_MOUNT_RO;
+	}
+	return false;
+}
+
+const struct aj_variant *extra_apply(const struct run *r)
+{
+	const struct aj_variant *v = r->v;
+
+	if (!n_maps && net < 0)
+		return v;
+	custom = *v;
+	if (net >= 0) {
+		if (net > v->network && (v->flags & AJ_VARIANT_NET_FIXED))
+			diep("use", net_opt, 0, "this mode takes the network away");
+		custom.network = (uint8_t)net;
+	}
+	if (!n_maps)
+		return &custom;
+	if (v->n_mounts + n_maps > AJ_MAX_MOUNTS)
+		die("add the maps", 0, "the mount table is full");
+	memcpy(mounts, v->mounts, v->n_mounts * sizeof(mounts[0]));
+	for (unsigned i = 0; i < n_maps; i++) {
+		struct aj_mount *m = &mounts[v->n_mounts + i];
+
+		if (map_rw[i] && project_read_only(r))
+			refuse(map_opts[i], maps[i], "the mode keeps the project read-only");
+		m->op = map_rw[i] ? AJ_MOUNT_RW : AJ_MOUNT_RO;
+		m->flags = 0;
+		m->mode = 0;
+		m->landlock = map_rw[i] ? AJ_LL_RIGHTS_ALL : AJ_LL_RIGHTS_READ;
+		m->path = (struct aj_path){check_map(i, paths[i]), AJ_VAR_NONE, ""};
+		m->target = NULL;
+	}
+	custom.mounts = mounts;
+	custom.n_mounts = (uint16_t)(v->n_mounts + n_maps);
+	return &custom;
+}

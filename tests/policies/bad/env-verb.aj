@@ -1,0 +1,3 @@
+policy p {
+    env dorp "AWS_*";
+}

@@ -1,0 +1,5 @@
+policy p {
+    gpu off;
+    mode strict { docker off; }
+    mode render { gpu on; }
+}
