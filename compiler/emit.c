@@ -149,6 +149,50 @@ static const char *shared_mounts(struct out *o, size_t *n)
 	return array(o, "struct aj_mount", b, *n);
 }
 
+static char *steps_body(const struct m_step *st, size_t n)
+{
+	char *b = xstrdup("");
+	for (size_t i = 0; i < n; i++) {
+		const struct aj_step *s = &st[i].s;
+		b = append(b, "%s",
+			   xprintf("\t{%u, 0x%x, %u, %u, %u, %u, %u, %u, %s, %s, 0x%llxULL, %u},\n",
+				   s->op, s->flags, s->kind, s->first, s->min, s->max, s->la, s->lb,
+				   lit(st[i].a), lit(st[i].b), (unsigned long long)s->next,
+				   s->pattern));
+	}
+	return b;
+}
+
+/* The variant's patterns, lowered (match.c): the name of its struct
+ * aj_scan, written once for all the variants that scan alike. */
+static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bound)
+{
+	const char *fl = array(o, "struct aj_step", steps_body(sc->floating.v, sc->floating.n),
+			       sc->floating.n);
+	const char *st = array(o, "struct aj_step", steps_body(sc->steps.v, sc->steps.n),
+			       sc->steps.n);
+	char *b = xstrdup("");
+	for (size_t i = 0; i < sc->sets.n; i++) {
+		b = append(b, "%s", "\t");
+		for (int j = 0; j < 32; j++)
+			b = append(b, "%s", xprintf("0x%02x,", sc->sets.v[i][j]));
+		b = append(b, "%s", "\n");
+	}
+	const char *sets = array(o, "uint8_t", b, sc->sets.n * 32);
+	b = xstrdup("");
+	for (size_t i = 0; i < sc->texts.n; i++)
+		b = append(b, "\t%s,\n", lit(sc->texts.v[i]));
+	const char *texts = array(o, "char *const", b, sc->texts.n);
+	b = xprintf("\t{.floating = %s, .n_floating = %zu,\n"
+		    "\t .steps = %s, .n_steps = %zu, .start = 0x%llxULL,\n"
+		    "\t .sets = %s, .n_sets = %zu,\n"
+		    "\t .patterns = %s, .n_patterns = %zu,\n"
+		    "\t .depth = %d, .bound = %d, .nocase = %d},\n",
+		    fl, sc->floating.n, st, sc->steps.n, (unsigned long long)sc->start, sets,
+		    sc->sets.n, texts, sc->texts.n, depth, bound, sc->nocase);
+	return xstrdup(array(o, "struct aj_scan", b, 1));
+}
+
 static void emit_variant(struct out *o, const struct variant *v, char **init)
 {
 	char *b = xstrdup("");
@@ -162,15 +206,7 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 	}
 	const char *mounts = array(o, "struct aj_mount", b, n_mounts);
 
-	b = xstrdup("");
-	for (size_t i = 0; i < v->patterns.n; i++) {
-		const struct m_pattern *p = &v->patterns.v[i];
-		b = append(b, "%s",
-			   xprintf("\t{%s, 0x%x, %s},\n",
-				   p->kind == AJ_PATTERN_MASK ? "AJ_PATTERN_MASK" : "AJ_PATTERN_DENY",
-				   p->flags, lit(p->glob)));
-	}
-	const char *patterns = array(o, "struct aj_pattern", b, v->patterns.n);
+	const char *scan = scan_init(o, &v->scan, v->scan_depth, v->scan_bound);
 
 	b = xstrdup("");
 	for (size_t i = 0; i < v->landlock_rules.n; i++)
@@ -224,7 +260,7 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 			"\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
 			"\t\t.features = 0x%x,\n\t\t.flags = 0x%x,\n\t\t.timeout = %u,\n"
 			"\t\t.mounts = %s, .n_mounts = %zu,\n"
-			"\t\t.patterns = %s, .n_patterns = %zu,\n"
+			"\t\t.scan = %s,\n"
 			"\t\t.landlock_rules = %s, .n_landlock_rules = %zu,\n"
 			"\t\t.env_keep = %s, .n_env_keep = %zu,\n"
 			"\t\t.env_drop = %s, .n_env_drop = %zu,\n"
@@ -234,7 +270,7 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 			"\t\t.seccomp_summary = %s,\n\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
 			v->landlock_min_abi, v->features, v->flags, v->timeout, mounts, n_mounts,
-			patterns, v->patterns.n, ll, v->landlock_rules.n, keep, v->env_keep.n, drop,
+			scan, ll, v->landlock_rules.n, keep, v->env_keep.n, drop,
 			v->env_drop.n, set,
 			v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)));
 }

@@ -29,7 +29,7 @@ static const char *const var_names[AJ_VAR_COUNT] = {
 /* Keys a block may hold; the policy body also takes the policy_keys. */
 static const char *const setting_keys[] = {
 	"hostname", "network", "landlock", "ro", "ro?", "rw", "rw?", "rw+", "tmpfs", "link",
-	"dev", "proc", "mask", "deny", "env", "rlimit", "timeout", "syscalls", "gpu", "docker",
+	"dev", "proc", "mask", "deny", "scan", "env", "rlimit", "timeout", "syscalls", "gpu", "docker",
 	"display",
 };
 static const char *const policy_keys[] = {"exec", "mode", "command", "default"};
@@ -428,72 +428,158 @@ static bool glob_check(const char *g, const struct loc *loc)
 	return true;
 }
 
+/* One pattern of mask, deny or scan prune: split into its flags and glob,
+ * checked, and added unless an earlier block gave it already. */
+static bool add_pattern(struct variant *v, struct block_state *b, const char *key, int kind,
+			int flags, const struct atom *a)
+{
+	struct m_pattern p = {.kind = kind, .flags = flags, .text = a->text, .loc = a->loc};
+	char *g = xstrdup(a->text);
+	size_t len = strlen(g);
+	if (len && g[len - 1] == '/') {
+		p.flags |= M_PAT_DIR;
+		g[--len] = 0;
+	}
+	if (g[0] == '/') {
+		p.flags |= M_PAT_ANCHORED;
+		g++;
+	}
+	if (!g[0]) {
+		error_at(&a->loc, "empty pattern");
+		return false;
+	}
+	if (strstr(g, "//") || strcmp(g, "..") == 0 || strncmp(g, "../", 3) == 0 ||
+	    strstr(g, "/../") || (len > 3 && strcmp(g + strlen(g) - 3, "/..") == 0) ||
+	    strcmp(g, ".") == 0 || strncmp(g, "./", 2) == 0 || strstr(g, "/./") ||
+	    (strlen(g) >= 2 && strcmp(g + strlen(g) - 2, "/.") == 0)) {
+		error_at(&a->loc, "impossible pattern \"%s\": patterns are relative to the "
+				  "project, without '.', '..' or empty components",
+			 a->text);
+		return false;
+	}
+	if (strchr(g, '/'))
+		p.flags |= M_PAT_ANCHORED;
+	if (!glob_check(g, &a->loc))
+		return false;
+	for (const char *c = g; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n > 255) {
+			error_at(&a->loc, "a name in pattern \"%s\" is longer than 255 bytes: it can "
+					  "never match",
+				 a->text);
+			return false;
+		}
+		c += n + (c[n] == '/');
+	}
+	p.glob = g;
+	if (!say_once(b, xprintf("%s %s%s%s", key, p.flags & M_PAT_NOCASE ? "nocase " : "", g,
+				 p.flags & M_PAT_DIR ? "/" : ""),
+		      &a->loc, "this pattern is already given in this block"))
+		return false;
+	for (size_t i = 0; i < v->patterns.n; i++) {
+		struct m_pattern *o = &v->patterns.v[i];
+		if (strcmp(o->glob, p.glob) != 0 || o->flags != p.flags)
+			continue;
+		if (o->kind != p.kind && o->kind != AJ_PATTERN_PRUNE && p.kind != AJ_PATTERN_PRUNE) {
+			error_at(&a->loc, "\"%s\" is both masked and denied", a->text);
+			note_at(&o->loc, "%s here", o->kind == AJ_PATTERN_MASK ? "masked" : "denied");
+			return false;
+		}
+		if (o->kind == p.kind)
+			return true;
+	}
+	VEC_PUSH(v->patterns, p);
+	return true;
+}
+
+/* mask|deny [nocase] "PATTERN"… */
 static bool do_patterns(struct variant *v, struct block_state *b, const struct stmt *s)
 {
 	int kind = strcmp(s->key, "mask") == 0 ? AJ_PATTERN_MASK : AJ_PATTERN_DENY;
-	if (!want_args(s, 1, -1, "mask|deny \"PATTERN\"…;"))
+	int flags = 0;
+	if (!want_args(s, 1, -1, "mask|deny [nocase] \"PATTERN\"…;"))
 		return false;
+	const struct atom *a = s->args;
+	if (a->kind == ATOM_WORD && strcmp(a->text, "nocase") == 0) {
+		flags = M_PAT_NOCASE;
+		a = a->next;
+		if (!a) {
+			error_at(&s->end, "missing patterns after 'nocase'");
+			return false;
+		}
+	}
 	bool ok = true;
-	for (const struct atom *a = s->args; a; a = a->next) {
-		if (a->kind != ATOM_STRING) {
+	for (; a; a = a->next) {
+		if (a->kind == ATOM_WORD && strcmp(a->text, "nocase") == 0) {
+			error_at(&a->loc, "'nocase' comes first: %s nocase \"PATTERN\"…;", s->key);
+			ok = false;
+		} else if (a->kind != ATOM_STRING) {
 			error_at(&a->loc, "patterns are quoted strings: %s \"%s\"", s->key,
+				 a->text ? a->text : "…");
+			ok = false;
+		} else {
+			ok = add_pattern(v, b, s->key, kind, flags, a) && ok;
+		}
+	}
+	return ok;
+}
+
+/* scan prune "DIR"… | none;   scan depth N [fail|deny]; */
+static bool do_scan(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	static const char *const verbs[] = {"prune", "depth"};
+	static const char *const bounds[] = {"fail", "deny"};
+	const char *usage = "scan prune \"DIR\"…; or scan depth N [fail|deny];";
+	if (!want_args(s, 2, -1, usage))
+		return false;
+	int verb = choose(s->args, "scan setting", verbs, 2);
+	if (verb < 0)
+		return false;
+	const struct atom *a = s->args->next;
+	if (verb == 1) {
+		if (!want_args(s, 2, 3, "scan depth N [fail|deny];"))
+			return false;
+		if (a->kind != ATOM_NUMBER || a->num < 1 || a->num > AJ_SCAN_DEPTH_MAX) {
+			error_at(&a->loc, "scan depth is a number of path components, 1 to %d",
+				 AJ_SCAN_DEPTH_MAX);
+			return false;
+		}
+		int bound = AJ_SCAN_BOUND_FAIL;
+		if (a->next) {
+			bound = choose(a->next, "depth bound", bounds, 2);
+			if (bound < 0)
+				return false;
+		}
+		if (!say_once(b, "scan depth", &s->loc, "'scan depth' is already set in this block"))
+			return false;
+		v->scan_depth = (int)a->num;
+		v->scan_bound = bound == 1 ? AJ_SCAN_BOUND_DENY : AJ_SCAN_BOUND_FAIL;
+		return true;
+	}
+	if (a->kind == ATOM_WORD && strcmp(a->text, "none") == 0) {
+		if (a->next) {
+			error_at(&a->next->loc, "'scan prune none;' stands alone");
+			return false;
+		}
+		if (!say_once(b, "scan prune none", &a->loc,
+			      "'scan prune none' is already given in this block"))
+			return false;
+		size_t n = 0;
+		for (size_t i = 0; i < v->patterns.n; i++)
+			if (v->patterns.v[i].kind != AJ_PATTERN_PRUNE)
+				v->patterns.v[n++] = v->patterns.v[i];
+		v->patterns.n = n;
+		return true;
+	}
+	bool ok = true;
+	for (; a; a = a->next) {
+		if (a->kind != ATOM_STRING) {
+			error_at(&a->loc, "patterns are quoted strings: scan prune \"%s\"",
 				 a->text ? a->text : "…");
 			ok = false;
 			continue;
 		}
-		struct m_pattern p = {.kind = kind, .loc = a->loc};
-		char *g = xstrdup(a->text);
-		size_t len = strlen(g);
-		if (len && g[len - 1] == '/') {
-			p.flags |= AJ_PATTERN_DIR;
-			g[--len] = 0;
-		}
-		if (g[0] == '/') {
-			p.flags |= AJ_PATTERN_ANCHORED;
-			g++;
-		}
-		if (!g[0]) {
-			error_at(&a->loc, "empty pattern");
-			ok = false;
-			continue;
-		}
-		if (strstr(g, "//") || strcmp(g, "..") == 0 || strncmp(g, "../", 3) == 0 ||
-		    strstr(g, "/../") || (len > 3 && strcmp(g + strlen(g) - 3, "/..") == 0) ||
-		    strcmp(g, ".") == 0 || strncmp(g, "./", 2) == 0 || strstr(g, "/./")) {
-			error_at(&a->loc, "impossible pattern \"%s\": patterns are relative to the "
-					  "project, without '.', '..' or empty components",
-				 a->text);
-			ok = false;
-			continue;
-		}
-		if (strchr(g, '/'))
-			p.flags |= AJ_PATTERN_ANCHORED;
-		if (!glob_check(g, &a->loc)) {
-			ok = false;
-			continue;
-		}
-		p.glob = g;
-		if (!say_once(b, xprintf("%s %s%s", s->key, g, p.flags & AJ_PATTERN_DIR ? "/" : ""),
-			      &a->loc, "this pattern is already given in this block")) {
-			ok = false;
-			continue;
-		}
-		bool dup = false;
-		for (size_t i = 0; i < v->patterns.n; i++) {
-			struct m_pattern *o = &v->patterns.v[i];
-			if (strcmp(o->glob, p.glob) == 0 && o->flags == p.flags) {
-				if (o->kind != p.kind) {
-					error_at(&a->loc, "\"%s\" is both masked and denied",
-						 a->text);
-					note_at(&o->loc, "%s here",
-						o->kind == AJ_PATTERN_MASK ? "masked" : "denied");
-					ok = false;
-				}
-				dup = true;
-			}
-		}
-		if (!dup)
-			VEC_PUSH(v->patterns, p);
+		ok = add_pattern(v, b, "scan prune", AJ_PATTERN_PRUNE, M_PAT_DIR, a) && ok;
 	}
 	return ok;
 }
@@ -800,6 +886,8 @@ static bool apply_setting(struct variant *v, struct block_state *b, const struct
 		return do_fixed_mount(v, b, s);
 	if (!strcmp(k, "mask") || !strcmp(k, "deny"))
 		return do_patterns(v, b, s);
+	if (!strcmp(k, "scan"))
+		return do_scan(v, b, s);
 	if (!strcmp(k, "env"))
 		return do_env(v, b, s);
 	if (!strcmp(k, "rlimit"))
@@ -1207,6 +1295,8 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 	v->network = AJ_NET_NONE;
 	v->landlock = AJ_LANDLOCK_ON;
 	v->sys_default = M_ACT_ALLOW;
+	v->scan_depth = 32;
+	v->scan_bound = AJ_SCAN_BOUND_FAIL;
 	bool ok = true;
 	for (size_t i = 0; i < chain->n; i++)
 		ok = apply_block(v, chain->v[i]->stmt->body, chain->v[i]->stmt, BLOCK_POLICY) && ok;
@@ -1243,6 +1333,8 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 		v->env_set.v[k] = e;
 	else
 		VEC_PUSH(v->env_set, e);
+	if (!pattern_check_pruned(v) || !scan_lower(v))
+		return false;
 	add_feature_mounts(v);
 	sort_mounts(v);
 	if (v->landlock != AJ_LANDLOCK_OFF)

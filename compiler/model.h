@@ -46,11 +46,33 @@ struct m_mount {
 	struct loc loc;
 };
 
+/* Mask, deny and prune patterns as written (kind: enum aj_pattern_kind). */
+#define M_PAT_ANCHORED 0x01 /* had a '/': matched from the project root */
+#define M_PAT_DIR      0x02 /* had a trailing '/' (always, for prune): directories only */
+#define M_PAT_NOCASE   0x04 /* 'nocase': ASCII case is ignored */
+
 struct m_pattern {
 	int kind;
 	int flags;
-	char *glob;
+	char *glob; /* without the leading and trailing '/' */
+	char *text; /* as written, for --jail-explain */
 	struct loc loc;
+};
+
+/* The patterns lowered for the stub's walk (match.c): struct aj_scan with
+ * the compiler's own vectors.  a holds a token program for AJ_NAME_GLOB. */
+struct m_step {
+	struct aj_step s;
+	char *a, *b;
+};
+
+struct m_scan {
+	VEC(struct m_step) floating;
+	VEC(struct m_step) steps;
+	VEC(uint8_t *) sets; /* 32 bytes each */
+	VEC(char *) texts;
+	uint64_t start;
+	bool nocase;
 };
 
 struct m_env_keep {
@@ -113,6 +135,9 @@ struct variant {
 	int sys_default; /* M_ACT_ALLOW, M_ACT_KILL or an errno */
 	VEC(struct m_mount) mounts;
 	VEC(struct m_pattern) patterns;
+	int scan_depth; /* path components the walk checks */
+	int scan_bound; /* enum aj_scan_bound */
+	struct m_scan scan;
 	m_env_list env_keep;
 	m_env_list env_drop; /* patterns never passed, whatever keeps them */
 	VEC(struct m_env_set) env_set;
@@ -169,6 +194,10 @@ bool program_resolve(struct program *p);
 /* model.c */
 bool compile_policy(const struct program *prog, const struct policy *pol, struct compiled *out);
 bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m_path *out);
+
+/* match.c */
+bool scan_lower(struct variant *v);
+bool pattern_check_pruned(const struct variant *v);
 
 /* syscalls.c */
 int syscall_lookup(const char *name, const struct loc *loc);

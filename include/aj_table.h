@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 5
+#define AJ_ABI 6
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -77,20 +77,80 @@ struct aj_mount {
 	const char *target; /* AJ_MOUNT_LINK only */
 };
 
-/* Mask and deny patterns, all decided in one walk of the project.  A glob
- * is matched with '*', '?', '[…]' and '**' (any number of directories). */
+/* Mask, deny and prune: one walk of the project decides every pattern.
+ *
+ * The compiler lowers each pattern into steps, one per path component,
+ * that the stub runs without parsing anything.  A pattern without '/' (a
+ * name at any depth, as in .gitignore) is one floating step, tried on every
+ * entry.  A pattern with '/' is anchored at the project: its steps are the
+ * states of one automaton for the whole variant.  Each directory carries
+ * the set of steps active for its entries (a bit mask); an entry that
+ * matches a step that does not complete its pattern hands .next on to its
+ * own entries, and '**' (AJ_NAME_GLOBSTAR) hands itself on to every
+ * directory below it.  When several patterns match one entry the highest
+ * kind wins: deny over mask over prune. */
 enum aj_pattern_kind {
-	AJ_PATTERN_MASK = 1, /* present, empty, read-only */
-	AJ_PATTERN_DENY,     /* present, inaccessible (EACCES) */
+	AJ_PATTERN_PRUNE = 1, /* a directory the walk does not enter: left as it is */
+	AJ_PATTERN_MASK,      /* present, empty, read-only */
+	AJ_PATTERN_DENY,      /* present, inaccessible (EACCES) */
 };
 
-#define AJ_PATTERN_ANCHORED 0x01 /* contained '/': matched against the path from the project root */
-#define AJ_PATTERN_DIR      0x02 /* had a trailing '/': matches directories only */
+/* How a step matches one name (a path component, never with '/'). */
+enum aj_name_op {
+	AJ_NAME_EXACT = 1, /* the name is .a */
+	AJ_NAME_PREFIX,    /* starts with .a */
+	AJ_NAME_SUFFIX,    /* ends with .b */
+	AJ_NAME_AFFIX,     /* starts with .a and ends with .b (.la + .lb <= length) */
+	AJ_NAME_GLOB,      /* .a is a token program (AJ_TOK_*) */
+	AJ_NAME_ANY,       /* every name */
+	AJ_NAME_GLOBSTAR,  /* anchored only: any number of directories, none included */
+};
 
-struct aj_pattern {
-	uint8_t kind;
-	uint8_t flags;
-	const char *glob; /* without the trailing '/' */
+#define AJ_NAME_DIR    0x01 /* only a directory matches (the pattern's trailing '/') */
+#define AJ_NAME_NOCASE 0x02 /* .a and .b are ASCII lower case: compare the lowered name */
+
+/* A token program: NUL-terminated; a byte that is not a token stands for
+ * itself.  Runs of stars are already one star. */
+#define AJ_TOK_STAR 0x01 /* any run of bytes, none included */
+#define AJ_TOK_ONE  0x02 /* any one byte */
+#define AJ_TOK_SET  0x03 /* followed by N (1..255): one byte of the variant's set N-1 */
+#define AJ_TOK_LIT  0x04 /* followed by one of the bytes 0x01..0x04, literally */
+
+#define AJ_SCAN_STEPS     64 /* anchored steps of one variant: the bits of a state */
+#define AJ_SCAN_DEPTH_MAX 64 /* the deepest 'scan depth' a policy may ask for */
+
+struct aj_step {
+	uint8_t op;    /* enum aj_name_op */
+	uint8_t flags; /* AJ_NAME_DIR, AJ_NAME_NOCASE */
+	uint8_t kind;  /* enum aj_pattern_kind when a match completes the pattern, else 0 */
+	uint8_t first; /* quick filter: the name's first byte (0: any) */
+	uint8_t min;   /* quick filter: the shortest name that can match */
+	uint8_t max;   /* quick filter: the longest (255: any) */
+	uint8_t la, lb;
+	const char *a, *b;
+	uint64_t next;    /* anchored: the steps active inside a matching directory */
+	uint16_t pattern; /* index in aj_scan.patterns, for --jail-explain */
+};
+
+/* What the walk does with a directory at the depth bound. */
+enum aj_scan_bound {
+	AJ_SCAN_BOUND_FAIL = 0, /* refuse to start (exit 125): its content was not checked */
+	AJ_SCAN_BOUND_DENY,     /* deny it as a whole */
+};
+
+struct aj_scan {
+	const struct aj_step *floating; /* names at any depth: tried on every entry */
+	const struct aj_step *steps;    /* anchored patterns, at most AJ_SCAN_STEPS */
+	const uint8_t *sets;            /* AJ_TOK_SET: 256-bit byte sets, 32 bytes each */
+	const char *const *patterns;    /* "mask\t.env" …, as written, for --jail-explain */
+	uint64_t start;                 /* steps active for the project's own entries */
+	uint16_t n_floating;
+	uint16_t n_patterns;
+	uint8_t n_steps;
+	uint8_t n_sets;
+	uint8_t depth;  /* path components checked below the project: 1..AJ_SCAN_DEPTH_MAX */
+	uint8_t bound;  /* enum aj_scan_bound */
+	uint8_t nocase; /* some step is AJ_NAME_NOCASE: lower each name once */
 };
 
 /* Landlock filesystem rights, with the kernel's UAPI values.  Debian 12's
@@ -189,8 +249,7 @@ struct aj_variant {
 
 	const struct aj_mount *mounts; /* its own, besides the policy's shared ones */
 	uint16_t n_mounts;
-	const struct aj_pattern *patterns;
-	uint16_t n_patterns;
+	const struct aj_scan *scan; /* shared by the variants that scan alike */
 	const struct aj_landlock_rule *landlock_rules; /* besides the mounts' own */
 	uint16_t n_landlock_rules;
 	const char *const *env_keep;

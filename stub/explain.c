@@ -300,17 +300,19 @@ static void print_rules(const struct aj_variant *v)
 
 static void print_scan(const struct run *r)
 {
-	const struct aj_variant *v = r->v;
+	const struct aj_scan *sc = r->v->scan;
 
 	out_s("patterns:\n");
-	for (unsigned i = 0; i < v->n_patterns; i++) {
-		const struct aj_pattern *p = &v->patterns[i];
-		out_s(p->kind == AJ_PATTERN_DENY ? "  deny\t" : "  mask\t");
-		out_s(p->glob);
-		if (p->flags & AJ_PATTERN_DIR)
-			out_c('/');
-		out_s(p->flags & AJ_PATTERN_ANCHORED ? "\t(from the project root)\n" : "\n");
+	for (unsigned i = 0; i < sc->n_patterns; i++) {
+		out_s("  ");
+		out_s(sc->patterns[i]);
+		out_c('\n');
 	}
+	field("scan");
+	out_s("paths of up to ");
+	out_u(sc->depth);
+	out_s(sc->bound == AJ_SCAN_BOUND_DENY ? " components; a directory deeper is denied\n"
+	                                      : " components; a deeper directory stops the jail\n");
 	out_s("masked and denied in ");
 	out_s(r->project);
 	out_s(":\n");
@@ -326,8 +328,22 @@ static void print_scan(const struct run *r)
 			out_s("\t(another name of a matched file)");
 		if (h->why == SCAN_BY_PERM)
 			out_s("\t(yours but unreadable: its content could not be checked)");
+		if (h->why == SCAN_BY_DEPTH)
+			out_s("\t(at the depth bound: its content was not checked)");
 		out_c('\n');
 	}
+	out_s("pruned (not walked, not masked inside): ");
+	out_u(scan->n_pruned);
+	out_s(scan->n_pruned == 1 ? " directory\n" : " directories\n");
+	for (unsigned i = 0; i < scan->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
+		if (scan->pruned[i] == UINT32_MAX)
+			continue;
+		out_s("  prune\t");
+		out_s(scan->arena + scan->pruned[i]);
+		out_s("/\n");
+	}
+	if (scan->n_pruned > SCAN_PRUNED_SHOWN)
+		out_s("  …\n");
 }
 
 static void print_env(const struct run *r)

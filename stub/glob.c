@@ -1,5 +1,6 @@
-/* glob.c: the one glob matcher, for mask/deny patterns and for the
- * environment allowlist.
+/* glob.c: the glob matcher of the environment allowlist and of device
+ * names.  Mask, deny and prune patterns never come here: the compiler
+ * lowers them (stub/match.c).
  *
  *   *      any run of characters except '/'
  *   **     as a whole path segment ("**" + "/", "/" + "**" at the end, or
@@ -132,17 +133,4 @@ static bool match_from(const char *pat, const char *p, const char *s)
 bool glob_match(const char *pattern, const char *s)
 {
 	return match_from(pattern, pattern, s);
-}
-
-bool pattern_match(const struct aj_pattern *p, const char *name, const char *relpath, bool isdir)
-{
-	const char *g = p->glob;
-
-	if ((p->flags & AJ_PATTERN_DIR) && !isdir)
-		return false;
-	if (!(p->flags & AJ_PATTERN_ANCHORED))
-		return glob_match(g, name);
-	while (*g == '/')
-		g++;
-	return glob_match(g, relpath);
 }

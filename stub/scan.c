@@ -1,11 +1,16 @@
-/* scan.c: the one walk of the project that decides every mask and deny.
+/* scan.c: the one walk of the project that decides every mask, deny and
+ * prune pattern.
  *
  * getdents64 on directories opened O_NOFOLLOW: symlinks are never
- * followed, only matched by name.  A matched directory is not entered (its
- * whole content disappears under the mount).  Deny wins over mask.  The
- * walk stops at AJ_SCAN_DEPTH levels and every result lives in fixed
- * buffers; running out of either fails closed, because a secret the walk
- * did not reach would otherwise be readable.
+ * followed, only matched by name.  Every entry is classified once by the
+ * compiled matcher (match.c): the floating steps, plus the anchored steps
+ * its directory carries.  A masked or denied directory is not entered (its
+ * whole content disappears under the cover), nor is a pruned one (it stays
+ * as it is, unchecked: the policy said so).  The walk checks paths of up to
+ * the policy's 'scan depth' components; a directory at that bound is
+ * refused (exit 125) or denied as a whole, as the policy says, because a
+ * secret the walk did not reach would otherwise be readable.  Every result
+ * lives in fixed buffers; running out fails closed for the same reason.
  *
  * Two things a name cannot catch are handled here too:
  *  - another hard link of a matched file (same inode, harmless name): the
@@ -33,7 +38,7 @@ static struct scan_result result;
 struct scan_result *const scan = &result;
 
 static char rel[AJ_PATH_MAX]; /* the entry's path relative to the project */
-static const struct aj_variant *var;
+static const struct aj_scan *sc;
 static uid_t me;
 static bool second_pass;
 static unsigned n_links;
@@ -42,7 +47,9 @@ static struct {
 	ino_t ino;
 	uint8_t kind;
 } links[AJ_SCAN_LINKS];
-static _Alignas(8) char dbuf[AJ_SCAN_DEPTH][SCAN_BUF];
+/* One buffer per level: a directory's entries are still being read while
+ * its subdirectories are walked.  Untouched levels cost no memory. */
+static _Alignas(8) char dbuf[AJ_SCAN_DEPTH_MAX][SCAN_BUF];
 
 static const char search_hint[] =
     "a directory of the project cannot be searched, so it cannot be checked for secrets; "
@@ -65,20 +72,20 @@ static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
 	scan->used += (uint32_t)len + 1;
 }
 
-static uint8_t classify(const char *name, bool isdir)
+/* For --jail-explain: how many directories were left unwalked, and the
+ * first few of them. */
+static void note_pruned(size_t len)
 {
-	uint8_t kind = 0;
+	unsigned i = scan->n_pruned++;
 
-	for (unsigned i = 0; i < var->n_patterns; i++) {
-		const struct aj_pattern *p = &var->patterns[i];
-
-		if (p->kind <= kind || !pattern_match(p, name, rel, isdir))
-			continue;
-		kind = p->kind;
-		if (kind == AJ_PATTERN_DENY)
-			break;
-	}
-	return kind;
+	if (second_pass || i >= SCAN_PRUNED_SHOWN)
+		return;
+	scan->pruned[i] = UINT32_MAX;
+	if (scan->used + len + 1 > sizeof(scan->arena))
+		return;
+	memcpy(scan->arena + scan->used, rel, len + 1);
+	scan->pruned[i] = scan->used;
+	scan->used += (uint32_t)len + 1;
 }
 
 static void note_links(int dfd, const char *name, uint8_t kind)
@@ -128,18 +135,26 @@ static unsigned char type_of(int dfd, const char *name)
 	return S_ISREG(st.st_mode) ? T_REG : T_OTHER;
 }
 
-static void walk(int dfd, size_t len, unsigned depth);
+static void walk(int dfd, size_t len, unsigned depth, uint64_t state);
 
-static void enter(int dfd, const char *name, size_t len, unsigned depth)
+/* A directory of depth components: walked, or at the bound. */
+static void enter(int dfd, const char *name, size_t len, unsigned depth, uint64_t state)
 {
 	struct stat st;
-	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd;
 
-	if (fd >= 0) {
-		if (depth + 1 >= AJ_SCAN_DEPTH)
+	if (depth >= sc->depth) {
+		if (sc->bound != AJ_SCAN_BOUND_DENY)
 			diep("scan", rel, 0,
-			     "the project is nested too deeply to check every path for secrets");
-		walk(fd, len, depth + 1);
+			     "the project is nested deeper than the policy's 'scan depth', so not "
+			     "every path can be checked for secrets; raise it, or prune the tree");
+		if (!second_pass)
+			add_hit(AJ_PATTERN_DENY, T_DIR, SCAN_BY_DEPTH, len);
+		return;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		walk(fd, len, depth, state);
 		close(fd);
 		return;
 	}
@@ -157,17 +172,21 @@ static void enter(int dfd, const char *name, size_t len, unsigned depth)
 		add_hit(AJ_PATTERN_DENY, T_DIR, SCAN_BY_PERM, len);
 }
 
-static void entry(int dfd, const char *name, unsigned char type, size_t len, unsigned depth)
+static void entry(int dfd, const char *name, unsigned char type, size_t len, size_t nl,
+                  unsigned depth, uint64_t state)
 {
+	uint64_t inside;
 	uint8_t kind;
-	bool isdir;
 
 	if (type == T_UNKNOWN)
 		type = type_of(dfd, name);
 	if (type == T_UNKNOWN)
 		return;
-	isdir = type == T_DIR;
-	kind = classify(name, isdir);
+	kind = step_classify(sc, name, nl, type == T_DIR, state, &inside);
+	if (kind == AJ_PATTERN_PRUNE) {
+		note_pruned(len);
+		return;
+	}
 	if (kind) {
 		if (second_pass)
 			return; /* noted by the first walk */
@@ -176,15 +195,16 @@ static void entry(int dfd, const char *name, unsigned char type, size_t len, uns
 			note_links(dfd, name, kind);
 		return;
 	}
-	if (isdir) {
-		enter(dfd, name, len, depth);
+	if (type == T_DIR) {
+		enter(dfd, name, len, depth, inside);
 		return;
 	}
 	if (second_pass && type == T_REG && (kind = linked_kind(dfd, name)))
 		add_hit(kind, T_REG, SCAN_BY_HARDLINK, len);
 }
 
-static void walk(int dfd, size_t len, unsigned depth)
+/* The entries of a directory of depth components (0: the project). */
+static void walk(int dfd, size_t len, unsigned depth, uint64_t state)
 {
 	char *buf = dbuf[depth];
 
@@ -208,7 +228,7 @@ static void walk(int dfd, size_t len, unsigned depth)
 			if (l)
 				rel[l++] = '/';
 			memcpy(rel + l, name, nl + 1);
-			entry(dfd, name, d->d_type, l + nl, depth);
+			entry(dfd, name, d->d_type, l + nl, nl, depth + 1, state);
 			rel[len] = '\0';
 		}
 	}
@@ -218,20 +238,22 @@ void scan_project(const char *project, const struct aj_variant *v)
 {
 	int fd;
 
-	if (!v->n_patterns)
+	sc = v->scan;
+	if (!sc->n_floating && !sc->n_steps)
 		return;
-	var = v;
+	if (sc->depth < 1 || sc->depth > AJ_SCAN_DEPTH_MAX || sc->n_steps > AJ_SCAN_STEPS)
+		die("read the policy", 0, "its scan table was compiled for another stub");
 	me = getuid();
 	fd = openat(AT_FDCWD, project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		diep("scan", project, errno, NULL);
 	rel[0] = '\0';
-	walk(fd, 0, 0);
+	walk(fd, 0, 0, sc->start);
 	if (n_links) {
 		second_pass = true;
 		if (lseek(fd, 0, SEEK_SET))
 			diep("scan", project, errno, NULL);
-		walk(fd, 0, 0);
+		walk(fd, 0, 0, sc->start);
 	}
 	close(fd);
 }

@@ -17,7 +17,6 @@ extern const struct aj_policy *const aj_the_policy;
 /* Fixed capacities.  Running out of any of them fails closed (exit 125). */
 #define AJ_MAX_MOUNTS 256   /* mount table entries of one variant */
 #define AJ_PLAN_ARENA 16384 /* resolved mount paths */
-#define AJ_SCAN_DEPTH 32    /* directory levels below the project */
 #define AJ_SCAN_MAX   512   /* masked or denied entries in one project */
 #define AJ_SCAN_ARENA 65536 /* their paths, relative to the project */
 #define AJ_SCAN_LINKS 32    /* matched files that have other hard links */
@@ -47,9 +46,17 @@ void out_u(unsigned long long u);
 void out_o(unsigned u);
 void out_flush(void);
 
-/* glob.c */
+/* glob.c: '*', '?', '[…]', '**' for the environment allowlist and device
+ * names (mask, deny and prune patterns arrive compiled: match.c). */
 bool glob_match(const char *pattern, const char *s);
-bool pattern_match(const struct aj_pattern *p, const char *name, const char *relpath, bool isdir);
+
+/* match.c: the compiled mask/deny/prune matcher.  step_classify() returns
+ * the kind an entry gets (0: none) and, for a directory, the anchored steps
+ * active inside it. */
+bool step_match(const struct aj_scan *sc, const struct aj_step *st, const char *name, size_t len);
+void name_fold(const char *name, size_t len, char *out);
+uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
+                      uint64_t state, uint64_t *inside);
 
 /* vars.c: runtime variables.  var_value() is NULL when the variable cannot
  * be resolved; var_why() then says why, for a hint. */
@@ -95,9 +102,13 @@ struct scan_hit {
 #define SCAN_BY_NAME     0
 #define SCAN_BY_HARDLINK 1 /* another name of a matched file */
 #define SCAN_BY_PERM     2 /* a directory of ours we could not read */
+#define SCAN_BY_DEPTH    3 /* at the policy's depth bound ('scan depth N deny') */
+#define SCAN_PRUNED_SHOWN 8 /* pruned directories --jail-explain names */
 struct scan_result {
 	uint32_t n;
-	uint32_t used; /* bytes of arena */
+	uint32_t used;     /* bytes of arena */
+	uint32_t n_pruned; /* directories not walked (prune patterns) */
+	uint32_t pruned[SCAN_PRUNED_SHOWN]; /* the first ones' paths, in the arena */
 	struct scan_hit hits[AJ_SCAN_MAX];
 	char arena[AJ_SCAN_ARENA];
 };

@@ -24,6 +24,9 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 # line here when a stub test needs more than its own file, e.g.
 # TEST_STUB_mask_SRC := stub/glob.c
 TEST_STUB_env_SRC := stub/glob.c stub/vars.c
+# A compiler test may name stub sources too: the lowered mask matcher runs
+# in the stub's own code against the reference glob.
+TEST_test_compiler_match_SRC := stub/match.c stub/glob.c
 
 # unit_rule(name): how one test binary is built.
 define unit_rule
@@ -35,7 +38,7 @@ endef
 
 # Objects and sources a test links with, by the naming rule above.
 unit_stub   = $(patsubst test_stub_%,%,$(1))
-unit_deps   = $(if $(filter test_compiler_%,$(1)),$(COMPILER_TEST_OBJ),\
+unit_deps   = $(if $(filter test_compiler_%,$(1)),$(COMPILER_TEST_OBJ) $(TEST_$(1)_SRC),\
               $(if $(filter test_stub_%,$(1)),\
                 $(sort $(B)/obj/test/stub/$(call unit_stub,$(1)).o \
                   $(patsubst stub/%.c,$(B)/obj/test/stub/%.o,$(TEST_STUB_$(call unit_stub,$(1))_SRC))),\

@@ -230,10 +230,10 @@ static void patterns_are_classified(void **state)
 	assert_int_equal(v->patterns.n, 3);
 	assert_string_equal(v->patterns.v[0].glob, ".env");
 	assert_int_equal(v->patterns.v[0].flags, 0);
-	assert_int_equal(v->patterns.v[1].flags, AJ_PATTERN_ANCHORED);
+	assert_int_equal(v->patterns.v[1].flags, M_PAT_ANCHORED);
 	assert_string_equal(v->patterns.v[2].glob, "secrets");
 	assert_int_equal(v->patterns.v[2].kind, AJ_PATTERN_DENY);
-	assert_int_equal(v->patterns.v[2].flags, AJ_PATTERN_DIR);
+	assert_int_equal(v->patterns.v[2].flags, M_PAT_DIR);
 }
 
 static void variables_split_into_head_var_tail(void **state)

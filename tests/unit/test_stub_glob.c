@@ -1,4 +1,6 @@
-/* test_stub_glob.c: the stub's glob matcher and pattern rules (stub/glob.c). */
+/* test_stub_glob.c: the stub's glob matcher (stub/glob.c), which the environment
+ * allowlist and device names use, and the reference the compiled mask
+ * matcher is checked against (test_compiler_match.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,44 +151,13 @@ static void untrusted_names(void **state)
 	NO("**/**/**/**/b", "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a");
 }
 
-static void patterns(void **state)
-{
-	const struct aj_pattern env = {AJ_PATTERN_MASK, 0, ".env"};
-	const struct aj_pattern dir = {AJ_PATTERN_DENY, AJ_PATTERN_DIR, "secrets"};
-	const struct aj_pattern anchored = {AJ_PATTERN_MASK, AJ_PATTERN_ANCHORED, "config/*.yml"};
-	const struct aj_pattern rooted = {AJ_PATTERN_MASK, AJ_PATTERN_ANCHORED, "/top.txt"};
-	const struct aj_pattern both = {AJ_PATTERN_DENY, AJ_PATTERN_ANCHORED | AJ_PATTERN_DIR,
-	                                "**/private"};
-
-	(void)state;
-	/* a name pattern matches the last component at any depth */
-	assert_true(pattern_match(&env, ".env", ".env", false));
-	assert_true(pattern_match(&env, ".env", "a/b/.env", false));
-	assert_true(pattern_match(&env, ".env", "a/.env", true));
-	assert_false(pattern_match(&env, "x.env", "a/x.env", false));
-	/* a directory pattern matches directories only */
-	assert_true(pattern_match(&dir, "secrets", "secrets", true));
-	assert_true(pattern_match(&dir, "secrets", "app/secrets", true));
-	assert_false(pattern_match(&dir, "secrets", "secrets", false));
-	/* an anchored pattern matches the path from the project root */
-	assert_true(pattern_match(&anchored, "prod.yml", "config/prod.yml", false));
-	assert_false(pattern_match(&anchored, "prod.yml", "app/config/prod.yml", false));
-	assert_false(pattern_match(&anchored, "prod.yml", "prod.yml", false));
-	assert_false(pattern_match(&anchored, "prod.yml", "config/x/prod.yml", false));
-	assert_true(pattern_match(&rooted, "top.txt", "top.txt", false));
-	assert_false(pattern_match(&rooted, "top.txt", "a/top.txt", false));
-	assert_true(pattern_match(&both, "private", "private", true));
-	assert_true(pattern_match(&both, "private", "a/b/private", true));
-	assert_false(pattern_match(&both, "private", "a/b/private", false));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(literal),         cmocka_unit_test(star),
 	    cmocka_unit_test(question),        cmocka_unit_test(sets),
 	    cmocka_unit_test(escape),          cmocka_unit_test(globstar),
-	    cmocka_unit_test(untrusted_names), cmocka_unit_test(patterns),
+	    cmocka_unit_test(untrusted_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,3 @@
+policy p {
+    mask ".env" nocase;
+}

@@ -1,0 +1,4 @@
+policy p {
+    scan prune "vendor/";
+    deny "vendor/keys/";
+}

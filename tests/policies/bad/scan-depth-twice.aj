@@ -1,0 +1,4 @@
+policy p {
+    scan depth 16;
+    scan depth 20;
+}

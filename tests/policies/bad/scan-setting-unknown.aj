@@ -1,0 +1,3 @@
+policy p {
+    scan prun "node_modules";
+}
