@@ -82,33 +82,43 @@ bool step_match(const struct aj_scan *sc, const struct aj_step *st, const char *
 	return false; /* AJ_NAME_GLOBSTAR names no entry of its own */
 }
 
-void name_fold(const char *name, size_t len, char *out)
+static char fold(char c)
 {
-	for (size_t i = 0; i < len; i++) {
-		char c = name[i];
-		out[i] = (char)(c >= 'A' && c <= 'Z' ? c + 'a' - 'A' : c);
+	return (char)(c >= 'A' && c <= 'Z' ? c + 'a' - 'A' : c);
+}
+
+/* A nocase step sees the name lowered; the lowering is done once per name,
+ * and only for a name that passes such a step's quick filter. */
+static bool try_step(const struct aj_scan *sc, const struct aj_step *st, const char *name,
+                     size_t len, char *low)
+{
+	if (st->flags & AJ_NAME_NOCASE) {
+		if (len < st->min || len > st->max || (st->first && fold(name[0]) != (char)st->first))
+			return false;
+		if (!low[0])
+			for (size_t i = 0; i <= len; i++)
+				low[i] = fold(name[i]);
+		name = low;
 	}
-	out[len] = '\0';
+	return step_match(sc, st, name, len);
 }
 
 uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
                       uint64_t state, uint64_t *inside)
 {
 	char low[256];
-	const char *folded = name;
 	uint64_t next = 0;
 	uint8_t kind = 0;
 
-	if (sc->nocase && len < sizeof(low)) {
-		name_fold(name, len, low);
-		folded = low;
-	}
+	low[0] = '\0';
+	if (len >= sizeof(low))
+		return 0; /* longer than any name the kernel allows */
 	for (unsigned i = 0; i < sc->n_floating; i++) {
 		const struct aj_step *st = &sc->floating[i];
 
 		if (st->kind <= kind || ((st->flags & AJ_NAME_DIR) && !isdir))
 			continue;
-		if (step_match(sc, st, st->flags & AJ_NAME_NOCASE ? folded : name, len))
+		if (try_step(sc, st, name, len, low))
 			kind = st->kind;
 	}
 	for (; state; state &= state - 1) {
@@ -120,7 +130,7 @@ uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bo
 		}
 		if (st->kind ? st->kind <= kind || ((st->flags & AJ_NAME_DIR) && !isdir) : !isdir)
 			continue;
-		if (!step_match(sc, st, st->flags & AJ_NAME_NOCASE ? folded : name, len))
+		if (!try_step(sc, st, name, len, low))
 			continue;
 		if (st->kind)
 			kind = st->kind;

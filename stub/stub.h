@@ -54,7 +54,6 @@ bool glob_match(const char *pattern, const char *s);
  * the kind an entry gets (0: none) and, for a directory, the anchored steps
  * active inside it. */
 bool step_match(const struct aj_scan *sc, const struct aj_step *st, const char *name, size_t len);
-void name_fold(const char *name, size_t len, char *out);
 uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
                       uint64_t state, uint64_t *inside);
 
