@@ -29,7 +29,8 @@ STUB_LDFLAGS := -static -no-pie -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,
 
 DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \
 	libcmocka-dev linux-libc-dev file hyperfine bubblewrap util-linux passwd \
-	python3 python3-venv python3-pip git ca-certificates
+	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
+	cargo
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
@@ -49,9 +50,13 @@ STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)
 
 all: $(B)/bin/aijail-compile $(HEADERS) $(STUBS)
 
+# The real-workload tests need node and npm; a machine that has them (say
+# from NodeSource) keeps its own, any other gets Debian's.
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+	command -v npm >/dev/null 2>&1 || \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
 
 # --- grammar and compiler (glibc, libseccomp) -------------------------------
 

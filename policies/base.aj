@@ -16,14 +16,15 @@ policy base {
     link    /lib -> usr/lib;
     link    /lib64 -> usr/lib64;
     tmpfs   /tmp /var/tmp /run;
+    ro?     /run/systemd/resolve /run/resolvconf;   # where /etc/resolv.conf may point
     dev     minimal;
     proc;
     tmpfs   $HOME;              # private and empty: no ~/.ssh, no ~/.aws
     rw      $PROJECT;
 
-    mask ".env" ".env.*" "credentials.json" "secrets.yml" "*token*.json"
-         "*.pem" "id_ed25519*" "id_rsa*";
-    deny "secrets/" "*.key" ".gnupg/";
+    mask nocase ".env" ".env.*" "credentials.json" "secrets.yml" "*token*.json"
+                "*.pem" "id_ed25519*" "id_rsa*";
+    deny nocase "secrets/" "*.key" ".gnupg/";
     # The one walk that finds them does not enter dependency trees and
     # caches (their secret-looking files are fixtures and CA bundles, and
     # they are most of a project's entries), and stops the jail below 32
@@ -32,6 +33,8 @@ policy base {
     scan depth 32;
 
     env keep PATH TERM COLORTERM NO_COLOR LANG LANGUAGE "LC_*" TZ USER LOGNAME;
+    # Proxies: the tools that get the network (and --net) need them.
+    env keep HTTP_PROXY HTTPS_PROXY NO_PROXY ALL_PROXY http_proxy https_proxy no_proxy all_proxy;
     env set  HOME=$HOME AIJAIL=1;
 
     rlimit core 0;
@@ -69,6 +72,11 @@ policy base {
         gpu off;
         docker off;
         display off;
+        # A stricter environment: nothing shaped like a credential, and no
+        # variable that makes a tool load other code (the profiles drop
+        # their own in their lockdown blocks).
+        env drop "*TOKEN*" "*SECRET*" "*PASSWORD*" "*PASSWD*" "*_KEY" "*_KEY_*"
+                 "*CREDENTIAL*" "*_AUTH*" "LD_*" "*_PROXY" "*_proxy";
         # An allowlist: what a service needs, nothing newer or stranger.
         # The denies above still win over it.
         syscalls default deny;

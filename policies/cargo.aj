@@ -7,4 +7,8 @@ policy cargo extends base {
     rw+ ~/.cargo/registry ~/.cargo/git;
     ro? ~/.cargo/bin ~/.rustup;  # the toolchain rustup installed
     env keep "CARGO_*" "RUSTUP_*" RUSTFLAGS;
+
+    mode lockdown {
+        env drop "CARGO_*" "RUSTUP_*" RUSTFLAGS;
+    }
 }

@@ -12,4 +12,14 @@ policy jail extends base {
     command pip pip3 use pip;
     command uv use uv;
     command cargo use cargo;
+    # Only the Docker CLI gets the socket (it is root on the host), and not
+    # in worker or lockdown mode.
+    command docker docker-compose {
+        docker on;
+    }
+    # git needs a name and an address to commit; ~/.gitconfig stays out
+    # (it can hold credentials), so they come from the environment.
+    command git {
+        env keep GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL;
+    }
 }

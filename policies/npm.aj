@@ -1,9 +1,16 @@
-# npm.aj: jail-npm runs npm with its own cache (and pnpm's) read-write.
+# npm.aj: jail-npm runs npm with its own cache (and pnpm's) read-write;
+# the generic jail uses it for npm, npx and pnpm.  node and npm themselves
+# live under /usr (the global prefix /usr, /usr/lib/node_modules), read-only.
 include "base.aj";
 
 policy npm extends base {
     exec npm;
     network host;               # the registry
-    rw+ ~/.npm ~/.cache/pnpm;
+    rw+ ~/.npm ~/.cache/pnpm;   # npm's cache (npx's too), pnpm's metadata cache
+    rw+ ~/.local/share/pnpm/store;   # pnpm's package store, not its global bin dir
     env keep "NPM_CONFIG_*" "npm_config_*" NODE_ENV NODE_OPTIONS;
+
+    mode lockdown {
+        env drop "NPM_CONFIG_*" "npm_config_*" NODE_OPTIONS;
+    }
 }

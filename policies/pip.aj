@@ -6,4 +6,8 @@ policy pip extends base {
     network host;               # the package index
     rw+ ~/.cache/pip;
     env keep "PIP_*" VIRTUAL_ENV;
+
+    mode lockdown {
+        env drop "PIP_*";
+    }
 }

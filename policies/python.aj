@@ -6,4 +6,8 @@ policy python extends base {
     network host;               # downloads models and packages
     rw+ ~/.cache/huggingface ~/.cache/torch;
     env keep PYTHONPATH PYTHONUNBUFFERED VIRTUAL_ENV "HF_*" "TORCH_*";
+
+    mode lockdown {
+        env drop PYTHONPATH "HF_*" "TORCH_*";
+    }
 }

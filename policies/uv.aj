@@ -7,4 +7,8 @@ policy uv extends base {
     rw+ ~/.cache/uv;
     ro? ~/.local/bin;           # where uv's installer puts it
     env keep "UV_*" VIRTUAL_ENV;
+
+    mode lockdown {
+        env drop "UV_*";
+    }
 }

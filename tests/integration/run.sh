@@ -100,6 +100,18 @@ chmod 0755 "$T"
 srv=
 marker_made=
 ssh_made=
+outside=() # stand-ins made outside $T (modes.sh), removed in reverse order
+bgpids=()  # servers the cases started
+
+# shellcheck disable=SC2317 # called by cleanup and by modes.sh
+standins_remove() {
+	local i p
+	for ((i = ${#outside[@]} - 1; i >= 0; i--)); do
+		p=${outside[i]}
+		if [ -d "$p" ] && [ ! -L "$p" ]; then rmdir "$p"; else rm -f "$p"; fi
+	done
+	outside=()
+}
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
@@ -107,6 +119,11 @@ cleanup() {
 		kill "$srv" 2>/dev/null
 		wait "$srv" 2>/dev/null
 	fi
+	if [ ${#bgpids[@]} -gt 0 ]; then
+		kill "${bgpids[@]}" 2>/dev/null
+		wait "${bgpids[@]}" 2>/dev/null
+	fi
+	standins_remove
 	[ -n "$marker_made" ] && rm -f "$marker_made"
 	[ -n "$ssh_made" ] && rmdir "$ssh_made" 2>/dev/null
 	if [ "${AIJAIL_IT_KEEP:-0}" = 1 ]; then
@@ -151,6 +168,7 @@ fi
 (
 	cd "$P" || exit 1
 	printf 'SECRET=1' >.env
+	printf 'UPPER=1' >.ENV
 	mkdir -p sub secrets .gnupg tools
 	printf 'SUB=1' >sub/.env
 	printf 'db-password' >secrets/db.txt
@@ -168,6 +186,11 @@ fi
 	ln -s secrets link-secrets
 	mkdir id_rsa_dir
 	printf 'RSA' >id_rsa_dir/key
+	# a pruned tree (base.aj: scan prune "node_modules/"), with a name the
+	# masks would match and a link out of it to a masked file
+	mkdir -p node_modules/pkg
+	printf 'PKG=1' >node_modules/pkg/.env
+	ln -s ../../.env node_modules/pkg/link-env
 	printf '#!/bin/sh\necho ran\n' >notexec
 	chmod 0644 notexec
 	cp "$bin/probe" "$bin/jail-worker" tools/
@@ -561,7 +584,8 @@ fi
 
 # --- network ------------------------------------------------------------------------
 
-net_cases="net-host-control net-worker-loopback net-python-host net-jail-python-host net-lockdown"
+net_cases="net-host-control net-worker-loopback net-python-host net-jail-python-host net-lockdown
+	net-opt-net net-opt-no-net"
 want_net=0
 for n in $net_cases; do c "$n" && want_net=1; done
 if [ $want_net = 1 ]; then
@@ -598,6 +622,18 @@ if [ $want_net = 1 ]; then
 		jrun user -- jail --lockdown python3 -c "$PYCONNECT" "$port"
 		if [ "$RC" = 0 ] && [[ $OUT == E* ]]; then pass net-lockdown; else
 			fail net-lockdown "the host's 127.0.0.1:$port was reachable in lockdown: exit $RC, $(q "$OUT")"
+		fi
+	fi
+	# --net gives a command without a profile the network; --no-net (or
+	# --jail-no-net in a per-tool stub) takes a profile's away.
+	if c net-opt-net; then
+		jrun user -- jail --net ./tools/probe connect-tcp 127.0.0.1 "$port"
+		expect net-opt-net 0 "connect-tcp: ok"
+	fi
+	if c net-opt-no-net; then
+		jrun user -- jail-python --jail-no-net -c "$PYCONNECT" "$port"
+		if [ "$RC" = 0 ] && [[ $OUT == E* ]]; then pass net-opt-no-net; else
+			fail net-opt-no-net "the host's 127.0.0.1:$port was reachable with --jail-no-net: exit $RC, $(q "$OUT")"
 		fi
 	fi
 
@@ -751,6 +787,13 @@ if c normal-writable; then
 	rm -f "$P/f"
 fi
 
+# Modes, the floor, the toggles, the generic jail's options; then the real
+# tools (python, venv and pip, npm, cargo, git, uv).
+# shellcheck source=tests/integration/modes.sh
+. "$root/tests/integration/modes.sh"
+# shellcheck source=tests/integration/workloads.sh
+. "$root/tests/integration/workloads.sh"
+
 # --- the compiler ---------------------------------------------------------------------
 
 mkdir -p "$T/cc"
@@ -883,6 +926,157 @@ if c dev-minimal; then
 	fi
 fi
 
+# --- secrets: every spelling, every door (docs/secrets.md) ------------------------------
+
+# PYDOORS: one line per probe, "NAME: RESULT" (repr of what was read, "ok",
+# or the errno name).  Run from the project; $1 is the project's path.
+PYDOORS='import ctypes, errno, os, sys
+P = sys.argv[1]
+libc = ctypes.CDLL(None, use_errno=True)
+def r(name, f):
+    try:
+        v = f()
+        print(name + ":", "ok" if v is None else repr(v))
+    except OSError as e:
+        print(name + ":", errno.errorcode.get(e.errno, e.errno))
+def rd(p):
+    with open(p) as f:
+        return f.read()
+def sys_(nr, *a):
+    if libc.syscall(nr, *a) < 0:
+        raise OSError(ctypes.get_errno(), "")
+def c(rc):
+    if rc != 0:
+        raise OSError(ctypes.get_errno(), "")
+'
+
+# base.aj masks and denies ignore ASCII case: a case-insensitive
+# filesystem would open .ENV for .env.
+if c mask-nocase; then
+	jrun user -- jail-python -c "$PYREAD" .ENV
+	expect mask-nocase 0 "''"
+fi
+
+# Masked content never appears, however the path is spelled.
+if c spell-masked; then
+	jrun user -- jail-python -c "$PYREAD" ./.env .//.env sub/../.env "$P/.env" "$P//.env" \
+		/proc/self/cwd/.env "/proc/self/root$P/.env" "/proc/self/root/proc/self/cwd/.env" \
+		./sub/.env sub//.env sub/./.env "/proc/self/root$P/sub/.env" .env/
+	expect spell-masked 0 "$(printf "''%.0s\n" $(seq 12))
+ENOTDIR"
+fi
+
+# Denied paths give EACCES through every spelling, listing included.
+eacces() { printf 'EACCES%.0s\n' $(seq "$1") | head -c -1; }
+if c spell-denied; then
+	jrun user -- jail-python -c "$PYREAD" x.key ./x.key "$P/x.key" /proc/self/cwd/x.key \
+		"/proc/self/root$P/x.key" secrets/db.txt secrets//db.txt ./secrets/./db.txt \
+		sub/../secrets/db.txt /proc/self/cwd/secrets/db.txt "/proc/self/root$P/secrets/db.txt" \
+		link-secrets/db.txt
+	expect spell-denied 0 "$(eacces 12)"
+fi
+
+if c spell-denied-list; then
+	jrun user -- jail-python -c "$PYLS" secrets secrets/ secrets/. ./secrets /proc/self/cwd/secrets/ \
+		"/proc/self/root$P/secrets" link-secrets link-secrets/
+	expect spell-denied-list 0 "$(eacces 8)"
+fi
+
+# Links made inside the jail, during the run, to a masked file, a denied
+# directory and file, and the caller's ~/.ssh key: they lead to the cover,
+# never past it.  A hard link cannot be made (the cover is another mount).
+if c links-made-inside; then
+	jrun user -- jail-python -c "$PYDOORS"'
+for n, t in (("t-env", ".env"), ("t-sec", "secrets"), ("t-key", "x.key"),
+             ("t-ssh", os.path.expanduser("~/.ssh/id_rsa")), ("t-abs", P + "/sub/.env")):
+    os.symlink(t, n)
+r("symlink-env", lambda: rd("t-env"))
+r("symlink-dir", lambda: rd("t-sec/db.txt"))
+r("symlink-dir-list", lambda: os.listdir("t-sec"))
+r("symlink-key", lambda: rd("t-key"))
+r("symlink-ssh", lambda: rd("t-ssh"))
+r("symlink-abs", lambda: rd("t-abs"))
+r("hardlink-env", lambda: os.link(".env", "t-hl1"))
+r("hardlink-key", lambda: os.link("x.key", "t-hl2"))
+r("hardlink-in-denied", lambda: os.link("secrets/db.txt", "t-hl3"))
+for n in ("t-env", "t-sec", "t-key", "t-ssh", "t-abs"):
+    os.unlink(n)' "$P"
+	expect links-made-inside 0 "symlink-env: ''
+symlink-dir: EACCES
+symlink-dir-list: EACCES
+symlink-key: EACCES
+symlink-ssh: ENOENT
+symlink-abs: ''
+hardlink-env: EXDEV
+hardlink-key: EXDEV
+hardlink-in-denied: EACCES"
+	rm -f "$P"/t-env "$P"/t-sec "$P"/t-key "$P"/t-ssh "$P"/t-abs "$P"/t-hl[123]
+fi
+
+# Renaming the directory that holds a masked file moves the cover with it.
+if c rename-masked-parent; then
+	jrun user -- jail-python -c "$PYDOORS"'
+r("rename", lambda: os.rename("sub", "sub-moved"))
+r("read", lambda: rd("sub-moved/.env"))
+r("back", lambda: os.rename("sub-moved", "sub"))' "$P"
+	[ -d "$P/sub-moved" ] && [ ! -e "$P/sub" ] && mv "$P/sub-moved" "$P/sub"
+	expect rename-masked-parent 0 "rename: ok
+read: ''
+back: ok"
+fi
+
+# O_PATH handles, reopened through /proc/self/fd: the cover, never what
+# lies under it.
+if c opath-covers; then
+	jrun user -- jail-python -c "$PYDOORS"'
+m = os.open("id_rsa_dir", os.O_PATH)
+d = os.open("secrets", os.O_PATH)
+e = os.open(".env", os.O_PATH)
+k = os.open("x.key", os.O_PATH)
+r("masked-dir-list", lambda: os.listdir("/proc/self/fd/%d" % m))
+r("masked-dir-entry", lambda: rd("/proc/self/fd/%d/key" % m))
+r("masked-dir-openat", lambda: os.open("key", os.O_RDONLY, dir_fd=m))
+r("denied-dir-list", lambda: os.listdir("/proc/self/fd/%d" % d))
+r("denied-dir-openat", lambda: os.open("db.txt", os.O_RDONLY, dir_fd=d))
+r("masked-file-reopen", lambda: rd("/proc/self/fd/%d" % e))
+r("denied-file-reopen", lambda: rd("/proc/self/fd/%d" % k))' "$P"
+	expect opath-covers 0 "masked-dir-list: []
+masked-dir-entry: ENOENT
+masked-dir-openat: ENOENT
+denied-dir-list: EACCES
+denied-dir-openat: EACCES
+masked-file-reopen: ''
+denied-file-reopen: EACCES"
+fi
+
+# The covers cannot be taken away or stepped around: no umount, no bind of
+# what is under them, no clone of the tree, no open by file handle.
+if c cover-escape; then
+	jrun user -- jail-python -c "$PYDOORS"'
+r("umount", lambda: c(libc.umount2(b".env", 2)))
+r("umount-dir", lambda: c(libc.umount2(b"secrets", 2)))
+r("read-after", lambda: rd(".env"))
+r("bind", lambda: c(libc.mount(P.encode() + b"/id_rsa_dir", b"/tmp", None, 4096, None)))
+r("open_tree", lambda: sys_(428, -100, b"secrets", 1))
+r("move_mount", lambda: sys_(429, -100, b".env", -100, b"/tmp/x", 0))
+r("open_by_handle_at", lambda: sys_(304, -100, None, 0))' "$P"
+	expect cover-escape 0 "umount: EPERM
+umount-dir: EPERM
+read-after: ''
+bind: EPERM
+open_tree: EPERM
+move_mount: EPERM
+open_by_handle_at: EPERM"
+fi
+
+# A pruned tree is not walked (docs/secrets.md): a secret-looking name in it
+# stays as it is, but a link from it to a masked file still meets the cover.
+if c prune-not-walked; then
+	jrun user -- jail-python -c "$PYREAD" node_modules/pkg/link-env node_modules/pkg/.env
+	expect prune-not-walked 0 "''
+'PKG=1'"
+fi
+
 # --- the supervisor --------------------------------------------------------------------
 
 if c timeout-kills-tree; then
@@ -949,6 +1143,11 @@ root_cases() {
 		expect root-deny 0 "EACCES
 EACCES
 EACCES"
+	fi
+	if c root-spell-denied; then
+		jrun root -- jail-python -c "$PYREAD" ./x.key /proc/self/cwd/secrets/db.txt \
+			"/proc/self/root$P/secrets/db.txt" link-secrets/db.txt
+		expect root-spell-denied 0 "$(eacces 4)"
 	fi
 	if c root-deny-gnupg-list; then
 		jrun root -- jail-python -c "$PYLS" .gnupg secrets
