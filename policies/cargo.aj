@@ -9,6 +9,7 @@ policy cargo extends base {
     env keep "CARGO_*" "RUSTUP_*" RUSTFLAGS;
 
     mode lockdown {
+        ro? ~/.cargo/registry ~/.cargo/git;
         env drop "CARGO_*" "RUSTUP_*" RUSTFLAGS;
     }
 }

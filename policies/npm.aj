@@ -11,6 +11,7 @@ policy npm extends base {
     env keep "NPM_CONFIG_*" "npm_config_*" NODE_ENV NODE_OPTIONS;
 
     mode lockdown {
+        ro? ~/.npm ~/.cache/pnpm ~/.local/share/pnpm/store;
         env drop "NPM_CONFIG_*" "npm_config_*" NODE_OPTIONS;
     }
 }

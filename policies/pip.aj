@@ -8,6 +8,7 @@ policy pip extends base {
     env keep "PIP_*" VIRTUAL_ENV;
 
     mode lockdown {
+        ro? ~/.cache/pip;
         env drop "PIP_*";
     }
 }

@@ -8,6 +8,7 @@ policy python extends base {
     env keep PYTHONPATH PYTHONUNBUFFERED VIRTUAL_ENV "HF_*" "TORCH_*";
 
     mode lockdown {
+        ro? ~/.cache/huggingface ~/.cache/torch;   # models still load, nothing is written
         env drop PYTHONPATH "HF_*" "TORCH_*";
     }
 }

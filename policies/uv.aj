@@ -9,6 +9,7 @@ policy uv extends base {
     env keep "UV_*" VIRTUAL_ENV;
 
     mode lockdown {
+        ro? ~/.cache/uv;
         env drop "UV_*";
     }
 }

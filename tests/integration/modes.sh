@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154 # sourced by run.sh, which sets the variables
 # modes.sh: modes, their floor, the toggles and the generic jail's options.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 #
@@ -7,7 +8,34 @@
 #       1:3 (what /dev/null is), made only where the host has none;
 #   /tmp/.X11-unix/X<n>, $XDG_RUNTIME_DIR/wayland-aj, a Docker socket: Unix
 #       sockets a small python server answers "ok" on.
-# The jails themselves run as the test user.
+# The jails themselves run as the test user.  The stand-ins are the
+# host's: concurrent runs take turns (flock), so that none sees another's.
+
+standins_lock=/tmp/aijail-it-standins.lock
+
+# as_user COMMAND…: a host command as the test user (to make fixtures in
+# its home; workloads.sh uses it too).
+as_user() {
+	if [ $as_root -eq 1 ]; then
+		setpriv --reuid="$tuser" --regid="$tuser" --init-groups "$@"
+	else
+		"$@"
+	fi
+}
+
+# standins_take [-s]: wait for the stand-ins' turn (shared: only looking).
+standins_take() {
+	[ $as_root -eq 1 ] && : >>"$standins_lock"
+	lockfd=
+	[ -r "$standins_lock" ] || return 0
+	exec {lockfd}<"$standins_lock"
+	flock "$@" -w 300 "$lockfd"
+}
+
+standins_give() {
+	[ -n "$lockfd" ] && exec {lockfd}<&-
+	lockfd=
+}
 
 # --- the mode floor: a jail inside a jail is never weaker -----------------------------
 
@@ -93,6 +121,22 @@ if c lockdown-env; then
 	jrun user HF_TOKEN=hf_x HF_HOME=/hf GITHUB_TOKEN=gh_x -- jail-python --jail-mode=lockdown -c \
 		'import os; print(sorted(k for k in os.environ if k.endswith("TOKEN") or k.startswith("HF_")))'
 	expect lockdown-env 0 "[]"
+fi
+
+# Lockdown still reads the caches (a model loads offline) but writes none.
+if c lockdown-cache-ro; then
+	as_user mkdir -p "$thome/.cache/huggingface"
+	as_user sh -c "printf 'WEIGHTS' >'$thome/.cache/huggingface/aijail-it-ro'"
+	jrun user -- jail-python --jail-mode=lockdown -c 'import sys, errno
+print(open(sys.argv[1]).read())
+try:
+    open(sys.argv[2], "w")
+    print("written")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$thome/.cache/huggingface/aijail-it-ro" "$thome/.cache/huggingface/aijail-it-new"
+	rm -f "$thome/.cache/huggingface/aijail-it-ro" "$thome/.cache/huggingface/aijail-it-new"
+	expect lockdown-cache-ro 0 "WEIGHTS
+EROFS"
 fi
 
 if c normal-env-tool; then
@@ -232,15 +276,17 @@ fi
 # --- toggles --------------------------------------------------------------------------------
 
 # No GPU node on this host: no GPU /sys either (it comes only with a node).
-gpu_host=0
-for n in /dev/nvidiactl /dev/nvidia[0-9]* /dev/dri /dev/kfd; do [ -e "$n" ] && gpu_host=1; done
 if c gpu-sys-needs-node; then
+	standins_take -s
+	gpu_host=0
+	for n in /dev/nvidiactl /dev/nvidia[0-9]* /dev/dri /dev/kfd; do [ -e "$n" ] && gpu_host=1; done
 	if [ $gpu_host = 0 ]; then
 		jrun user -- jail python3 -c 'import os; print(os.path.exists("/sys"))'
 		expect gpu-sys-needs-node 0 False
 	else
 		skip gpu-sys-needs-node "this host has GPU nodes"
 	fi
+	standins_give
 fi
 
 # TGPY: one line per thing a toggle brings, as seen from inside.
@@ -283,6 +329,7 @@ for n in $toggle_cases; do c "$n" && want_toggles=1; done
 if [ $want_toggles = 1 ] && [ $as_root -eq 0 ]; then
 	skip toggles "not running as root: the stand-in devices and sockets need it"
 elif [ $want_toggles = 1 ]; then
+	standins_take
 	# Stand-ins, each recorded for cleanup before it is made.
 	for n in nvidia0 nvidiactl; do
 		if [ ! -e "/dev/$n" ]; then
@@ -415,4 +462,5 @@ DOCKER_HOST unset"
 	bgpids=()
 	rm -f "$P/docker"
 	standins_remove
+	standins_give
 fi

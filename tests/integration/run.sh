@@ -129,6 +129,7 @@ cleanup() {
 	if [ "${AIJAIL_IT_KEEP:-0}" = 1 ]; then
 		echo "kept $T"
 	else
+		chmod -R u+rwX "$T" 2>/dev/null # the mode-000 folder of the scan cases
 		rm -rf "$T"
 	fi
 }

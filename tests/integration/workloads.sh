@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154 # sourced by run.sh, which sets the variables
 # workloads.sh: the real tools in their profiles, as the test user, in a
 # project of their own ($T/wl): python with the Hugging Face cache, venv
 # and pip with a wheel built here, npm twice (the second time from
@@ -14,15 +15,6 @@ chown "$tuid:$tgid" "$wl"
 # wl_run [VAR=VALUE…] -- COMMAND ARGS…: jrun as the user, in $WLDIR (default $wl).
 wl_run() {
 	CWD=${WLDIR:-$wl} jrun user "$@"
-}
-
-# as_user COMMAND…: a host command as the test user (to make fixtures).
-as_user() {
-	if [ $as_root -eq 1 ]; then
-		setpriv --reuid="$tuser" --regid="$tuser" --init-groups "$@"
-	else
-		"$@"
-	fi
 }
 
 # --- python: the project and the Hugging Face cache ------------------------------------
