@@ -4,7 +4,12 @@ include "jail.aj";
 
 policy worker extends jail {
     default mode worker;
-    gpu off;
-    docker off;
-    display off;
+    # Asked for normal by name, still no GPU, no Docker socket and no
+    # display: a mode block comes after every command group's own
+    # settings (the docker group turns the socket on).
+    mode normal {
+        gpu off;
+        docker off;
+        display off;
+    }
 }

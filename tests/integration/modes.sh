@@ -323,7 +323,8 @@ print("docker", conn(docker))
 for v in ("CUDA_VISIBLE_DEVICES", "DISPLAY", "WAYLAND_DISPLAY", "DOCKER_HOST"):
     print(v, os.environ.get(v, "unset"))'
 
-toggle_cases="toggles-normal toggles-docker-cli toggles-worker toggles-worker-docker-cli toggles-explain-worker toggles-explain-docker"
+toggle_cases="toggles-normal toggles-docker-cli toggles-worker toggles-worker-docker-cli
+	toggles-jail-worker-normal toggles-explain-worker toggles-explain-docker"
 want_toggles=0
 for n in $toggle_cases; do c "$n" && want_toggles=1; done
 if [ $want_toggles = 1 ] && [ $as_root -eq 0 ]; then
@@ -432,6 +433,12 @@ DOCKER_HOST unset"
 	if c toggles-worker-docker-cli; then
 		jrun user "${tg_env[@]}" HERMES_KANBAN_TASK=1 -- jail ./docker -c "$TGPY" "${tg_args[@]}"
 		expect toggles-worker-docker-cli 0 "$worker_out"
+	fi
+
+	# jail-worker keeps them off even when asked for normal by name.
+	if c toggles-jail-worker-normal; then
+		jrun user "${tg_env[@]}" -- jail-worker --jail-mode=normal ./docker -c "$TGPY" "${tg_args[@]}"
+		expect toggles-jail-worker-normal 0 "$worker_out"
 	fi
 
 	if c toggles-explain-worker; then
