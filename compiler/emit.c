@@ -94,7 +94,8 @@ static const char *action_text(int action)
 }
 
 /* What --jail-explain prints: the default, how many calls an allowlist
- * admits, and every deny rule. */
+ * admits, and the deny rules grouped by their action, wrapped (the text
+ * is carried by every stub: one line per rule cost twice the bytes). */
 static char *summary(const struct variant *v)
 {
 	size_t allows = 0;
@@ -105,9 +106,27 @@ static char *summary(const struct variant *v)
 	if (v->sys_default != M_ACT_ALLOW)
 		s = xprintf("%sallow: %zu rules (aijail-compile --explain lists them)\n", s, allows);
 	for (size_t i = 0; i < v->rules.n; i++) {
-		const struct m_rule *r = &v->rules.v[i];
-		if (r->action != M_ACT_ALLOW)
-			s = xprintf("%s%s -> %s\n", s, r->text, action_text(r->action));
+		int act = v->rules.v[i].action;
+		bool seen = act == M_ACT_ALLOW;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = v->rules.v[k].action == act;
+		if (seen)
+			continue;
+		const char *head = action_text(act);
+		size_t indent = strlen(head) + 1, col = indent;
+		s = xprintf("%s%s:", s, head);
+		for (size_t k = i; k < v->rules.n; k++) {
+			const struct m_rule *r = &v->rules.v[k];
+			if (r->action != act)
+				continue;
+			if (col > indent && col + 1 + strlen(r->text) > 76) {
+				s = xprintf("%s\n%*s", s, (int)indent, "");
+				col = indent;
+			}
+			s = xprintf("%s %s", s, r->text);
+			col += 1 + strlen(r->text);
+		}
+		s = xprintf("%s\n", s);
 	}
 	return s;
 }

@@ -231,7 +231,7 @@ int main(int argc, char **argv)
 
 	ns_enter();
 	signals_block();
-	pid = ns_fork_init(&fd);
+	pid = ns_fork_init(r->v, &fd);
 	if (pid) {
 		/* The scan runs while pid 1 builds the root: off the critical
 		 * path for as long as the mounts take. */

@@ -1,9 +1,9 @@
-/* ns.c: the namespaces, the caller's ids inside them, and the fork that
+/* ns.c: the namespaces, the caller's ids inside them, and the clone that
  * makes pid 1 of the new pid namespace.
  *
  * The caller's process joins only the user and pid namespaces (the pid
- * namespace only for its children); pid 1 creates the mount, IPC, UTS and
- * network namespaces itself.  The parent keeps the host's view of the
+ * namespace only for its children); pid 1 is cloned into new mount, IPC,
+ * UTS and network namespaces.  The parent keeps the host's view of the
  * files, which its scan of the project needs while pid 1 builds the root
  * (see main.c), and the jail's mounts die with pid 1. */
 #include <errno.h>
@@ -79,22 +79,30 @@ void ns_enter(void)
 	write_map("/proc/self/gid_map", gid);
 }
 
-/* A socket pair joins the parent and pid 1: the parent sends the scan's
+/* pid 1 is born in its own mount, IPC, UTS (and network) namespaces: one
+ * clone instead of a fork and an unshare.  The raw system call, not
+ * fork(): musl's brings its atfork locks along, and nothing in the stub
+ * depends on the thread id musl caches.
+ *
+ * A socket pair joins the parent and pid 1: the parent sends the scan's
  * results on it, and pid 1 sees the parent's death as a hang-up.  That
  * check is needed once, after PR_SET_PDEATHSIG, for a parent that died
  * before it: getppid() cannot tell, it is 0 for pid 1 of a namespace
  * either way.  *parent_fd receives the parent's end. */
-pid_t ns_fork_init(int *parent_fd)
+pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd)
 {
+	unsigned long flags = SIGCHLD | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
 	struct pollfd pfd;
 	int sv[2];
 	pid_t pid;
 
+	if (v->network != AJ_NET_HOST)
+		flags |= CLONE_NEWNET;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		die("create a socket pair", errno, NULL);
-	pid = fork();
+	pid = (pid_t)syscall(SYS_clone, flags, 0, 0, 0, 0);
 	if (pid < 0)
-		die("fork", errno, NULL);
+		unshare_failed();
 	if (pid) {
 		close(sv[1]);
 		*parent_fd = sv[0];
@@ -168,12 +176,7 @@ static void loopback_up(void)
 void init_prepare(const struct aj_variant *v)
 {
 	const char *h = v->hostname && *v->hostname ? v->hostname : "jail";
-	int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
 
-	if (v->network != AJ_NET_HOST)
-		flags |= CLONE_NEWNET;
-	if (unshare(flags))
-		unshare_failed();
 	if (sethostname(h, strlen(h)))
 		die("set the host name", errno, NULL);
 	if (v->network == AJ_NET_LOOPBACK)

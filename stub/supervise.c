@@ -13,6 +13,7 @@
  * a blocked signal is always queued, so pid 1 sees what the parent
  * forwards. */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -24,9 +25,18 @@ static sigset_t sig_wait;
 static const int forwarded[] = {SIGINT,  SIGTERM, SIGHUP,   SIGQUIT,
                                 SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
 
+/* The kernel's struct sigaction: SIG_DFL needs no restorer, so the raw
+ * call does, without musl's sigaction() and its machinery. */
+struct k_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
 void signals_block(void)
 {
-	struct sigaction sa = {.sa_handler = SIG_DFL};
+	struct k_sigaction sa = {.handler = SIG_DFL};
 
 	sigemptyset(&sig_wait);
 	for (unsigned i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
@@ -35,7 +45,8 @@ void signals_block(void)
 	sigaddset(&sig_wait, SIGALRM);
 	/* An inherited SIG_IGN for SIGCHLD would make the kernel reap our
 	 * children itself, and their exit status would be lost. */
-	if (sigaction(SIGCHLD, &sa, NULL) || sigprocmask(SIG_BLOCK, &sig_wait, &sig_orig))
+	if (syscall(SYS_rt_sigaction, SIGCHLD, &sa, NULL, sizeof(sa.mask)) ||
+	    sigprocmask(SIG_BLOCK, &sig_wait, &sig_orig))
 		die("block signals", errno, NULL);
 }
 
@@ -136,17 +147,26 @@ static noreturn void target_exec(const struct run *r)
 	exec_failed(cmd, err);
 }
 
+/* The target shares pid 1's memory until it execs (CLONE_VM | CLONE_VFORK,
+ * as posix_spawn does it): no page tables to copy, no copy-on-write faults
+ * after, and pid 1 sleeps meanwhile.  It runs on a stack of its own. */
+static char target_stack[16384] __attribute__((aligned(16)));
+
+static int target_main(void *r)
+{
+	target_exec(r);
+}
+
 noreturn void supervise_init(const struct run *r)
 {
 	pid_t target;
 
 	if (r->timeout)
 		alarm(r->timeout);
-	target = fork();
+	target = clone(target_main, target_stack + sizeof(target_stack),
+	               CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)r);
 	if (target < 0)
-		die("fork the target", errno, NULL);
-	if (!target)
-		target_exec(r);
+		die("start the target", errno, NULL);
 	for (;;) {
 		int sig = next_signal(), status;
 		pid_t p;

@@ -52,7 +52,7 @@ void mkfile_p(const char *path);
 
 /* ns.c */
 void ns_enter(void);
-pid_t ns_fork_init(int *parent_fd);
+pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd);
 void ns_scan_send(int parent_fd);
 void ns_scan_receive(void);
 void init_prepare(const struct aj_variant *v);
