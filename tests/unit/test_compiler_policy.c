@@ -282,6 +282,38 @@ static void gpu_display_docker_expand_to_mounts_and_env(void **state)
 	assert_true(display_dropped);
 }
 
+/* Modes rank in the order they are declared; a mode that sets the network
+ * fixes it; every variant tells the target its mode. */
+static void modes_are_ranked_and_say_so(void **state)
+{
+	(void)state;
+	struct compiled *c = compile_str("policy p { network host; gpu on;\n"
+					 "  mode worker { gpu off; }\n"
+					 "  mode lockdown { network none; gpu off; env drop \"HF_*\"; } }\n");
+	assert_non_null(c);
+	assert_int_equal(c->modes.n, 3);
+	assert_string_equal(c->modes.v[1], "worker");
+	assert_string_equal(c->modes.v[2], "lockdown");
+	const struct variant *n = variant(c, "", "normal"), *l = variant(c, "", "lockdown");
+	assert_int_equal(n->flags & AJ_VARIANT_NET_FIXED, 0);
+	assert_int_equal(l->flags & AJ_VARIANT_NET_FIXED, AJ_VARIANT_NET_FIXED);
+	bool said = false, hf = false;
+	for (size_t i = 0; i < l->env_set.n; i++)
+		said |= !strcmp(l->env_set.v[i].name, "AIJAIL_MODE") &&
+			!strcmp(l->env_set.v[i].value.text, "lockdown");
+	for (size_t i = 0; i < l->env_drop.n; i++)
+		hf |= !strcmp(l->env_drop.v[i].pattern, "HF_*");
+	assert_true(said);
+	assert_true(hf);
+
+	/* Declared after lockdown, a mode may not give the network back. */
+	assert_null(compile_str("policy p { network host;\n"
+				"  mode lockdown { network none; }\n"
+				"  mode ci { network host; } }\n"));
+	assert_non_null(strstr(diags(), "t.aj:3:8: error: mode 'ci' must be at least as strict as "
+					"mode 'lockdown'"));
+}
+
 static void command_groups_use_other_policies(void **state)
 {
 	(void)state;
@@ -415,6 +447,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(variables_split_into_head_var_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(gpu_display_docker_expand_to_mounts_and_env, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(modes_are_ranked_and_say_so, setup, teardown),
 		cmocka_unit_test_setup_teardown(command_groups_use_other_policies, setup, teardown),
 		cmocka_unit_test_setup_teardown(semantic_errors_suggest, setup, teardown),
 		cmocka_unit_test_setup_teardown(errors_are_reported_once_across_variants, setup,

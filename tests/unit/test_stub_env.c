@@ -137,6 +137,25 @@ static void empty_policy(void **state)
 	assert_null(slots[0]);
 }
 
+/* A drop pattern wins over every keep pattern; a policy's own assignment
+ * is still made. */
+static void drop_wins_over_keep(void **state)
+{
+	static const char *const drop[] = {"HF_TOKEN", "LC_*", "AIJAIL"};
+	struct aj_variant v = variant;
+	char *host[] = {"HF_TOKEN=hf_x", "HF_HOME=/hf", "LC_ALL=C", "PATH=/bin", NULL};
+
+	(void)state;
+	v.env_drop = drop;
+	v.n_env_drop = 3;
+	assert_int_equal(env_build(host, &v, slots, 16, arena, sizeof(arena)), 5);
+	assert_null(env_get(slots, "HF_TOKEN"));
+	assert_null(env_get(slots, "LC_ALL"));
+	assert_string_equal(env_get(slots, "HF_HOME"), "/hf");
+	assert_string_equal(env_get(slots, "PATH"), "/bin");
+	assert_string_equal(env_get(slots, "AIJAIL"), "1");
+}
+
 static void paths(void **state)
 {
 	char buf[64];
@@ -172,6 +191,7 @@ int main(void)
 	    cmocka_unit_test(first_duplicate_wins),
 	    cmocka_unit_test(fails_closed_when_full),
 	    cmocka_unit_test(empty_policy),
+	    cmocka_unit_test(drop_wins_over_keep),
 	    cmocka_unit_test(paths),
 	};
 
