@@ -21,11 +21,15 @@ CFLAGS   ?= -O2 -g
 HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I$(B)/grammar
 # A static, non-PIE stub: its tables (pointers included) land in .rodata,
 # read-only at run time, where PIE code would put them in .data.rel.ro,
-# which only a dynamic loader ever makes read-only; no RELRO padding.
+# which only a dynamic loader ever makes read-only; no RELRO padding, and
+# a small common page size so that the few bytes of .data do not start a
+# page of their own in the file (up to 4 KiB of zeros).  Link-time
+# optimisation across the stub's files: about 1.2 KiB less per stub.
 STUB_CFLAGS := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -Istub -isystem $(B)/kh \
 	-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-stack-protector \
-	-fno-pie
-STUB_LDFLAGS := -static -no-pie -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,norelro -s
+	-fno-pie -flto
+STUB_LDFLAGS := -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,norelro \
+	-Wl,-z,common-page-size=64 -s
 
 DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \
 	libcmocka-dev linux-libc-dev file hyperfine bubblewrap util-linux passwd \

@@ -60,6 +60,7 @@ struct out {
 	struct emitted *arrays;
 	int counter;
 	const struct compiled *c;
+	char ***mounts; /* [variant][i]: each mount's initialiser */
 };
 
 static const char *array(struct out *o, const char *type, const char *body, size_t n)
@@ -67,7 +68,8 @@ static const char *array(struct out *o, const char *type, const char *body, size
 	if (!n)
 		return "0";
 	for (struct emitted *e = o->arrays; e; e = e->next)
-		if (strcmp(e->body, body) == 0 && strstr(e->name, type) == e->name)
+		if (strcmp(e->body, body) == 0 && strncmp(e->name, type, strlen(type)) == 0 &&
+		    e->name[strlen(type)] == ' ')
 			return e->name + strlen(type) + 1;
 	struct emitted *e = xalloc(sizeof(*e));
 	char *name = xprintf("aj_a%d", o->counter++);
@@ -137,15 +139,18 @@ static char *mount_init(const struct m_mount *m)
 		       m->landlock, path_init(&m->path), lit(m->target));
 }
 
-/* A mount every variant has, to the byte, is written once, in the policy
- * (most of base.aj's are): the generic jail's 18 variants would otherwise
- * repeat them 18 times. */
-static bool mount_shared(const struct compiled *c, const char *init)
+/* Is the mount (its initialiser) in every variant of the mode (or any
+ * mode, -1) and of the command group (or any group, -1)? */
+static bool mount_common(const struct out *o, const char *init, int mode, int group)
 {
+	const struct compiled *c = o->c;
 	for (size_t i = 0; i < c->variants.n; i++) {
 		const struct variant *v = &c->variants.v[i];
+		if ((mode >= 0 && (int)(i % c->modes.n) != mode) ||
+		    (group >= 0 && (int)(i / c->modes.n) != group))
+			continue;
 		size_t k = 0;
-		while (k < v->mounts.n && strcmp(mount_init(&v->mounts.v[k]), init) != 0)
+		while (k < v->mounts.n && strcmp(o->mounts[i][k], init) != 0)
 			k++;
 		if (k == v->mounts.n)
 			return false;
@@ -153,19 +158,37 @@ static bool mount_shared(const struct compiled *c, const char *init)
 	return true;
 }
 
-static const char *shared_mounts(struct out *o, size_t *n)
+/* A variant's mount table in runs, each written once however many
+ * variants share it: the mounts of every variant (most of base.aj's), of
+ * every variant of its mode (the toggles), of its command group (the
+ * tool's caches), and its own.  The generic jail's 24 variants would
+ * otherwise repeat them all. */
+static const char *mount_runs(struct out *o, size_t idx, size_t *n_runs)
 {
-	const struct variant *v0 = &o->c->variants.v[0];
-	char *b = xstrdup("");
-	*n = 0;
-	for (size_t i = 0; i < v0->mounts.n; i++) {
-		char *init = mount_init(&v0->mounts.v[i]);
-		if (mount_shared(o->c, init)) {
-			b = append(b, "%s", init);
-			++*n;
-		}
+	const struct variant *v = &o->c->variants.v[idx];
+	int mode = (int)(idx % o->c->modes.n), group = (int)(idx / o->c->modes.n);
+	const int level_mode[4] = {-1, mode, -1, -2}, level_group[4] = {-1, -1, group, -2};
+	char *body[4] = {xstrdup(""), xstrdup(""), xstrdup(""), xstrdup("")};
+	size_t n[4] = {0};
+	for (size_t k = 0; k < v->mounts.n; k++) {
+		const char *init = o->mounts[idx][k];
+		int l = 0;
+		while (l < 3 && !mount_common(o, init, level_mode[l], level_group[l]))
+			l++;
+		body[l] = append(body[l], "%s", init);
+		n[l]++;
 	}
-	return array(o, "struct aj_mount", b, *n);
+	char *runs = xstrdup("");
+	*n_runs = 0;
+	for (int l = 0; l < 4; l++) {
+		if (!n[l])
+			continue;
+		runs = append(runs, "%s",
+			      xprintf("\t{%s, %zu},\n", array(o, "struct aj_mount", body[l], n[l]),
+				      n[l]));
+		++*n_runs;
+	}
+	return array(o, "struct aj_mount_run", runs, *n_runs);
 }
 
 static char *steps_body(const struct m_step *st, size_t n)
@@ -212,18 +235,12 @@ static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bo
 	return xstrdup(array(o, "struct aj_scan", b, 1));
 }
 
-static void emit_variant(struct out *o, const struct variant *v, char **init)
+static void emit_variant(struct out *o, size_t idx, char **init)
 {
-	char *b = xstrdup("");
-	size_t n_mounts = 0;
-	for (size_t i = 0; i < v->mounts.n; i++) {
-		char *one = mount_init(&v->mounts.v[i]);
-		if (!mount_shared(o->c, one)) {
-			b = append(b, "%s", one);
-			n_mounts++;
-		}
-	}
-	const char *mounts = array(o, "struct aj_mount", b, n_mounts);
+	const struct variant *v = &o->c->variants.v[idx];
+	size_t n_runs;
+	const char *runs = mount_runs(o, idx, &n_runs);
+	char *b;
 
 	const char *scan = scan_init(o, &v->scan, v->scan_depth, v->scan_bound);
 
@@ -278,7 +295,7 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 	*init = xprintf("\t{\n\t\t.mode = %s,\n\t\t.command = %s,\n\t\t.hostname = %s,\n"
 			"\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
 			"\t\t.features = 0x%x,\n\t\t.flags = 0x%x,\n\t\t.timeout = %u,\n"
-			"\t\t.mounts = %s, .n_mounts = %zu,\n"
+			"\t\t.mount_runs = %s, .n_mount_runs = %zu,\n"
 			"\t\t.scan = %s,\n"
 			"\t\t.landlock_rules = %s, .n_landlock_rules = %zu,\n"
 			"\t\t.env_keep = %s, .n_env_keep = %zu,\n"
@@ -288,7 +305,7 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 			"\t\t.filters = %s, .n_filters = %zu,\n"
 			"\t\t.seccomp_summary = %s,\n\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
-			v->landlock_min_abi, v->features, v->flags, v->timeout, mounts, n_mounts,
+			v->landlock_min_abi, v->features, v->flags, v->timeout, runs, n_runs,
 			scan, ll, v->landlock_rules.n, keep, v->env_keep.n, drop,
 			v->env_drop.n, set,
 			v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)));
@@ -296,18 +313,23 @@ static void emit_variant(struct out *o, const struct variant *v, char **init)
 
 bool emit_header(FILE *f, const struct compiled *c, const char *source)
 {
-	struct out o = {f, NULL, 0, c};
+	struct out o = {f, NULL, 0, c, NULL};
 	fprintf(f, "/* Generated by aijail-compile from %s: do not edit.\n"
 		   " * Policy '%s': %zu command group(s) x %zu mode(s). */\n"
 		   "#include \"include/aj_table.h\"\n"
 		   "#if AJ_ABI != %d\n#error \"generated for another AJ_ABI\"\n#endif\n\n",
 		source, c->policy->name, c->groups.n, c->modes.n, AJ_ABI);
-	size_t n_shared = 0;
-	const char *shared = c->variants.n ? shared_mounts(&o, &n_shared) : "0";
+	o.mounts = xalloc((c->variants.n + 1) * sizeof(*o.mounts));
+	for (size_t i = 0; i < c->variants.n; i++) {
+		const struct variant *v = &c->variants.v[i];
+		o.mounts[i] = xalloc((v->mounts.n + 1) * sizeof(**o.mounts));
+		for (size_t k = 0; k < v->mounts.n; k++)
+			o.mounts[i][k] = mount_init(&v->mounts.v[k]);
+	}
 	char *variants = xstrdup("");
 	for (size_t i = 0; i < c->variants.n; i++) {
 		char *init;
-		emit_variant(&o, &c->variants.v[i], &init);
+		emit_variant(&o, i, &init);
 		variants = xprintf("%s%s", variants, init);
 	}
 	fprintf(f, "\nstatic const struct aj_variant aj_variants[%zu] = {\n%s};\n", c->variants.n,
@@ -336,11 +358,10 @@ bool emit_header(FILE *f, const struct compiled *c, const char *source)
 		"\t.modes = aj_modes, .n_modes = %zu,\n\t.default_mode = %d,\n"
 		"\t.triggers = %s, .n_triggers = %zu,\n"
 		"\t.commands = %s, .n_commands = %zu,\n"
-		"\t.n_groups = %zu,\n\t.variants = aj_variants,\n"
-		"\t.mounts = %s, .n_mounts = %zu,\n};\n",
+		"\t.n_groups = %zu,\n\t.variants = aj_variants,\n};\n",
 		lit(c->policy->name), lit(c->exec), c->modes.n, c->default_mode,
 		c->triggers.n ? "aj_triggers" : "0", c->triggers.n,
-		c->commands.n ? "aj_commands" : "0", c->commands.n, c->groups.n, shared, n_shared);
+		c->commands.n ? "aj_commands" : "0", c->commands.n, c->groups.n);
 	return !ferror(f);
 }
 

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 6
+#define AJ_ABI 7
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -48,8 +48,8 @@ struct aj_path {
  * compiler sorts the table so that a destination is never mounted before
  * its parent, except for destinations whose depth is only known at run time
  * ($HOME, $PROJECT); the stub orders those by resolved depth, keeping table
- * order between equals.  A variant's table is the policy's shared mounts
- * followed by its own (struct aj_policy). */
+ * order between equals (a path that starts with a variable after one that
+ * does not).  A variant's table is the concatenation of its runs. */
 enum aj_mount_op {
 	AJ_MOUNT_RO = 1, /* bind the same host path, recursively read-only */
 	AJ_MOUNT_RW,     /* bind the same host path read-write */
@@ -75,6 +75,15 @@ struct aj_mount {
 	uint16_t landlock; /* AJ_LL_* rights beneath it, full-ABI mask */
 	struct aj_path path;
 	const char *target; /* AJ_MOUNT_LINK only */
+};
+
+/* A run of a variant's mount table.  Runs are shared: the mounts every
+ * variant has, those every variant of one mode has (toggles), those of one
+ * command group (its caches) are each written once, and a variant lists
+ * the runs that make its table. */
+struct aj_mount_run {
+	const struct aj_mount *v;
+	uint16_t n;
 };
 
 /* Mask, deny and prune: one walk of the project decides every pattern.
@@ -240,29 +249,30 @@ struct aj_variant {
 	const char *mode;    /* for --jail-explain */
 	const char *command; /* command group name, "" for the default */
 	const char *hostname;
-	uint8_t network;     /* enum aj_network */
-	uint8_t landlock;    /* enum aj_landlock_level */
-	uint8_t landlock_min_abi;
-	uint8_t features;    /* AJ_FEATURE_* switched on */
-	uint8_t flags;       /* AJ_VARIANT_* */
-	uint32_t timeout;    /* seconds, 0 = none */
-
-	const struct aj_mount *mounts; /* its own, besides the policy's shared ones */
-	uint16_t n_mounts;
+	const struct aj_mount_run *mount_runs; /* its mount table, in runs */
 	const struct aj_scan *scan; /* shared by the variants that scan alike */
 	const struct aj_landlock_rule *landlock_rules; /* besides the mounts' own */
-	uint16_t n_landlock_rules;
 	const char *const *env_keep;
-	uint16_t n_env_keep;
 	const char *const *env_drop; /* never passed, whatever keeps them */
-	uint16_t n_env_drop;
 	const struct aj_env_set *env_set;
-	uint16_t n_env_set;
 	const struct aj_rlimit *rlimits;
-	uint16_t n_rlimits;
 	const struct aj_filter *filters; /* installed in order, at least one */
+	const char *seccomp_summary; /* deny rules by action, for --jail-explain */
+	/* The counts and small fields after the pointers: no padding between
+	 * them, in a table the generic jail holds two dozen times. */
+	uint32_t timeout; /* seconds, 0 = none */
+	uint16_t n_landlock_rules;
+	uint16_t n_env_keep;
+	uint16_t n_env_drop;
+	uint16_t n_env_set;
+	uint16_t n_rlimits;
+	uint8_t n_mount_runs;
 	uint8_t n_filters;
-	const char *seccomp_summary; /* one line per rule, for --jail-explain */
+	uint8_t network;  /* enum aj_network */
+	uint8_t landlock; /* enum aj_landlock_level */
+	uint8_t landlock_min_abi;
+	uint8_t features; /* AJ_FEATURE_* switched on */
+	uint8_t flags;    /* AJ_VARIANT_* */
 };
 
 /* A mode is chosen by an explicit option, else by the first trigger whose
@@ -291,10 +301,6 @@ struct aj_policy {
 	uint8_t n_commands;
 	uint8_t n_groups; /* group 0 is the default */
 	const struct aj_variant *variants; /* [group * n_modes + mode] */
-	/* The mounts every variant has, written once: a variant's plan is these
-	 * and then its own, ordered by depth as the stub resolves them. */
-	const struct aj_mount *mounts;
-	uint16_t n_mounts;
 };
 
 #endif

@@ -33,7 +33,8 @@ static int net = -1; /* enum aj_network, -1: the variant's */
 static const char *net_opt;
 
 static struct aj_variant custom;
-static struct aj_mount mounts[AJ_MAX_MOUNTS];
+static struct aj_mount mounts[AJ_MAX_EXTRA];
+static struct aj_mount_run runs[8]; /* the variant's (at most 4), then the maps */
 static char paths[AJ_MAX_EXTRA][AJ_PATH_MAX];
 
 /* Below these nothing is mapped: the jail has them already, read-only, or
@@ -73,10 +74,9 @@ const char *extra_net_option(void)
 /* The option that added a mount of the plan, or NULL for the table's. */
 const char *extra_option(const struct aj_mount *m)
 {
-	if (custom.mounts != mounts || m < mounts + custom.n_mounts - n_maps ||
-	    m >= mounts + custom.n_mounts)
+	if (m < mounts || m >= mounts + n_maps)
 		return NULL;
-	return map_opts[m - (mounts + custom.n_mounts - n_maps)];
+	return map_opts[m - mounts];
 }
 
 /* a is b, or below it. */
@@ -174,13 +174,13 @@ static bool project_read_only(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
 
-	for (unsigned i = 0; i < v->n_mounts + r->pol->n_mounts; i++) {
-		const struct aj_mount *m =
-		    i < r->pol->n_mounts ? &r->pol->mounts[i] : &v->mounts[i - r->pol->n_mounts];
+	for (unsigned k = 0; k < v->n_mount_runs; k++)
+		for (unsigned i = 0; i < v->mount_runs[k].n; i++) {
+			const struct aj_mount *m = &v->mount_runs[k].v[i];
 
-		if (m->path.var == AJ_VAR_PROJECT && !*m->path.head && !*m->path.tail)
-			return m->op == AJ_MOUNT_RO;
-	}
+			if (m->path.var == AJ_VAR_PROJECT && !*m->path.head && !*m->path.tail)
+				return m->op == AJ_MOUNT_RO;
+		}
 	return false;
 }
 
@@ -198,11 +198,12 @@ const struct aj_variant *extra_apply(const struct run *r)
 	}
 	if (!n_maps)
 		return &custom;
-	if (v->n_mounts + n_maps > AJ_MAX_MOUNTS)
-		die("add the maps", 0, "the mount table is full");
-	memcpy(mounts, v->mounts, v->n_mounts * sizeof(mounts[0]));
+	if (v->n_mount_runs >= sizeof(runs) / sizeof(runs[0]))
+		die("add the maps", 0, "the mount table has too many runs");
+	memcpy(runs, v->mount_runs, v->n_mount_runs * sizeof(runs[0]));
+	runs[v->n_mount_runs] = (struct aj_mount_run){mounts, (uint16_t)n_maps};
 	for (unsigned i = 0; i < n_maps; i++) {
-		struct aj_mount *m = &mounts[v->n_mounts + i];
+		struct aj_mount *m = &mounts[i];
 
 		if (map_rw[i] && project_read_only(r))
 			refuse(map_opts[i], maps[i], "the mode keeps the project read-only");
@@ -213,7 +214,7 @@ const struct aj_variant *extra_apply(const struct run *r)
 		m->path = (struct aj_path){check_map(i, paths[i]), AJ_VAR_NONE, ""};
 		m->target = NULL;
 	}
-	custom.mounts = mounts;
-	custom.n_mounts = (uint16_t)(v->n_mounts + n_maps);
+	custom.mount_runs = runs;
+	custom.n_mount_runs = (uint8_t)(v->n_mount_runs + 1);
 	return &custom;
 }

@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 	vars_init();
 	find_project(r);
 	r->v = extra_apply(r);
-	plan_resolve(pol, r->v);
+	plan_resolve(r->v);
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
 		(void)var_value(r->v->landlock_rules[i].path.var);
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)

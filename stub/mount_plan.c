@@ -30,40 +30,43 @@ static char plan_arena[AJ_PLAN_ARENA];
 static const char bind_hint[] =
     "the policy needs it; make it readable by you, or mark it optional (?) in the policy";
 
-/* The policy's shared mounts, then the variant's own, as one table. */
-void plan_resolve(const struct aj_policy *pol, const struct aj_variant *v)
+/* The variant's runs, as one table, ordered by resolved depth.  Between
+ * equals a path that starts with a variable comes after one that does not
+ * (the compiler's order, which runs from different places cannot keep). */
+void plan_resolve(const struct aj_variant *v)
 {
-	unsigned n = pol->n_mounts + v->n_mounts;
 	size_t used = 0;
 
-	if (n > AJ_MAX_MOUNTS)
-		die("read the mount table", 0, "it has more entries than this stub can hold");
-	for (unsigned i = 0; i < n; i++) {
-		const struct aj_mount *m =
-		    i < pol->n_mounts ? &pol->mounts[i] : &v->mounts[i - pol->n_mounts];
-		struct plan_entry e = {.m = m, .fd = -1, .depth = UINT16_MAX};
-		int l = path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
-		unsigned j;
+	for (unsigned r = 0; r < v->n_mount_runs; r++) {
+		const struct aj_mount_run *run = &v->mount_runs[r];
 
-		if (l == AJ_PATH_UNRESOLVED) {
-			if (!(m->flags & AJ_MOUNT_OPTIONAL))
-				diep("resolve the variable", var_name(m->path.var), 0,
-				     var_why(m->path.var));
-		} else if (l < 0) {
-			die("resolve a mount path", ENAMETOOLONG, NULL);
-		} else {
-			e.path = plan_arena + used;
-			used += (size_t)l + 1;
-			e.depth = 0;
-			for (const char *p = e.path; *p; p++)
-				e.depth += *p == '/' && p[1];
+		if (plan_n + run->n > AJ_MAX_MOUNTS)
+			die("read the mount table", 0,
+			    "it has more entries than this stub can hold");
+		for (unsigned i = 0; i < run->n; i++) {
+			const struct aj_mount *m = &run->v[i];
+			struct plan_entry e = {.m = m, .fd = -1, .depth = UINT16_MAX};
+			int l = path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
+			unsigned j;
+
+			if (l == AJ_PATH_UNRESOLVED) {
+				if (!(m->flags & AJ_MOUNT_OPTIONAL))
+					diep("resolve the variable", var_name(m->path.var), 0,
+					     var_why(m->path.var));
+			} else if (l < 0) {
+				die("resolve a mount path", ENAMETOOLONG, NULL);
+			} else {
+				e.path = plan_arena + used;
+				used += (size_t)l + 1;
+				e.depth = m->path.var && !*m->path.head;
+				for (const char *p = e.path; *p; p++)
+					e.depth += 2 * (*p == '/' && p[1]);
+			}
+			for (j = plan_n; j > 0 && plan[j - 1].depth > e.depth; j--)
+				plan[j] = plan[j - 1];
+			plan[j] = e;
+			plan_n++;
 		}
-		/* Stable insertion by depth: the compiler already put fixed
-		 * parents first; this only places $HOME/$PROJECT entries. */
-		for (j = plan_n; j > 0 && plan[j - 1].depth > e.depth; j--)
-			plan[j] = plan[j - 1];
-		plan[j] = e;
-		plan_n++;
 	}
 }
 

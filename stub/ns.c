@@ -82,7 +82,8 @@ void ns_enter(void)
 /* pid 1 is born in its own mount, IPC, UTS (and network) namespaces: one
  * clone instead of a fork and an unshare.  The raw system call, not
  * fork(): musl's brings its atfork locks along, and nothing in the stub
- * depends on the thread id musl caches.
+ * depends on the thread id musl caches.  (The socket calls are raw too:
+ * musl's wrappers carry fallbacks for kernels older than 2.6.27.)
  *
  * A socket pair joins the parent and pid 1: the parent sends the scan's
  * results on it, and pid 1 sees the parent's death as a hang-up.  That
@@ -98,7 +99,7 @@ pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd)
 
 	if (v->network != AJ_NET_HOST)
 		flags |= CLONE_NEWNET;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		die("create a socket pair", errno, NULL);
 	pid = (pid_t)syscall(SYS_clone, flags, 0, 0, 0, 0);
 	if (pid < 0)
@@ -134,7 +135,7 @@ void ns_scan_send(int parent_fd)
 	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 3};
 	size_t total = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len;
 
-	if (sendmsg(parent_fd, &msg, MSG_NOSIGNAL) == (ssize_t)total)
+	if (syscall(SYS_sendmsg, parent_fd, &msg, MSG_NOSIGNAL) == (long)total)
 		return;
 	if (errno != EPIPE && errno != ECONNRESET) /* else pid 1 is gone: its status says why */
 		die("hand the scan to the jail", errno, NULL);
@@ -166,7 +167,7 @@ void ns_scan_receive(void)
 static void loopback_up(void)
 {
 	struct ifreq ifr = {.ifr_name = "lo", .ifr_flags = IFF_UP | IFF_LOOPBACK | IFF_RUNNING};
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int s = (int)syscall(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (s < 0 || ioctl(s, SIOCSIFFLAGS, &ifr))
 		die("bring up the loopback interface", errno, NULL);

@@ -118,14 +118,14 @@ void scan_project(const char *project, const struct aj_variant *v);
 struct plan_entry {
 	const struct aj_mount *m;
 	const char *path; /* resolved, in plan_arena; NULL: an optional entry's variable is unset */
-	uint16_t depth;
+	uint16_t depth;  /* 2 x resolved depth, + 1 for a path that starts with a variable */
 	uint8_t missing; /* optional, and its source is absent on this host */
 	uint8_t isdir;   /* RO/RW: the source is a directory */
 	int fd;          /* RO/RW: the cloned source tree (kept open for its Landlock rule) */
 };
 extern struct plan_entry plan[AJ_MAX_MOUNTS];
 extern unsigned plan_n;
-void plan_resolve(const struct aj_policy *pol, const struct aj_variant *v);
+void plan_resolve(const struct aj_variant *v);
 void plan_open_sources(void);
 bool plan_has_devices(void);
 void plan_build_root(void);
