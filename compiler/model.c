@@ -10,6 +10,8 @@
 #include "model.h"
 
 #include <errno.h>
+#include <seccomp.h>
+#include <sys/socket.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -755,13 +757,13 @@ static bool do_scalar(struct variant *v, struct block_state *b, const struct stm
 		return true;
 	}
 	if (strcmp(k, "network") == 0) {
-		static const char *const nets[] = {"none", "loopback", "host"};
-		if (!want_args(s, 1, 1, "network none|loopback|host;"))
+		static const char *const nets[] = {"none", "blocked", "loopback", "host"};
+		if (!want_args(s, 1, 1, "network none|blocked|loopback|host;"))
 			return false;
-		int n = choose(s->args, "network", nets, 3);
+		int n = choose(s->args, "network", nets, 4);
 		if (n < 0)
 			return false;
-		v->network = n == 0 ? AJ_NET_NONE : n == 1 ? AJ_NET_LOOPBACK : AJ_NET_HOST;
+		v->network = n; /* the order of enum aj_network */
 		if (b->mode)
 			v->flags |= AJ_VARIANT_NET_FIXED;
 		return true;
@@ -1285,6 +1287,23 @@ static void derive_landlock(struct variant *v)
 	}
 }
 
+/* 'network blocked' keeps the host's network namespace: no socket family
+ * but AF_UNIX may be created, so no IP (TCP, UDP, ICMP, raw), no netlink
+ * (the host's routes, addresses, connections through sock_diag), no
+ * packet, vsock or any family a later kernel adds.  The comparison is on
+ * the whole 64-bit argument: a value whose low 32 bits say AF_UNIX but
+ * whose high bits are set is refused too, never the other way round. */
+static void block_sockets(struct variant *v)
+{
+	struct m_rule r = {.nr = syscall_lookup("socket", NULL),
+			   .name = "socket",
+			   .action = EAFNOSUPPORT,
+			   .n_cmp = 1,
+			   .cmp = {{0, SCMP_CMP_NE, 0, AF_UNIX}},
+			   .text = xstrdup("socket(arg0 != AF_UNIX)")};
+	VEC_PUSH(v->rules, r);
+}
+
 static bool build_variant(struct compiled *c, const chain_t *chain, size_t group, size_t mode,
 			  struct variant *v)
 {
@@ -1339,6 +1358,8 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 	sort_mounts(v);
 	if (v->landlock != AJ_LANDLOCK_OFF)
 		derive_landlock(v);
+	if (v->network == AJ_NET_BLOCKED)
+		block_sockets(v);
 	return seccomp_build(v);
 }
 
@@ -1349,7 +1370,7 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
  * off, no wider network. */
 static bool check_mode_order(const struct compiled *c)
 {
-	static const char *const nets[] = {"none", "loopback", "host"};
+	static const char *const nets[] = {"none", "blocked", "loopback", "host"};
 	static const char *const toggles[] = {"gpu", "docker", "display"};
 	size_t nm = c->modes.n;
 	bool ok = true;

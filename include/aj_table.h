@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 7
+#define AJ_ABI 8
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -200,9 +200,19 @@ enum aj_landlock_level {
 	AJ_LANDLOCK_REQUIRE, /* at least .landlock_min_abi, or fail closed */
 };
 
+/* Ordered from the narrowest: a mode may only keep or lower it. */
 enum aj_network {
-	AJ_NET_NONE = 0, /* no interfaces at all */
-	AJ_NET_LOOPBACK, /* a private loopback only */
+	AJ_NET_NONE = 0, /* a private network namespace without interfaces */
+	/* No network namespace (it is the costliest step of a start): every
+	 * socket family but AF_UNIX refused by seccomp (the compiler adds the
+	 * rule), TCP by Landlock (ABI 4), abstract Unix sockets and signals of
+	 * the host scoped away (ABI 6).  Still readable: the host's network
+	 * tables in /proc/net and /proc/sys/net, its interfaces through ioctls
+	 * on a Unix socket; abstract names can still be bound (squatted).  Below
+	 * Landlock ABI 6, or with Landlock off, the stub falls back to NONE's
+	 * network namespace. */
+	AJ_NET_BLOCKED,
+	AJ_NET_LOOPBACK, /* a private network namespace with lo up */
 	AJ_NET_HOST,     /* the host's network namespace */
 };
 

@@ -13,6 +13,8 @@ static const char *const op_names[] = {
 
 static const char *const net_names[] = {
     [AJ_NET_NONE] = "none (a private network namespace without interfaces)",
+    [AJ_NET_BLOCKED] = "blocked (the host's network namespace: only Unix sockets, no TCP, the "
+                       "host's abstract sockets scoped away; its network tables stay readable)",
     [AJ_NET_LOOPBACK] = "loopback (a private network namespace, lo only)",
     [AJ_NET_HOST] = "host (the host's network)",
 };
@@ -430,7 +432,11 @@ noreturn void explain(const struct run *r)
 	line("project", r->project);
 	line("hostname", v->hostname);
 	field("network");
-	out_s(v->network <= AJ_NET_HOST ? net_names[v->network] : "?");
+	if (v->network == AJ_NET_BLOCKED && !net_blocked_here(v))
+		out_s("blocked, here in a private network namespace without interfaces (Landlock "
+		      "on and its ABI 6 are needed to scope the host's abstract sockets)");
+	else
+		out_s(v->network <= AJ_NET_HOST ? net_names[v->network] : "?");
 	if (extra_net_option()) {
 		out_s(" (");
 		out_s(extra_net_option());

@@ -28,6 +28,7 @@ struct ll_path_beneath_attr {
 #define LL_RULE_PATH_BENEATH      1
 #define LL_SCOPE_ABSTRACT_UNIX    (1ULL << 0)
 #define LL_SCOPE_SIGNAL           (1ULL << 1)
+#define LL_NET_TCP                3 /* bind_tcp | connect_tcp */
 
 #define LL_ABI_KNOWN 7
 
@@ -35,15 +36,16 @@ struct ll_path_beneath_attr {
 static const struct {
 	uint64_t fs;
 	uint64_t scoped;
+	uint8_t net;
 	uint8_t attr_size;
 } ll_abi[LL_ABI_KNOWN + 1] = {
-    [1] = {AJ_LL_MAKE_SYM * 2 - 1, 0, 8},   /* execute .. make_sym */
-    [2] = {AJ_LL_REFER * 2 - 1, 0, 8},      /* + refer */
-    [3] = {AJ_LL_TRUNCATE * 2 - 1, 0, 8},   /* + truncate */
-    [4] = {AJ_LL_TRUNCATE * 2 - 1, 0, 16},  /* + TCP (not used) */
-    [5] = {AJ_LL_IOCTL_DEV * 2 - 1, 0, 16}, /* + ioctl on devices */
-    [6] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, 24},
-    [7] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, 24}, /* + logging */
+    [1] = {AJ_LL_MAKE_SYM * 2 - 1, 0, 0, 8},            /* execute .. make_sym */
+    [2] = {AJ_LL_REFER * 2 - 1, 0, 0, 8},               /* + refer */
+    [3] = {AJ_LL_TRUNCATE * 2 - 1, 0, 0, 8},            /* + truncate */
+    [4] = {AJ_LL_TRUNCATE * 2 - 1, 0, LL_NET_TCP, 16},  /* + TCP */
+    [5] = {AJ_LL_IOCTL_DEV * 2 - 1, 0, LL_NET_TCP, 16}, /* + ioctl on devices */
+    [6] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, LL_NET_TCP, 24},
+    [7] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, LL_NET_TCP, 24},
 };
 
 /* Rights that mean something on a file; the kernel refuses a rule on a
@@ -53,9 +55,22 @@ static const struct {
 
 int landlock_abi(void)
 {
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+	static int abi = -1;
 
-	return abi < 0 ? 0 : (int)abi; /* ENOSYS, or EOPNOTSUPP when booted without it */
+	if (abi < 0) {
+		long a = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+
+		abi = a < 0 ? 0 : (int)a; /* ENOSYS, or EOPNOTSUPP when booted without it */
+	}
+	return abi;
+}
+
+/* 'network blocked' stays in the host's network namespace only where
+ * Landlock will scope the host's abstract Unix sockets away (ABI 6);
+ * elsewhere it gets a private namespace, as 'none' (aj_table.h). */
+bool net_blocked_here(const struct aj_variant *v)
+{
+	return v->network == AJ_NET_BLOCKED && v->landlock != AJ_LANDLOCK_OFF && landlock_abi() >= 6;
 }
 
 static void add_fd_rule(int ruleset, int fd, uint64_t access, const char *path)
@@ -140,6 +155,11 @@ void landlock_apply(const struct aj_variant *v)
 		abi = LL_ABI_KNOWN;
 	attr.handled_access_fs = ll_abi[abi].fs;
 	attr.scoped = ll_abi[abi].scoped;
+	/* Handled with no rule: no TCP bind or connect at all.  Where there is
+	 * no network anyway (none) it costs nothing; for blocked it backs the
+	 * seccomp rule that refuses IP sockets. */
+	if (v->network == AJ_NET_NONE || v->network == AJ_NET_BLOCKED)
+		attr.handled_access_net = ll_abi[abi].net;
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, (size_t)ll_abi[abi].attr_size, 0);
 	if (fd < 0)
 		die("create the Landlock ruleset", errno, NULL);

@@ -97,7 +97,7 @@ pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd)
 	int sv[2];
 	pid_t pid;
 
-	if (v->network != AJ_NET_HOST)
+	if (v->network != AJ_NET_HOST && !net_blocked_here(v))
 		flags |= CLONE_NEWNET;
 	if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		die("create a socket pair", errno, NULL);

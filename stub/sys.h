@@ -59,6 +59,7 @@ void init_prepare(const struct aj_variant *v);
 
 /* landlock.c */
 int landlock_abi(void);
+bool net_blocked_here(const struct aj_variant *v);
 void landlock_apply(const struct aj_variant *v);
 
 /* privs.c */

@@ -1,0 +1,141 @@
+/* test_compiler_network.c: the network levels as the compiler writes them.
+ * 'network blocked' keeps the host's network namespace, so its seccomp
+ * rule is what stands between the jail and every socket family but Unix:
+ * the emitted filters are executed here by the interpreter, for the
+ * families that reach the host, for AF_UNIX, and for values that only look
+ * like AF_UNIX in their low 32 bits.  And the level sits between none and
+ * loopback in the order modes are checked against. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bpf_run.h"
+#include "diag.h"
+#include "model.h"
+#include "parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+static char *diag_text;
+static size_t diag_len;
+static FILE *diag_stream;
+
+static int setup(void **state)
+{
+	(void)state;
+	diag_reset();
+	diag_stream = open_memstream(&diag_text, &diag_len);
+	diag_set_stream(diag_stream);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	diag_set_stream(NULL);
+	fclose(diag_stream);
+	free(diag_text);
+	diag_text = NULL;
+	arena_free();
+	diag_reset();
+	return 0;
+}
+
+static const char *diags(void)
+{
+	fflush(diag_stream);
+	return diag_text ? diag_text : "";
+}
+
+static struct compiled *compile_str(const char *text)
+{
+	static const char *dirs[] = {"policies"};
+	static struct program prog;
+	static struct compiled c;
+	program_init(&prog, dirs, 1);
+	if (!program_load(&prog, "t.aj", src_new("t.aj", text, strlen(text))) ||
+	    !program_resolve(&prog) || !prog.last_in_main)
+		return NULL;
+	if (!compile_policy(&prog, prog.last_in_main, &c))
+		return NULL;
+	return &c;
+}
+
+/* What every filter of the variant, stacked, answers to socket(family). */
+static uint32_t socket_verdict(const struct variant *v, uint64_t family)
+{
+	struct aj_seccomp_data d = {.nr = SYS_socket, .arch = AJ_AUDIT_ARCH_X86_64};
+	uint32_t best = AJ_RET_ALLOW;
+	d.args[0] = family;
+	d.args[1] = SOCK_STREAM;
+	for (size_t i = 0; i < v->filters.n; i++)
+		best = bpf_merge(best, bpf_run(v->filters.v[i].insns.v, v->filters.v[i].insns.n, &d));
+	return best;
+}
+
+static void blocked_refuses_every_family_but_unix(void **state)
+{
+	(void)state;
+	struct compiled *c = compile_str("policy p {\n"
+					 "    network blocked;\n"
+					 "    syscalls default allow;\n"
+					 "    mode lockdown { syscalls default deny; syscalls allow socket; }\n"
+					 "}\n");
+	assert_non_null(c);
+	assert_string_equal(diags(), "");
+	for (size_t i = 0; i < c->variants.n; i++) {
+		const struct variant *v = &c->variants.v[i];
+		assert_int_equal(v->network, AJ_NET_BLOCKED);
+		assert_int_equal(socket_verdict(v, AF_UNIX), AJ_RET_ALLOW);
+		const uint64_t refused[] = {AF_UNSPEC, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET,
+					    AF_VSOCK, AF_TIPC, 45 /* AF_MCTP */, 46, 255,
+					    0x100000000ULL | AF_UNIX, 0xffffffff00000001ULL,
+					    0x100000000ULL | AF_INET};
+		for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++)
+			assert_int_equal(socket_verdict(v, refused[k]), AJ_RET_ERRNO(EAFNOSUPPORT));
+	}
+}
+
+static void other_levels_keep_sockets(void **state)
+{
+	(void)state;
+	struct compiled *c = compile_str("policy p { network none; syscalls default allow; }\n");
+	assert_non_null(c);
+	assert_int_equal(c->variants.v[0].network, AJ_NET_NONE);
+	assert_int_equal(socket_verdict(&c->variants.v[0], AF_INET), AJ_RET_ALLOW);
+}
+
+static void blocked_ranks_between_none_and_loopback(void **state)
+{
+	(void)state;
+	assert_non_null(compile_str("policy p {\n"
+				    "    network loopback;\n"
+				    "    mode worker { network blocked; }\n"
+				    "    mode lockdown { network none; }\n"
+				    "}\n"));
+	arena_free();
+	assert_null(compile_str("policy p {\n"
+				"    network blocked;\n"
+				"    mode worker { network loopback; }\n"
+				"}\n"));
+	assert_non_null(strstr(diags(), "its network is loopback, mode 'normal' has blocked"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(blocked_refuses_every_family_but_unix, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(other_levels_keep_sockets, setup, teardown),
+		cmocka_unit_test_setup_teardown(blocked_ranks_between_none_and_loopback, setup,
+						teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
