@@ -225,13 +225,18 @@ static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bo
 	for (size_t i = 0; i < sc->texts.n; i++)
 		b = append(b, "\t%s,\n", lit(sc->texts.v[i]));
 	const char *texts = array(o, "char *const", b, sc->texts.n);
+	b = xstrdup("");
+	for (size_t i = 0; i < sc->guards.n; i++)
+		b = append(b, "\t%s,\n", lit(sc->guards.v[i]));
+	const char *guards = array(o, "char *const", b, sc->guards.n);
 	b = xprintf("\t{.floating = %s, .n_floating = %zu,\n"
 		    "\t .steps = %s, .n_steps = %zu, .start = 0x%llxULL,\n"
 		    "\t .sets = %s, .n_sets = %zu,\n"
 		    "\t .patterns = %s, .n_patterns = %zu,\n"
-		    "\t .depth = %d, .bound = %d, .nocase = %d},\n",
+		    "\t .guards = %s, .n_guards = %zu,\n"
+		    "\t .depth = %d, .bound = %d},\n",
 		    fl, sc->floating.n, st, sc->steps.n, (unsigned long long)sc->start, sets,
-		    sc->sets.n, texts, sc->texts.n, depth, bound, sc->nocase);
+		    sc->sets.n, texts, sc->texts.n, guards, sc->guards.n, depth, bound);
 	return xstrdup(array(o, "struct aj_scan", b, 1));
 }
 

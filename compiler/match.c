@@ -206,8 +206,10 @@ bool scan_lower(struct variant *v)
 		size_t len[AJ_PATH_MAX / 2], n;
 		struct m_step st;
 
-		sc->nocase |= flags != 0;
-		VEC_PUSH(sc->texts, xprintf("%s\t%s%s%s", kind_word[p->kind], p->text,
+		if (p->flags & M_PAT_GUARD)
+			VEC_PUSH(sc->guards, p->glob);
+		VEC_PUSH(sc->texts, xprintf("%s\t%s%s%s",
+					    p->flags & M_PAT_GUARD ? "guard" : kind_word[p->kind], p->text,
 					    p->flags & M_PAT_NOCASE ? "\t(any case)" : "",
 					    p->flags & M_PAT_ANCHORED ? "\t(from the project root)"
 								      : ""));

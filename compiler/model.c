@@ -480,14 +480,16 @@ static bool add_pattern(struct variant *v, struct block_state *b, const char *ke
 		return false;
 	for (size_t i = 0; i < v->patterns.n; i++) {
 		struct m_pattern *o = &v->patterns.v[i];
-		if (strcmp(o->glob, p.glob) != 0 || o->flags != p.flags)
+		if (strcmp(o->glob, p.glob) != 0 ||
+		    (o->flags & ~M_PAT_GUARD) != (p.flags & ~M_PAT_GUARD))
 			continue;
-		if (o->kind != p.kind && o->kind != AJ_PATTERN_PRUNE && p.kind != AJ_PATTERN_PRUNE) {
+		if (o->kind != p.kind && o->kind != AJ_PATTERN_PRUNE && p.kind != AJ_PATTERN_PRUNE &&
+		    !((o->flags | p.flags) & M_PAT_GUARD)) {
 			error_at(&a->loc, "\"%s\" is both masked and denied", a->text);
 			note_at(&o->loc, "%s here", o->kind == AJ_PATTERN_MASK ? "masked" : "denied");
 			return false;
 		}
-		if (o->kind == p.kind)
+		if (o->kind == p.kind && (o->flags & M_PAT_GUARD) == (p.flags & M_PAT_GUARD))
 			return true;
 	}
 	VEC_PUSH(v->patterns, p);
@@ -526,18 +528,47 @@ static bool do_patterns(struct variant *v, struct block_state *b, const struct s
 	return ok;
 }
 
-/* scan prune "DIR"… | none;   scan depth N [fail|deny]; */
+/* scan guard "PATH"…: a path that must not become readable during the run.
+ * Present, it is masked like any pattern; absent, the stub's fence may
+ * keep it unreadable (stub/mask.c). */
+static bool do_guard(struct variant *v, struct block_state *b, const struct atom *a)
+{
+	bool ok = true;
+	for (; a; a = a->next) {
+		if (a->kind != ATOM_STRING) {
+			error_at(&a->loc, "paths are quoted strings: scan guard \"%s\"",
+				 a->text ? a->text : "…");
+			ok = false;
+			continue;
+		}
+		if (strpbrk(a->text, "*?[")) {
+			error_at(&a->loc, "a guard names one path, from the project root, without '*', "
+					  "'?' or '[': \"%s\"",
+				 a->text);
+			ok = false;
+			continue;
+		}
+		ok = add_pattern(v, b, "scan guard", AJ_PATTERN_MASK, M_PAT_ANCHORED | M_PAT_GUARD,
+				 a) &&
+		     ok;
+	}
+	return ok;
+}
+
+/* scan prune "DIR"… | none;   scan depth N [fail|deny];   scan guard "PATH"…; */
 static bool do_scan(struct variant *v, struct block_state *b, const struct stmt *s)
 {
-	static const char *const verbs[] = {"prune", "depth"};
+	static const char *const verbs[] = {"prune", "depth", "guard"};
 	static const char *const bounds[] = {"fail", "deny"};
-	const char *usage = "scan prune \"DIR\"…; or scan depth N [fail|deny];";
+	const char *usage = "scan prune \"DIR\"…; scan depth N [fail|deny]; or scan guard \"PATH\"…;";
 	if (!want_args(s, 2, -1, usage))
 		return false;
-	int verb = choose(s->args, "scan setting", verbs, 2);
+	int verb = choose(s->args, "scan setting", verbs, 3);
 	if (verb < 0)
 		return false;
 	const struct atom *a = s->args->next;
+	if (verb == 2)
+		return do_guard(v, b, a);
 	if (verb == 1) {
 		if (!want_args(s, 2, 3, "scan depth N [fail|deny];"))
 			return false;

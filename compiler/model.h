@@ -50,6 +50,7 @@ struct m_mount {
 #define M_PAT_ANCHORED 0x01 /* had a '/': matched from the project root */
 #define M_PAT_DIR      0x02 /* had a trailing '/' (always, for prune): directories only */
 #define M_PAT_NOCASE   0x04 /* 'nocase': ASCII case is ignored */
+#define M_PAT_GUARD    0x08 /* the mask of a 'scan guard' path */
 
 struct m_pattern {
 	int kind;
@@ -71,8 +72,8 @@ struct m_scan {
 	VEC(struct m_step) steps;
 	VEC(uint8_t *) sets; /* 32 bytes each */
 	VEC(char *) texts;
+	VEC(char *) guards; /* 'scan guard' paths, relative */
 	uint64_t start;
-	bool nocase;
 };
 
 struct m_env_keep {

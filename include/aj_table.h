@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 8
+#define AJ_ABI 9
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -152,14 +152,19 @@ struct aj_scan {
 	const struct aj_step *steps;    /* anchored patterns, at most AJ_SCAN_STEPS */
 	const uint8_t *sets;            /* AJ_TOK_SET: 256-bit byte sets, 32 bytes each */
 	const char *const *patterns;    /* "mask\t.env" …, as written, for --jail-explain */
-	uint64_t start;                 /* steps active for the project's own entries */
+	/* Paths (relative, literal) that must not become readable during the
+	 * run: masked when present (the compiler adds the pattern); when
+	 * absent, Landlock refuses whatever appears there where it can do so
+	 * at no cost (stub/mask.c, the fence). */
+	const char *const *guards;
+	uint64_t start; /* steps active for the project's own entries */
 	uint16_t n_floating;
 	uint16_t n_patterns;
 	uint8_t n_steps;
 	uint8_t n_sets;
-	uint8_t depth;  /* path components checked below the project: 1..AJ_SCAN_DEPTH_MAX */
-	uint8_t bound;  /* enum aj_scan_bound */
-	uint8_t nocase; /* some step is AJ_NAME_NOCASE: lower each name once */
+	uint8_t n_guards;
+	uint8_t depth; /* path components checked below the project: 1..AJ_SCAN_DEPTH_MAX */
+	uint8_t bound; /* enum aj_scan_bound */
 };
 
 /* Landlock filesystem rights, with the kernel's UAPI values.  Debian 12's

@@ -68,6 +68,9 @@ policy base {
     # process, nothing leaves the machine.
     mode lockdown {
         ro $PROJECT;
+        # A .env that appears during the run stays unreadable, where
+        # Landlock can do it for free (docs/secrets.md, "the fence").
+        scan guard "/.env";
         network none;
         gpu off;
         docker off;

@@ -303,6 +303,8 @@ static void print_rules(const struct aj_variant *v)
 static void print_scan(const struct run *r)
 {
 	const struct aj_scan *sc = r->v->scan;
+	const char *why, *where;
+	const struct plan_entry *fenced = fence_plan(r->v, &why, &where);
 
 	out_s("patterns:\n");
 	for (unsigned i = 0; i < sc->n_patterns; i++) {
@@ -322,7 +324,7 @@ static void print_scan(const struct run *r)
 		out_s("  (nothing)\n");
 	for (unsigned i = 0; i < scan->n; i++) {
 		const struct scan_hit *h = &scan->hits[i];
-		out_s(h->kind == AJ_PATTERN_DENY ? "  deny\t" : "  mask\t");
+		out_s(!h->kind ? "  guard\t" : h->kind == AJ_PATTERN_DENY ? "  deny\t" : "  mask\t");
 		out_s(scan->arena + h->off);
 		if (h->isdir)
 			out_c('/');
@@ -332,6 +334,9 @@ static void print_scan(const struct run *r)
 			out_s("\t(yours but unreadable: its content could not be checked)");
 		if (h->why == SCAN_BY_DEPTH)
 			out_s("\t(at the depth bound: its content was not checked)");
+		if (h->why == SCAN_BY_GUARD)
+			out_s(fenced ? "\t(guarded, absent: the fence keeps what appears here unreadable)"
+			             : "\t(guarded, absent: NOT covered, see the fence below)");
 		out_c('\n');
 	}
 	out_s("pruned (not walked, not masked inside): ");
@@ -346,6 +351,20 @@ static void print_scan(const struct run *r)
 	}
 	if (scan->n_pruned > SCAN_PRUNED_SHOWN)
 		out_s("  …\n");
+	field("fence");
+	if (fenced) {
+		out_u(fence_apply(-1, fenced, AJ_LL_RIGHTS_ALL));
+		out_s(" Landlock rules in place of the project's one: nothing denied or guarded "
+		      "is granted\n");
+	} else {
+		out_s("none: ");
+		out_s(why);
+		if (where) {
+			out_c(' ');
+			out_s(where);
+		}
+		out_c('\n');
+	}
 }
 
 static void print_env(const struct run *r)

@@ -81,6 +81,13 @@ static void add_fd_rule(int ruleset, int fd, uint64_t access, const char *path)
 		diep("add the Landlock rule for", path, errno, NULL);
 }
 
+/* Also the fence's (mask.c): a file keeps only the rights that mean
+ * something on a file. */
+void landlock_rule(int ruleset, int fd, uint64_t access, bool isdir, const char *path)
+{
+	add_fd_rule(ruleset, fd, isdir ? access : access & LL_FILE_RIGHTS, path);
+}
+
 /* A mount the plan made: a bind's rule goes on the clone's fd, still open
  * (mount_plan.c); a file gets only the rights that mean something on a
  * file.  Fresh mounts (tmpfs, /dev, /proc) are directories. */
@@ -138,6 +145,8 @@ static void add_rule(int ruleset, const struct aj_landlock_rule *r, uint64_t han
 void landlock_apply(const struct aj_variant *v)
 {
 	struct ll_ruleset_attr attr = {0};
+	const struct plan_entry *fenced;
+	const char *why, *where;
 	int abi, fd;
 
 	if (v->landlock == AJ_LANDLOCK_OFF)
@@ -165,8 +174,12 @@ void landlock_apply(const struct aj_variant *v)
 		die("create the Landlock ruleset", errno, NULL);
 	for (unsigned i = 0; i < v->n_landlock_rules; i++)
 		add_rule(fd, &v->landlock_rules[i], attr.handled_access_fs);
+	fenced = fence_plan(v, &why, &where);
 	for (unsigned i = 0; i < plan_n; i++)
-		add_mount_rule(fd, &plan[i], attr.handled_access_fs);
+		if (&plan[i] == fenced)
+			fence_apply(fd, fenced, attr.handled_access_fs);
+		else
+			add_mount_rule(fd, &plan[i], attr.handled_access_fs);
 	if (syscall(SYS_landlock_restrict_self, fd, 0))
 		die("enforce Landlock", errno, NULL);
 }

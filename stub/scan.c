@@ -234,12 +234,49 @@ static void walk(int dfd, size_t len, unsigned depth, uint64_t state)
 	}
 }
 
+/* A guarded path: present, its pattern masked it; covered by a cover above
+ * it, nothing to do; absent, its first missing part is noted for the
+ * fence (kind 0: no cover). */
+static void check_guards(int pfd)
+{
+	for (unsigned g = 0; g < sc->n_guards; g++) {
+		const char *p = sc->guards[g];
+		size_t len = 0;
+		struct stat st;
+
+		for (;;) {
+			size_t n = strcspn(p + len, "/");
+			bool covered = false;
+
+			if (len + n + 1 > sizeof(rel))
+				diep("scan", p, ENAMETOOLONG, NULL);
+			memcpy(rel, p, len + n);
+			rel[len + n] = '\0';
+			for (unsigned i = 0; i < scan->n && !covered; i++)
+				covered = scan->hits[i].kind && !strcmp(scan->arena + scan->hits[i].off, rel);
+			if (covered)
+				break;
+			if (fstatat(pfd, rel, &st, AT_SYMLINK_NOFOLLOW)) {
+				if (errno != ENOENT)
+					diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
+				add_hit(0, T_UNKNOWN, SCAN_BY_GUARD, len + n);
+				break;
+			}
+			len += n;
+			if (!p[len] || !S_ISDIR(st.st_mode))
+				break; /* present (masked by its pattern), or under a non-directory */
+			len++;
+		}
+	}
+	rel[0] = '\0';
+}
+
 void scan_project(const char *project, const struct aj_variant *v)
 {
 	int fd;
 
 	sc = v->scan;
-	if (!sc->n_floating && !sc->n_steps)
+	if (!sc->n_floating && !sc->n_steps && !sc->n_guards)
 		return;
 	if (sc->depth < 1 || sc->depth > AJ_SCAN_DEPTH_MAX || sc->n_steps > AJ_SCAN_STEPS)
 		die("read the policy", 0, "its scan table was compiled for another stub");
@@ -255,5 +292,6 @@ void scan_project(const char *project, const struct aj_variant *v)
 			diep("scan", project, errno, NULL);
 		walk(fd, 0, 0, sc->start);
 	}
+	check_guards(fd);
 	close(fd);
 }

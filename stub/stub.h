@@ -92,7 +92,7 @@ struct run {
 
 /* scan.c */
 struct scan_hit {
-	uint8_t kind; /* AJ_PATTERN_MASK or AJ_PATTERN_DENY */
+	uint8_t kind; /* AJ_PATTERN_MASK or AJ_PATTERN_DENY; 0: no cover (SCAN_BY_GUARD) */
 	uint8_t isdir;
 	uint8_t why; /* SCAN_BY_* */
 	uint8_t islink;
@@ -102,6 +102,7 @@ struct scan_hit {
 #define SCAN_BY_HARDLINK 1 /* another name of a matched file */
 #define SCAN_BY_PERM     2 /* a directory of ours we could not read */
 #define SCAN_BY_DEPTH    3 /* at the policy's depth bound ('scan depth N deny') */
+#define SCAN_BY_GUARD    4 /* kind 0: a guarded path, absent (its first missing part) */
 #define SCAN_PRUNED_SHOWN 8 /* pruned directories --jail-explain names */
 struct scan_result {
 	uint32_t n;
@@ -137,7 +138,11 @@ extern const char *const dev_nodes[];
 void dev_build(const char *path);
 unsigned device_match(const char *prefix, const char *path, bool bind);
 
-/* mask.c */
+/* mask.c: the covers, and the fence behind them.  fence_plan() says
+ * which plan entry the fence replaces the rule of, or why there is none. */
 void mask_apply(const char *project);
+const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why,
+                                    const char **where);
+unsigned fence_apply(int ruleset, const struct plan_entry *e, uint64_t handled);
 
 #endif

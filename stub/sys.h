@@ -61,6 +61,7 @@ void init_prepare(const struct aj_variant *v);
 int landlock_abi(void);
 bool net_blocked_here(const struct aj_variant *v);
 void landlock_apply(const struct aj_variant *v);
+void landlock_rule(int ruleset, int fd, uint64_t access, bool isdir, const char *path);
 
 /* privs.c */
 void fds_close(void);

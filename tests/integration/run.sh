@@ -126,6 +126,7 @@ cleanup() {
 	standins_remove
 	[ -n "$marker_made" ] && rm -f "$marker_made"
 	[ -n "$ssh_made" ] && rmdir "$ssh_made" 2>/dev/null
+	[ -n "${fence_dir:-}" ] && rm -rf "$fence_dir"
 	if [ "${AIJAIL_IT_KEEP:-0}" = 1 ]; then
 		echo "kept $T"
 	else
@@ -1076,6 +1077,70 @@ if c prune-not-walked; then
 	jrun user -- jail-python -c "$PYREAD" node_modules/pkg/link-env node_modules/pkg/.env
 	expect prune-not-walked 0 "''
 'PKG=1'"
+fi
+
+# The fence (Landlock behind the covers) is free, and on, only for a
+# read-only project that no writable mount of the jail contains: not under
+# /tmp, /var/tmp, /run or $HOME.  Such a project is made under /var/lib,
+# as root, and removed at the end.
+fence_cases="fence-lockdown fence-guard-appears fence-writable-none"
+want_fence=0
+for n in $fence_cases; do c "$n" && want_fence=1; done
+if [ $want_fence = 1 ] && [ $as_root -eq 0 ]; then
+	skip fence-cases "needs root to make a project outside /tmp and \$HOME"
+elif [ $want_fence = 1 ]; then
+	fence_dir=$(mktemp -d /var/lib/aijail-it.XXXXXX) || exit 1
+	chmod 0755 "$fence_dir"
+	FP=$fence_dir/proj
+	mkdir -p "$FP/secrets" "$FP/sub/deep/secrets" "$FP/open"
+	printf 'DB' >"$FP/secrets/db.txt"
+	printf 'DEEP' >"$FP/sub/deep/secrets/t"
+	printf 'KEY' >"$FP/x.key"
+	printf 'N' >"$FP/normal.txt"
+	printf 'M' >"$FP/sub/m.txt"
+	printf 'Y' >"$FP/sub/deep/y.txt"
+	chown -R "$tuid:$tgid" "$FP"
+
+	# 1 rule for the project (listing only), then normal.txt and open/ (not
+	# sub/, x.key, secrets/), m.txt in sub/ (not deep/), y.txt in sub/deep/
+	# (not secrets/): 5, where the project's mount alone had 1.
+	if c fence-lockdown; then
+		CWD=$FP jrun user -- jail-worker --jail-mode=lockdown --jail-explain true
+		fence_line=$(printf '%s\n' "$OUT" | grep '^fence:')
+		CWD=$FP jrun user -- jail-worker --jail-mode=lockdown sh -c \
+			'cat normal.txt sub/m.txt sub/deep/y.txt; for f in x.key secrets/db.txt sub/deep/secrets/t; do cat $f 2>/dev/null || printf " no-%s" $f; done'
+		if [[ $fence_line != *" 5 Landlock rules"* ]]; then
+			fail fence-lockdown "--jail-explain: $(q "$fence_line"), expected 5 Landlock rules"
+		else
+			expect fence-lockdown 0 "NMY no-x.key no-secrets/db.txt no-sub/deep/secrets/t"
+		fi
+	fi
+
+	# scan guard "/.env" (base.aj, lockdown): a .env the host writes during
+	# the run is there, and unreadable; a file beside it in a directory
+	# that is not on the way stays readable.
+	if c fence-guard-appears; then
+		rm -f "$FP/.env" "$FP/open/new.txt"
+		(sleep 0.5 && printf 'LEAK' >"$FP/.env" && printf 'OK' >"$FP/open/new.txt") &
+		CWD=$FP jrun user -- jail-worker --jail-mode=lockdown sh -c \
+			'while [ ! -e open/new.txt ]; do sleep 0.05; done; cat .env 2>/dev/null || printf denied; printf " "; cat open/new.txt'
+		wait
+		rm -f "$FP/.env" "$FP/open/new.txt"
+		expect fence-guard-appears 0 "denied OK"
+	fi
+
+	# A writable project is not fenced, and --jail-explain says why.
+	if c fence-writable-none; then
+		CWD=$FP jrun user -- jail-worker --jail-explain true
+		fence_line=$(printf '%s\n' "$OUT" | grep '^fence:')
+		if [ "$RC" = 0 ] && [[ $fence_line == *"none: the project is writable"* ]]; then
+			pass fence-writable-none
+		else
+			fail fence-writable-none "exit status $RC, $(q "$fence_line")"
+		fi
+	fi
+	rm -rf "$fence_dir"
+	fence_dir=
 fi
 
 # --- the supervisor --------------------------------------------------------------------

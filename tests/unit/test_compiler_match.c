@@ -86,7 +86,7 @@ static void to_table(const struct m_scan *m, struct lowered *l, int depth)
 	l->sc = (struct aj_scan){.floating = l->fl, .steps = l->st, .sets = l->sets,
 				 .start = m->start, .n_floating = (uint16_t)m->floating.n,
 				 .n_steps = (uint8_t)m->steps.n, .n_sets = (uint8_t)m->sets.n,
-				 .depth = (uint8_t)depth, .nocase = m->nocase};
+				 .depth = (uint8_t)depth};
 }
 
 /* What the walk decides for path (components split on '/'; all but the
@@ -267,6 +267,26 @@ static void prune_and_reset(void **state)
 	assert_int_equal(walk_kind(&L.sc, "target", true), AJ_PATTERN_PRUNE);
 }
 
+static void guards(void **state)
+{
+	(void)state;
+	struct compiled *c = compile_str("policy p { deny \"/secrets/\"; scan guard \"/.env\" "
+					 "\"config/prod.yml\" \"/secrets/\"; }");
+	assert_non_null(c);
+	const struct m_scan *m = &c->variants.v[0].scan;
+	assert_int_equal(m->guards.n, 3);
+	assert_string_equal(m->guards.v[0], ".env");
+	assert_string_equal(m->guards.v[1], "config/prod.yml");
+	assert_string_equal(m->guards.v[2], "secrets");
+	to_table(m, &L, 32);
+	/* present, a guarded path is masked; a deny of the same path wins */
+	assert_int_equal(walk_kind(&L.sc, ".env", false), AJ_PATTERN_MASK);
+	assert_int_equal(walk_kind(&L.sc, "a/.env", false), 0);
+	assert_int_equal(walk_kind(&L.sc, "config/prod.yml", false), AJ_PATTERN_MASK);
+	assert_int_equal(walk_kind(&L.sc, "secrets", true), AJ_PATTERN_DENY);
+	assert_null(compile_str("policy p { scan guard \"*.env\"; }"));
+}
+
 /* ---- random patterns against the reference ---------------------------- */
 
 static unsigned long rng = 88172645463325252UL;
@@ -391,6 +411,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(nocase, setup, teardown),
 		cmocka_unit_test_setup_teardown(precedence, setup, teardown),
 		cmocka_unit_test_setup_teardown(prune_and_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(guards, setup, teardown),
 		cmocka_unit_test_setup_teardown(against_reference, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,7 +87,7 @@ static void classify(void **state)
 	    {AJ_NAME_EXACT, 0, AJ_PATTERN_MASK, 'p', 8, 8, 8, 0, "prod.yml", "", 0, 2},
 	};
 	const struct aj_scan s = {.floating = fl, .n_floating = 3, .steps = st, .n_steps = 3,
-	                          .start = 0x1, .nocase = 1};
+	                          .start = 0x1};
 	uint64_t in;
 
 	(void)state;
