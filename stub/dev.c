@@ -51,12 +51,14 @@ static bool bind_node(const char *src, const char *dst)
 	return true;
 }
 
-void dev_build(const char *path)
+/* as_dir: a directory of the root's tmpfs (mount_plan.c), no tmpfs of its
+ * own; Landlock then refuses execution beneath it as noexec would. */
+void dev_build(const char *path, bool as_dir)
 {
 	char src[AJ_PATH_MAX], dst[AJ_PATH_MAX];
 
 	mkdir_p(path);
-	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755"))
+	if (!as_dir && mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755"))
 		diep("mount a tmpfs on", path, errno, NULL);
 	for (unsigned i = 0; dev_nodes[i]; i++) {
 		join(src, "/oldroot/dev/", dev_nodes[i], "");

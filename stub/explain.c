@@ -219,6 +219,8 @@ static void print_mount(const struct plan_entry *e)
 	case AJ_MOUNT_TMPFS:
 		out_s("\tmode ");
 		out_o(m->mode);
+		if (plan_dirs && !plan_under_mount((unsigned)(e - plan)))
+			out_s(", a directory of the root (Landlock confines writes to it)");
 		break;
 	case AJ_MOUNT_LINK:
 		out_s(" -> ");

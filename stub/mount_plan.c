@@ -12,6 +12,14 @@
  *  plan_build         (pid 1, after pivot_root) walks the table with one
  *                     switch and attaches everything below the new root.
  *
+ * Where Landlock is enforced, a tmpfs entry that is not below another mount
+ * (/tmp, /run, /var/tmp, $HOME) and /dev become directories of the new
+ * root's own tmpfs instead of tmpfs mounts of their own: a superblock
+ * less to create and to tear down each (about 20 us apiece), and the root
+ * is not remounted read-only.  Landlock grants writes only beneath them
+ * ("/" itself may only be listed), which is what the read-only root did;
+ * without Landlock the root stays read-only and each gets its tmpfs.
+ *
  * The new root is a tmpfs mounted on /tmp of our private mount namespace;
  * the host's root hangs below it at /oldroot until plan_finish detaches
  * it.  It must stay attached while we build: a fresh procfs may only be
@@ -25,6 +33,7 @@
 
 struct plan_entry plan[AJ_MAX_MOUNTS];
 unsigned plan_n;
+bool plan_dirs;
 static char plan_arena[AJ_PLAN_ARENA];
 
 static const char bind_hint[] =
@@ -36,6 +45,8 @@ static const char bind_hint[] =
 void plan_resolve(const struct aj_variant *v)
 {
 	size_t used = 0;
+
+	plan_dirs = v->landlock != AJ_LANDLOCK_OFF && landlock_abi() > 0;
 
 	for (unsigned r = 0; r < v->n_mount_runs; r++) {
 		const struct aj_mount_run *run = &v->mount_runs[r];
@@ -191,6 +202,25 @@ void plan_build_root(void)
 		die("enter the new root", errno, NULL);
 }
 
+/* Is entry i below a mount the plan makes before it (not on the root)? */
+bool plan_under_mount(unsigned i)
+{
+	const char *p = plan[i].path;
+
+	for (unsigned k = 0; k < i; k++) {
+		const char *q = plan[k].path;
+		size_t n;
+
+		if (!q || plan[k].missing || plan[k].m->op == AJ_MOUNT_LINK ||
+		    plan[k].m->op == AJ_MOUNT_DEVICE || (plan[k].m->op == AJ_MOUNT_TMPFS && plan_dirs))
+			continue;
+		n = strlen(q);
+		if (!strncmp(p, q, n) && p[n] == '/')
+			return true;
+	}
+	return false;
+}
+
 static void mount_tmpfs(const char *path, unsigned mode)
 {
 	char opt[16] = "mode=0";
@@ -252,13 +282,19 @@ void plan_build(void)
 			attach(e);
 			break;
 		case AJ_MOUNT_TMPFS:
+			if (plan_dirs && !plan_under_mount(i)) {
+				mkdir_p(e->path);
+				if (chmod(e->path, m->mode))
+					diep("create", e->path, errno, NULL);
+				break;
+			}
 			mount_tmpfs(e->path, m->mode);
 			break;
 		case AJ_MOUNT_LINK:
 			make_link(e->path, m->target);
 			break;
 		case AJ_MOUNT_DEV:
-			dev_build(e->path);
+			dev_build(e->path, plan_dirs && !plan_under_mount(i));
 			break;
 		case AJ_MOUNT_PROC:
 			mkdir_p(e->path);
@@ -283,7 +319,8 @@ void plan_finish(const char *project)
 		die("detach the old root", errno, NULL);
 	if (rmdir("/oldroot"))
 		die("remove /oldroot", errno, NULL);
-	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL))
+	if (!plan_dirs &&
+	    mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL))
 		die("make the new root read-only", errno, NULL);
 	if (chdir(project))
 		diep("enter the project", project, errno,

@@ -126,6 +126,8 @@ struct plan_entry {
 };
 extern struct plan_entry plan[AJ_MAX_MOUNTS];
 extern unsigned plan_n;
+extern bool plan_dirs; /* tmpfs entries on the root are directories of it (Landlock on) */
+bool plan_under_mount(unsigned i);
 void plan_resolve(const struct aj_variant *v);
 void plan_open_sources(void);
 bool plan_has_devices(void);
@@ -135,7 +137,7 @@ void plan_finish(const char *project);
 
 /* dev.c */
 extern const char *const dev_nodes[];
-void dev_build(const char *path);
+void dev_build(const char *path, bool as_dir);
 unsigned device_match(const char *prefix, const char *path, bool bind);
 
 /* mask.c: the covers, and the fence behind them.  fence_plan() says
