@@ -34,7 +34,8 @@
 #   RSS_REPS     RSS samples per command (10; QUICK 3)
 #   PASSES       "user root" (root) or "self" (otherwise)
 #   BENCH_USER   the unprivileged user (ajbench)
-#   PARTS        "main heavy mounts rss size tput" (any subset)
+#   PARTS        "main heavy mounts rss size tput scan" (any subset; scan is
+#                bench/scan.sh, the project scan's discovery, issue 4)
 #   RESULTS      where the reports go (bench/results); SAVE=0 prints only
 #   AIJAIL_BUILD the build dir with bin/ (build)
 set -euo pipefail
@@ -61,7 +62,7 @@ TPUT_JOBS=${TPUT_JOBS:-"2 4"}
 RSS_REPS=${RSS_REPS:-${d[7]}}
 MOUNTS=${MOUNTS:-200}
 BENCH_USER=${BENCH_USER:-ajbench}
-PARTS=${PARTS:-"main heavy mounts rss size tput"}
+PARTS=${PARTS:-"main heavy mounts rss size tput scan"}
 RESULTS=${RESULTS:-$here/results}
 SAVE=${SAVE:-1}
 HF_TIMEOUT=${HF_TIMEOUT:-3600}
@@ -517,4 +518,7 @@ run_mounts() {
 for p in $PASSES; do
 	run_pass "$p"
 done
+if want scan; then
+	"$here/scan.sh" || log "bench/scan.sh failed"
+fi
 exit 0

@@ -100,9 +100,10 @@ void mask_apply(const char *project)
  * a denied directory would show, never their content. */
 #define FENCE_READ (AJ_LL_READ_FILE | AJ_LL_EXECUTE)
 
-/* Each rule costs an open and a landlock_add_rule, about 2-3 us measured
- * (docs/secrets.md): beyond this many the fence is not "at no cost". */
-#define FENCE_MAX_RULES 128
+/* A rule costs an open, a landlock_add_rule and its share of
+ * landlock_restrict_self: 1.5 us measured (docs/secrets.md, bench/scan.sh).
+ * 64 keep the fence within 0.1 ms, and cover a typical project's root. */
+#define FENCE_MAX_RULES 64
 
 static bool fence_target(const struct scan_hit *h)
 {
@@ -198,7 +199,7 @@ const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why
 	else if ((*where = granted_above(v, project, e)))
 		*why = "a writable or readable mount above it reaches it:";
 	else if (fence_apply(-1, e, AJ_LL_RIGHTS_ALL) > FENCE_MAX_RULES)
-		*why = "too many entries on the way (a rule each; the fence stops at 128)";
+		*why = "too many entries on the way (a rule each; the fence stops at 64)";
 	return *why ? NULL : e;
 }
 
