@@ -55,12 +55,19 @@ struct emitted {
 	struct emitted *next;
 };
 
+/* One list of a variant (its mounts, its kept or dropped variables) as
+ * the initialisers of its entries. */
+struct lines {
+	char **v;
+	size_t n;
+};
+
 struct out {
 	FILE *f;
 	struct emitted *arrays;
 	int counter;
 	const struct compiled *c;
-	char ***mounts; /* [variant][i]: each mount's initialiser */
+	struct lines *mounts, *keep, *drop; /* [variant] */
 };
 
 static const char *array(struct out *o, const char *type, const char *body, size_t n)
@@ -95,9 +102,53 @@ static const char *action_text(int action)
 	return errno_name(action);
 }
 
+/* The shape of a one-condition rule, for merging: a bit test (the
+ * language's '& V'), an equality, a '!='; anything else is written out. */
+static int cond_shape(const struct m_rule *r)
+{
+	if (r->n_cmp != 1)
+		return 0;
+	const struct m_cmp *c = &r->cmp[0];
+	if (c->op == SCMP_CMP_MASKED_EQ && c->mask == c->value && !(c->mask & (c->mask - 1)))
+		return '&';
+	if (c->op == SCMP_CMP_EQ || (c->op == SCMP_CMP_MASKED_EQ && c->mask == 0xffffffffULL))
+		return '=';
+	if (c->op == SCMP_CMP_NE)
+		return '!';
+	return 0;
+}
+
+/* One rule, or a run of rules on the same call and argument that differ
+ * only in the value, in the policy language's own syntax: clone(& 0x..),
+ * ioctl(*, in {0x5412, 0x541c}), socket(!= 0x1). */
+static char *rule_summary(const struct m_rule *r, size_t n)
+{
+	int shape = cond_shape(r);
+	if (!shape)
+		return xstrdup(r->text);
+	char *t = xprintf("%s(", r->name);
+	for (int a = 0; a < r->cmp[0].arg; a++)
+		t = xprintf("%s*, ", t);
+	if (shape == '&') {
+		uint64_t bits = 0;
+		for (size_t k = 0; k < n; k++)
+			bits |= r[k].cmp[0].value;
+		return xprintf("%s& 0x%llx)", t, (unsigned long long)bits);
+	}
+	if (shape == '!')
+		return xprintf("%s!= 0x%llx)", t, (unsigned long long)r->cmp[0].value);
+	if (n == 1)
+		return xprintf("%s0x%llx)", t, (unsigned long long)r->cmp[0].value);
+	t = xprintf("%sin {", t);
+	for (size_t k = 0; k < n; k++)
+		t = xprintf("%s%s0x%llx", t, k ? ", " : "", (unsigned long long)r[k].cmp[0].value);
+	return xprintf("%s})", t);
+}
+
 /* What --jail-explain prints: the default, how many calls an allowlist
- * admits, and the deny rules grouped by their action, wrapped (the text
- * is carried by every stub: one line per rule cost twice the bytes). */
+ * admits, and the deny rules grouped by their action, merged per call and
+ * wrapped (the text is carried by every stub: one line per rule cost three
+ * times the bytes). */
 static char *summary(const struct variant *v)
 {
 	size_t allows = 0;
@@ -117,16 +168,25 @@ static char *summary(const struct variant *v)
 		const char *head = action_text(act);
 		size_t indent = strlen(head) + 1, col = indent;
 		s = xprintf("%s%s:", s, head);
-		for (size_t k = i; k < v->rules.n; k++) {
+		for (size_t k = i; k < v->rules.n;) {
 			const struct m_rule *r = &v->rules.v[k];
-			if (r->action != act)
+			size_t n = 1;
+			if (r->action != act) {
+				k++;
 				continue;
-			if (col > indent && col + 1 + strlen(r->text) > 76) {
+			}
+			while (k + n < v->rules.n && cond_shape(r) && cond_shape(r) != '!' &&
+			       r[n].action == act && r[n].nr == r->nr &&
+			       cond_shape(&r[n]) == cond_shape(r) && r[n].cmp[0].arg == r->cmp[0].arg)
+				n++;
+			char *text = rule_summary(r, n);
+			if (col > indent && col + 1 + strlen(text) > 76) {
 				s = xprintf("%s\n%*s", s, (int)indent, "");
 				col = indent;
 			}
-			s = xprintf("%s %s", s, r->text);
-			col += 1 + strlen(r->text);
+			s = xprintf("%s %s", s, text);
+			col += 1 + strlen(text);
+			k += n;
 		}
 		s = xprintf("%s\n", s);
 	}
@@ -139,56 +199,55 @@ static char *mount_init(const struct m_mount *m)
 		       m->landlock, path_init(&m->path), lit(m->target));
 }
 
-/* Is the mount (its initialiser) in every variant of the mode (or any
- * mode, -1) and of the command group (or any group, -1)? */
-static bool mount_common(const struct out *o, const char *init, int mode, int group)
+/* Is the entry (its initialiser) in the list of every variant of the mode
+ * (or any mode, -1) and of the command group (or any group, -1)? */
+static bool line_common(const struct out *o, const struct lines *all, const char *line, int mode,
+			int group)
 {
 	const struct compiled *c = o->c;
 	for (size_t i = 0; i < c->variants.n; i++) {
-		const struct variant *v = &c->variants.v[i];
 		if ((mode >= 0 && (int)(i % c->modes.n) != mode) ||
 		    (group >= 0 && (int)(i / c->modes.n) != group))
 			continue;
 		size_t k = 0;
-		while (k < v->mounts.n && strcmp(o->mounts[i][k], init) != 0)
+		while (k < all[i].n && strcmp(all[i].v[k], line) != 0)
 			k++;
-		if (k == v->mounts.n)
+		if (k == all[i].n)
 			return false;
 	}
 	return true;
 }
 
-/* A variant's mount table in runs, each written once however many
- * variants share it: the mounts of every variant (most of base.aj's), of
- * every variant of its mode (the toggles), of its command group (the
- * tool's caches), and its own.  The generic jail's 24 variants would
- * otherwise repeat them all. */
-static const char *mount_runs(struct out *o, size_t idx, size_t *n_runs)
+/* A variant's list in runs, each written once however many variants share
+ * it: the entries of every variant (most of base.aj's mounts), of every
+ * variant of its mode (the toggles), of its command group (the tool's
+ * caches and variables), and its own.  The generic jail's 24 variants
+ * would otherwise repeat them all. */
+static const char *runs(struct out *o, const struct lines *all, size_t idx, const char *type,
+			const char *run_type, size_t *n_runs)
 {
-	const struct variant *v = &o->c->variants.v[idx];
 	int mode = (int)(idx % o->c->modes.n), group = (int)(idx / o->c->modes.n);
 	const int level_mode[4] = {-1, mode, -1, -2}, level_group[4] = {-1, -1, group, -2};
 	char *body[4] = {xstrdup(""), xstrdup(""), xstrdup(""), xstrdup("")};
 	size_t n[4] = {0};
-	for (size_t k = 0; k < v->mounts.n; k++) {
-		const char *init = o->mounts[idx][k];
+	for (size_t k = 0; k < all[idx].n; k++) {
+		const char *line = all[idx].v[k];
 		int l = 0;
-		while (l < 3 && !mount_common(o, init, level_mode[l], level_group[l]))
+		while (l < 3 && !line_common(o, all, line, level_mode[l], level_group[l]))
 			l++;
-		body[l] = append(body[l], "%s", init);
+		body[l] = append(body[l], "%s", line);
 		n[l]++;
 	}
-	char *runs = xstrdup("");
+	char *list = xstrdup("");
 	*n_runs = 0;
 	for (int l = 0; l < 4; l++) {
 		if (!n[l])
 			continue;
-		runs = append(runs, "%s",
-			      xprintf("\t{%s, %zu},\n", array(o, "struct aj_mount", body[l], n[l]),
-				      n[l]));
+		list = append(list, "%s",
+			      xprintf("\t{%s, %zu},\n", array(o, type, body[l], n[l]), n[l]));
 		++*n_runs;
 	}
-	return array(o, "struct aj_mount_run", runs, *n_runs);
+	return array(o, run_type, list, *n_runs);
 }
 
 static char *steps_body(const struct m_step *st, size_t n)
@@ -243,8 +302,11 @@ static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bo
 static void emit_variant(struct out *o, size_t idx, char **init)
 {
 	const struct variant *v = &o->c->variants.v[idx];
-	size_t n_runs;
-	const char *runs = mount_runs(o, idx, &n_runs);
+	size_t n_runs, n_keep, n_drop;
+	const char *mount_runs = runs(o, o->mounts, idx, "struct aj_mount", "struct aj_mount_run",
+				      &n_runs);
+	const char *keep = runs(o, o->keep, idx, "char *const", "struct aj_env_run", &n_keep);
+	const char *drop = runs(o, o->drop, idx, "char *const", "struct aj_env_run", &n_drop);
 	char *b;
 
 	const char *scan = scan_init(o, &v->scan, v->scan_depth, v->scan_bound);
@@ -257,15 +319,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 				   v->landlock_rules.v[i].flags));
 	const char *ll = array(o, "struct aj_landlock_rule", b, v->landlock_rules.n);
 
-	b = xstrdup("");
-	for (size_t i = 0; i < v->env_keep.n; i++)
-		b = append(b, "\t%s,\n", lit(v->env_keep.v[i].pattern));
-	const char *keep = array(o, "char *const", b, v->env_keep.n);
 
-	b = xstrdup("");
-	for (size_t i = 0; i < v->env_drop.n; i++)
-		b = append(b, "\t%s,\n", lit(v->env_drop.v[i].pattern));
-	const char *drop = array(o, "char *const", b, v->env_drop.n);
 
 	b = xstrdup("");
 	for (size_t i = 0; i < v->env_set.n; i++)
@@ -310,26 +364,33 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			"\t\t.filters = %s, .n_filters = %zu,\n"
 			"\t\t.seccomp_summary = %s,\n\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
-			v->landlock_min_abi, v->features, v->flags, v->timeout, runs, n_runs,
-			scan, ll, v->landlock_rules.n, keep, v->env_keep.n, drop,
-			v->env_drop.n, set,
+			v->landlock_min_abi, v->features, v->flags, v->timeout, mount_runs, n_runs,
+			scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop, set,
 			v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)));
 }
 
 bool emit_header(FILE *f, const struct compiled *c, const char *source)
 {
-	struct out o = {f, NULL, 0, c, NULL};
+	struct out o = {f, NULL, 0, c, NULL, NULL, NULL};
 	fprintf(f, "/* Generated by aijail-compile from %s: do not edit.\n"
 		   " * Policy '%s': %zu command group(s) x %zu mode(s). */\n"
 		   "#include \"include/aj_table.h\"\n"
 		   "#if AJ_ABI != %d\n#error \"generated for another AJ_ABI\"\n#endif\n\n",
 		source, c->policy->name, c->groups.n, c->modes.n, AJ_ABI);
 	o.mounts = xalloc((c->variants.n + 1) * sizeof(*o.mounts));
+	o.keep = xalloc((c->variants.n + 1) * sizeof(*o.keep));
+	o.drop = xalloc((c->variants.n + 1) * sizeof(*o.drop));
 	for (size_t i = 0; i < c->variants.n; i++) {
 		const struct variant *v = &c->variants.v[i];
-		o.mounts[i] = xalloc((v->mounts.n + 1) * sizeof(**o.mounts));
+		o.mounts[i] = (struct lines){xalloc((v->mounts.n + 1) * sizeof(char *)), v->mounts.n};
 		for (size_t k = 0; k < v->mounts.n; k++)
-			o.mounts[i][k] = mount_init(&v->mounts.v[k]);
+			o.mounts[i].v[k] = mount_init(&v->mounts.v[k]);
+		o.keep[i] = (struct lines){xalloc((v->env_keep.n + 1) * sizeof(char *)), v->env_keep.n};
+		for (size_t k = 0; k < v->env_keep.n; k++)
+			o.keep[i].v[k] = xprintf("\t%s,\n", lit(v->env_keep.v[k].pattern));
+		o.drop[i] = (struct lines){xalloc((v->env_drop.n + 1) * sizeof(char *)), v->env_drop.n};
+		for (size_t k = 0; k < v->env_drop.n; k++)
+			o.drop[i].v[k] = xprintf("\t%s,\n", lit(v->env_drop.v[k].pattern));
 	}
 	char *variants = xstrdup("");
 	for (size_t i = 0; i < c->variants.n; i++) {

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 9
+#define AJ_ABI 10
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -221,6 +221,13 @@ enum aj_network {
 	AJ_NET_HOST,     /* the host's network namespace */
 };
 
+/* A run of environment patterns, shared like the mount runs: a variant's
+ * keep (or drop) list is the concatenation of its runs. */
+struct aj_env_run {
+	const char *const *v;
+	uint16_t n;
+};
+
 /* Environment: start empty, copy variables whose name matches a keep
  * pattern and no drop pattern ('*' and '?' only), then apply the fixed
  * assignments. */
@@ -267,8 +274,8 @@ struct aj_variant {
 	const struct aj_mount_run *mount_runs; /* its mount table, in runs */
 	const struct aj_scan *scan; /* shared by the variants that scan alike */
 	const struct aj_landlock_rule *landlock_rules; /* besides the mounts' own */
-	const char *const *env_keep;
-	const char *const *env_drop; /* never passed, whatever keeps them */
+	const struct aj_env_run *env_keep; /* runs */
+	const struct aj_env_run *env_drop; /* runs: never passed, whatever keeps them */
 	const struct aj_env_set *env_set;
 	const struct aj_rlimit *rlimits;
 	const struct aj_filter *filters; /* installed in order, at least one */
@@ -277,8 +284,8 @@ struct aj_variant {
 	 * them, in a table the generic jail holds two dozen times. */
 	uint32_t timeout; /* seconds, 0 = none */
 	uint16_t n_landlock_rules;
-	uint16_t n_env_keep;
-	uint16_t n_env_drop;
+	uint16_t n_env_keep; /* runs */
+	uint16_t n_env_drop; /* runs */
 	uint16_t n_env_set;
 	uint16_t n_rlimits;
 	uint8_t n_mount_runs;

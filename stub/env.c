@@ -20,6 +20,16 @@ static bool same_name(const char *entry, const char *name, size_t n)
 	return !strncmp(entry, name, n) && entry[n] == '=';
 }
 
+/* Does a pattern of the list (its runs, shared between variants) match? */
+static bool listed(const struct aj_env_run *runs, unsigned n, const char *name)
+{
+	for (unsigned r = 0; r < n; r++)
+		for (unsigned i = 0; i < runs[r].n; i++)
+			if (glob_match(runs[r].v[i], name))
+				return true;
+	return false;
+}
+
 static bool kept(const char *entry, size_t n, const struct aj_variant *v)
 {
 	char name[256];
@@ -28,13 +38,7 @@ static bool kept(const char *entry, size_t n, const struct aj_variant *v)
 		return false; /* no policy names a variable that long */
 	memcpy(name, entry, n);
 	name[n] = '\0';
-	for (unsigned i = 0; i < v->n_env_drop; i++)
-		if (glob_match(v->env_drop[i], name))
-			return false;
-	for (unsigned i = 0; i < v->n_env_keep; i++)
-		if (glob_match(v->env_keep[i], name))
-			return true;
-	return false;
+	return !listed(v->env_drop, v->n_env_drop, name) && listed(v->env_keep, v->n_env_keep, name);
 }
 
 static bool set_by_policy(const char *entry, const struct aj_variant *v)

@@ -374,16 +374,18 @@ static void print_env(const struct run *r)
 	const struct aj_variant *v = r->v;
 
 	field("env keep");
-	for (unsigned i = 0; i < v->n_env_keep; i++) {
-		out_s(v->env_keep[i]);
-		out_c(' ');
-	}
+	for (unsigned k = 0; k < v->n_env_keep; k++)
+		for (unsigned i = 0; i < v->env_keep[k].n; i++) {
+			out_s(v->env_keep[k].v[i]);
+			out_c(' ');
+		}
 	out_c('\n');
 	field("env drop");
-	for (unsigned i = 0; i < v->n_env_drop; i++) {
-		out_s(v->env_drop[i]);
-		out_c(' ');
-	}
+	for (unsigned k = 0; k < v->n_env_drop; k++)
+		for (unsigned i = 0; i < v->env_drop[k].n; i++) {
+			out_s(v->env_drop[k].v[i]);
+			out_c(' ');
+		}
 	out_s(v->n_env_drop ? "(never passed, whatever keeps them)\n" : "none\n");
 	field("env set");
 	for (unsigned i = 0; i < v->n_env_set; i++) {
