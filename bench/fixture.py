@@ -134,9 +134,9 @@ def rules_of(files):
     for f in files:
         with open(f) as fh:
             text = strip_comments(fh.read())
-        for m in re.finditer(r"\b(mask|deny)\s+((?:\"(?:[^\"\\]|\\.)*\"\s*)+);", text):
-            for pat in re.findall(r"\"((?:[^\"\\]|\\.)*)\"", m.group(2)):
-                out.append((m.group(1), pat))
+        for m in re.finditer(r"\b(mask|deny)\s+(nocase\s+)?((?:\"(?:[^\"\\]|\\.)*\"\s*)+);", text):
+            for pat in re.findall(r"\"((?:[^\"\\]|\\.)*)\"", m.group(3)):
+                out.append((m.group(1), pat, bool(m.group(2))))
     return out
 
 
@@ -170,16 +170,17 @@ def glob_re(pat):
         else:
             out += re.escape(c)
         i += 1
-    return re.compile(out + r"\Z")
+    return out + r"\Z"
 
 
 def compile_rules(rules):
     out = []
-    for kind, pat in rules:
+    for kind, pat, nocase in rules:
         dir_only = pat.endswith("/")
         p = pat.rstrip("/")
         anchored = "/" in p
-        out.append((kind, glob_re(p.lstrip("/")), anchored, dir_only))
+        rx = re.compile(glob_re(p.lstrip("/")), re.IGNORECASE if nocase else 0)
+        out.append((kind, rx, anchored, dir_only))
     return out
 
 

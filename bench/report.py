@@ -31,6 +31,7 @@ import sys
 STUB = "jail-worker"
 NOLL = "jail-worker-nolandlock"
 LLON = "jail-worker-landlock"  # jail-worker rebuilt from the same sources as NOLL
+BLK = "jail-worker-blocked"    # jail-worker with `network blocked` (no network namespace)
 
 # The targets of issue 6 (point 2).
 T_OVER_BWRAP = 0.12   # (stub - bare) / (bwrap - bare)
@@ -207,6 +208,18 @@ def main():
                             f"≤ {T_VS_UNSHARE}", verdict(st.median(v), T_VS_UNSHARE)))
         else:
             targets.append(("jail-worker / unshare", "not measured", f"≤ {T_VS_UNSHARE}", "n/a"))
+        # The same ratios for the opt-in level without a network namespace:
+        # reported beside the targets, which are the shipped profile's.
+        if {BLK, "bare", "bwrap"} <= have:
+            v = per_round(rounds, lambda s, b, w: (s - b) / (w - b), BLK, "bare", "bwrap")
+            targets.append(("(jail-worker-blocked − bare) / (bwrap − bare), `network blocked`",
+                            fmt_range(v, "{:.3f}"), f"≤ {T_OVER_BWRAP}",
+                            f"reported ({verdict(st.median(v), T_OVER_BWRAP)})"))
+        if {BLK, "unshare"} <= have:
+            v = per_round(rounds, lambda s, u: s / u, BLK, "unshare")
+            targets.append(("jail-worker-blocked / `unshare -Urmpf --mount-proc`, `network blocked`",
+                            fmt_range(v, "{:.3f}"), f"≤ {T_VS_UNSHARE}",
+                            f"reported ({verdict(st.median(v), T_VS_UNSHARE)})"))
     else:
         p("## Start-up: not measured")
         p("")
@@ -216,6 +229,7 @@ def main():
                   if glob.glob(os.path.join(d, f"mounts-{s}-r*.json"))]
     mrounds = {s: rounds_of(os.path.join(d, f"mounts-{s}-r*.json")) for s in scen_order}
     mtarget = None
+    mblocked = None
     if "plain" in mrounds:
         counts = {}
         for s in scen_order:
@@ -253,6 +267,8 @@ def main():
                 row += f" {fmt_range(rr)} |"
                 if n == STUB and s == "outside" and rr:
                     mtarget = rr
+                if n == BLK and s == "outside" and rr:
+                    mblocked = rr
             p(row)
         p("")
     if mtarget:
@@ -261,6 +277,10 @@ def main():
     else:
         targets.append(("jail-worker with 200 more host mounts / without",
                         meta.get("mounts_skip", "not measured"), f"≤ {T_MOUNTS}", "n/a"))
+    if mblocked:
+        targets.append(("jail-worker-blocked with 200 more host mounts / without",
+                        fmt_range(mblocked, "{:.3f}"), f"≤ {T_MOUNTS}",
+                        f"reported ({verdict(st.median(mblocked), T_MOUNTS)})"))
 
     # --- RSS ----------------------------------------------------------------
     rss_cmds = read_tsv(os.path.join(d, "rss-cmds.tsv"))

@@ -152,16 +152,19 @@ if [ -x "$bin/jail-worker" ]; then
 	if "$bin/aijail-compile" -I "$root/policies" -o "$vb/gen/worker.h" "$root/policies/worker.aj" 2>"$work/variant.log" &&
 		"$bin/aijail-compile" -I "$root/policies" -o "$vb/gen/worker-nolandlock.h" \
 			"$here/policies/worker-nolandlock.aj" 2>>"$work/variant.log" &&
+		"$bin/aijail-compile" -I "$root/policies" -o "$vb/gen/worker-blocked.h" \
+			"$here/policies/worker-blocked.aj" 2>>"$work/variant.log" &&
 		make -C "$root" -s --no-print-directory B="$vb" -o "$vb/gen/worker.h" -o "$vb/gen/worker-nolandlock.h" \
-			"$vb/bin/jail-worker" "$vb/bin/jail-worker-nolandlock" >>"$work/variant.log" 2>&1; then
-		cp "$vb/bin/jail-worker-nolandlock" "$bin/"
+			-o "$vb/gen/worker-blocked.h" "$vb/bin/jail-worker" "$vb/bin/jail-worker-nolandlock" \
+			"$vb/bin/jail-worker-blocked" >>"$work/variant.log" 2>&1; then
+		cp "$vb/bin/jail-worker-nolandlock" "$vb/bin/jail-worker-blocked" "$bin/"
 		if ! cmp -s "$vb/bin/jail-worker" "$bin/jail-worker"; then
 			cp "$vb/bin/jail-worker" "$bin/jail-worker-landlock"
 			note "build/bin/jail-worker is not what the current stub sources build; Landlock on/off compares jail-worker-landlock (rebuilt now) with jail-worker-nolandlock, both from the same sources"
 		fi
 		chmod 755 "$bin"/jail-worker-*
 	else
-		note "jail-worker-nolandlock: build failed, Landlock on/off skipped: $(tail -3 "$work/variant.log" | tr '\n' ' ')"
+		note "jail-worker-nolandlock, jail-worker-blocked: build failed, Landlock on/off and network blocked skipped: $(tail -3 "$work/variant.log" | tr '\n' ' ')"
 	fi
 fi
 
@@ -335,6 +338,7 @@ run_pass() {
 		[ -x "$bin/jail-worker" ] && add "$f" jail-worker bare "$bin/jail-worker /bin/true"
 		[ -x "$bin/jail-worker-landlock" ] && add "$f" jail-worker-landlock bare "$bin/jail-worker-landlock /bin/true"
 		[ -x "$bin/jail-worker-nolandlock" ] && add "$f" jail-worker-nolandlock bare "$bin/jail-worker-nolandlock /bin/true"
+		[ -x "$bin/jail-worker-blocked" ] && add "$f" jail-worker-blocked bare "$bin/jail-worker-blocked /bin/true"
 		add "$f" python python "/usr/bin/python3 -c pass"
 		if [ -x "$bin/jail-python" ]; then
 			add "$f" jail-python python "$bin/jail-python -c pass"
@@ -432,6 +436,8 @@ run_pass() {
 		[ -n "$bw" ] && printf 'bwrap\t%s /bin/true\n' "$bw" >>"$f"
 		[ -x "$bin/jail-worker" ] && grep -q '^jail-worker	' "$out/main-cmds.tsv" 2>/dev/null &&
 			printf 'jail-worker\t%s /bin/true\n' "$bin/jail-worker" >>"$f"
+		[ -x "$bin/jail-worker-blocked" ] && grep -q '^jail-worker-blocked	' "$out/main-cmds.tsv" 2>/dev/null &&
+			printf 'jail-worker-blocked\t%s /bin/true\n' "$bin/jail-worker-blocked" >>"$f"
 		log "[$p] throughput: $TPUT_N jails x -P $TPUT_JOBS x $TPUT_REPS reps"
 		# shellcheck disable=SC2086
 		(cd "$cwd" && "${AS[@]}" python3 "$work/tools/throughput.py" "$f" "$out/tput.json" "$TPUT_N" "$TPUT_REPS" $TPUT_JOBS) ||
@@ -468,7 +474,7 @@ run_pass() {
 run_mounts() {
 	local f=$out/mounts-cmds.tsv before after mdir
 	: >"$f"
-	grep -E '^(bare|unshare|bwrap|jail-worker)	' "$out/main-cmds.tsv" >"$f" 2>/dev/null ||
+	grep -E '^(bare|unshare|bwrap|jail-worker|jail-worker-blocked)	' "$out/main-cmds.tsv" >"$f" 2>/dev/null ||
 		{
 			add "$f" bare bare /bin/true
 			[ -x "$bin/jail-worker" ] && add "$f" jail-worker bare "$bin/jail-worker /bin/true"
