@@ -1394,11 +1394,21 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 	return seccomp_build(v);
 }
 
+/* Does variant w have pattern p (kind, glob and flags)? */
+static bool has_pattern(const struct variant *w, const struct m_pattern *p)
+{
+	for (size_t i = 0; i < w->patterns.n; i++)
+		if (w->patterns.v[i].kind == p->kind && w->patterns.v[i].flags == p->flags &&
+		    !strcmp(w->patterns.v[i].glob, p->glob))
+			return true;
+	return false;
+}
+
 /* A mode's strength is its place: normal first, then the others as they
  * are first declared (stub/mode.c keeps a nested jail at or above the
  * mode of its own).  So each mode must be at least as strict as the one
  * before it, in every command group: no toggle on that the weaker mode has
- * off, no wider network. */
+ * off, no wider network, no directory pruned that the weaker mode walks. */
 static bool check_mode_order(const struct compiled *c)
 {
 	static const char *const nets[] = {"none", "blocked", "loopback", "host"};
@@ -1420,6 +1430,11 @@ static bool check_mode_order(const struct compiled *c)
 			if (!why && s->network > w->network)
 				why = xprintf("its network is %s, mode '%s' has %s", nets[s->network],
 					      w->mode, nets[w->network]);
+			for (size_t k = 0; k < s->patterns.n && !why; k++)
+				if (s->patterns.v[k].kind == AJ_PATTERN_PRUNE &&
+				    !has_pattern(w, &s->patterns.v[k]))
+					why = xprintf("it prunes \"%s\", which mode '%s' walks",
+						      s->patterns.v[k].text, w->mode);
 			if (!why)
 				continue;
 			error_at(&c->mode_locs.v[m],

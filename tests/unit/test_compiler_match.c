@@ -251,7 +251,8 @@ static void prune_and_reset(void **state)
 {
 	(void)state;
 	struct compiled *c = compile_str(
-		"policy a { scan prune \"node_modules\" \".git/objects\"; scan depth 12 deny; }\n"
+		"policy a { scan prune \"node_modules\" \".git/objects\" \"target\"; "
+		"scan depth 12 deny; }\n"
 		"policy b extends a { mode m { scan prune none; scan prune \"target\"; } }");
 	assert_non_null(c);
 	const struct variant *n = &c->variants.v[0], *m = &c->variants.v[1];
@@ -265,6 +266,8 @@ static void prune_and_reset(void **state)
 	to_table(&m->scan, &L, 12);
 	assert_int_equal(walk_kind(&L.sc, "node_modules", true), 0);
 	assert_int_equal(walk_kind(&L.sc, "target", true), AJ_PATTERN_PRUNE);
+	/* a later mode may not prune what an earlier one walks */
+	assert_null(compile_str("policy a { mode m { scan prune \"target\"; } }"));
 }
 
 static void guards(void **state)

@@ -1,0 +1,5 @@
+policy p {
+    mode lockdown {
+        scan prune "target/";
+    }
+}
