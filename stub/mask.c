@@ -47,9 +47,12 @@ void mask_apply(const char *project)
 	};
 	char dst[AJ_PATH_MAX];
 	size_t pl = strlen(project);
+	unsigned covers = 0;
 
-	if (!scan->n)
-		return;
+	for (unsigned i = 0; i < scan->n; i++)
+		covers += scan->hits[i].kind != 0;
+	if (!covers)
+		return; /* nothing, or only absent guarded paths */
 	stage();
 	memcpy(dst, project, pl);
 	dst[pl++] = '/';
@@ -111,7 +114,7 @@ static bool fence_target(const struct scan_hit *h)
 }
 
 /* Is rel (len bytes, relative to the project; "" the project) a directory
- * on the way to a target (first: only targets before it), or a target? */
+ * on the way to a target?  Only the targets before hit number first count. */
 static bool on_the_way(const char *rel, size_t len, unsigned first)
 {
 	for (unsigned i = 0; i < first && i < scan->n; i++) {
@@ -253,6 +256,8 @@ static unsigned fence_dir(int ruleset, const struct plan_entry *e, const char *r
 			if (ruleset < 0)
 				continue;
 			fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 && errno == ENOENT)
+				continue; /* gone since it was listed: nothing to grant */
 			if (fd < 0)
 				diep("fence", path, errno, NULL);
 			if (d->d_type == DT_UNKNOWN) {
