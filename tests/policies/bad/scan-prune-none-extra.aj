@@ -1,0 +1,3 @@
+policy p {
+    scan prune none "target/";
+}
