@@ -206,13 +206,19 @@ bool scan_lower(struct variant *v)
 		size_t len[AJ_PATH_MAX / 2], n;
 		struct m_step st;
 
-		if (p->flags & M_PAT_GUARD)
+		if (p->flags & M_PAT_GUARD) {
+			if (sc->guards.n == 255) {
+				error_at(&p->loc, "too many guarded paths in one variant (at most 255)");
+				return false;
+			}
 			VEC_PUSH(sc->guards, p->glob);
-		VEC_PUSH(sc->texts, xprintf("%s\t%s%s%s",
-					    p->flags & M_PAT_GUARD ? "guard" : kind_word[p->kind], p->text,
-					    p->flags & M_PAT_NOCASE ? "\t(any case)" : "",
-					    p->flags & M_PAT_ANCHORED ? "\t(from the project root)"
-								      : ""));
+		}
+		VEC_PUSH(sc->texts,
+			 xprintf("%s\t%s%s%s", p->flags & M_PAT_GUARD ? "guard" : kind_word[p->kind],
+				 p->text, p->flags & M_PAT_NOCASE ? "\t(any case)" : "",
+				 (p->flags & (M_PAT_ANCHORED | M_PAT_GUARD)) == M_PAT_ANCHORED
+					 ? "\t(from the project root)"
+					 : ""));
 		n = split(p->glob, seg, len, sizeof(seg) / sizeof(seg[0]));
 		bool floating = !(p->flags & M_PAT_ANCHORED);
 		/* "**" first and one name after it: that name at any depth. */
