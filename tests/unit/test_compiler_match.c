@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "compile_fixture.h"
 #include "diag.h"
 #include "model.h"
 
@@ -21,44 +22,6 @@ bool glob_match(const char *pattern, const char *s);
 uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
 		      uint64_t state, uint64_t *inside);
 
-static char *diag_text;
-static size_t diag_len;
-static FILE *diag_stream;
-
-static int setup(void **state)
-{
-	(void)state;
-	diag_reset();
-	diag_stream = open_memstream(&diag_text, &diag_len);
-	diag_set_stream(diag_stream);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	diag_set_stream(NULL);
-	fclose(diag_stream);
-	free(diag_text);
-	diag_text = NULL;
-	arena_free();
-	diag_reset();
-	return 0;
-}
-
-static struct compiled *compile_str(const char *text)
-{
-	static const char *dirs[] = {"policies"};
-	static struct program prog;
-	static struct compiled c;
-	program_init(&prog, dirs, 1);
-	if (!program_load(&prog, "t.aj", src_new("t.aj", text, strlen(text))) ||
-	    !program_resolve(&prog) || !prog.last_in_main)
-		return NULL;
-	if (!compile_policy(&prog, prog.last_in_main, &c))
-		return NULL;
-	return &c;
-}
 
 /* The variant's m_scan as the struct aj_scan the header would hold. */
 struct lowered {

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "bpf_run.h"
+#include "compile_fixture.h"
 #include "diag.h"
 #include "model.h"
 #include "parse.h"
@@ -19,55 +20,10 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
-static char *diag_text;
-static size_t diag_len;
-static FILE *diag_stream;
-
-static int setup(void **state)
-{
-	(void)state;
-	diag_reset();
-	diag_stream = open_memstream(&diag_text, &diag_len);
-	diag_set_stream(diag_stream);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	diag_set_stream(NULL);
-	fclose(diag_stream);
-	free(diag_text);
-	diag_text = NULL;
-	arena_free();
-	diag_reset();
-	return 0;
-}
-
-static const char *diags(void)
-{
-	fflush(diag_stream);
-	return diag_text ? diag_text : "";
-}
 
 static struct stmt *parse_str(const char *text)
 {
 	return parse_src(src_new("t.aj", text, strlen(text)));
-}
-
-/* Compiles the last policy of text; NULL when it was refused. */
-static struct compiled *compile_str(const char *text)
-{
-	static const char *dirs[] = {"policies"};
-	static struct program prog;
-	static struct compiled c;
-	program_init(&prog, dirs, 1);
-	if (!program_load(&prog, "t.aj", src_new("t.aj", text, strlen(text))) ||
-	    !program_resolve(&prog) || !prog.last_in_main)
-		return NULL;
-	if (!compile_policy(&prog, prog.last_in_main, &c))
-		return NULL;
-	return &c;
 }
 
 static const struct variant *variant(const struct compiled *c, const char *group,
