@@ -3,7 +3,8 @@
  *
  * The caller's process joins only the user and pid namespaces (the pid
  * namespace only for its children); pid 1 is cloned into new mount, IPC,
- * UTS and network namespaces.  The parent keeps the host's view of the
+ * UTS and network namespaces (none for 'network host', nor for 'network
+ * blocked' where Landlock scopes abstract sockets: net_blocked_here()).  The parent keeps the host's view of the
  * files, which its scan of the project needs while pid 1 builds the root
  * (see main.c), and the jail's mounts die with pid 1. */
 #include <errno.h>
