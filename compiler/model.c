@@ -17,16 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-static const char *const var_names[AJ_VAR_COUNT] = {
-	[AJ_VAR_HOME] = "HOME",
-	[AJ_VAR_PROJECT] = "PROJECT",
-	[AJ_VAR_UID] = "UID",
-	[AJ_VAR_XDG_RUNTIME_DIR] = "XDG_RUNTIME_DIR",
-	[AJ_VAR_DOCKER_SOCKET] = "DOCKER_SOCKET",
-	[AJ_VAR_X11_SOCKET] = "X11_SOCKET",
-	[AJ_VAR_WAYLAND_SOCKET] = "WAYLAND_SOCKET",
-	[AJ_VAR_XAUTHORITY] = "XAUTHORITY",
-};
+static const char *const var_names[AJ_VAR_COUNT] = AJ_VAR_NAMES;
 
 /* Keys a block may hold; the policy body also takes the policy_keys. */
 static const char *const setting_keys[] = {

@@ -32,6 +32,16 @@ enum aj_var {
 	AJ_VAR_COUNT
 };
 
+/* The variables' names as a policy writes them ($HOME …), for the compiler
+ * to parse and the stub to explain: one list, so the two never disagree. */
+#define AJ_VAR_NAMES                                                                               \
+	{                                                                                          \
+		[AJ_VAR_NONE] = "", [AJ_VAR_HOME] = "HOME", [AJ_VAR_PROJECT] = "PROJECT",          \
+		[AJ_VAR_UID] = "UID", [AJ_VAR_XDG_RUNTIME_DIR] = "XDG_RUNTIME_DIR",                \
+		[AJ_VAR_DOCKER_SOCKET] = "DOCKER_SOCKET", [AJ_VAR_X11_SOCKET] = "X11_SOCKET",      \
+		[AJ_VAR_WAYLAND_SOCKET] = "WAYLAND_SOCKET", [AJ_VAR_XAUTHORITY] = "XAUTHORITY",    \
+	}
+
 /* A path known only at run time: head, then the variable's value, then
  * tail.  With AJ_VAR_NONE, only head is used.  The compiler guarantees the
  * concatenation is absolute, normalised (no "." or ".." components, no

@@ -14,17 +14,7 @@
 
 #include "stub.h"
 
-static const char *const names[AJ_VAR_COUNT] = {
-    [AJ_VAR_NONE] = "",
-    [AJ_VAR_HOME] = "HOME",
-    [AJ_VAR_PROJECT] = "PROJECT",
-    [AJ_VAR_UID] = "UID",
-    [AJ_VAR_XDG_RUNTIME_DIR] = "XDG_RUNTIME_DIR",
-    [AJ_VAR_DOCKER_SOCKET] = "DOCKER_SOCKET",
-    [AJ_VAR_X11_SOCKET] = "X11_SOCKET",
-    [AJ_VAR_WAYLAND_SOCKET] = "WAYLAND_SOCKET",
-    [AJ_VAR_XAUTHORITY] = "XAUTHORITY",
-};
+static const char *const names[AJ_VAR_COUNT] = AJ_VAR_NAMES;
 
 static const char *vals[AJ_VAR_COUNT];
 static const char *whys[AJ_VAR_COUNT];
