@@ -68,7 +68,10 @@ static const struct group *group_find(const char *name)
 
 static bool group_is_user(const struct group *g)
 {
-	return g >= user_groups.v && g < user_groups.v + user_groups.n;
+	for (size_t i = 0; i < user_groups.n; i++)
+		if (g == &user_groups.v[i])
+			return true;
+	return false;
 }
 
 static void group_unknown(const char *name, const struct loc *loc)
