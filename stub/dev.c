@@ -120,26 +120,16 @@ unsigned device_match(const char *prefix, const char *path, bool bind)
 			return 0;
 		diep("list", dir, errno, NULL);
 	}
-	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-
-		if (n < 0)
-			diep("list", dir, errno, NULL);
-		if (n == 0)
-			break;
-		for (long off = 0; off < n;) {
-			struct aj_dirent *d = (struct aj_dirent *)(buf + off);
-
-			off += d->d_reclen;
-			if (d->d_name[0] == '.' || !glob_match(glob, d->d_name))
-				continue;
-			count++;
-			if (!bind)
-				continue;
-			join(src, dir, "/", d->d_name);
-			join(dst, dir + pl, "/", d->d_name);
-			bind_node(src, dst);
-		}
+	struct dir_iter it = {fd, buf, sizeof(buf), 0, 0};
+	for (struct aj_dirent *d; (d = dir_next(&it, "list", dir));) {
+		if (d->d_name[0] == '.' || !glob_match(glob, d->d_name))
+			continue;
+		count++;
+		if (!bind)
+			continue;
+		join(src, dir, "/", d->d_name);
+		join(dst, dir + pl, "/", d->d_name);
+		bind_node(src, dst);
 	}
 	close(fd);
 	return count;

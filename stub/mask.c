@@ -229,47 +229,37 @@ static unsigned fence_dir(int ruleset, const struct plan_entry *e, const char *r
 		diep("fence", path, errno, NULL);
 	if (len)
 		path[base - 1] = '/';
-	for (;;) {
-		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
+	struct dir_iter it = {dfd, buf, sizeof(buf), 0, 0};
+	for (struct aj_dirent *d; (d = dir_next(&it, "fence", path));) {
+		const char *name = d->d_name;
+		size_t nl = strlen(name);
+		struct stat st;
+		bool isdir = d->d_type == DT_DIR;
+		int fd;
 
-		if (n < 0)
+		if (d->d_type == DT_LNK || base + nl >= sizeof(path))
+			continue;
+		memcpy(path + base, name, nl + 1);
+		if (on_the_way(path + pl + 1, len + !!len + nl, scan->n) ||
+		    is_target(path + pl + 1))
+			continue;
+		rules++;
+		if (ruleset < 0)
+			continue;
+		fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			continue; /* gone since it was listed: nothing to grant */
+		if (fd < 0)
 			diep("fence", path, errno, NULL);
-		if (n == 0)
-			break;
-		for (long off = 0; off < n;) {
-			struct aj_dirent *d = (struct aj_dirent *)(buf + off);
-			const char *name = d->d_name;
-			size_t nl = strlen(name);
-			struct stat st;
-			bool isdir = d->d_type == DT_DIR;
-			int fd;
-
-			off += d->d_reclen;
-			if ((name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))) ||
-			    d->d_type == DT_LNK || base + nl >= sizeof(path))
-				continue;
-			memcpy(path + base, name, nl + 1);
-			if (on_the_way(path + pl + 1, len + !!len + nl, scan->n) ||
-			    is_target(path + pl + 1))
-				continue;
-			rules++;
-			if (ruleset < 0)
-				continue;
-			fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0 && errno == ENOENT)
-				continue; /* gone since it was listed: nothing to grant */
-			if (fd < 0)
+		if (d->d_type == DT_UNKNOWN) {
+			if (fstat(fd, &st))
 				diep("fence", path, errno, NULL);
-			if (d->d_type == DT_UNKNOWN) {
-				if (fstat(fd, &st))
-					diep("fence", path, errno, NULL);
-				if (S_ISLNK(st.st_mode))
-					continue; /* counted once too many: harmless */
-				isdir = S_ISDIR(st.st_mode);
-			}
-			/* The fd stays open until fds_close(): one call less. */
-			landlock_rule(ruleset, fd, access, isdir, path);
+			if (S_ISLNK(st.st_mode))
+				continue; /* counted once too many: harmless */
+			isdir = S_ISDIR(st.st_mode);
 		}
+		/* The fd stays open until fds_close(): one call less. */
+		landlock_rule(ruleset, fd, access, isdir, path);
 	}
 	close(dfd);
 	return rules;

@@ -206,31 +206,20 @@ static void entry(int dfd, const char *name, unsigned char type, size_t len, siz
 /* The entries of a directory of depth components (0: the project). */
 static void walk(int dfd, size_t len, unsigned depth, uint64_t state)
 {
-	char *buf = dbuf[depth];
+	struct dir_iter it = {dfd, dbuf[depth], SCAN_BUF, 0, 0};
 
-	for (;;) {
-		long n = syscall(SYS_getdents64, dfd, buf, SCAN_BUF);
+	/* rel holds this directory's path again whenever dir_next() reads. */
+	for (struct aj_dirent *d; (d = dir_next(&it, "scan", len ? rel : "."));) {
+		const char *name = d->d_name;
+		size_t nl = strlen(name), l = len;
 
-		if (n < 0)
-			diep("scan", len ? rel : ".", errno, NULL);
-		if (n == 0)
-			return;
-		for (long off = 0; off < n;) {
-			struct aj_dirent *d = (struct aj_dirent *)(buf + off);
-			const char *name = d->d_name;
-			size_t nl = strlen(name), l = len;
-
-			off += d->d_reclen;
-			if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-				continue;
-			if (l + nl + 2 > sizeof(rel))
-				diep("scan", rel, ENAMETOOLONG, NULL);
-			if (l)
-				rel[l++] = '/';
-			memcpy(rel + l, name, nl + 1);
-			entry(dfd, name, d->d_type, l + nl, nl, depth + 1, state);
-			rel[len] = '\0';
-		}
+		if (l + nl + 2 > sizeof(rel))
+			diep("scan", rel, ENAMETOOLONG, NULL);
+		if (l)
+			rel[l++] = '/';
+		memcpy(rel + l, name, nl + 1);
+		entry(dfd, name, d->d_type, l + nl, nl, depth + 1, state);
+		rel[len] = '\0';
 	}
 }
 

@@ -4,6 +4,7 @@
 #ifndef AJ_SYS_H
 #define AJ_SYS_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -23,6 +24,38 @@ struct aj_dirent {
 	unsigned char d_type;
 	char d_name[];
 };
+
+/* Reads a directory with getdents64 into a caller's buffer, one entry at a
+ * time, "." and ".." left out.  The three walks of the stub (the project
+ * scan, the fence, device globs) share it. */
+struct dir_iter {
+	int fd;
+	char *buf;
+	size_t size;
+	long n, off;
+};
+
+/* The next entry, or NULL at the end; a read error ends the jail with step
+ * and what. */
+static inline struct aj_dirent *dir_next(struct dir_iter *it, const char *step, const char *what)
+{
+	for (;;) {
+		if (it->off >= it->n) {
+			it->n = syscall(SYS_getdents64, it->fd, it->buf, it->size);
+			it->off = 0;
+			if (it->n < 0)
+				diep(step, what, errno, NULL);
+			if (it->n == 0)
+				return NULL;
+		}
+		struct aj_dirent *d = (struct aj_dirent *)(it->buf + it->off);
+		const char *name = d->d_name;
+
+		it->off += d->d_reclen;
+		if (!(name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))))
+			return d;
+	}
+}
 
 static inline int sys_open_tree(int dfd, const char *path, unsigned flags)
 {
