@@ -487,6 +487,16 @@ static bool add_pattern(struct variant *v, struct block_state *b, const char *ke
 	return true;
 }
 
+/* Patterns and guarded paths are always quoted: unquoted, '*' and '#'
+ * would be read as other tokens. */
+static bool quoted(const struct atom *a, const char *noun, const char *usage)
+{
+	if (a->kind == ATOM_STRING)
+		return true;
+	error_at(&a->loc, "%s are quoted strings: %s \"%s\"", noun, usage, a->text ? a->text : "…");
+	return false;
+}
+
 /* mask|deny [nocase] "PATTERN"… */
 static bool do_patterns(struct variant *v, struct block_state *b, const struct stmt *s)
 {
@@ -508,9 +518,7 @@ static bool do_patterns(struct variant *v, struct block_state *b, const struct s
 		if (a->kind == ATOM_WORD && strcmp(a->text, "nocase") == 0) {
 			error_at(&a->loc, "'nocase' comes first: %s nocase \"PATTERN\"…;", s->key);
 			ok = false;
-		} else if (a->kind != ATOM_STRING) {
-			error_at(&a->loc, "patterns are quoted strings: %s \"%s\"", s->key,
-				 a->text ? a->text : "…");
+		} else if (!quoted(a, "patterns", s->key)) {
 			ok = false;
 		} else {
 			ok = add_pattern(v, b, s->key, kind, flags, a) && ok;
@@ -526,9 +534,7 @@ static bool do_guard(struct variant *v, struct block_state *b, const struct atom
 {
 	bool ok = true;
 	for (; a; a = a->next) {
-		if (a->kind != ATOM_STRING) {
-			error_at(&a->loc, "paths are quoted strings: scan guard \"%s\"",
-				 a->text ? a->text : "…");
+		if (!quoted(a, "paths", "scan guard")) {
 			ok = false;
 			continue;
 		}
@@ -597,9 +603,7 @@ static bool do_scan(struct variant *v, struct block_state *b, const struct stmt 
 	}
 	bool ok = true;
 	for (; a; a = a->next) {
-		if (a->kind != ATOM_STRING) {
-			error_at(&a->loc, "patterns are quoted strings: scan prune \"%s\"",
-				 a->text ? a->text : "…");
+		if (!quoted(a, "patterns", "scan prune")) {
 			ok = false;
 			continue;
 		}
