@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 10
+#define AJ_ABI 11
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -273,6 +273,8 @@ struct aj_filter {
 #define AJ_FEATURE_DOCKER  0x02
 #define AJ_FEATURE_DISPLAY 0x04
 
+#define AJ_MEMORY_PERCENT (1ULL << 63) /* aj_variant.memory: low bits are a percentage */
+
 #define AJ_VARIANT_NET_FIXED 0x01 /* a mode block set the network: --net cannot widen it */
 
 /* One complete sandbox: a (command group, mode) pair of one policy.  Nothing
@@ -290,6 +292,13 @@ struct aj_variant {
 	const struct aj_rlimit *rlimits;
 	const struct aj_filter *filters; /* installed in order, at least one */
 	const char *seccomp_summary; /* deny rules by action, for --jail-explain */
+	/* Containment of a runaway ('limit memory', 'limit processes'): the
+	 * whole jail's bound, through a cgroup where the caller owns one
+	 * (memory.max, pids.max), else per process (RLIMIT_DATA, and
+	 * RLIMIT_NPROC, which Linux counts per user namespace since 5.14, so
+	 * per jail).  0: unbounded. */
+	uint64_t memory; /* bytes, or AJ_MEMORY_PERCENT | percent of physical memory */
+	uint32_t processes; /* tasks (threads count) */
 	/* The counts and small fields after the pointers: no padding between
 	 * them, in a table the generic jail holds two dozen times. */
 	uint32_t timeout; /* seconds, 0 = none */
