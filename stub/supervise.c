@@ -11,11 +11,20 @@
  * handler, no race between a signal and the wait.  pid 1 of a namespace
  * ignores signals it has no handler for, but only when they are delivered;
  * a blocked signal is always queued, so pid 1 sees what the parent
- * forwards. */
+ * forwards.  It sees as well what any process of the jail sends it: those
+ * are forwarded too (the sender could signal the target itself), never
+ * ignored, because the kernel keeps one pending instance of a standard
+ * signal and drops the rest: a process that kept one of its own pending
+ * would swallow the caller's.  The same rule makes the timeout a matter of
+ * the clock, not of who sent a SIGALRM.
+ *
+ * No process of the jail can signal the parent: it is outside their pid
+ * namespace (and outside the Landlock domain, where ABI 6 scopes signals). */
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "sys.h"
 
@@ -157,12 +166,35 @@ static int target_main(void *r)
 	target_exec(r);
 }
 
+static struct timespec now(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &t))
+		die("read the clock", errno, NULL);
+	return t;
+}
+
+/* alarm() runs on the monotonic clock: its SIGALRM comes at the deadline
+ * or after it. */
+static bool past(const struct timespec *deadline)
+{
+	struct timespec t = now();
+
+	return t.tv_sec > deadline->tv_sec ||
+	       (t.tv_sec == deadline->tv_sec && t.tv_nsec >= deadline->tv_nsec);
+}
+
 noreturn void supervise_init(const struct run *r)
 {
+	struct timespec deadline = {0};
 	pid_t target;
 
-	if (r->timeout)
+	if (r->timeout) {
+		deadline = now();
+		deadline.tv_sec += r->timeout;
 		alarm(r->timeout);
+	}
 	target = clone(target_main, target_stack + sizeof(target_stack),
 	               CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)r);
 	if (target < 0)
@@ -171,7 +203,12 @@ noreturn void supervise_init(const struct run *r)
 		int sig = next_signal(), status;
 		pid_t p;
 
+		/* kill -ALRM 1 from inside is no timeout; and when the
+		 * timer's own SIGALRM was dropped because one sent from
+		 * inside was pending, that one comes after the deadline. */
 		if (sig == SIGALRM) {
+			if (!r->timeout || !past(&deadline))
+				continue;
 			kill(-1, SIGKILL); /* every process of the namespace but us */
 			_exit(AJ_EXIT_TIMEOUT);
 		}
