@@ -525,6 +525,12 @@ if c exit-timeout; then
 	fi
 fi
 
+# Only the timer is the timeout: a SIGALRM sent from inside to pid 1 is not.
+if c exit-timeout-not-alrm; then
+	jrun user -- jail-worker sh -c 'kill -ALRM 1; sleep 0.2; echo ran on'
+	expect exit-timeout-not-alrm 0 "ran on"
+fi
+
 if c exit-125-root-dir; then
 	CWD=/ jrun user -- jail-worker true
 	if [ "$RC" = 125 ] && [ -n "$ERR" ]; then pass exit-125-root-dir; else
