@@ -316,8 +316,9 @@ struct aj_variant {
 	uint8_t flags;    /* AJ_VARIANT_* */
 };
 
-/* A mode is chosen by an explicit option, else by the first trigger whose
- * environment variable is set (non-empty), else the policy's default. */
+/* A mode is chosen by an explicit option, else by the strongest trigger
+ * whose environment variable is set (empty counts), else the policy's
+ * default. */
 struct aj_trigger {
 	const char *env;
 	uint8_t mode;

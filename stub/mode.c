@@ -6,6 +6,10 @@
  * checks that each is at least as strict as the one before it.  A run uses
  * the mode an option names; else the strongest of those the environment
  * asks for (a trigger variable, AIJAIL_MODE) and the policy's default.
+ * A variable that is set asks, even when empty: HERMES_KANBAN_TASK= from
+ * an orchestrator that had no task id to give still means a worker, and
+ * reading it as unset would give the weaker mode.  An empty AIJAIL_MODE
+ * names no mode, and is refused like a misspelt one.
  *
  * The floor: pid 1 writes "aijail:MODE" as the NIS domain name of the
  * jail's own UTS namespace.  A stub started inside reads it back with
@@ -113,13 +117,16 @@ void mode_choose(struct run *r, const char *name, const char *opt)
 	r->mode = pol->default_mode;
 	r->why = "the policy's default";
 	r->why_arg = NULL;
-	for (unsigned i = 0; i < pol->n_triggers; i++) {
-		env = getenv(pol->triggers[i].env);
-		if (env && *env)
+	for (unsigned i = 0; i < pol->n_triggers; i++)
+		if (getenv(pol->triggers[i].env))
 			raise_to(r, pol->triggers[i].mode, "triggered by", pol->triggers[i].env);
-	}
 	env = getenv("AIJAIL_MODE");
-	if (env && *env)
+	if (env && !*env)
+		refuse(pol, "\"\"",
+		       "AIJAIL_MODE is set but empty (name a mode, or unset it for the automatic "
+		       "choice)",
+		       r->floor);
+	if (env)
 		raise_to(r, mode_named(pol, env), "chosen by", "AIJAIL_MODE");
 	if (r->mode < r->floor) {
 		r->mode = r->floor;

@@ -108,6 +108,21 @@ if c mode-strongest-automatic; then
 	expect mode-strongest-automatic 0 worker
 fi
 
+# A trigger that is set counts, even empty; an empty AIJAIL_MODE names no mode.
+if c mode-trigger-empty; then
+	jrun user HERMES_KANBAN_TASK= -- jail sh -c 'echo "$AIJAIL_MODE"'
+	expect mode-trigger-empty 0 worker
+fi
+
+if c mode-aijail-mode-empty; then
+	jrun user AIJAIL_MODE= -- jail true
+	if [ "$RC" = 125 ] && [[ $ERR == *"AIJAIL_MODE is set but empty"* ]]; then
+		pass mode-aijail-mode-empty
+	else
+		fail mode-aijail-mode-empty "exit status $RC, expected 125"
+	fi
+fi
+
 if c mode-unknown; then
 	jrun user -- jail --jail-mode=lockdwn true
 	if [ "$RC" = 125 ] && [[ $ERR == *"no such mode"*"normal worker lockdown"* ]]; then pass mode-unknown; else
