@@ -78,6 +78,16 @@ void ns_enter(void)
 	write_file("/proc/self/setgroups", "deny\n", 5);
 	write_map("/proc/self/uid_map", uid);
 	write_map("/proc/self/gid_map", gid);
+	/* The launcher is empty: neither this process nor pid 1 (which
+	 * inherits it) is dumpable, so no process of the jail, though of the
+	 * same uid, reads our memory, environment, fds or maps through /proc
+	 * (the kernel wants CAP_SYS_PTRACE over the user namespace our memory
+	 * was created in, the host's).  Their /proc files then belong to the
+	 * host's root: "nobody" in the jail, or root for a root caller, whose
+	 * jail still lacks that capability.  Not earlier: the maps above are
+	 * written through /proc/self, which is then no longer ours. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		die("make the supervisor undumpable", errno, NULL);
 }
 
 /* pid 1 is born in its own mount, IPC, UTS (and network) namespaces: one

@@ -166,6 +166,26 @@ static int target_main(void *r)
 	target_exec(r);
 }
 
+extern char **environ;
+
+/* The caller's variables are still in pid 1's memory: the strings the
+ * kernel laid on the stack at exec, which /proc/1/environ and /proc/1/mem
+ * read.  pid 1 is not dumpable (ns_enter), so neither opens from inside;
+ * still, before the target exists, every string its environment does not
+ * point at is overwritten.  Those it keeps are the target's own. */
+static void forget_environment(char **keep)
+{
+	for (char **h = environ; h && *h; h++) {
+		char **k = keep;
+
+		while (*k && *k != *h)
+			k++;
+		if (!*k)
+			explicit_bzero(*h, strlen(*h));
+	}
+	environ = keep;
+}
+
 static struct timespec now(void)
 {
 	struct timespec t;
@@ -195,6 +215,7 @@ noreturn void supervise_init(const struct run *r)
 		deadline.tv_sec += r->timeout;
 		alarm(r->timeout);
 	}
+	forget_environment(r->envp);
 	target = clone(target_main, target_stack + sizeof(target_stack),
 	               CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)r);
 	if (target < 0)

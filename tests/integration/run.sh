@@ -389,6 +389,14 @@ if c env-secret-unset-sh; then
 	expect env-secret-unset-sh 0 unset
 fi
 
+# pid 1 is no way round the allowlist: not dumpable, so its environment,
+# memory and maps do not open from inside, though it has the target's uid.
+pid1_probe='for f in environ mem maps; do cat /proc/1/$f >/dev/null 2>&1 && echo "$f readable"; done; echo done'
+if c env-secret-pid1; then
+	jrun user -- jail-worker sh -c "$pid1_probe"
+	expect env-secret-pid1 0 done
+fi
+
 if c env-home; then
 	jrun user -- jail-worker sh -c 'echo "$HOME"'
 	expect env-home 0 "$thome"
@@ -1261,6 +1269,10 @@ EACCES"
 	if c root-env-secret-unset; then
 		jrun root -- jail-python -c 'import os; print(os.environ.get("STRIPE_SECRET_KEY"))'
 		expect root-env-secret-unset 0 None
+	fi
+	if c root-env-secret-pid1; then
+		jrun root -- jail-worker sh -c "$pid1_probe"
+		expect root-env-secret-pid1 0 done
 	fi
 	if c root-uid-kept; then
 		jrun root -- jail-worker id -u
