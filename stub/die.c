@@ -11,7 +11,8 @@
 #include "stub.h"
 
 const char *aj_progname = "jail";
-int aj_die_reap; /* the parent's pid 1, killed and reaped by die() */
+int aj_die_reap;           /* the parent's pid 1, killed and reaped by die() */
+void (*aj_die_undo)(void); /* then removes what the parent made for it */
 static char progname_buf[64];
 
 void die_init(const char *policy_name)
@@ -49,6 +50,8 @@ noreturn void diep(const char *step, const char *what, int err, const char *hint
 	if (aj_die_reap > 0 && !kill(aj_die_reap, SIGKILL))
 		while (waitpid(aj_die_reap, NULL, 0) < 0 && errno == EINTR)
 			;
+	if (aj_die_undo)
+		aj_die_undo();
 	_exit(AJ_EXIT_SETUP);
 }
 

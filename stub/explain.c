@@ -430,6 +430,55 @@ static void print_limits(const struct aj_variant *v)
 	}
 }
 
+/* 'limit memory', 'limit processes': the figure, and what holds it here. */
+static void print_bounds(void)
+{
+	static const char *const names[LIMIT_N] = {"memory", "processes"};
+
+	limits_probe();
+	out_s("limits:\n");
+	for (unsigned i = 0; i < LIMIT_N; i++) {
+		const struct limit *l = &limits[i];
+
+		out_s("  ");
+		out_s(names[i]);
+		out_c('\t');
+		if (!l->value) {
+			out_s("unbounded\n");
+			continue;
+		}
+		out_u(i == LIMIT_MEMORY ? l->value >> 20 : l->value);
+		out_s(i == LIMIT_MEMORY ? " MiB" : " tasks");
+		if (l->percent) {
+			out_s(" (");
+			out_u(l->percent);
+			out_s("% of ");
+			out_u(l->total >> 20);
+			out_s(" MiB)");
+		}
+		if (l->by_cgroup) {
+			out_s(": the jail as a whole, cgroup ");
+			out_s(l->v2 ? "v2 " : "v1 ");
+			out_s(l->cgroup);
+			out_s(" (");
+			out_s(l->file);
+			out_s(")\n");
+			continue;
+		}
+		if (i == LIMIT_MEMORY)
+			out_s(": per process (RLIMIT_DATA): ");
+		else if (!limits_nproc_here())
+			out_s(": NOT enforced (RLIMIT_NPROC counts per user before Linux 5.14): ");
+		else if (limits_host_root())
+			out_s(": NOT enforced for root without a pids cgroup (RLIMIT_NPROC "
+			      "does not bind the host's root): ");
+		else
+			out_s(": RLIMIT_NPROC, per user namespace (the jail's tasks): ");
+		out_s(l->why);
+		out_c('\n');
+	}
+}
+
 noreturn void explain(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
@@ -482,6 +531,7 @@ noreturn void explain(const struct run *r)
 	print_rules(v);
 	print_env(r);
 	print_limits(v);
+	print_bounds();
 	field("seccomp");
 	for (unsigned i = 0; i < v->n_filters; i++) {
 		out_s(i ? " + " : "");

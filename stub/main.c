@@ -224,6 +224,7 @@ int main(int argc, char **argv)
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)
 		die("build the environment", errno, "the host passes too many variables");
 	r->envp = env_slots;
+	limits_resolve(r->v);
 	if (o.explain) {
 		scan_project(r->project, r->v);
 		explain(r);
@@ -236,9 +237,11 @@ int main(int argc, char **argv)
 		/* The scan runs while pid 1 builds the root: off the critical
 		 * path for as long as the mounts take. */
 		aj_die_reap = pid;
-		caps_clear();
+		limits_place(pid); /* as the caller could: a v1 hierarchy's root is mode 0555 */
+		caps_clear(limits_keep());
 		scan_project(r->project, r->v);
 		ns_scan_send(fd);
+		limits_tidy();
 		supervise_parent(pid);
 	}
 	init_prepare(r->v);
@@ -250,6 +253,7 @@ int main(int argc, char **argv)
 	mask_apply(r->project);
 	plan_finish(r->project);
 	rlimits_apply(r->v);
+	limits_apply();
 	landlock_apply(r->v);
 	fds_close();
 	privs_drop();

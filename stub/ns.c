@@ -4,9 +4,10 @@
  * The caller's process joins only the user and pid namespaces (the pid
  * namespace only for its children); pid 1 is cloned into new mount, IPC,
  * UTS and network namespaces (none for 'network host', nor for 'network
- * blocked' where Landlock scopes abstract sockets: net_blocked_here()).  The parent keeps the host's view of the
- * files, which its scan of the project needs while pid 1 builds the root
- * (see main.c), and the jail's mounts die with pid 1. */
+ * blocked' where Landlock scopes abstract sockets: net_blocked_here()).
+ * The parent keeps the host's view of the files, which its scan of the
+ * project needs while pid 1 builds the root (see main.c), and the jail's
+ * mounts die with pid 1. */
 #include <errno.h>
 #include <net/if.h>
 #include <poll.h>
@@ -134,17 +135,37 @@ pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd)
 }
 
 /* The scan's results go to pid 1 over the socket, in one message: a
- * header, the hits, the bytes of paths they use.  A parent that died on
- * the way (a scan that failed closed) sends nothing: pid 1 then stops. */
+ * header, the hits, the bytes of paths they use, and which bounds a cgroup
+ * holds (pid 1 takes the others as rlimits), with the fds of the cgroups
+ * pid 1 is to join itself (limits.c).  A parent that died on the way (a
+ * scan that failed closed) sends nothing: pid 1 then stops. */
+union join_cmsg {
+	struct cmsghdr h;
+	char buf[CMSG_SPACE(LIMIT_N * sizeof(int))];
+};
+
 void ns_scan_send(int parent_fd)
 {
-	struct iovec iov[3] = {
+	struct iovec iov[4] = {
 	    {scan, offsetof(struct scan_result, hits)},
 	    {scan->hits, scan->n * sizeof(scan->hits[0])},
 	    {scan->arena, scan->used},
+	    {&limit_how, sizeof(limit_how)},
 	};
-	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 3};
-	size_t total = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len;
+	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 4};
+	size_t total = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len + iov[3].iov_len;
+	union join_cmsg c = {0};
+	int fds[LIMIT_N];
+	unsigned n = limits_join_fds(fds);
+
+	if (n) {
+		msg.msg_control = c.buf;
+		msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
+		c.h.cmsg_level = SOL_SOCKET;
+		c.h.cmsg_type = SCM_RIGHTS;
+		c.h.cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(&c.h), fds, n * sizeof(int));
+	}
 
 	if (syscall(SYS_sendmsg, parent_fd, &msg, MSG_NOSIGNAL) == (long)total)
 		return;
@@ -166,13 +187,45 @@ static void receive(void *buf, size_t n)
 	}
 }
 
+/* The header's first bytes carry the fds: recvmsg, not read, or the
+ * kernel drops them. */
+static unsigned receive_fds(void *buf, size_t len, int *fds)
+{
+	union join_cmsg c;
+	struct iovec iov = {buf, len};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = c.buf,
+	                     .msg_controllen = sizeof(c.buf)};
+	unsigned n = 0;
+	long r;
+
+	while ((r = syscall(SYS_recvmsg, parent_sock, &msg, MSG_CMSG_CLOEXEC)) < 0 &&
+	       errno == EINTR)
+		;
+	if (r <= 0)
+		_exit(AJ_EXIT_SETUP); /* the parent has said why */
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h))
+		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+			for (size_t i = 0; CMSG_LEN((i + 1) * sizeof(int)) <= h->cmsg_len; i++)
+				if (n < LIMIT_N)
+					memcpy(&fds[n++], CMSG_DATA(h) + i * sizeof(int),
+					       sizeof(int));
+	receive((char *)buf + r, len - (size_t)r);
+	return n;
+}
+
 void ns_scan_receive(void)
 {
-	receive(scan, offsetof(struct scan_result, hits));
+	int fds[LIMIT_N];
+	unsigned n = receive_fds(scan, offsetof(struct scan_result, hits), fds);
+
 	if (scan->n > AJ_SCAN_MAX || scan->used > AJ_SCAN_ARENA)
 		die("receive the scan", EPROTO, NULL);
 	receive(scan->hits, scan->n * sizeof(scan->hits[0]));
 	receive(scan->arena, scan->used);
+	receive(&limit_how, sizeof(limit_how));
+	limits_joined(fds, n);
 }
 
 static void loopback_up(void)

@@ -1,5 +1,6 @@
 /* privs.c: what the target inherits besides the root: no fd of ours or the
- * caller's beyond 0-2, the policy's rlimits, and no privilege at all. */
+ * caller's beyond 0-2, the policy's rlimits (and the bounds of limits.c
+ * that no cgroup holds), and no privilege at all. */
 #include <errno.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -48,16 +49,50 @@ void rlimits_apply(const struct aj_variant *v)
 	}
 }
 
-/* Every capability off, for this process.  The parent needs it too: in
- * the new user namespace it could override the permissions of the caller's
- * own files, and its scan must see them as the caller does. */
-void caps_clear(void)
+/* A bound the policy adds on top of its rlimits ('limit memory', 'limit
+ * processes'): lower than what is set, never higher. */
+void rlimit_tighten(int resource, uint64_t v)
+{
+	struct rlimit rl;
+
+	if (syscall(SYS_prlimit64, 0, resource, NULL, &rl))
+		die("read a resource limit", errno, NULL);
+	if (rl.rlim_cur > v)
+		rl.rlim_cur = v;
+	if (rl.rlim_max > v)
+		rl.rlim_max = v;
+	if (syscall(SYS_prlimit64, 0, resource, &rl, NULL))
+		die("set a resource limit", errno, NULL);
+}
+
+static void caps_set(int cap, bool effective)
 {
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[2] = {{0}};
 
+	if (cap >= 0) {
+		data[cap / 32].permitted = 1U << (cap % 32);
+		data[cap / 32].effective = effective ? 1U << (cap % 32) : 0;
+	}
 	if (syscall(SYS_capset, &hdr, data))
 		die("drop capabilities", errno, NULL);
+}
+
+/* Every capability off, for this process, but keep (-1: none), permitted
+ * and not in effect.  The parent needs it too: in the new user namespace
+ * it could override the permissions of the caller's own files, and its
+ * scan must see them as the caller does; it keeps CAP_DAC_OVERRIDE when
+ * it made a cgroup where only that capability may remove it (limits.c),
+ * which in this namespace is no more than the caller's own power. */
+void caps_clear(int keep)
+{
+	caps_set(keep, false);
+}
+
+/* keep of caps_clear(), in effect, and only it. */
+void caps_raise(int cap)
+{
+	caps_set(cap, true);
 }
 
 /* Inside the user namespace we hold every capability; a caller who is root
@@ -77,5 +112,5 @@ void privs_drop(void)
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
 		die("clear ambient capabilities", errno, NULL);
-	caps_clear();
+	caps_clear(-1);
 }

@@ -32,6 +32,7 @@ extern const struct aj_policy *const aj_the_policy;
 /* die.c: the one way to fail before the target runs. */
 extern const char *aj_progname;
 extern int aj_die_reap;
+extern void (*aj_die_undo)(void);
 void die_init(const char *policy_name);
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);

@@ -95,8 +95,10 @@ noreturn void supervise_parent(pid_t child)
 		p = waitpid(child, &status, WNOHANG);
 		if (p < 0)
 			die("wait for the jail", errno, NULL);
-		if (p == child && (WIFEXITED(status) || WIFSIGNALED(status)))
+		if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
+			limits_release();
 			_exit(exit_code(status));
+		}
 	}
 }
 
