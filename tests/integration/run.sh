@@ -1310,6 +1310,45 @@ else
 	c 'root-*' && skip root-cases "not running as root"
 fi
 
+# --- runaways ------------------------------------------------------------------------------
+
+# A fork bomb and a memory bomb stay within the policy's bounds, whatever
+# enforces them here (skipped while the variant has none).
+bomb_py='import os, time
+n = 0
+try:
+    while n < 3000:
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        n += 1
+except OSError:
+    pass
+b = []
+try:
+    while len(b) < 8192:
+        b.append(b"\1" * 2**24)
+except MemoryError:
+    pass
+print(n, 16 * len(b))
+os.kill(-1, 9)'
+if c limits-contained; then
+	jrun user -- jail-python --jail-explain
+	mib=$(printf '%s\n' "$OUT" | sed -n 's/^  memory\t\([0-9]*\) MiB.*/\1/p')
+	tasks=$(printf '%s\n' "$OUT" | sed -n 's/^  processes\t\([0-9]*\) tasks.*/\1/p')
+	if [ -z "$mib" ] || [ -z "$tasks" ]; then
+		skip limits-contained "jail-python has no memory or task bound"
+	else
+		jrun user -- jail-python -c "$bomb_py"
+		read -r got_tasks got_mib <<<"$OUT"
+		if [ "$RC" = 0 ] && [ "${got_tasks:-9999}" -lt "$tasks" ] && [ "${got_mib:-999999}" -le "$mib" ]; then
+			pass limits-contained
+		else
+			fail limits-contained "exit status $RC, $(q "$OUT") (tasks, MiB) for bounds $tasks, $mib"
+		fi
+	fi
+fi
+
 # --- nothing left behind -------------------------------------------------------------------
 
 if c no-leftovers; then
