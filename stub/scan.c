@@ -55,8 +55,18 @@ static const char search_hint[] =
     "a directory of the project cannot be searched, so it cannot be checked for secrets; "
     "chmod u+x it";
 
-static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
+/* dfd and name: the entry, whose identity the cover will be checked
+ * against (dfd < 0: none, an absent guarded path). */
+static void add_hit(int dfd, const char *name, uint8_t kind, unsigned char type, uint8_t why,
+                    size_t len)
 {
+	struct stat st = {0};
+
+	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno != EACCES)
+			diep("inspect", rel, errno, NULL);
+		st.st_ino = 0; /* in a directory it cannot search: checked by type only */
+	}
 	if (scan->n == AJ_SCAN_MAX || scan->used + len + 1 > sizeof(scan->arena))
 		diep("mask", rel, 0,
 		     "too many masked or denied paths in this project; "
@@ -68,6 +78,8 @@ static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
 	    .why = why,
 	    .islink = type == T_LNK,
 	    .off = scan->used,
+	    .dev = st.st_dev,
+	    .ino = st.st_ino,
 	};
 	scan->used += (uint32_t)len + 1;
 }
@@ -149,7 +161,7 @@ static void enter(int dfd, const char *name, size_t len, unsigned depth, uint64_
 			     "the project is nested deeper than the policy's 'scan depth', so not "
 			     "every path can be checked for secrets; raise it, or prune the tree");
 		if (!second_pass)
-			add_hit(AJ_PATTERN_DENY, T_DIR, SCAN_BY_DEPTH, len);
+			add_hit(dfd, name, AJ_PATTERN_DENY, T_DIR, SCAN_BY_DEPTH, len);
 		return;
 	}
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -169,7 +181,7 @@ static void enter(int dfd, const char *name, size_t len, unsigned depth, uint64_
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && (errno != EACCES || fstat(dfd, &st)))
 		diep("inspect", rel, errno, NULL);
 	if (st.st_uid == me)
-		add_hit(AJ_PATTERN_DENY, T_DIR, SCAN_BY_PERM, len);
+		add_hit(dfd, name, AJ_PATTERN_DENY, T_DIR, SCAN_BY_PERM, len);
 }
 
 static void entry(int dfd, const char *name, unsigned char type, size_t len, size_t nl,
@@ -182,7 +194,9 @@ static void entry(int dfd, const char *name, unsigned char type, size_t len, siz
 		type = type_of(dfd, name);
 	if (type == T_UNKNOWN)
 		return;
-	kind = step_classify(sc, name, nl, type == T_DIR, state, &inside);
+	/* A symlink is classified as a directory too: a link named secrets/
+	 * would otherwise lead past the deny to what it points at. */
+	kind = step_classify(sc, name, nl, type == T_DIR || type == T_LNK, state, &inside);
 	if (kind == AJ_PATTERN_PRUNE) {
 		note_pruned(len);
 		return;
@@ -190,7 +204,7 @@ static void entry(int dfd, const char *name, unsigned char type, size_t len, siz
 	if (kind) {
 		if (second_pass)
 			return; /* noted by the first walk */
-		add_hit(kind, type, SCAN_BY_NAME, len);
+		add_hit(dfd, name, kind, type, SCAN_BY_NAME, len);
 		if (type == T_REG)
 			note_links(dfd, name, kind);
 		return;
@@ -200,7 +214,7 @@ static void entry(int dfd, const char *name, unsigned char type, size_t len, siz
 		return;
 	}
 	if (second_pass && type == T_REG && (kind = linked_kind(dfd, name)))
-		add_hit(kind, T_REG, SCAN_BY_HARDLINK, len);
+		add_hit(dfd, name, kind, T_REG, SCAN_BY_HARDLINK, len);
 }
 
 /* The entries of a directory of depth components (0: the project). */
@@ -248,7 +262,7 @@ static void check_guards(int pfd)
 			if (fstatat(pfd, rel, &st, AT_SYMLINK_NOFOLLOW)) {
 				if (errno != ENOENT)
 					diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
-				add_hit(0, T_UNKNOWN, SCAN_BY_GUARD, len + n);
+				add_hit(-1, NULL, 0, T_UNKNOWN, SCAN_BY_GUARD, len + n);
 				break;
 			}
 			len += n;

@@ -97,6 +97,8 @@ struct scan_hit {
 	uint8_t why; /* SCAN_BY_* */
 	uint8_t islink;
 	uint32_t off; /* relative path in the arena */
+	uint64_t dev; /* what the scan saw there: a cover goes on that object only */
+	uint64_t ino; /* 0: not known (an entry in a directory it could not search) */
 };
 #define SCAN_BY_NAME     0
 #define SCAN_BY_HARDLINK 1 /* another name of a matched file */
@@ -122,7 +124,8 @@ struct plan_entry {
 	uint16_t depth;  /* 2 x resolved depth, + 1 for a path that starts with a variable */
 	uint8_t missing; /* optional, and its source is absent on this host */
 	uint8_t isdir;   /* RO/RW: the source is a directory */
-	int fd;          /* RO/RW: the cloned source tree (kept open for its Landlock rule) */
+	int fd;          /* RO/RW: the cloned source tree (open until fds_close) */
+	const char *why; /* RO/RW: why the source was refused (skipped when optional) */
 };
 extern struct plan_entry plan[AJ_MAX_MOUNTS];
 extern unsigned plan_n;
@@ -134,6 +137,7 @@ bool plan_has_devices(void);
 void plan_build_root(void);
 void plan_build(void);
 void plan_finish(const char *project);
+int plan_open_inside(const char *path, unsigned before);
 
 /* dev.c */
 extern const char *const dev_nodes[];

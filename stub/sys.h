@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include <linux/mount.h>
+#include <linux/openat2.h>
 
 #include "stub.h"
 
@@ -122,6 +123,15 @@ void extra_net(int network, const char *opt);
 const char *extra_net_option(void);
 const char *extra_option(const struct aj_mount *m);
 const struct aj_variant *extra_apply(const struct run *r);
+
+/* source.c: the one rule for every mount source. */
+struct stat;
+bool path_within(const char *a, const char *b);
+int openat2_(int dfd, const char *path, int flags, unsigned long long resolve);
+int source_resolve(const char *path, bool follow, const char **why);
+const char *source_check(const struct aj_mount *m, const char *path, int fd);
+int source_open(const struct aj_mount *m, const char *path, const char **why);
+const char *place_refused(const char *p, const struct stat *st);
 
 /* explain.c */
 noreturn void explain(const struct run *r);
