@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 	plan_build_root();
 	plan_build();
 	ns_scan_receive();
-	mask_apply(r->project);
+	mask_apply(r->project, r->v);
 	plan_finish(r->project);
 	rlimits_apply(r->v);
 	landlock_apply(r->v);

@@ -50,31 +50,80 @@ static int project_fd(const char *project)
 	return fd;
 }
 
-void mask_apply(const char *project)
-{
-	struct mount_attr attr = {
-	    .attr_set =
-	        MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-	};
-	unsigned covers = 0;
-	int pfd;
+static struct mount_attr cover_attr = {
+    .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+};
+static bool staged;
 
-	for (unsigned i = 0; i < scan->n; i++)
-		covers += scan->hits[i].kind != 0;
-	if (!covers)
-		return; /* nothing, or only absent guarded paths */
-	pfd = project_fd(project);
-	if (pfd < 0)
-		return; /* the policy does not bring the project in: nothing to hide */
-	stage();
+/* A cover onto the descriptor itself: a symlink is covered as it is (it
+ * leads nowhere then); nothing is looked up by name. */
+static void cover_fd(int tfd, bool deny, bool isdir, const char *what)
+{
+	int fd;
+
+	if (!staged) {
+		stage();
+		staged = true;
+	}
+	fd = sys_open_tree(AT_FDCWD, cover[deny][isdir], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (fd < 0 || sys_mount_setattr(fd, "", AT_EMPTY_PATH, &cover_attr))
+		die("make a cover", errno, NULL);
+	if (sys_move_mount(fd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
+		diep("cover", what, errno, NULL);
+	close(fd);
+}
+
+/* The sockets at the top of a directory an --ro or --rw map brings in,
+ * in a jail without the host's network: denied, as the project's are
+ * (scan.c).  Only the top: a map is not walked (its size is the user's),
+ * so a socket deeper in it, or made there during the run, stays
+ * reachable; docs/secrets.md says so. */
+static void cover_map_sockets(const struct plan_entry *e)
+{
+	static _Alignas(8) char buf[4096];
+	int dfd = openat2_(e->fd, ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW, RESOLVE_BENEATH);
+
+	if (dfd < 0)
+		diep("list", e->path, errno, NULL);
+	struct dir_iter it = {dfd, buf, sizeof(buf), 0, 0};
+	for (struct aj_dirent *d; (d = dir_next(&it, "list", e->path));) {
+		struct stat st;
+		int tfd;
+
+		if (d->d_type != DT_SOCK && d->d_type != DT_UNKNOWN)
+			continue;
+		tfd = openat(dfd, d->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (tfd < 0 || fstat(tfd, &st))
+			diep("inspect", d->d_name, errno, NULL);
+		if (S_ISSOCK(st.st_mode))
+			cover_fd(tfd, true, false, d->d_name);
+		close(tfd);
+	}
+	close(dfd);
+}
+
+void mask_apply(const char *project, const struct aj_variant *v)
+{
+	int pfd = -1;
+
+	if (v->network != AJ_NET_HOST)
+		for (unsigned i = 0; i < plan_n; i++)
+			if (plan[i].path && !plan[i].missing && plan[i].isdir && plan[i].fd >= 0 &&
+			    extra_option(plan[i].m))
+				cover_map_sockets(&plan[i]);
 	for (unsigned i = 0; i < scan->n; i++) {
 		const struct scan_hit *h = &scan->hits[i];
 		const char *rel = scan->arena + h->off;
 		struct stat st;
-		int fd, tfd;
+		int tfd;
 
 		if (!h->kind)
 			continue; /* an absent guarded path: only the fence keeps it */
+		if (pfd < 0) {
+			pfd = project_fd(project);
+			if (pfd < 0)
+				break; /* the policy does not bring the project in */
+		}
 		/* The object the scan saw, by the way it saw it: beneath the
 		 * project, no symlink followed, the same device and inode.  A
 		 * concurrent jailed process may have renamed a directory on the
@@ -88,19 +137,13 @@ void mask_apply(const char *project)
 			diep("cover", rel, tfd < 0 ? errno : 0,
 			     "it changed while the jail was being built (another process is "
 			     "renaming or replacing files in the project); try again");
-		fd = sys_open_tree(AT_FDCWD, cover[h->kind == AJ_PATTERN_DENY][h->isdir],
-		                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-		if (fd < 0 || sys_mount_setattr(fd, "", AT_EMPTY_PATH, &attr))
-			die("make a cover", errno, NULL);
-		/* Onto the descriptor itself: a symlink is covered as it is (it
-		 * leads nowhere then), nothing is looked up by name. */
-		if (sys_move_mount(fd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
-			diep("cover", rel, errno, NULL);
-		close(fd);
+		cover_fd(tfd, h->kind == AJ_PATTERN_DENY, h->isdir, rel);
 		close(tfd);
 	}
-	close(pfd);
-	unstage();
+	if (pfd >= 0)
+		close(pfd);
+	if (staged)
+		unstage();
 }
 
 /* ---- the fence: Landlock behind the covers -------------------------------

@@ -30,7 +30,7 @@
 
 #include "sys.h"
 
-enum { T_UNKNOWN = 0, T_OTHER = 1, T_DIR = 4, T_REG = 8, T_LNK = 10 };
+enum { T_UNKNOWN = 0, T_OTHER = 1, T_DIR = 4, T_REG = 8, T_LNK = 10, T_SOCK = 12 };
 
 #define SCAN_BUF 8192
 
@@ -40,6 +40,7 @@ struct scan_result *const scan = &result;
 static char rel[AJ_PATH_MAX]; /* the entry's path relative to the project */
 static const struct aj_scan *sc;
 static uid_t me;
+static bool deny_sockets;
 static bool second_pass;
 static unsigned n_links;
 static struct {
@@ -144,6 +145,8 @@ static unsigned char type_of(int dfd, const char *name)
 		return T_DIR;
 	if (S_ISLNK(st.st_mode))
 		return T_LNK;
+	if (S_ISSOCK(st.st_mode))
+		return T_SOCK;
 	return S_ISREG(st.st_mode) ? T_REG : T_OTHER;
 }
 
@@ -194,6 +197,13 @@ static void entry(int dfd, const char *name, unsigned char type, size_t len, siz
 		type = type_of(dfd, name);
 	if (type == T_UNKNOWN)
 		return;
+	/* A host service's socket: without the host's network, the jail
+	 * reaches no host service through a socket file either. */
+	if (type == T_SOCK && deny_sockets) {
+		if (!second_pass)
+			add_hit(dfd, name, AJ_PATTERN_DENY, type, SCAN_BY_SOCKET, len);
+		return;
+	}
 	/* A symlink is classified as a directory too: a link named secrets/
 	 * would otherwise lead past the deny to what it points at. */
 	kind = step_classify(sc, name, nl, type == T_DIR || type == T_LNK, state, &inside);
@@ -279,7 +289,8 @@ void scan_project(const char *project, const struct aj_variant *v)
 	int fd;
 
 	sc = v->scan;
-	if (!sc->n_floating && !sc->n_steps && !sc->n_guards)
+	deny_sockets = v->network != AJ_NET_HOST;
+	if (!sc->n_floating && !sc->n_steps && !sc->n_guards && !deny_sockets)
 		return;
 	if (sc->depth < 1 || sc->depth > AJ_SCAN_DEPTH_MAX || sc->n_steps > AJ_SCAN_STEPS)
 		die("read the policy", 0, "its scan table was compiled for another stub");

@@ -105,6 +105,7 @@ struct scan_hit {
 #define SCAN_BY_PERM     2 /* a directory of ours we could not read */
 #define SCAN_BY_DEPTH    3 /* at the policy's depth bound ('scan depth N deny') */
 #define SCAN_BY_GUARD    4 /* kind 0: a guarded path, absent (its first missing part) */
+#define SCAN_BY_SOCKET   5 /* a Unix socket, in a jail without the host's network */
 #define SCAN_PRUNED_SHOWN 8 /* pruned directories --jail-explain names */
 struct scan_result {
 	uint32_t n;
@@ -146,7 +147,7 @@ unsigned device_match(const char *prefix, const char *path, bool bind);
 
 /* mask.c: the covers, and the fence behind them.  fence_plan() says
  * which plan entry the fence replaces the rule of, or why there is none. */
-void mask_apply(const char *project);
+void mask_apply(const char *project, const struct aj_variant *v);
 const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why,
                                     const char **where);
 unsigned fence_apply(int ruleset, const struct plan_entry *e, uint64_t handled);
