@@ -217,6 +217,11 @@ static void print_mount(const struct plan_entry *e)
 			/* The same checks pid 1 makes on what it mounts. */
 			out_s(m->flags & AJ_MOUNT_OPTIONAL ? "\tskipped: "
 			                                   : "\tREFUSED: the jail would not start: ");
+			if (m->path.var) {
+				out_c('$');
+				out_s(var_name(m->path.var));
+				out_s(": ");
+			}
 			out_s(why);
 		} else {
 			out_s(m->flags & AJ_MOUNT_CREATE ? "\t(created: missing on this host)"

@@ -41,6 +41,11 @@ static char rel[AJ_PATH_MAX]; /* the entry's path relative to the project */
 static const struct aj_scan *sc;
 static uid_t me;
 static bool deny_sockets;
+/* The tree changed while it was walked: an entry listed is gone, or its
+ * name now leads to another object (a concurrent jail renaming or
+ * exchanging directories).  The walk then starts again. */
+static bool unstable;
+static dev_t listing_dev; /* the device of the directory whose entry is being classified */
 static bool second_pass;
 static unsigned n_links;
 static struct {
@@ -58,15 +63,24 @@ static const char search_hint[] =
 
 /* dfd and name: the entry, whose identity the cover will be checked
  * against (dfd < 0: none, an absent guarded path). */
-static void add_hit(int dfd, const char *name, uint8_t kind, unsigned char type, uint8_t why,
-                    size_t len)
+static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsigned char type,
+                    uint8_t why, size_t len)
 {
 	struct stat st = {0};
 
 	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			unstable = true;
+			return;
+		}
 		if (errno != EACCES)
 			diep("inspect", rel, errno, NULL);
 		st.st_ino = 0; /* in a directory it cannot search: checked by type only */
+	}
+	/* The object the listing named, or the tree is moving. */
+	if (ino && st.st_ino && st.st_dev == listing_dev && st.st_ino != ino) {
+		unstable = true;
+		return;
 	}
 	if (scan->n == AJ_SCAN_MAX || scan->used + len + 1 > sizeof(scan->arena))
 		diep("mask", rel, 0,
@@ -150,10 +164,14 @@ static unsigned char type_of(int dfd, const char *name)
 	return S_ISREG(st.st_mode) ? T_REG : T_OTHER;
 }
 
-static void walk(int dfd, size_t len, unsigned depth, uint64_t state);
+static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state);
 
-/* A directory of depth components: walked, or at the bound. */
-static void enter(int dfd, const char *name, size_t len, unsigned depth, uint64_t state)
+/* A directory of depth components: walked, or at the bound.  ino is what
+ * the listing said (dev the listing directory's): a name that leads
+ * elsewhere now was renamed or exchanged since, and what the walk would
+ * see under it is not what the listing promised. */
+static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len, unsigned depth,
+                  uint64_t state)
 {
 	struct stat st;
 	int fd;
@@ -164,17 +182,26 @@ static void enter(int dfd, const char *name, size_t len, unsigned depth, uint64_
 			     "the project is nested deeper than the policy's 'scan depth', so not "
 			     "every path can be checked for secrets; raise it, or prune the tree");
 		if (!second_pass)
-			add_hit(dfd, name, AJ_PATTERN_DENY, T_DIR, SCAN_BY_DEPTH, len);
+			add_hit(dfd, name, ino, AJ_PATTERN_DENY, T_DIR, SCAN_BY_DEPTH, len);
 		return;
 	}
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
-		walk(fd, len, depth, state);
+		if (fstat(fd, &st))
+			diep("scan", rel, errno, NULL);
+		/* Another device: a mount point, whose listed inode is the one
+		 * below the mount. */
+		if (st.st_dev == dev && ino && st.st_ino != ino)
+			unstable = true;
+		else
+			walk(fd, st.st_dev, len, depth, state);
 		close(fd);
 		return;
 	}
-	if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
-		return; /* changed under us: it is whatever the mount finds */
+	if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
+		unstable = true; /* listed as a directory, gone or replaced since */
+		return;
+	}
 	if (errno != EACCES)
 		diep("scan", rel, errno, NULL);
 	if (second_pass)
@@ -184,24 +211,27 @@ static void enter(int dfd, const char *name, size_t len, unsigned depth, uint64_
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && (errno != EACCES || fstat(dfd, &st)))
 		diep("inspect", rel, errno, NULL);
 	if (st.st_uid == me)
-		add_hit(dfd, name, AJ_PATTERN_DENY, T_DIR, SCAN_BY_PERM, len);
+		add_hit(dfd, name, ino, AJ_PATTERN_DENY, T_DIR, SCAN_BY_PERM, len);
 }
 
-static void entry(int dfd, const char *name, unsigned char type, size_t len, size_t nl,
-                  unsigned depth, uint64_t state)
+static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned char type,
+                  size_t len, size_t nl, unsigned depth, uint64_t state)
 {
 	uint64_t inside;
 	uint8_t kind;
 
+	listing_dev = dev;
 	if (type == T_UNKNOWN)
 		type = type_of(dfd, name);
-	if (type == T_UNKNOWN)
+	if (type == T_UNKNOWN) {
+		unstable = true; /* listed, gone since */
 		return;
+	}
 	/* A host service's socket: without the host's network, the jail
 	 * reaches no host service through a socket file either. */
 	if (type == T_SOCK && deny_sockets) {
 		if (!second_pass)
-			add_hit(dfd, name, AJ_PATTERN_DENY, type, SCAN_BY_SOCKET, len);
+			add_hit(dfd, name, ino, AJ_PATTERN_DENY, type, SCAN_BY_SOCKET, len);
 		return;
 	}
 	/* A symlink is classified as a directory too: a link named secrets/
@@ -214,26 +244,26 @@ static void entry(int dfd, const char *name, unsigned char type, size_t len, siz
 	if (kind) {
 		if (second_pass)
 			return; /* noted by the first walk */
-		add_hit(dfd, name, kind, type, SCAN_BY_NAME, len);
+		add_hit(dfd, name, ino, kind, type, SCAN_BY_NAME, len);
 		if (type == T_REG)
 			note_links(dfd, name, kind);
 		return;
 	}
 	if (type == T_DIR) {
-		enter(dfd, name, len, depth, inside);
+		enter(dfd, dev, name, ino, len, depth, inside);
 		return;
 	}
 	if (second_pass && type == T_REG && (kind = linked_kind(dfd, name)))
-		add_hit(dfd, name, kind, T_REG, SCAN_BY_HARDLINK, len);
+		add_hit(dfd, name, ino, kind, T_REG, SCAN_BY_HARDLINK, len);
 }
 
 /* The entries of a directory of depth components (0: the project). */
-static void walk(int dfd, size_t len, unsigned depth, uint64_t state)
+static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
 {
 	struct dir_iter it = {dfd, dbuf[depth], SCAN_BUF, 0, 0};
 
 	/* rel holds this directory's path again whenever dir_next() reads. */
-	for (struct aj_dirent *d; (d = dir_next(&it, "scan", len ? rel : "."));) {
+	for (struct aj_dirent *d; !unstable && (d = dir_next(&it, "scan", len ? rel : "."));) {
 		const char *name = d->d_name;
 		size_t nl = strlen(name), l = len;
 
@@ -242,7 +272,7 @@ static void walk(int dfd, size_t len, unsigned depth, uint64_t state)
 		if (l)
 			rel[l++] = '/';
 		memcpy(rel + l, name, nl + 1);
-		entry(dfd, name, d->d_type, l + nl, nl, depth + 1, state);
+		entry(dfd, dev, name, d->d_ino, d->d_type, l + nl, nl, depth + 1, state);
 		rel[len] = '\0';
 	}
 }
@@ -272,7 +302,7 @@ static void check_guards(int pfd)
 			if (fstatat(pfd, rel, &st, AT_SYMLINK_NOFOLLOW)) {
 				if (errno != ENOENT)
 					diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
-				add_hit(-1, NULL, 0, T_UNKNOWN, SCAN_BY_GUARD, len + n);
+				add_hit(-1, NULL, 0, 0, T_UNKNOWN, SCAN_BY_GUARD, len + n);
 				break;
 			}
 			len += n;
@@ -286,6 +316,7 @@ static void check_guards(int pfd)
 
 void scan_project(const char *project, const struct aj_variant *v)
 {
+	struct stat st;
 	int fd;
 
 	sc = v->scan;
@@ -296,15 +327,31 @@ void scan_project(const char *project, const struct aj_variant *v)
 		die("read the policy", 0, "its scan table was compiled for another stub");
 	me = getuid();
 	fd = openat(AT_FDCWD, project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0 || fstat(fd, &st))
 		diep("scan", project, errno, NULL);
-	rel[0] = '\0';
-	walk(fd, 0, 0, sc->start);
-	if (n_links) {
-		second_pass = true;
+	/* A walk that saw the tree move is not trusted: it may have listed a
+	 * directory twice under two names and missed the other.  Again, from
+	 * the start, a few times; a tree that never holds still fails closed. */
+	for (unsigned attempt = 0;; attempt++) {
+		unstable = second_pass = false;
+		n_links = 0;
+		scan->n = scan->used = scan->n_pruned = 0;
+		rel[0] = '\0';
 		if (lseek(fd, 0, SEEK_SET))
 			diep("scan", project, errno, NULL);
-		walk(fd, 0, 0, sc->start);
+		walk(fd, st.st_dev, 0, 0, sc->start);
+		if (n_links && !unstable) {
+			second_pass = true;
+			if (lseek(fd, 0, SEEK_SET))
+				diep("scan", project, errno, NULL);
+			walk(fd, st.st_dev, 0, 0, sc->start);
+		}
+		if (!unstable)
+			break;
+		if (attempt == 3)
+			die("scan the project", 0,
+			    "its directories were renamed or replaced while it was checked for "
+			    "secrets, four times; stop what is moving them, and try again");
 	}
 	check_guards(fd);
 	close(fd);
