@@ -47,7 +47,26 @@ static bool deny_sockets;
 static bool unstable;
 static dev_t listing_dev; /* the device of the directory whose entry is being classified */
 static bool second_pass;
+static bool relisting; /* re-reading a directory that changed after the walk read it */
 static unsigned n_links;
+
+/* Every directory the walk read, as it was just before it was read: a
+ * directory an entry moved into after that (a concurrent jail moving a
+ * folder of secrets from a place not read yet into one read already) has
+ * another mtime or ctime when the walk is done, and is read again. */
+#define SCAN_DIRS       65536
+#define SCAN_DIR_ARENA  (4 << 20)
+#define SCAN_DIR_HASH   (2 * SCAN_DIRS)
+#define SCAN_VERIFY_MAX 8
+static struct dir_rec {
+	uint64_t ino, mtime, ctime, state;
+	uint32_t off; /* path in dir_arena ("" for the project) */
+	uint16_t depth;
+} dirs[SCAN_DIRS];
+static unsigned n_dirs;
+static uint32_t dir_used;
+static char dir_arena[SCAN_DIR_ARENA];
+static uint32_t dir_hash[SCAN_DIR_HASH]; /* index + 1, by inode */
 static struct {
 	dev_t dev;
 	ino_t ino;
@@ -77,6 +96,10 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 			diep("inspect", rel, errno, NULL);
 		st.st_ino = 0; /* in a directory it cannot search: checked by type only */
 	}
+	if (relisting)
+		for (unsigned i = 0; i < scan->n; i++)
+			if (!strcmp(scan->arena + scan->hits[i].off, rel))
+				return; /* found by the walk already */
 	/* The object the listing named, or the tree is moving. */
 	if (ino && st.st_ino && st.st_dev == listing_dev && st.st_ino != ino) {
 		unstable = true;
@@ -103,8 +126,11 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
  * first few of them. */
 static void note_pruned(size_t len)
 {
-	unsigned i = scan->n_pruned++;
+	unsigned i;
 
+	if (relisting)
+		return; /* counted by the walk */
+	i = scan->n_pruned++;
 	if (second_pass || i >= SCAN_PRUNED_SHOWN)
 		return;
 	scan->pruned[i] = UINT32_MAX;
@@ -164,6 +190,45 @@ static unsigned char type_of(int dfd, const char *name)
 	return S_ISREG(st.st_mode) ? T_REG : T_OTHER;
 }
 
+static uint64_t ns_of(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+}
+
+static uint32_t *dir_slot(uint64_t ino)
+{
+	uint32_t h = (uint32_t)(ino * 0x9e3779b97f4a7c15ULL >> 40) & (SCAN_DIR_HASH - 1);
+
+	while (dir_hash[h] && dirs[dir_hash[h] - 1].ino != ino)
+		h = (h + 1) & (SCAN_DIR_HASH - 1);
+	return &dir_hash[h];
+}
+
+/* A directory about to be read (rel, len bytes), as fstat saw it before. */
+static void note_dir(const struct stat *st, size_t len, unsigned depth, uint64_t state)
+{
+	uint32_t *slot = dir_slot(st->st_ino);
+	struct dir_rec *d;
+
+	if (*slot)
+		return; /* the same directory under a second name: a hard link, never */
+	if (n_dirs == SCAN_DIRS || dir_used + len + 1 > sizeof(dir_arena))
+		diep("scan", rel, 0,
+		     "the project has too many directories to check them all for secrets "
+		     "(65536); prune the large trees in the policy ('scan prune')");
+	d = &dirs[n_dirs];
+	d->ino = st->st_ino;
+	d->mtime = ns_of(&st->st_mtim);
+	d->ctime = ns_of(&st->st_ctim);
+	d->state = state;
+	d->depth = (uint16_t)depth;
+	d->off = dir_used;
+	memcpy(dir_arena + dir_used, rel, len);
+	dir_arena[dir_used + len] = '\0';
+	dir_used += (uint32_t)len + 1;
+	*slot = ++n_dirs;
+}
+
 static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state);
 
 /* A directory of depth components: walked, or at the bound.  ino is what
@@ -191,10 +256,15 @@ static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len
 			diep("scan", rel, errno, NULL);
 		/* Another device: a mount point, whose listed inode is the one
 		 * below the mount. */
-		if (st.st_dev == dev && ino && st.st_ino != ino)
+		if (st.st_dev == dev && ino && st.st_ino != ino) {
 			unstable = true;
-		else
+		} else if (relisting && *dir_slot(st.st_ino)) {
+			/* read already, and checked again on its own */
+		} else {
+			if (!second_pass)
+				note_dir(&st, len, depth, state);
 			walk(fd, st.st_dev, len, depth, state);
+		}
 		close(fd);
 		return;
 	}
@@ -277,6 +347,65 @@ static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
 	}
 }
 
+/* After the walk: every directory it read, looked at again by the path it
+ * had (beneath the project, no symlink followed).  One that is gone or
+ * another object means the tree moved: the walk starts again.  One whose
+ * mtime or ctime changed is read again, and what is new in it (an entry
+ * moved in from a place not read yet) is classified and walked as the
+ * walk would have.  Until a round finds nothing changed; after
+ * SCAN_VERIFY_MAX rounds a tree that still changes is taken as it is if
+ * the last round found nothing new (a build making and removing files,
+ * which is no secret moving), else refused.  Returns false to restart. */
+static bool verify(int pfd)
+{
+	bool changed = true, found = false;
+
+	for (unsigned round = 0; changed && round < SCAN_VERIFY_MAX; round++) {
+		unsigned hits = scan->n, known = n_dirs;
+
+		changed = false;
+		for (unsigned i = 0; i < n_dirs && !unstable; i++) {
+			struct dir_rec *d = &dirs[i];
+			const char *p = dir_arena + d->off;
+			struct stat st;
+			int fd;
+
+			/* One call for the common case, unchanged.  A symlink on
+			 * the way would show another inode: a restart, never a
+			 * pass. */
+			if (fstatat(pfd, i ? p : ".", &st, AT_SYMLINK_NOFOLLOW) || st.st_ino != d->ino)
+				return false;
+			if (ns_of(&st.st_mtim) == d->mtime && ns_of(&st.st_ctim) == d->ctime)
+				continue;
+			fd = i ? openat2_(pfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+			                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+			       : openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0 || fstat(fd, &st) || st.st_ino != d->ino) {
+				if (fd >= 0)
+					close(fd);
+				return false;
+			}
+			changed = true;
+			d->mtime = ns_of(&st.st_mtim);
+			d->ctime = ns_of(&st.st_ctim);
+			memcpy(rel, p, strlen(p) + 1);
+			relisting = true;
+			walk(fd, st.st_dev, strlen(p), d->depth, d->state);
+			relisting = false;
+			close(fd);
+		}
+		if (unstable)
+			return false;
+		found = scan->n != hits || n_dirs != known;
+	}
+	rel[0] = '\0';
+	if (changed && found)
+		die("scan the project", 0,
+		    "folders keep moving in it while it is checked for secrets; stop what is "
+		    "moving them, and try again");
+	return true;
+}
+
 /* A guarded path: present, its pattern masked it; covered by a cover above
  * it, nothing to do; absent, its first missing part is noted for the
  * fence (kind 0: no cover). */
@@ -334,12 +463,21 @@ void scan_project(const char *project, const struct aj_variant *v)
 	 * the start, a few times; a tree that never holds still fails closed. */
 	for (unsigned attempt = 0;; attempt++) {
 		unstable = second_pass = false;
-		n_links = 0;
+		/* Emptied slot by slot, the latest first (so that each probe
+		 * still finds its own): the table is mostly untouched memory. */
+		while (n_dirs) {
+			*dir_slot(dirs[n_dirs - 1].ino) = 0;
+			n_dirs--;
+		}
+		n_links = dir_used = 0;
 		scan->n = scan->used = scan->n_pruned = 0;
 		rel[0] = '\0';
 		if (lseek(fd, 0, SEEK_SET))
 			diep("scan", project, errno, NULL);
+		note_dir(&st, 0, 0, sc->start);
 		walk(fd, st.st_dev, 0, 0, sc->start);
+		if (!unstable && !verify(fd))
+			unstable = true;
 		if (n_links && !unstable) {
 			second_pass = true;
 			if (lseek(fd, 0, SEEK_SET))
