@@ -48,13 +48,6 @@ bool path_within(const char *a, const char *b)
 	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
 }
 
-int openat2_(int dfd, const char *path, int flags, unsigned long long resolve)
-{
-	struct open_how how = {.flags = (unsigned)flags | O_CLOEXEC, .resolve = resolve};
-
-	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
-}
-
 static bool is_link(int fd)
 {
 	struct stat st;
