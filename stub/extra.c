@@ -167,18 +167,6 @@ static bool path_absolute(const char *in, char *out)
 	return true;
 }
 
-static void fd_link(char *buf, int fd)
-{
-	char num[12], *d = num + sizeof(num);
-
-	*--d = '\0';
-	do
-		*--d = (char)('0' + fd % 10);
-	while (fd /= 10);
-	memcpy(buf, "/proc/self/fd/", 14);
-	strcpy(buf + 14, d);
-}
-
 /* Where a path with a symlink in it leads, for the refusal's hint. */
 static const char *leads_to(const char *path)
 {
@@ -189,7 +177,7 @@ static const char *leads_to(const char *path)
 
 	if (fd < 0)
 		return "a symlink is on the way";
-	fd_link(link, fd);
+	fd_path(link, fd);
 	strcpy(hint, "a symlink is on the way (it leads to ");
 	n = readlink(link, hint + 37, sizeof(hint) - 40);
 	close(fd);

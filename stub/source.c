@@ -55,16 +55,26 @@ static bool is_link(int fd)
 	return !fstat(fd, &st) && S_ISLNK(st.st_mode);
 }
 
-/* A symlink the jail cannot have made: root's, in a directory only root
- * may write, outside $HOME and the project (where) . */
-static bool trusted_link(int dfd, const struct stat *lst, const char *where)
+/* A symlink on the way to a policy's source (at where) that the jail
+ * cannot have made: root's, in a directory only root may write, outside
+ * $HOME and the project (/var/run -> /run, a /home that is a link); or
+ * the caller's own on the way, never as the source itself, outside the
+ * project (~/.cache -> /data/cache).  A jailed process writes only in the
+ * project and the writable caches and maps, and a link it put in place
+ * of a cache (~/.cache/huggingface -> ~/.ssh, through an --rw of
+ * ~/.cache) is the last component. */
+static bool trusted_link(int dfd, const struct stat *lst, const char *where, bool last)
 {
 	const char *home = var_value(AJ_VAR_HOME), *proj = project_path();
 	struct stat dst;
 
+	if (proj && path_within(where, proj))
+		return false;
+	if (lst->st_uid == getuid() && lst->st_uid != 0 && !last)
+		return true;
 	if (lst->st_uid != 0 || fstat(dfd, &dst) || dst.st_uid != 0 || (dst.st_mode & 022))
 		return false;
-	return !(home && path_within(where, home)) && !(proj && path_within(where, proj));
+	return !(home && path_within(where, home));
 }
 
 /* The slow path, for an absolute path with a symlink on the way: one
@@ -111,7 +121,7 @@ static int walk_trusted(const char *path, int flags, const char **why)
 			p = end;
 			continue;
 		}
-		if (!trusted_link(dfd, &st, where) || ++hops > 40) {
+		if (!trusted_link(dfd, &st, where, !*end) || ++hops > 40) {
 			close(fd);
 			close(dfd);
 			*why = "a symlink on the way could have been made by a jailed process";
@@ -187,6 +197,19 @@ int source_resolve(const char *path, bool follow, const char **why)
 
 /* ---- the checks of a source's kind ----------------------------------- */
 
+/* "/proc/self/fd/N", where the kernel tells what a descriptor is. */
+void fd_path(char *buf, int fd)
+{
+	char num[12], *d = num + sizeof(num);
+
+	*--d = '\0';
+	do
+		*--d = (char)('0' + fd % 10);
+	while (fd /= 10);
+	memcpy(buf, "/proc/self/fd/", 14);
+	strcpy(buf + 14, d);
+}
+
 /* The Xauthority format: records of a 16-bit family and four counted
  * strings (address, display number, auth name, auth data), big-endian,
  * to the end of the file.  A key, a token file or a config file is not
@@ -202,17 +225,7 @@ static bool xauth_format(int pfd)
 	int fd;
 
 	/* Read through the checked descriptor, never the name again. */
-	memcpy(link, "/proc/self/fd/", 14);
-	{
-		char num[12], *d = num + sizeof(num);
-		int v = pfd;
-
-		*--d = '\0';
-		do
-			*--d = (char)('0' + v % 10);
-		while (v /= 10);
-		strcpy(link + 14, d);
-	}
+	fd_path(link, pfd);
 	fd = openat(AT_FDCWD, link, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return false;
@@ -293,8 +306,19 @@ const char *source_check(const struct aj_mount *m, const char *path, int fd)
 			return "it is not an X authority file";
 		return NULL;
 	case AJ_VAR_HOME:
-	case AJ_VAR_XDG_RUNTIME_DIR:
-		return place_refused(path, &st);
+	case AJ_VAR_XDG_RUNTIME_DIR: {
+		/* Where the links on the way led, as the kernel has it. */
+		static char real[AJ_PATH_MAX];
+		char link[32];
+		ssize_t n;
+
+		fd_path(link, fd);
+		n = readlink(link, real, sizeof(real) - 1);
+		if (n <= 0)
+			return "it cannot be inspected";
+		real[n] = '\0';
+		return place_refused(path, &st) ? place_refused(path, &st) : place_refused(real, &st);
+	}
 	}
 	if (extra_option(m))
 		return place_refused(path, &st);

@@ -135,6 +135,7 @@ const struct aj_variant *extra_apply(const struct run *r);
 /* source.c: the one rule for every mount source. */
 struct stat;
 bool path_within(const char *a, const char *b);
+void fd_path(char *buf, int fd);
 int source_resolve(const char *path, bool follow, const char **why);
 const char *source_check(const struct aj_mount *m, const char *path, int fd);
 int source_open(const struct aj_mount *m, const char *path, const char **why);
