@@ -9,14 +9,19 @@
  * table's entries of the same depth.  Only the project is scanned for
  * masks and denies, never an extra map.
  *
- * Refused, checked on the path as given and on the path its symlinks lead
- * to: "/", $HOME and its parents, the system trees (which are already
+ * A relative path is taken from the working directory, and ".." in it
+ * lexically: that is exact, because a path with a symlink anywhere in it
+ * is refused (a link a jailed run planted in the project must not steer
+ * the user's next map).  Refused too: "/", $HOME and its parents,
+ * $XDG_RUNTIME_DIR and its parents, the system trees (which are already
  * there, read-only, or are the kernel's), the top-level directories whose
  * whole content the jail replaces, /run (the runtime directories hold the
  * session's sockets), and anything but a directory or a regular file:
  * sockets and device nodes come in through the toggles, never around
- * them.  --rw is refused in a mode that keeps the project read-only, and
- * --net in a mode that chose its network itself (lockdown). */
+ * them.  These checks run here for an early, clear refusal; pid 1 makes
+ * them again on the descriptor it mounts (source.c).  --rw is refused in
+ * a mode that keeps the project read-only, and --net in a mode that chose
+ * its network itself (lockdown). */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
