@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #define VEC(type)                                                                                  \
 	struct {                                                                                   \
@@ -160,11 +161,22 @@ struct policy {
 	struct policy *next;
 };
 
+/* A file read into the program, and where its includes are looked for
+ * first: beside it, beneath the folder it was found in. */
+struct loaded_file {
+	const struct src *src;
+	bool has_id; /* false for a text given in memory */
+	dev_t dev;
+	ino_t ino;
+	const char *base; /* the folder searched: the main file's, or an -I one ("" = .) */
+	const char *dir;  /* the file's own folder below base ("" = base) */
+};
+
 struct program {
 	struct policy *policies;
 	const char **include_dirs;
 	size_t n_include_dirs;
-	VEC(const char *) loaded; /* real paths, for include-once */
+	VEC(struct loaded_file) files; /* for include-once, by device and inode */
 	struct policy *last_in_main;
 };
 
