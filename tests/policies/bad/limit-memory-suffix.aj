@@ -1,0 +1,4 @@
+# Sizes take K, M, G or T (powers of 1024), no B.
+policy p {
+    limit memory 4GB;
+}
