@@ -71,7 +71,7 @@ static size_t utf8_len(const unsigned char *p, size_t left)
 }
 
 /* Columns count bytes, as the scanner's do. */
-static bool text_fault(const char *text, size_t len, struct src_fault *f)
+bool src_text_fault(const char *text, size_t len, struct src_fault *f)
 {
 	const unsigned char *t = (const unsigned char *)text;
 	int line = 1, col = 1;
@@ -145,7 +145,7 @@ static enum src_result read_checked(int fd, const struct stat *checked, const ch
 		return refuse(fault, path, too_big);
 	}
 	fault->path = path;
-	if (text_fault(buf, len, fault)) {
+	if (src_text_fault(buf, len, fault)) {
 		free(buf);
 		return SRC_REFUSED;
 	}

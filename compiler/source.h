@@ -34,6 +34,9 @@ struct src_fault {
 	int line, col;
 };
 
+/* Is text not policy text?  Then f->why, line and col say where first. */
+bool src_text_fault(const char *text, size_t len, struct src_fault *f);
+
 /* Reads rel beneath the folder base ("" is the current one), one component
  * at a time and never through a symbolic link, so that nothing outside base
  * can be reached by a name or a link inside it; rel holds no "..". */

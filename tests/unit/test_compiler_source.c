@@ -184,6 +184,40 @@ static void binary_is_not_quoted(void **state)
 	assert_null(strstr(diags(), "SECRET"));
 }
 
+static const char *fault_of(const char *text, size_t len)
+{
+	struct src_fault f = {0};
+	if (!src_text_fault(text, len, &f))
+		return "text";
+	return xprintf("%d:%d %s", f.line, f.col, f.why);
+}
+
+/* UTF-8 as RFC 3629 has it, and nothing a terminal acts on. */
+static void text_is_utf8_without_controls(void **state)
+{
+	(void)state;
+#define FAULT(lit) fault_of(lit, sizeof(lit) - 1)
+	assert_string_equal(FAULT("policy p {\r\n\thostname \"caf\xc3\xa9\"; }\n"), "text");
+	assert_string_equal(FAULT("# \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\n"), "text");
+	assert_string_equal(FAULT("a\nb\x00"), "2:2 a NUL byte");
+	assert_string_equal(FAULT("\x1b[2J"), "1:1 a control character");
+	assert_string_equal(FAULT("x\x7f"), "1:2 a control character");
+	assert_string_equal(FAULT("\xc2\x9b"), "1:1 a control character");      /* C1 CSI */
+	assert_string_equal(FAULT("\xc0\xaf"), "1:1 bytes that are not UTF-8"); /* overlong */
+	assert_string_equal(FAULT("\xe0\x80\xaf"), "1:1 bytes that are not UTF-8");
+	assert_string_equal(FAULT("\xed\xa0\x80"), "1:1 bytes that are not UTF-8"); /* surrogate */
+	assert_string_equal(FAULT("\xf4\x90\x80\x80"), "1:1 bytes that are not UTF-8");
+	assert_string_equal(FAULT("ab\xe2\x82"), "1:3 bytes that are not UTF-8"); /* cut short */
+	assert_string_equal(FAULT("\xff"), "1:1 bytes that are not UTF-8");
+#undef FAULT
+	char *line = xalloc(SRC_MAX_LINE + 2);
+	memset(line, '#', SRC_MAX_LINE);
+	assert_string_equal(fault_of(line, SRC_MAX_LINE), "text");
+	line[SRC_MAX_LINE] = '#';
+	assert_string_equal(fault_of(line, SRC_MAX_LINE + 1),
+	                    "1:4097 a line longer than 4096 bytes");
+}
+
 /* Include-once is by the file, not the name it was reached by. */
 static void a_file_is_read_once_whatever_its_name(void **state)
 {
@@ -224,6 +258,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(links_are_never_followed_nor_quoted, setup_dir,
 	                                    teardown_dir),
 	    cmocka_unit_test_setup_teardown(binary_is_not_quoted, setup_dir, teardown_dir),
+	    cmocka_unit_test_setup_teardown(text_is_utf8_without_controls, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_file_is_read_once_whatever_its_name, setup_dir,
 	                                    teardown_dir),
 	    cmocka_unit_test_setup_teardown(includes_are_searched_beside_then_on_the_path,
