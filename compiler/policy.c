@@ -106,10 +106,14 @@ bool program_load(struct program *p, const char *path, const struct src *src)
 
 /* An include names a file beneath a folder the user chose: the including
  * file's, then each -I one, as a C compiler does for "…".  So neither an
- * absolute name nor ".." (which would leave that folder) is taken. */
+ * absolute name nor ".." (which would leave that folder) is taken.  And
+ * only a policy: a policy written into a project, where a jailed process
+ * cannot read the masked .env, would otherwise have the compiler, run
+ * outside, quote .env's lines in its errors. */
 static bool include_name_ok(const struct atom *a)
 {
 	const char *n = a->text;
+	size_t len = strlen(n);
 	if (!n[0]) {
 		error_at(&a->loc, "expected a file name after 'include'");
 		return false;
@@ -131,9 +135,14 @@ static bool include_name_ok(const struct atom *a)
 		}
 		const char *slash = strchr(c, '/');
 		if (!slash)
-			return true;
+			break;
 		c = slash + 1;
 	}
+	if (len < 3 || strcmp(n + len - 3, ".aj") != 0) {
+		error_at(&a->loc, "include '%s' is not a policy: an include names a .aj file", n);
+		return false;
+	}
+	return true;
 }
 
 static bool load_include(struct program *p, const struct src *from, const struct stmt *s)

@@ -158,12 +158,12 @@ static void links_are_never_followed_nor_quoted(void **state)
 	(void)state;
 	assert_int_equal(mkdir(at("inc"), 0700), 0);
 	assert_int_equal(mkdir(at("outside"), 0700), 0);
-	put_str("outside/shadow", secret);
-	assert_int_equal(symlink(at("outside/shadow"), at("inc/x.aj")), 0);
+	put_str("outside/shadow.aj", secret);
+	assert_int_equal(symlink(at("outside/shadow.aj"), at("inc/x.aj")), 0);
 	assert_int_equal(symlink("../outside", at("inc/dir")), 0);
 	include_main("x.aj");
 	assert_false(load_main());
-	include_main("dir/shadow");
+	include_main("dir/shadow.aj");
 	assert_false(load_main());
 	assert_non_null(strstr(diags(), "x.aj': it is a symbolic link, which an include never "
 	                                "follows"));

@@ -1,2 +1,2 @@
-include "inc";
+include "inc/dir.aj";
 policy p { }

@@ -2,6 +2,6 @@
 # outside the folder (the repository's README), through a linked folder,
 # or back inside it.
 include "inc/outside.aj";
-include "inc/up/README.md";
+include "inc/up/policies/good/features.aj";
 include "inc/inside.aj";
 policy p { }
