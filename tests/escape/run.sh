@@ -863,7 +863,7 @@ if c misc-ro-socket; then
 import socket, sys, os
 s = socket.socket(socket.AF_UNIX)
 s.bind(sys.argv[1]); s.listen(8)
-open(sys.argv[1] + \".ready\", \"w\").close()
+open(sys.argv[1] + \".ready\", \"w\").write(str(os.getpid()))
 s.settimeout(60)
 try:
     while True:
@@ -899,6 +899,8 @@ except OSError as e:
 			fail misc-ro-socket "exit status $RC, stdout $(q "$OUT")"
 		fi
 	fi
+	lpid=$(cat "$T/sockdir/s.sock.ready" 2>/dev/null)
+	[ -n "$lpid" ] && kill "$lpid" 2>/dev/null
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
 	bgpids=()

@@ -81,7 +81,7 @@ leftovers() {
 	if [ ${#left[@]} -gt 0 ]; then
 		left_why="ours:"
 		for pid in "${left[@]}"; do
-			left_why="$left_why $pid($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-60))"
+			left_why="$left_why $pid($(tr '\0\n' '  ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-60))"
 		done
 	fi
 	if [ ${#left_blind[@]} -gt 0 ]; then
