@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # procs.sh: finding the processes a test run left behind, without being blind.
 #
 # Sourced by tests/integration/run.sh, tests/escape/run.sh and
@@ -41,7 +42,7 @@ _proc_field() {
 }
 
 leftovers() {
-	local d pid uid nspid cmd cwd who
+	local d pid uid nspid cmd cwd
 	left=()
 	left_blind=()
 	left_why=
@@ -51,11 +52,8 @@ leftovers() {
 		[ "$pid" = "${BASHPID:-$$}" ] && continue
 		uid=$(_proc_field "$pid" Uid) || continue # gone meanwhile
 		uid=${uid%%[[:space:]]*}
-		if [ "$uid" = "$tuid" ]; then
-			who=user
-		elif [ "${as_root:-0}" = 1 ] && [ "$uid" = 0 ]; then
-			who=root
-		else
+		# shellcheck disable=SC2154 # tuid: set by the caller
+		if [ "$uid" != "$tuid" ] && { [ "${as_root:-0}" != 1 ] || [ "$uid" != 0 ]; }; then
 			continue
 		fi
 		cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)
@@ -85,7 +83,7 @@ leftovers() {
 		done
 	fi
 	if [ ${#left_blind[@]} -gt 0 ]; then
-		left_why="${left_why:+$left_why; }jailed processes of uid $tuid whose cwd cannot be read and whose command line does not name the fixture (cannot tell whether they are ours):"
+		left_why="${left_why:+$left_why; }jailed processes of uid $tuid (or root) whose cwd cannot be read and whose command line does not name the fixture (cannot tell whether they are ours):"
 		for pid in "${left_blind[@]}"; do
 			left_why="$left_why $pid($(cat "/proc/$pid/comm" 2>/dev/null))"
 		done
