@@ -82,5 +82,4 @@ $(B)/tests/racer: tests/escape/racer.c $(B)/kh/.stamp
 	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -static -o $@ $<
 
 escape-check: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe $(B)/tests/racer
-	tests/escape/run.sh
-	tests/escape/soak.sh
+	@rc=0; tests/escape/run.sh || rc=1; tests/escape/soak.sh || rc=1; exit $$rc
