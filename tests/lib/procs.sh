@@ -56,7 +56,7 @@ leftovers() {
 		if [ "$uid" != "$tuid" ] && { [ "${as_root:-0}" != 1 ] || [ "$uid" != 0 ]; }; then
 			continue
 		fi
-		cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)
+		cmd=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")
 		if [[ $cmd == *"$T"/* ]]; then
 			left+=("$pid")
 			continue
@@ -79,7 +79,7 @@ leftovers() {
 	if [ ${#left[@]} -gt 0 ]; then
 		left_why="ours:"
 		for pid in "${left[@]}"; do
-			left_why="$left_why $pid($(tr '\0\n' '  ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-60))"
+			left_why="$left_why $pid($(tr '\0\n' '  ' 2>/dev/null <"/proc/$pid/cmdline" | cut -c1-60))"
 		done
 	fi
 	if [ ${#left_blind[@]} -gt 0 ]; then
