@@ -2,7 +2,7 @@
 #
 #   make deps      install the Debian/Ubuntu packages the build and tests use
 #   make           build/bin/aijail-compile, build/gen/*.h, build/bin/jail*
-#   make check     unit tests (cmocka), policy error corpus, integration tests
+#   make check     unit tests (cmocka), policy error corpus, integration tests, escape suite and soak
 #   make bench     start-up benchmark against bare exec and bubblewrap
 #   make fuzz      build the compiler fuzz target (clang, libFuzzer)
 #   make install   PREFIX=/usr/local DESTDIR=

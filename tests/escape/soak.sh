@@ -115,6 +115,7 @@ fi
 
 # Nothing left: give the killed stubs' jails a moment to go.
 leftovers_wait 50
+n_procs=$((${#left[@]} + ${#left_blind[@]}))
 if [ ${#left[@]} -eq 0 ] && [ ${#left_blind[@]} -eq 0 ]; then pass soak-no-processes; else
 	fail soak-no-processes "$left_why"
 	leftovers_kill
@@ -122,23 +123,26 @@ fi
 
 mounts >"$T/mounts.after"
 new=$(comm -13 "$T/mounts.before" "$T/mounts.after")
+n_mounts=$(printf '%s' "$new" | grep -c .)
 if [ -z "$new" ]; then pass soak-no-mounts; else
 	fail soak-no-mounts "new in the host's mountinfo: $(printf '%s\n' "$new" | head -n 5 | tr '\n' ';')"
 fi
 
 tmp_owned >"$T/tmp.after"
 new=$(comm -13 "$T/tmp.before" "$T/tmp.after")
+n_tmp=$(printf '%s' "$new" | grep -c .)
 if [ -z "$new" ]; then pass soak-no-tmp-files; else
 	fail soak-no-tmp-files "new files of $tuser: $(printf '%s\n' "$new" | head -n 5 | tr '\n' ' ')"
 fi
 
 cgroups >"$T/cg.after"
 new=$(comm -13 "$T/cg.before" "$T/cg.after")
+n_cg=$(printf '%s' "$new" | grep -c .)
 if [ -z "$new" ]; then pass soak-no-cgroups "$(wc -l <"$T/cg.after") aijail* cgroups before and after"; else
 	fail soak-no-cgroups "left under /sys/fs/cgroup: $(printf '%s\n' "$new" | head -n 5 | tr '\n' ' ')"
 fi
 
-echo "soak: $npass passed, $nfail failed in $secs s (launches ${launches:-?}, wrong ${wrong:-?}; $figs)"
+echo "soak: $npass passed, $nfail failed in $secs s ($figs; left: processes $n_procs mounts $n_mounts tmp $n_tmp cgroups $n_cg)"
 if [ $nfail -gt 0 ]; then
 	echo "failed: ${failed[*]}"
 	exit 1
