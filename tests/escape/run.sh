@@ -9,7 +9,8 @@
 #              XDG_RUNTIME_DIR, DOCKER_HOST) bound by the display and
 #              Docker toggles
 #   race-*     a second jail on the same project swaps names between the
-#              stub's check and its use
+#              stub's check and its use (a masked file's folder, the
+#              project, an extra map, a toggle's socket)
 #   plant-*    a symlink planted in the project by a jail, then mapped by
 #              the user with --rw/--ro
 #   rel-*      relative --rw/--ro
@@ -588,6 +589,53 @@ if c race-rw-swap; then
 		"$bin/jail --rw $P/rd/out sh -c 'echo x > $P/rd/out/w.\$\$'" \
 		"[ -n \"\$(ls -A $T/other)\" ] && rm -f $T/other/*"
 	rm -rf "$P/rd" "${T:?}/other/"*
+fi
+
+# (d) a toggle's socket (named by the environment) swapped with a symlink
+# to the key between the check that it is a socket and the bind: the key
+# must never be read at the socket's path.  The socket is a real one (left
+# by a listener that has gone); inside, the symlink itself leads into the
+# private $HOME, so only a bind of the key shows it.
+mksock() {
+	asuser 'python3 -c "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$1"' esc "$1"
+}
+if c race-docker-socket; then
+	if key_there race-docker-socket; then
+		mkdir -p "$P/rs"
+		chown "$tuid:$tgid" "$P/rs"
+		mksock "$P/rs/docker.sock"
+		ln -s "$key" "$P/rs/other"
+		chown -h "$tuid:$tgid" "$P/rs/other"
+		esc_cmd "cat $P/rs/docker.sock 2>&1"
+		jrun user DOCKER_HOST="unix://$P/rs/docker.sock" PATH="$P/fakebin:/usr/bin:/bin" -- jail --jail-explain docker
+		if [ ! -S "$P/rs/docker.sock" ]; then
+			skip race-docker-socket "could not make a unix socket in the project"
+		elif ! printf '%s\n' "$OUT" | grep -q '^command:.*group docker'; then
+			skip race-docker-socket "jail docker (a stand-in through PATH) does not get the docker group"
+		else
+			race race-docker-socket "$P" "rs/docker.sock rs/other" "$P" \
+				"DOCKER_HOST=unix://$P/rs/docker.sock PATH=$P/fakebin:/usr/bin:/bin $bin/jail docker" \
+				"[[ \$o == *$keymark* ]]"
+		fi
+		rm -rf "$P/rs"
+	fi
+fi
+if c race-wayland-socket; then
+	if key_there race-wayland-socket; then
+		mkdir -p "$P/rs"
+		chown "$tuid:$tgid" "$P/rs"
+		mksock "$P/rs/wayland-0"
+		ln -s "$key" "$P/rs/other"
+		chown -h "$tuid:$tgid" "$P/rs/other"
+		if [ ! -S "$P/rs/wayland-0" ]; then
+			skip race-wayland-socket "could not make a unix socket in the project"
+		else
+			race race-wayland-socket "$P" "rs/wayland-0 rs/other" "$P" \
+				"XDG_RUNTIME_DIR=$P/rs WAYLAND_DISPLAY=wayland-0 $bin/jail cat $P/rs/wayland-0" \
+				"[[ \$o == *$keymark* ]]"
+		fi
+		rm -rf "$P/rs"
+	fi
 fi
 
 # --- A3: a symlink planted in the project, then mapped ----------------------------------
