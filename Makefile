@@ -2,7 +2,7 @@
 #
 #   make deps      install the Debian/Ubuntu packages the build and tests use
 #   make           build/bin/aijail-compile, build/gen/*.h, build/bin/jail*
-#   make check     unit tests (cmocka), policy error corpus, integration tests
+#   make check     unit tests (cmocka), policy error corpus, integration tests, escape suite and soak
 #   make bench     start-up benchmark against bare exec and bubblewrap
 #   make fuzz      build the compiler fuzz target (clang, libFuzzer)
 #   make install   PREFIX=/usr/local DESTDIR=
@@ -48,7 +48,7 @@ COMPILER_OBJ := $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/grammar/aj.tab.o $(B)/
 STUB_SRC     := $(filter-out stub/policy.c,$(wildcard stub/*.c))
 STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)
 
-.PHONY: all deps check unit-check corpus-check integration-check fuzz-replay bench fuzz install clean format
+.PHONY: all deps check unit-check corpus-check integration-check escape-check fuzz-replay bench fuzz install clean format
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -122,7 +122,7 @@ $(B)/bin/jail-%: $(STUB_OBJ) $(B)/obj/stub/policy-%.musl.o
 
 include tests/tests.mk
 
-check: all unit-check corpus-check fuzz-replay integration-check
+check: all unit-check corpus-check fuzz-replay integration-check escape-check
 	@echo "make check: all suites passed"
 
 # --- bench, fuzz, install ----------------------------------------------------

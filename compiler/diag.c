@@ -1,7 +1,6 @@
 /* diag.c: one way to report a problem in a policy, as gcc does. */
 #include "diag.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -26,43 +25,6 @@ const struct src *src_new(const char *name, const char *text, size_t len)
 	s->name = xstrdup(name);
 	s->text = xstrndup(text, len);
 	s->len = len;
-	return s;
-}
-
-const struct src *src_read(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf)
-			break;
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-		if (len == cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	int failed = ferror(f) || !buf;
-	fclose(f);
-	if (failed) {
-		free(buf);
-		errno = EIO;
-		return NULL;
-	}
-	const struct src *s = src_new(path, buf, len);
-	free(buf);
 	return s;
 }
 
@@ -110,7 +72,8 @@ static bool already_seen(const char *key)
 	return false;
 }
 
-static bool vreport(const char *sev, const struct loc *loc, const char *fmt, va_list ap)
+/* quote: loc's source line may be shown (error_in has none to show). */
+static bool vreport(const char *sev, const struct loc *loc, bool quote, const char *fmt, va_list ap)
 {
 	char msg[1024];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -129,7 +92,7 @@ static bool vreport(const char *sev, const struct loc *loc, const char *fmt, va_
 		last_suppressed = false;
 	FILE *f = stream();
 	fprintf(f, "%s\n", key);
-	if (loc && loc->src && loc->line > 0)
+	if (quote && loc && loc->src && loc->line > 0)
 		show_line(loc);
 	return true;
 }
@@ -138,7 +101,7 @@ void error_at(const struct loc *loc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("error", loc, fmt, ap);
+	vreport("error", loc, true, fmt, ap);
 	va_end(ap);
 	errors++;
 }
@@ -147,7 +110,7 @@ void note_at(const struct loc *loc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("note", loc, fmt, ap);
+	vreport("note", loc, true, fmt, ap);
 	va_end(ap);
 }
 
@@ -155,7 +118,18 @@ void error_plain(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("error", NULL, fmt, ap);
+	vreport("error", NULL, false, fmt, ap);
+	va_end(ap);
+	errors++;
+}
+
+void error_in(const char *file, int line, int col, const char *fmt, ...)
+{
+	struct src named = {file, NULL, 0};
+	struct loc loc = {&named, line, col, line, col};
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error", &loc, false, fmt, ap);
 	va_end(ap);
 	errors++;
 }

@@ -13,13 +13,15 @@ struct src {
 };
 
 const struct src *src_new(const char *name, const char *text, size_t len);
-/* Reads a whole file; NULL with errno set on failure. */
-const struct src *src_read(const char *path);
 
 void diag_set_stream(FILE *f);
 void error_at(const struct loc *loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void note_at(const struct loc *loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void error_plain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* file:line:col: error: …, without the line: for a file that is not a
+ * policy, whose bytes are never printed (source.c). */
+void error_in(const char *file, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 int diag_error_count(void);
 void diag_reset(void);
 

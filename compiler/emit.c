@@ -350,10 +350,16 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 				  array(o, "struct aj_bpf_insn", b, mf->insns.n), mf->insns.n, mf->role);
 	}
 	const char *fl = array(o, "struct aj_filter", filters, v->filters.n);
+	const char *memory = v->memory & AJ_MEMORY_PERCENT
+				     ? xprintf("AJ_MEMORY_PERCENT | %llu,",
+					       (unsigned long long)(v->memory & ~AJ_MEMORY_PERCENT))
+				     : xprintf("%lluULL, /* %s */", (unsigned long long)v->memory,
+					       limit_memory_text(v->memory));
 
 	*init = xprintf("\t{\n\t\t.mode = %s,\n\t\t.command = %s,\n\t\t.hostname = %s,\n"
 			"\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
 			"\t\t.features = 0x%x,\n\t\t.flags = 0x%x,\n\t\t.timeout = %u,\n"
+			"\t\t.memory = %s\n\t\t.processes = %u,\n"
 			"\t\t.mount_runs = %s, .n_mount_runs = %zu,\n"
 			"\t\t.scan = %s,\n"
 			"\t\t.landlock_rules = %s, .n_landlock_rules = %zu,\n"
@@ -364,9 +370,9 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			"\t\t.filters = %s, .n_filters = %zu,\n"
 			"\t\t.seccomp_summary = %s,\n\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
-			v->landlock_min_abi, v->features, v->flags, v->timeout, mount_runs, n_runs,
-			scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop, set,
-			v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)));
+			v->landlock_min_abi, v->features, v->flags, v->timeout, memory, v->processes,
+			mount_runs, n_runs, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
+			set, v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)));
 }
 
 bool emit_header(FILE *f, const struct compiled *c, const char *source)

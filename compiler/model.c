@@ -22,8 +22,8 @@ static const char *const var_names[AJ_VAR_COUNT] = AJ_VAR_NAMES;
 /* Keys a block may hold; the policy body also takes the policy_keys. */
 static const char *const setting_keys[] = {
 	"hostname", "network", "landlock", "ro", "ro?", "rw", "rw?", "rw+", "tmpfs", "link",
-	"dev", "proc", "mask", "deny", "scan", "env", "rlimit", "timeout", "syscalls", "gpu", "docker",
-	"display",
+	"dev", "proc", "mask", "deny", "scan", "env", "rlimit", "limit", "timeout", "syscalls", "gpu",
+	"docker", "display",
 };
 static const char *const policy_keys[] = {"exec", "mode", "command", "default"};
 
@@ -738,6 +738,13 @@ static bool do_rlimit(struct variant *v, struct block_state *b, const struct stm
 	int r = choose(s->args, "rlimit", names, N(rlimits));
 	if (r < 0)
 		return false;
+	/* The stub derives it from the jail's bound: two sources would
+	 * disagree on which one holds. */
+	if (rlimits[r].resource == RLIMIT_NPROC) {
+		error_at(&s->args->loc,
+			 "'rlimit nproc' is set by 'limit processes N;', the jail's bound on tasks");
+		return false;
+	}
 	struct m_rlimit l = {.resource = rlimits[r].resource, .name = rlimits[r].name,
 			     .loc = s->args->loc};
 	if (!rlimit_value(s->args->next, &l.soft))
@@ -759,6 +766,144 @@ static bool do_rlimit(struct variant *v, struct block_state *b, const struct stm
 		}
 	}
 	VEC_PUSH(v->rlimits, l);
+	return true;
+}
+
+/* What a runaway meets (aj_variant.memory and .processes): one bound for the
+ * whole jail where the stub has a cgroup, each process's otherwise. */
+static const char *const limit_names[] = {"memory", "processes"};
+
+/* PID_MAX_LIMIT on 64-bit: Linux never has more tasks than that. */
+#define LIMIT_PROCESSES_MAX 4194304
+/* Less than that cannot start a dynamic executable. */
+#define LIMIT_MEMORY_MIN (1ULL << 20)
+
+const char *limit_memory_text(uint64_t m)
+{
+	static const char suffix[] = "KMGT";
+	if (!m)
+		return "unlimited";
+	if (m & AJ_MEMORY_PERCENT)
+		return xprintf("%llu percent", (unsigned long long)(m & ~AJ_MEMORY_PERCENT));
+	int k = 0;
+	while (k < 4 && m % 1024 == 0) {
+		m /= 1024;
+		k++;
+	}
+	return k ? xprintf("%llu%c", (unsigned long long)m, suffix[k - 1])
+		 : xprintf("%llu bytes", (unsigned long long)m);
+}
+
+/* 'unlimited', or an error that suggests it. */
+static bool limit_unlimited(const struct atom *a, const char *expected)
+{
+	static const char *const un[] = {"unlimited"};
+	const char *w = word_of(a);
+	if (w && !strcmp(w, "unlimited"))
+		return true;
+	const char *hint = w ? suggest(w, un, 1) : NULL;
+	if (hint)
+		error_at(&a->loc, "expected %s; did you mean 'unlimited'?", expected);
+	else
+		error_at(&a->loc, "expected %s", expected);
+	return false;
+}
+
+static bool limit_memory(const struct atom *a, uint64_t *out)
+{
+	static const char *const units[] = {"percent"};
+	static const char expected[] =
+	    "a size (512M, 4G), a share of physical memory (25 percent) or 'unlimited'";
+	const struct atom *unit = a->next;
+	if (a->kind != ATOM_NUMBER) {
+		if (!limit_unlimited(a, expected))
+			return false;
+		if (unit) {
+			error_at(&unit->loc, "nothing follows 'unlimited'");
+			return false;
+		}
+		*out = 0;
+		return true;
+	}
+	if (unit) {
+		const char *w = word_of(unit);
+		if (!w || strcmp(w, "percent") != 0) {
+			const char *hint = w ? suggest(w, units, 1) : NULL;
+			if (hint)
+				error_at(&unit->loc, "unknown unit '%s'; did you mean 'percent'?",
+					 w);
+			else
+				error_at(&unit->loc,
+					 "expected 'percent' after the number, or nothing: %s",
+					 expected);
+			return false;
+		}
+		if (a->num < 1 || a->num > 100) {
+			error_at(&a->loc, "a share of physical memory is 1 to 100 percent");
+			return false;
+		}
+		*out = AJ_MEMORY_PERCENT | a->num;
+		return true;
+	}
+	if (a->num >= AJ_MEMORY_PERCENT) {
+		error_at(&a->loc, "a memory limit must be below 8E (2^63 bytes)");
+		return false;
+	}
+	/* A plain number is bytes: 'limit memory 512;' was surely not meant. */
+	if (a->num < LIMIT_MEMORY_MIN) {
+		if (a->num)
+			error_at(&a->loc,
+				 "%llu bytes cannot run a program (the least is 1M); did you mean "
+				 "'%lluM'?",
+				 (unsigned long long)a->num, (unsigned long long)a->num);
+		else
+			error_at(&a->loc, "a memory limit is at least 1M; 'unlimited' means none");
+		return false;
+	}
+	*out = a->num;
+	return true;
+}
+
+static bool do_limit(struct variant *v, struct block_state *b, const struct stmt *s)
+{
+	if (!want_args(s, 2, 3, "limit memory SIZE|N percent|unlimited; or limit processes N;"))
+		return false;
+	int k = choose(s->args, "limit", limit_names, N(limit_names));
+	if (k < 0)
+		return false;
+	const struct atom *a = s->args->next;
+	uint64_t memory = 0, processes = 0;
+	if (k == 0) {
+		if (!limit_memory(a, &memory))
+			return false;
+	} else if (a->kind == ATOM_NUMBER) {
+		if (a->next) {
+			error_at(&a->next->loc,
+				 "a process limit is a number of tasks, or 'unlimited'");
+			return false;
+		}
+		if (a->num < 1 || a->num > LIMIT_PROCESSES_MAX) {
+			error_at(&a->loc, "a process limit is 1 to %d tasks, or 'unlimited'",
+				 LIMIT_PROCESSES_MAX);
+			return false;
+		}
+		processes = a->num;
+	} else if (!limit_unlimited(a, "a number of processes or 'unlimited'")) {
+		return false;
+	} else if (a->next) {
+		error_at(&a->next->loc, "nothing follows 'unlimited'");
+		return false;
+	}
+	if (!say_once(b, xprintf("limit %s", limit_names[k]), &s->args->loc,
+		      "this limit is already set in this block"))
+		return false;
+	if (k == 0) {
+		v->memory = memory;
+		v->memory_loc = s->loc;
+	} else {
+		v->processes = (uint32_t)processes;
+		v->processes_loc = s->loc;
+	}
 	return true;
 }
 
@@ -920,6 +1065,8 @@ static bool apply_setting(struct variant *v, struct block_state *b, const struct
 		return do_env(v, b, s);
 	if (!strcmp(k, "rlimit"))
 		return do_rlimit(v, b, s);
+	if (!strcmp(k, "limit"))
+		return do_limit(v, b, s);
 	if (!strcmp(k, "syscalls"))
 		return do_syscalls(v, b, s);
 	return do_scalar(v, b, s);
@@ -1399,11 +1546,41 @@ static bool has_pattern(const struct variant *w, const struct m_pattern *p)
 	return false;
 }
 
+/* Is bound a above bound b?  0 is none, above every number. */
+static bool bound_above(uint64_t a, uint64_t b)
+{
+	return a != b && (a == 0 || (b != 0 && a > b));
+}
+
+/* Why mode s's limits are looser than mode w's, or NULL; *where is the
+ * statement that set s's. */
+static const char *limits_looser(const struct variant *s, const struct variant *w,
+				 const struct loc **where)
+{
+	*where = &s->processes_loc;
+	if (bound_above(s->processes, w->processes))
+		return xprintf("it allows %s processes, mode '%s' allows %u",
+			       s->processes ? xprintf("%u", s->processes) : "unlimited", w->mode,
+			       w->processes);
+	*where = &s->memory_loc;
+	/* Bytes against a share of memory: which is less depends on the host
+	 * the stub runs on, so they are not compared.  Nothing is lost for a
+	 * nested jail: its cgroup sits below its parent's, and an rlimit is
+	 * never raised inside a user namespace. */
+	if (s->memory && w->memory && (s->memory ^ w->memory) & AJ_MEMORY_PERCENT)
+		return NULL;
+	if (bound_above(s->memory, w->memory))
+		return xprintf("its memory limit is %s, mode '%s' has %s",
+			       limit_memory_text(s->memory), w->mode, limit_memory_text(w->memory));
+	return NULL;
+}
+
 /* A mode's strength is its place: normal first, then the others as they
  * are first declared (stub/mode.c keeps a nested jail at or above the
  * mode of its own).  So each mode must be at least as strict as the one
  * before it, in every command group: no toggle on that the weaker mode has
- * off, no wider network, no directory pruned that the weaker mode walks. */
+ * off, no wider network, no directory pruned that the weaker mode walks,
+ * no higher bound on memory or processes. */
 static bool check_mode_order(const struct compiled *c)
 {
 	static const char *const nets[] = {"none", "blocked", "loopback", "host"};
@@ -1430,12 +1607,17 @@ static bool check_mode_order(const struct compiled *c)
 				    !has_pattern(w, &s->patterns.v[k]))
 					why = xprintf("it prunes \"%s\", which mode '%s' walks",
 						      s->patterns.v[k].text, w->mode);
+			const struct loc *where = NULL;
+			if (!why)
+				why = limits_looser(s, w, &where);
 			if (!why)
 				continue;
 			error_at(&c->mode_locs.v[m],
 				 "mode '%s' must be at least as strict as mode '%s', declared before "
 				 "it%s: %s",
 				 s->mode, w->mode, in, why);
+			if (where && where->src)
+				note_at(where, "the limit of mode '%s' is set here", s->mode);
 			ok = false;
 			break;
 		}

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #define VEC(type)                                                                                  \
 	struct {                                                                                   \
@@ -133,6 +134,9 @@ struct variant {
 	int features;
 	int flags; /* AJ_VARIANT_* */
 	uint32_t timeout;
+	uint64_t memory;    /* aj_variant.memory: bytes, AJ_MEMORY_PERCENT | percent, 0 none */
+	uint32_t processes; /* tasks, 0 none */
+	struct loc memory_loc, processes_loc; /* where they were set, for check_mode_order */
 	int sys_default; /* M_ACT_ALLOW, M_ACT_KILL or an errno */
 	VEC(struct m_mount) mounts;
 	VEC(struct m_pattern) patterns;
@@ -160,11 +164,22 @@ struct policy {
 	struct policy *next;
 };
 
+/* A file read into the program, and where its includes are looked for
+ * first: beside it, beneath the folder it was found in. */
+struct loaded_file {
+	const struct src *src;
+	bool has_id; /* false for a text given in memory */
+	dev_t dev;
+	ino_t ino;
+	const char *base; /* the folder searched: the main file's, or an -I one ("" = .) */
+	const char *dir;  /* the file's own folder below base ("" = base) */
+};
+
 struct program {
 	struct policy *policies;
 	const char **include_dirs;
 	size_t n_include_dirs;
-	VEC(const char *) loaded; /* real paths, for include-once */
+	VEC(struct loaded_file) files; /* for include-once, by device and inode */
 	struct policy *last_in_main;
 };
 
@@ -195,6 +210,8 @@ bool program_resolve(struct program *p);
 /* model.c */
 bool compile_policy(const struct program *prog, const struct policy *pol, struct compiled *out);
 bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m_path *out);
+/* "4G", "25 percent", "unlimited": a memory limit as a policy writes it. */
+const char *limit_memory_text(uint64_t m);
 
 /* match.c */
 bool scan_lower(struct variant *v);

@@ -2,12 +2,11 @@
 #include "diag.h"
 #include "model.h"
 #include "parse.h"
+#include "source.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void program_init(struct program *p, const char **dirs, size_t n_dirs)
 {
@@ -30,50 +29,120 @@ static const char *const top_keys[] = {"include", "policy", "group"};
 static bool load_stmts(struct program *p, const struct src *src, const struct stmt *list,
 		       bool is_main);
 
-/* Include files are found beside the including file first, then on the -I
- * path, as a C compiler does for "…". */
-static const char *find_include(const struct program *p, const char *from, const char *name)
+/* The folder of path, as a prefix to search beneath ("" for the current
+ * one). */
+static const char *folder_of(const char *path)
 {
-	if (name[0] == '/')
-		return access(name, R_OK) == 0 ? name : NULL;
-	const char *slash = strrchr(from, '/');
-	char *cand = slash ? xprintf("%.*s/%s", (int)(slash - from), from, name) : xstrdup(name);
-	if (access(cand, R_OK) == 0)
-		return cand;
-	for (size_t i = 0; i < p->n_include_dirs; i++) {
-		cand = xprintf("%s/%s", p->include_dirs[i], name);
-		if (access(cand, R_OK) == 0)
-			return cand;
-	}
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return "";
+	return slash == path ? "/" : xstrndup(path, (size_t)(slash - path));
+}
+
+static const struct loaded_file *loaded_by_id(const struct program *p, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < p->files.n; i++)
+		if (p->files.v[i].has_id && p->files.v[i].dev == dev && p->files.v[i].ino == ino)
+			return &p->files.v[i];
 	return NULL;
 }
 
-static bool already_loaded(struct program *p, const char *path)
+static const struct loaded_file *file_of(const struct program *p, const struct src *src)
 {
-	char real[PATH_MAX];
-	const char *key = realpath(path, real) ? real : path;
-	for (size_t i = 0; i < p->loaded.n; i++)
-		if (strcmp(p->loaded.v[i], key) == 0)
-			return true;
-	VEC_PUSH(p->loaded, xstrdup(key));
-	return false;
+	for (size_t i = 0; i < p->files.n; i++)
+		if (p->files.v[i].src == src)
+			return &p->files.v[i];
+	return NULL;
 }
 
-bool program_load(struct program *p, const char *path, const struct src *src)
+static bool parse_and_load(struct program *p, const struct src *src, bool is_main)
 {
-	if (!src) {
-		src = src_read(path);
-		if (!src) {
-			error_plain("cannot read '%s': %s", path, strerror(errno));
-			return false;
-		}
-	}
-	already_loaded(p, path);
 	int before = diag_error_count();
 	struct stmt *list = parse_src(src);
 	if (diag_error_count() != before)
 		return false;
-	return load_stmts(p, src, list, true);
+	return load_stmts(p, src, list, is_main);
+}
+
+/* A file that was read but is not policy text is placed, never quoted. */
+static void report_fault(const struct src_fault *f, const struct loc *include)
+{
+	if (f->line) {
+		error_in(f->path, f->line, f->col,
+		         "not a policy file (%s); its lines are not shown", f->why);
+		if (include)
+			note_at(include, "included here");
+	} else if (include) {
+		error_at(include, "cannot include '%s': %s", f->path, f->why);
+	} else {
+		error_plain("cannot read '%s': %s", f->path, f->why);
+	}
+}
+
+bool program_load(struct program *p, const char *path, const struct src *src)
+{
+	struct loaded_file lf = {.base = folder_of(path), .dir = ""};
+	if (!src) {
+		struct src_id id;
+		struct src_fault fault;
+		switch (src_read_path(path, &src, &id, &fault)) {
+		case SRC_READ:
+			break;
+		case SRC_MISSING:
+			error_plain("cannot read '%s': %s", path, strerror(ENOENT));
+			return false;
+		case SRC_REFUSED:
+			report_fault(&fault, NULL);
+			return false;
+		}
+		lf.has_id = true;
+		lf.dev = id.dev;
+		lf.ino = id.ino;
+	}
+	lf.src = src;
+	VEC_PUSH(p->files, lf);
+	return parse_and_load(p, src, true);
+}
+
+/* An include names a file beneath a folder the user chose: the including
+ * file's, then each -I one, as a C compiler does for "…".  So neither an
+ * absolute name nor ".." (which would leave that folder) is taken.  And
+ * only a policy: a policy written into a project, where a jailed process
+ * cannot read the masked .env, would otherwise have the compiler, run
+ * outside, quote .env's lines in its errors. */
+static bool include_name_ok(const struct atom *a)
+{
+	const char *n = a->text;
+	size_t len = strlen(n);
+	if (!n[0]) {
+		error_at(&a->loc, "expected a file name after 'include'");
+		return false;
+	}
+	if (n[0] == '/') {
+		error_at(&a->loc,
+		         "absolute include '%s': an include is found beside the including file "
+		         "or in an -I folder",
+		         n);
+		return false;
+	}
+	for (const char *c = n;;) {
+		if (!strncmp(c, "..", 2) && (!c[2] || c[2] == '/')) {
+			error_at(&a->loc,
+			         "'..' in include '%s': an include stays beneath the folder it is "
+			         "found in",
+			         n);
+			return false;
+		}
+		const char *slash = strchr(c, '/');
+		if (!slash)
+			break;
+		c = slash + 1;
+	}
+	if (len < 3 || strcmp(n + len - 3, ".aj") != 0) {
+		error_at(&a->loc, "include '%s' is not a policy: an include names a .aj file", n);
+		return false;
+	}
+	return true;
 }
 
 static bool load_include(struct program *p, const struct src *from, const struct stmt *s)
@@ -83,23 +152,38 @@ static bool load_include(struct program *p, const struct src *from, const struct
 		error_at(a ? &a->loc : &s->loc, "expected: include \"file.aj\";");
 		return false;
 	}
-	const char *path = find_include(p, from->name, a->text);
-	if (!path) {
+	if (!include_name_ok(a))
+		return false;
+	const struct loaded_file *here = file_of(p, from);
+	struct loaded_file lf = {0};
+	struct src_id id;
+	struct src_fault fault;
+	enum src_result r = SRC_MISSING;
+	for (size_t i = 0; r == SRC_MISSING && i <= p->n_include_dirs; i++) {
+		if (i == 0 && !here)
+			continue;
+		lf.base = i == 0 ? here->base : p->include_dirs[i - 1];
+		lf.dir = i == 0 ? here->dir : "";
+		const char *rel = lf.dir[0] ? xprintf("%s/%s", lf.dir, a->text) : a->text;
+		r = src_read_beneath(lf.base, rel, &lf.src, &id, &fault);
+		if (r == SRC_READ)
+			lf.dir = folder_of(rel);
+	}
+	if (r == SRC_MISSING) {
 		error_at(&a->loc, "include file '%s' not found", a->text);
 		return false;
 	}
-	if (already_loaded(p, path))
-		return true;
-	const struct src *src = src_read(path);
-	if (!src) {
-		error_at(&a->loc, "cannot read '%s': %s", path, strerror(errno));
+	if (r == SRC_REFUSED) {
+		report_fault(&fault, &a->loc);
 		return false;
 	}
-	int before = diag_error_count();
-	struct stmt *list = parse_src(src);
-	if (diag_error_count() != before)
-		return false;
-	return load_stmts(p, src, list, false);
+	if (loaded_by_id(p, id.dev, id.ino))
+		return true;
+	lf.has_id = true;
+	lf.dev = id.dev;
+	lf.ino = id.ino;
+	VEC_PUSH(p->files, lf);
+	return parse_and_load(p, lf.src, false);
 }
 
 static bool load_policy(struct program *p, const struct stmt *s, bool is_main)

@@ -38,6 +38,18 @@ policy base {
     env set  HOME=$HOME AIJAIL=1;
 
     rlimit core 0;
+    # Runaways: a fork bomb or a leak stops here instead of taking the
+    # host with it.  For the whole jail where the caller owns a cgroup
+    # (pids.max, memory.max), else per user namespace (RLIMIT_NPROC, so
+    # again the whole jail) and per process (RLIMIT_DATA).  Tasks count
+    # threads.  Measured here (cgroup pids.peak): npm install of express,
+    # typescript, webpack, eslint and jest 20 tasks, this repository's
+    # make -j 43, jest about 8 per worker and cargo about 8 per job, so a
+    # tool that sizes its workers by the cores reaches 1024 near 128 cores
+    # (cargo.aj and npm.aj allow more).  A quarter of physical memory
+    # leaves the host room to kill the runaway.
+    limit processes 1024;
+    limit memory 25 percent;
 
     syscalls default allow;
     syscalls deny @aj-escape;

@@ -7,6 +7,11 @@ policy cargo extends base {
     rw+ ~/.cargo/registry ~/.cargo/git;
     ro? ~/.cargo/bin ~/.rustup;  # the toolchain rustup installed
     env keep "CARGO_*" "RUSTUP_*" RUSTFLAGS;
+    # cargo runs a rustc per core, about 8 tasks each (-j 32: 255 tasks
+    # here), and a rustc of a large crate takes a gigabyte or more while
+    # it links: base.aj's bounds would stop a real build on a big host.
+    limit processes 4096;
+    limit memory 50 percent;
 
     mode lockdown {
         ro? ~/.cargo/registry ~/.cargo/git;

@@ -9,6 +9,9 @@ policy npm extends base {
     rw+ ~/.npm ~/.cache/pnpm;   # npm's cache (npx's too), pnpm's metadata cache
     rw+ ~/.local/share/pnpm/store;   # pnpm's package store, not its global bin dir
     env keep "NPM_CONFIG_*" "npm_config_*" NODE_ENV NODE_OPTIONS;
+    # npm test runs test runners that start a node per core, about 8
+    # tasks each (jest, 32 workers: 247 tasks here).
+    limit processes 4096;
 
     mode lockdown {
         ro? ~/.npm ~/.cache/pnpm ~/.local/share/pnpm/store;

@@ -180,7 +180,8 @@ static void print_landlock(const struct aj_variant *v)
 static void print_mount(const struct plan_entry *e)
 {
 	const struct aj_mount *m = e->m;
-	struct stat st;
+	const char *why;
+	int fd;
 
 	out_s("  ");
 	out_s(m->op <= AJ_MOUNT_DEVICE && op_names[m->op] ? op_names[m->op] : "?");
@@ -208,13 +209,26 @@ static void print_mount(const struct plan_entry *e)
 	switch (m->op) {
 	case AJ_MOUNT_RO:
 	case AJ_MOUNT_RW:
-		if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices())
+		if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices()) {
 			out_s("\tskipped: no GPU device node on this host");
-		else if (stat(e->path, &st))
+		} else if ((fd = source_open(m, e->path, &why)) >= 0) {
+			close(fd);
+		} else if (why) {
+			/* The same checks pid 1 makes on what it mounts. */
+			out_s(m->flags & AJ_MOUNT_OPTIONAL ? "\tskipped: "
+			                                   : "\tREFUSED: the jail would not start: ");
+			if (m->path.var) {
+				out_c('$');
+				out_s(var_name(m->path.var));
+				out_s(": ");
+			}
+			out_s(why);
+		} else {
 			out_s(m->flags & AJ_MOUNT_CREATE ? "\t(created: missing on this host)"
 			      : m->flags & AJ_MOUNT_OPTIONAL
 			          ? "\tskipped: missing on this host"
 			          : "\tMISSING: the jail would not start");
+		}
 		break;
 	case AJ_MOUNT_TMPFS:
 		out_s("\tmode ");
@@ -336,6 +350,8 @@ static void print_scan(const struct run *r)
 			out_s("\t(yours but unreadable: its content could not be checked)");
 		if (h->why == SCAN_BY_DEPTH)
 			out_s("\t(at the depth bound: its content was not checked)");
+		if (h->why == SCAN_BY_SOCKET)
+			out_s("\t(a Unix socket: no host service without the host's network)");
 		if (h->why == SCAN_BY_GUARD)
 			out_s(fenced ? "\t(guarded, absent: the fence keeps what appears here unreadable)"
 			             : "\t(guarded, absent: NOT covered, see the fence below)");

@@ -9,14 +9,19 @@
  * table's entries of the same depth.  Only the project is scanned for
  * masks and denies, never an extra map.
  *
- * Refused, checked on the path as given and on the path its symlinks lead
- * to: "/", $HOME and its parents, the system trees (which are already
+ * A relative path is taken from the working directory, and ".." in it
+ * lexically: that is exact, because a path with a symlink anywhere in it
+ * is refused (a link a jailed run planted in the project must not steer
+ * the user's next map).  Refused too: "/", $HOME and its parents,
+ * $XDG_RUNTIME_DIR and its parents, the system trees (which are already
  * there, read-only, or are the kernel's), the top-level directories whose
  * whole content the jail replaces, /run (the runtime directories hold the
  * session's sockets), and anything but a directory or a regular file:
  * sockets and device nodes come in through the toggles, never around
- * them.  --rw is refused in a mode that keeps the project read-only, and
- * --net in a mode that chose its network itself (lockdown). */
+ * them.  These checks run here for an early, clear refusal; pid 1 makes
+ * them again on the descriptor it mounts (source.c).  --rw is refused in
+ * a mode that keeps the project read-only, and --net in a mode that chose
+ * its network itself (lockdown). */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,16 +84,6 @@ const char *extra_option(const struct aj_mount *m)
 	return map_opts[m - mounts];
 }
 
-/* a is b, or below it. */
-static bool within(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-
-	if (!strcmp(b, "/"))
-		return true;
-	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
-}
-
 /* "unable to map PATH (--rw): WHY" */
 static noreturn void refuse(const char *opt, const char *path, const char *why)
 {
@@ -104,69 +99,123 @@ static noreturn void refuse(const char *opt, const char *path, const char *why)
 	diep("map", what, 0, why);
 }
 
-static void check_place(const char *opt, const char *shown, const char *p)
+/* Why p (absolute, normal, its object st) may not be mapped, or NULL.
+ * Also the rule for paths that come from the environment (source.c). */
+const char *place_refused(const char *p, const struct stat *st)
 {
 	const char *home = var_value(AJ_VAR_HOME);
+	const char *xdg = var_value(AJ_VAR_XDG_RUNTIME_DIR);
 
 	if (!strcmp(p, "/"))
-		refuse(opt, shown, "it is the root directory");
-	if (home && within(home, p))
-		refuse(opt, shown,
-		       "it is your home directory or a parent of it; map the directories the "
-		       "command needs");
+		return "it is the root directory";
+	if (home && path_within(home, p))
+		return "it is your home directory or a parent of it; map the directories the "
+		       "command needs";
+	/* The session's sockets (a bus, agents, a rootless Docker) live there. */
+	if (xdg && path_within(xdg, p))
+		return "it is your runtime directory ($XDG_RUNTIME_DIR) or a parent of it";
 	for (unsigned i = 0; i < sizeof(system_trees) / sizeof(system_trees[0]); i++)
-		if (within(p, system_trees[i]))
-			refuse(opt, shown, "it is a system directory, or below one");
+		if (path_within(p, system_trees[i]))
+			return "it is a system directory, or below one";
 	for (unsigned i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
 		if (!strcmp(p, system_dirs[i]))
-			refuse(opt, shown, "it is a system directory");
+			return "it is a system directory";
+	if (st && !S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
+		return "only directories and regular files are mapped; sockets and devices come "
+		       "in through the gpu, docker and display settings";
+	return NULL;
 }
 
-static void fd_link(char *buf, int fd)
+/* in made absolute (from the working directory) and normal, ".." taken
+ * lexically: that is right because the result may hold no symlink. */
+static bool path_absolute(const char *in, char *out)
 {
-	char num[12], *d = num + sizeof(num);
+	const char *cwd = var_value(AJ_VAR_PROJECT);
+	size_t len = 0;
 
-	*--d = '\0';
-	do
-		*--d = (char)('0' + fd % 10);
-	while (fd /= 10);
-	memcpy(buf, "/proc/self/fd/", 14);
-	strcpy(buf + 14, d);
+	if (in[0] != '/') {
+		if (!cwd || strlen(cwd) + 1 >= AJ_PATH_MAX)
+			return false;
+		len = strlen(cwd);
+		memcpy(out, cwd, len);
+		if (len == 1)
+			len = 0;
+	}
+	for (const char *p = in; *p;) {
+		const char *seg;
+		size_t sl;
+
+		while (*p == '/')
+			p++;
+		seg = p;
+		while (*p && *p != '/')
+			p++;
+		sl = (size_t)(p - seg);
+		if (!sl || (sl == 1 && seg[0] == '.'))
+			continue;
+		if (sl == 2 && seg[0] == '.' && seg[1] == '.') {
+			while (len && out[len - 1] != '/')
+				len--;
+			if (len)
+				len--;
+			continue;
+		}
+		if (len + 1 + sl >= AJ_PATH_MAX)
+			return false;
+		out[len++] = '/';
+		memcpy(out + len, seg, sl);
+		len += sl;
+	}
+	if (!len)
+		out[len++] = '/';
+	out[len] = '\0';
+	return true;
 }
 
-/* The path as given must be normal; where it leads is read back from the
- * kernel (no realpath(3): it would allocate). */
+/* Where a path with a symlink in it leads, for the refusal's hint. */
+static const char *leads_to(const char *path)
+{
+	static char hint[AJ_PATH_MAX + 64];
+	char link[32];
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return "a symlink is on the way";
+	fd_path(link, fd);
+	strcpy(hint, "a symlink is on the way (it leads to ");
+	n = readlink(link, hint + 37, sizeof(hint) - 40);
+	close(fd);
+	if (n < 0)
+		return "a symlink is on the way";
+	strcpy(hint + 37 + n, "); map that path if you mean it");
+	return hint;
+}
+
+/* The early, clear refusal, in the caller; pid 1 checks again on the
+ * descriptor it mounts (source.c). */
 static const char *check_map(unsigned i, char *out)
 {
-	const char *opt = map_opts[i];
-	char link[32], real[AJ_PATH_MAX];
-	const char *p = path_normal(maps[i], out, AJ_PATH_MAX);
+	const char *opt = map_opts[i], *why;
 	struct stat st;
-	ssize_t n;
 	int fd;
 
-	if (!p)
-		refuse(opt, maps[i],
-		       "it must be an absolute path without \".\" or \"..\" components");
-	if (p != out)
-		strcpy(out, p);
-	check_place(opt, out, out);
-	fd = open(out, O_PATH | O_CLOEXEC);
+	if (!path_absolute(maps[i], out))
+		refuse(opt, maps[i], "the path is too long");
+	if ((why = place_refused(out, NULL)))
+		refuse(opt, out, why);
+	fd = source_resolve(out, false, &why);
+	if (fd < 0 && errno == ELOOP)
+		refuse(opt, out, leads_to(out));
+	if (fd < 0 && why)
+		refuse(opt, out, why);
 	if (fd < 0)
 		diep("map", out, errno, errno == ENOENT ? "create it first" : NULL);
 	if (fstat(fd, &st))
 		diep("inspect", out, errno, NULL);
-	fd_link(link, fd);
-	n = readlink(link, real, sizeof(real) - 1);
 	close(fd);
-	if (n < 0)
-		diep("resolve", out, errno, NULL);
-	real[n] = '\0';
-	check_place(opt, out, real);
-	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
-		refuse(opt, out,
-		       "only directories and regular files are mapped; sockets and devices come "
-		       "in through the gpu, docker and display settings");
+	if ((why = place_refused(out, &st)))
+		refuse(opt, out, why);
 	return out;
 }
 

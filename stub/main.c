@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sys.h"
 
@@ -152,21 +153,60 @@ static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts
 	return i;
 }
 
-static unsigned command_group(const struct aj_policy *pol, const char *cmd)
+/* Is the bare name cmd found through the caller's PATH in a directory
+ * outside the project?  Only then is it the tool the user means: a file
+ * of the same name in the project (jail ./tools/npm, or PATH=.:…) is
+ * whatever a jailed run put there, and gets no tool's profile.  The jail
+ * searches its own PATH again, which is the same list (env keep PATH). */
+static bool found_outside(const char *cmd, const char *project)
 {
-	const char *base = strrchr(cmd, '/');
+	const char *path = getenv("PATH");
+	char buf[AJ_PATH_MAX];
+	size_t cl = strlen(cmd);
 
-	base = base ? base + 1 : cmd;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (;;) {
+		const char *end = strchrnul(path, ':');
+		size_t dl = (size_t)(end - path);
+
+		/* An empty or relative entry is the working directory's. */
+		if (dl && path[0] == '/' && dl + 1 + cl < sizeof(buf)) {
+			memcpy(buf, path, dl);
+			buf[dl] = '/';
+			memcpy(buf + dl + 1, cmd, cl + 1);
+			if (!access(buf, X_OK)) {
+				buf[dl] = '\0';
+				return !path_within(buf, project);
+			}
+		} else if (dl < sizeof(buf)) {
+			return false;
+		}
+		if (!*end)
+			return false;
+		path = end + 1;
+	}
+}
+
+static unsigned command_group(const struct aj_policy *pol, const char *cmd, const char *project)
+{
+	if (strchr(cmd, '/'))
+		return 0;
 	for (unsigned i = 0; i < pol->n_commands; i++)
-		if (!strcmp(pol->commands[i].name, base))
-			return pol->commands[i].group;
+		if (!strcmp(pol->commands[i].name, cmd))
+			return found_outside(cmd, project) ? pol->commands[i].group : 0;
 	return 0;
 }
 
+/* The project is the working directory itself, which pid 1 inherits and
+ * clones without a name (source.c); the string is only where it appears
+ * inside.  "/" and $HOME are refused on identity, so that no spelling
+ * (a symlink, a bind) gets around it. */
 static void find_project(struct run *r)
 {
 	char tidy[AJ_PATH_MAX];
 	const char *home;
+	struct stat cw, st;
 
 	/* The raw syscall: musl's getcwd() would bring malloc along.  The
 	 * kernel answers "(unreachable)..." for a directory outside our root. */
@@ -174,11 +214,13 @@ static void find_project(struct run *r)
 		die("find the project", errno, "the working directory is gone");
 	if (path_normal(cwd, tidy, sizeof(tidy)) != cwd)
 		die("find the project", 0, "the working directory is outside this root");
+	if (stat(".", &cw))
+		die("find the project", errno, NULL);
 	home = var_value(AJ_VAR_HOME);
-	if (!strcmp(cwd, "/"))
+	if (!stat("/", &st) && st.st_dev == cw.st_dev && st.st_ino == cw.st_ino)
 		die("jail the directory /", 0,
 		    "it is the root directory; run it from a project directory");
-	if (home && !strcmp(cwd, home))
+	if (home && !stat(home, &st) && st.st_dev == cw.st_dev && st.st_ino == cw.st_ino)
 		diep("jail the directory", cwd, 0,
 		     "it is your home directory; run it from a project directory");
 	vars_set(AJ_VAR_PROJECT, cwd);
@@ -208,15 +250,15 @@ int main(int argc, char **argv)
 		die_usage("no command given", NULL);
 	}
 	mode_choose(r, o.mode, o.mode_opt);
-	r->group = r->argv ? command_group(pol, r->argv[0]) : 0;
+	vars_init();
+	find_project(r);
+	r->group = r->argv && !pol->exec ? command_group(pol, r->argv[0], r->project) : 0;
 	idx = r->group * pol->n_modes + r->mode;
 	if (r->mode >= pol->n_modes || r->group >= pol->n_groups)
 		die("read the policy", 0, "a trigger or command names no variant");
 	r->v = &pol->variants[idx];
 	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
-	vars_init();
-	find_project(r);
 	r->v = extra_apply(r);
 	plan_resolve(r->v);
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
@@ -226,7 +268,7 @@ int main(int argc, char **argv)
 	r->envp = env_slots;
 	limits_resolve(r->v);
 	if (o.explain) {
-		scan_project(r->project, r->v);
+		scan_project(".", r->v);
 		explain(r);
 	}
 
@@ -239,7 +281,7 @@ int main(int argc, char **argv)
 		aj_die_reap = pid;
 		limits_place(pid); /* as the caller could: a v1 hierarchy's root is mode 0555 */
 		caps_clear(limits_keep());
-		scan_project(r->project, r->v);
+		scan_project(".", r->v);
 		ns_scan_send(fd);
 		limits_tidy();
 		supervise_parent(pid);
@@ -250,7 +292,7 @@ int main(int argc, char **argv)
 	plan_build_root();
 	plan_build();
 	ns_scan_receive();
-	mask_apply(r->project);
+	mask_apply(r->project, r->v);
 	plan_finish(r->project);
 	rlimits_apply(r->v);
 	limits_apply();

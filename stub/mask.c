@@ -39,49 +39,111 @@ static void unstage(void)
 		die("remove /.aj", errno, NULL);
 }
 
-void mask_apply(const char *project)
+/* The project in the new root, as the plan attached it (or the bind that
+ * holds it): covers and the fence are opened beneath it. */
+static int project_fd(const char *project)
 {
-	struct mount_attr attr = {
-	    .attr_set =
-	        MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-	};
-	char dst[AJ_PATH_MAX];
-	size_t pl = strlen(project);
-	unsigned covers = 0;
+	int fd = plan_open_inside(project, plan_n);
 
-	for (unsigned i = 0; i < scan->n; i++)
-		covers += scan->hits[i].kind != 0;
-	if (!covers)
-		return; /* nothing, or only absent guarded paths */
-	stage();
-	memcpy(dst, project, pl);
-	dst[pl++] = '/';
+	if (fd < 0 && errno != ENOENT)
+		diep("open the project in the jail", project, errno, NULL);
+	return fd;
+}
+
+static struct mount_attr cover_attr = {
+    .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+};
+static bool staged;
+
+/* A cover onto the descriptor itself: a symlink is covered as it is (it
+ * leads nowhere then); nothing is looked up by name. */
+static void cover_fd(int tfd, bool deny, bool isdir, const char *what)
+{
+	int fd;
+
+	if (!staged) {
+		stage();
+		staged = true;
+	}
+	fd = sys_open_tree(AT_FDCWD, cover[deny][isdir], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (fd < 0 || sys_mount_setattr(fd, "", AT_EMPTY_PATH, &cover_attr))
+		die("make a cover", errno, NULL);
+	if (sys_move_mount(fd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
+		diep("cover", what, errno, NULL);
+	close(fd);
+}
+
+/* The sockets at the top of a directory an --ro or --rw map brings in,
+ * in a jail without the host's network: denied, as the project's are
+ * (scan.c).  Only the top: a map is not walked (its size is the user's),
+ * so a socket deeper in it, or made there during the run, stays
+ * reachable; docs/secrets.md says so. */
+static void cover_map_sockets(const struct plan_entry *e)
+{
+	static _Alignas(8) char buf[4096];
+	int dfd = openat2_(e->fd, ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW, RESOLVE_BENEATH);
+
+	if (dfd < 0)
+		diep("list", e->path, errno, NULL);
+	struct dir_iter it = {dfd, buf, sizeof(buf), 0, 0};
+	for (struct aj_dirent *d; (d = dir_next(&it, "list", e->path));) {
+		struct stat st;
+		int tfd;
+
+		if (d->d_type != DT_SOCK && d->d_type != DT_UNKNOWN)
+			continue;
+		tfd = openat(dfd, d->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (tfd < 0 || fstat(tfd, &st))
+			diep("inspect", d->d_name, errno, NULL);
+		if (S_ISSOCK(st.st_mode))
+			cover_fd(tfd, true, false, d->d_name);
+		close(tfd);
+	}
+	close(dfd);
+}
+
+void mask_apply(const char *project, const struct aj_variant *v)
+{
+	int pfd = -1;
+
+	if (v->network != AJ_NET_HOST)
+		for (unsigned i = 0; i < plan_n; i++)
+			if (plan[i].path && !plan[i].missing && plan[i].isdir && plan[i].fd >= 0 &&
+			    extra_option(plan[i].m))
+				cover_map_sockets(&plan[i]);
 	for (unsigned i = 0; i < scan->n; i++) {
 		const struct scan_hit *h = &scan->hits[i];
 		const char *rel = scan->arena + h->off;
-		size_t rl = strlen(rel);
-		int fd;
+		struct stat st;
+		int tfd;
 
 		if (!h->kind)
 			continue; /* an absent guarded path: only the fence keeps it */
-		if (pl + rl + 1 > sizeof(dst))
-			diep("cover", rel, ENAMETOOLONG, NULL);
-		memcpy(dst + pl, rel, rl + 1);
-		fd = sys_open_tree(AT_FDCWD, cover[h->kind == AJ_PATTERN_DENY][h->isdir],
-		                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-		if (fd < 0 || sys_mount_setattr(fd, "", AT_EMPTY_PATH, &attr))
-			die("make a cover", errno, NULL);
-		/* ENOENT: removed since the scan, nothing left to hide.  A
-		 * kernel that refuses to mount on a symlink leaves the link
-		 * as it is: its target is outside the jail or has its own
-		 * rules. */
-		if (sys_move_mount(fd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) &&
-		    errno != ENOENT && !h->islink)
-			diep("cover", dst, errno,
-			     "it changed while the jail was being built; try again");
-		close(fd);
+		if (pfd < 0) {
+			pfd = project_fd(project);
+			if (pfd < 0)
+				break; /* the policy does not bring the project in */
+		}
+		/* The object the scan saw, by the way it saw it: beneath the
+		 * project, no symlink followed, the same device and inode.  A
+		 * concurrent jailed process may have renamed a directory on the
+		 * way since; then the secret is somewhere the scan did not look,
+		 * and the jail does not start. */
+		tfd = openat2_(pfd, rel, O_PATH | O_NOFOLLOW,
+		               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (tfd < 0 || fstat(tfd, &st) ||
+		    (h->ino && (st.st_ino != h->ino || st.st_dev != h->dev)) ||
+		    (!h->islink && !S_ISDIR(st.st_mode) != !h->isdir))
+			diep("cover", rel, tfd < 0 ? errno : 0,
+			     "it changed while the jail was being built (another process is "
+			     "renaming or replacing files in the project); try again");
+		cover_fd(tfd, h->kind == AJ_PATTERN_DENY, h->isdir, rel);
+		close(tfd);
 	}
-	unstage();
+	if (pfd >= 0)
+		close(pfd);
+	if (staged)
+		unstage();
 }
 
 /* ---- the fence: Landlock behind the covers -------------------------------
@@ -224,7 +286,13 @@ static unsigned fence_dir(int ruleset, const struct plan_entry *e, const char *r
 	path[pl] = '/';
 	memcpy(path + pl + 1, rel, len);
 	path[pl + 1 + len] = '\0';
-	dfd = openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* In pid 1, beneath the project's mount, as the covers; the caller
+	 * (--jail-explain, counting only) has no mount yet. */
+	if (e->fd >= 0)
+		dfd = openat2_(e->fd, len ? path + pl + 1 : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+		               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	else
+		dfd = openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		diep("fence", path, errno, NULL);
 	if (len)

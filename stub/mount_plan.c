@@ -150,25 +150,31 @@ static void open_source(struct plan_entry *e)
 	const struct aj_mount *m = e->m;
 	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
 	struct stat st;
+	int fd;
 
 	if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices()) {
 		e->missing = 1;
 		return;
 	}
-	e->fd =
-	    sys_open_tree(AT_FDCWD, e->path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-	if (e->fd < 0 && errno == ENOENT && (m->flags & AJ_MOUNT_CREATE)) {
+	fd = source_open(m, e->path, &e->why);
+	if (fd < 0 && errno == ENOENT && (m->flags & AJ_MOUNT_CREATE)) {
 		mkdir_p(e->path);
-		e->fd = sys_open_tree(AT_FDCWD, e->path,
-		                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		fd = source_open(m, e->path, &e->why);
 	}
-	if (e->fd < 0) {
-		if ((errno == ENOENT || errno == ENOTDIR) && (m->flags & AJ_MOUNT_OPTIONAL)) {
+	if (fd < 0) {
+		int err = errno;
+
+		if ((m->flags & AJ_MOUNT_OPTIONAL) && (e->why || err == ENOENT || err == ENOTDIR)) {
 			e->missing = 1;
 			return;
 		}
-		diep("bind", e->path, errno, bind_hint);
+		diep("bind", e->path, e->why ? 0 : err, e->why ? e->why : bind_hint);
 	}
+	/* The checked descriptor is what is cloned: no second lookup. */
+	e->fd = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+	if (e->fd < 0)
+		diep("bind", e->path, errno, bind_hint);
+	close(fd);
 	if (fstat(e->fd, &st))
 		diep("inspect", e->path, errno, NULL);
 	e->isdir = S_ISDIR(st.st_mode);
@@ -221,6 +227,17 @@ bool plan_under_mount(unsigned i)
 	return false;
 }
 
+/* Is entry i below a bind the plan makes before it (a host tree, where
+ * nothing is created)? */
+static bool plan_under_bind(unsigned i)
+{
+	for (unsigned k = 0; k < i; k++)
+		if (plan[k].path && !plan[k].missing && plan[k].fd >= 0 &&
+		    path_within(plan[i].path, plan[k].path))
+			return true;
+	return false;
+}
+
 static void mount_tmpfs(const char *path, unsigned mode)
 {
 	char opt[16] = "mode=0";
@@ -251,21 +268,57 @@ static void make_link(const char *path, const char *target)
 		diep("create the symlink", path, errno, NULL);
 }
 
-/* The clone's fd stays open when Landlock needs a rule beneath it: it is
- * the mount's root, the very inode a path lookup would find, without the
- * lookup.  fds_close() closes it. */
-static void attach(struct plan_entry *e)
+/* path in the new root, as an O_PATH descriptor: beneath the deepest bind
+ * of plan[0..before) that holds it (a host tree that a jailed process may
+ * be changing right now: the project, a writable cache), else from the
+ * root, which is ours; no symlink is followed either way.  -1 when it is
+ * not there. */
+int plan_open_inside(const char *path, unsigned before)
 {
-	if (e->isdir)
-		mkdir_p(e->path);
-	else
-		mkfile_p(e->path);
-	if (sys_move_mount(e->fd, "", AT_FDCWD, e->path, MOVE_MOUNT_F_EMPTY_PATH))
-		diep("bind", e->path, errno, NULL);
-	if (!e->m->landlock) {
-		close(e->fd);
-		e->fd = -1;
+	const struct plan_entry *in = NULL;
+	const char *rel = path;
+	int dfd = AT_FDCWD;
+
+	for (unsigned k = 0; k < before; k++) {
+		const struct plan_entry *o = &plan[k];
+
+		if (o->path && !o->missing && o->fd >= 0 && path_within(path, o->path) &&
+		    (!in || strlen(o->path) >= strlen(in->path)))
+			in = o;
 	}
+	if (in) {
+		dfd = in->fd;
+		rel = path[strlen(in->path)] ? path + strlen(in->path) + 1 : ".";
+		if (!strcmp(in->path, "/"))
+			rel = path + 1;
+	}
+	return openat2_(dfd, rel, O_PATH | O_NOFOLLOW,
+	                (in ? RESOLVE_BENEATH : 0) | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
+/* The clone's fd stays open until fds_close(): Landlock's rule goes on it
+ * (the mount's root, the very inode a path lookup would find, without the
+ * lookup), and mount points, covers and the fence below it are opened
+ * beneath it. */
+static void attach(unsigned i)
+{
+	struct plan_entry *e = &plan[i];
+	int dfd;
+
+	dfd = plan_open_inside(e->path, i);
+	if (dfd < 0 && errno == ENOENT && !plan_under_bind(i)) {
+		if (e->isdir)
+			mkdir_p(e->path);
+		else
+			mkfile_p(e->path);
+		dfd = plan_open_inside(e->path, i);
+	}
+	if (dfd < 0)
+		diep("bind", e->path, errno,
+		     errno == ELOOP ? "a symlink is where the mount point should be" : NULL);
+	if (sys_move_mount(e->fd, "", dfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
+		diep("bind", e->path, errno, NULL);
+	close(dfd);
 }
 
 void plan_build(void)
@@ -279,7 +332,7 @@ void plan_build(void)
 		switch (m->op) {
 		case AJ_MOUNT_RO:
 		case AJ_MOUNT_RW:
-			attach(e);
+			attach(i);
 			break;
 		case AJ_MOUNT_TMPFS:
 			if (plan_dirs && !plan_under_mount(i)) {

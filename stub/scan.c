@@ -30,7 +30,7 @@
 
 #include "sys.h"
 
-enum { T_UNKNOWN = 0, T_OTHER = 1, T_DIR = 4, T_REG = 8, T_LNK = 10 };
+enum { T_UNKNOWN = 0, T_OTHER = 1, T_DIR = 4, T_REG = 8, T_LNK = 10, T_SOCK = 12 };
 
 #define SCAN_BUF 8192
 
@@ -40,8 +40,33 @@ struct scan_result *const scan = &result;
 static char rel[AJ_PATH_MAX]; /* the entry's path relative to the project */
 static const struct aj_scan *sc;
 static uid_t me;
+static bool deny_sockets;
+/* The tree changed while it was walked: an entry listed is gone, or its
+ * name now leads to another object (a concurrent jail renaming or
+ * exchanging directories).  The walk then starts again. */
+static bool unstable;
+static dev_t listing_dev; /* the device of the directory whose entry is being classified */
 static bool second_pass;
+static bool relisting; /* re-reading a directory that changed after the walk read it */
 static unsigned n_links;
+
+/* Every directory the walk read, as it was just before it was read: a
+ * directory an entry moved into after that (a concurrent jail moving a
+ * folder of secrets from a place not read yet into one read already) has
+ * another mtime or ctime when the walk is done, and is read again. */
+#define SCAN_DIRS       65536
+#define SCAN_DIR_ARENA  (4 << 20)
+#define SCAN_DIR_HASH   (2 * SCAN_DIRS)
+#define SCAN_VERIFY_MAX 8
+static struct dir_rec {
+	uint64_t ino, mtime, ctime, state;
+	uint32_t off; /* path in dir_arena ("" for the project) */
+	uint16_t depth;
+} dirs[SCAN_DIRS];
+static unsigned n_dirs;
+static uint32_t dir_used;
+static char dir_arena[SCAN_DIR_ARENA];
+static uint32_t dir_hash[SCAN_DIR_HASH]; /* index + 1, by inode */
 static struct {
 	dev_t dev;
 	ino_t ino;
@@ -55,8 +80,31 @@ static const char search_hint[] =
     "a directory of the project cannot be searched, so it cannot be checked for secrets; "
     "chmod u+x it";
 
-static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
+/* dfd and name: the entry, whose identity the cover will be checked
+ * against (dfd < 0: none, an absent guarded path). */
+static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsigned char type,
+                    uint8_t why, size_t len)
 {
+	struct stat st = {0};
+
+	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			unstable = true;
+			return;
+		}
+		if (errno != EACCES)
+			diep("inspect", rel, errno, NULL);
+		st.st_ino = 0; /* in a directory it cannot search: checked by type only */
+	}
+	if (relisting)
+		for (unsigned i = 0; i < scan->n; i++)
+			if (!strcmp(scan->arena + scan->hits[i].off, rel))
+				return; /* found by the walk already */
+	/* The object the listing named, or the tree is moving. */
+	if (ino && st.st_ino && st.st_dev == listing_dev && st.st_ino != ino) {
+		unstable = true;
+		return;
+	}
 	if (scan->n == AJ_SCAN_MAX || scan->used + len + 1 > sizeof(scan->arena))
 		diep("mask", rel, 0,
 		     "too many masked or denied paths in this project; "
@@ -68,6 +116,8 @@ static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
 	    .why = why,
 	    .islink = type == T_LNK,
 	    .off = scan->used,
+	    .dev = st.st_dev,
+	    .ino = st.st_ino,
 	};
 	scan->used += (uint32_t)len + 1;
 }
@@ -76,8 +126,11 @@ static void add_hit(uint8_t kind, unsigned char type, uint8_t why, size_t len)
  * first few of them. */
 static void note_pruned(size_t len)
 {
-	unsigned i = scan->n_pruned++;
+	unsigned i;
 
+	if (relisting)
+		return; /* counted by the walk */
+	i = scan->n_pruned++;
 	if (second_pass || i >= SCAN_PRUNED_SHOWN)
 		return;
 	scan->pruned[i] = UINT32_MAX;
@@ -132,13 +185,58 @@ static unsigned char type_of(int dfd, const char *name)
 		return T_DIR;
 	if (S_ISLNK(st.st_mode))
 		return T_LNK;
+	if (S_ISSOCK(st.st_mode))
+		return T_SOCK;
 	return S_ISREG(st.st_mode) ? T_REG : T_OTHER;
 }
 
-static void walk(int dfd, size_t len, unsigned depth, uint64_t state);
+static uint64_t ns_of(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+}
 
-/* A directory of depth components: walked, or at the bound. */
-static void enter(int dfd, const char *name, size_t len, unsigned depth, uint64_t state)
+static uint32_t *dir_slot(uint64_t ino)
+{
+	uint32_t h = (uint32_t)(ino * 0x9e3779b97f4a7c15ULL >> 40) & (SCAN_DIR_HASH - 1);
+
+	while (dir_hash[h] && dirs[dir_hash[h] - 1].ino != ino)
+		h = (h + 1) & (SCAN_DIR_HASH - 1);
+	return &dir_hash[h];
+}
+
+/* A directory about to be read (rel, len bytes), as fstat saw it before. */
+static void note_dir(const struct stat *st, size_t len, unsigned depth, uint64_t state)
+{
+	uint32_t *slot = dir_slot(st->st_ino);
+	struct dir_rec *d;
+
+	if (*slot)
+		return; /* the same directory under a second name: a hard link, never */
+	if (n_dirs == SCAN_DIRS || dir_used + len + 1 > sizeof(dir_arena))
+		diep("scan", rel, 0,
+		     "the project has too many directories to check them all for secrets "
+		     "(65536); prune the large trees in the policy ('scan prune')");
+	d = &dirs[n_dirs];
+	d->ino = st->st_ino;
+	d->mtime = ns_of(&st->st_mtim);
+	d->ctime = ns_of(&st->st_ctim);
+	d->state = state;
+	d->depth = (uint16_t)depth;
+	d->off = dir_used;
+	memcpy(dir_arena + dir_used, rel, len);
+	dir_arena[dir_used + len] = '\0';
+	dir_used += (uint32_t)len + 1;
+	*slot = ++n_dirs;
+}
+
+static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state);
+
+/* A directory of depth components: walked, or at the bound.  ino is what
+ * the listing said (dev the listing directory's): a name that leads
+ * elsewhere now was renamed or exchanged since, and what the walk would
+ * see under it is not what the listing promised. */
+static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len, unsigned depth,
+                  uint64_t state)
 {
 	struct stat st;
 	int fd;
@@ -149,17 +247,31 @@ static void enter(int dfd, const char *name, size_t len, unsigned depth, uint64_
 			     "the project is nested deeper than the policy's 'scan depth', so not "
 			     "every path can be checked for secrets; raise it, or prune the tree");
 		if (!second_pass)
-			add_hit(AJ_PATTERN_DENY, T_DIR, SCAN_BY_DEPTH, len);
+			add_hit(dfd, name, ino, AJ_PATTERN_DENY, T_DIR, SCAN_BY_DEPTH, len);
 		return;
 	}
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
-		walk(fd, len, depth, state);
+		if (fstat(fd, &st))
+			diep("scan", rel, errno, NULL);
+		/* Another device: a mount point, whose listed inode is the one
+		 * below the mount. */
+		if (st.st_dev == dev && ino && st.st_ino != ino) {
+			unstable = true;
+		} else if (relisting && *dir_slot(st.st_ino)) {
+			/* read already, and checked again on its own */
+		} else {
+			if (!second_pass)
+				note_dir(&st, len, depth, state);
+			walk(fd, st.st_dev, len, depth, state);
+		}
 		close(fd);
 		return;
 	}
-	if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
-		return; /* changed under us: it is whatever the mount finds */
+	if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
+		unstable = true; /* listed as a directory, gone or replaced since */
+		return;
+	}
 	if (errno != EACCES)
 		diep("scan", rel, errno, NULL);
 	if (second_pass)
@@ -169,20 +281,32 @@ static void enter(int dfd, const char *name, size_t len, unsigned depth, uint64_
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && (errno != EACCES || fstat(dfd, &st)))
 		diep("inspect", rel, errno, NULL);
 	if (st.st_uid == me)
-		add_hit(AJ_PATTERN_DENY, T_DIR, SCAN_BY_PERM, len);
+		add_hit(dfd, name, ino, AJ_PATTERN_DENY, T_DIR, SCAN_BY_PERM, len);
 }
 
-static void entry(int dfd, const char *name, unsigned char type, size_t len, size_t nl,
-                  unsigned depth, uint64_t state)
+static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned char type,
+                  size_t len, size_t nl, unsigned depth, uint64_t state)
 {
 	uint64_t inside;
 	uint8_t kind;
 
+	listing_dev = dev;
 	if (type == T_UNKNOWN)
 		type = type_of(dfd, name);
-	if (type == T_UNKNOWN)
+	if (type == T_UNKNOWN) {
+		unstable = true; /* listed, gone since */
 		return;
-	kind = step_classify(sc, name, nl, type == T_DIR, state, &inside);
+	}
+	/* A host service's socket: without the host's network, the jail
+	 * reaches no host service through a socket file either. */
+	if (type == T_SOCK && deny_sockets) {
+		if (!second_pass)
+			add_hit(dfd, name, ino, AJ_PATTERN_DENY, type, SCAN_BY_SOCKET, len);
+		return;
+	}
+	/* A symlink is classified as a directory too: a link named secrets/
+	 * would otherwise lead past the deny to what it points at. */
+	kind = step_classify(sc, name, nl, type == T_DIR || type == T_LNK, state, &inside);
 	if (kind == AJ_PATTERN_PRUNE) {
 		note_pruned(len);
 		return;
@@ -190,26 +314,26 @@ static void entry(int dfd, const char *name, unsigned char type, size_t len, siz
 	if (kind) {
 		if (second_pass)
 			return; /* noted by the first walk */
-		add_hit(kind, type, SCAN_BY_NAME, len);
+		add_hit(dfd, name, ino, kind, type, SCAN_BY_NAME, len);
 		if (type == T_REG)
 			note_links(dfd, name, kind);
 		return;
 	}
 	if (type == T_DIR) {
-		enter(dfd, name, len, depth, inside);
+		enter(dfd, dev, name, ino, len, depth, inside);
 		return;
 	}
 	if (second_pass && type == T_REG && (kind = linked_kind(dfd, name)))
-		add_hit(kind, T_REG, SCAN_BY_HARDLINK, len);
+		add_hit(dfd, name, ino, kind, T_REG, SCAN_BY_HARDLINK, len);
 }
 
 /* The entries of a directory of depth components (0: the project). */
-static void walk(int dfd, size_t len, unsigned depth, uint64_t state)
+static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
 {
 	struct dir_iter it = {dfd, dbuf[depth], SCAN_BUF, 0, 0};
 
 	/* rel holds this directory's path again whenever dir_next() reads. */
-	for (struct aj_dirent *d; (d = dir_next(&it, "scan", len ? rel : "."));) {
+	for (struct aj_dirent *d; !unstable && (d = dir_next(&it, "scan", len ? rel : "."));) {
 		const char *name = d->d_name;
 		size_t nl = strlen(name), l = len;
 
@@ -218,9 +342,68 @@ static void walk(int dfd, size_t len, unsigned depth, uint64_t state)
 		if (l)
 			rel[l++] = '/';
 		memcpy(rel + l, name, nl + 1);
-		entry(dfd, name, d->d_type, l + nl, nl, depth + 1, state);
+		entry(dfd, dev, name, d->d_ino, d->d_type, l + nl, nl, depth + 1, state);
 		rel[len] = '\0';
 	}
+}
+
+/* After the walk: every directory it read, looked at again by the path it
+ * had (beneath the project, no symlink followed).  One that is gone or
+ * another object means the tree moved: the walk starts again.  One whose
+ * mtime or ctime changed is read again, and what is new in it (an entry
+ * moved in from a place not read yet) is classified and walked as the
+ * walk would have.  Until a round finds nothing changed; after
+ * SCAN_VERIFY_MAX rounds a tree that still changes is taken as it is if
+ * the last round found nothing new (a build making and removing files,
+ * which is no secret moving), else refused.  Returns false to restart. */
+static bool verify(int pfd)
+{
+	bool changed = true, found = false;
+
+	for (unsigned round = 0; changed && round < SCAN_VERIFY_MAX; round++) {
+		unsigned hits = scan->n, known = n_dirs;
+
+		changed = false;
+		for (unsigned i = 0; i < n_dirs && !unstable; i++) {
+			struct dir_rec *d = &dirs[i];
+			const char *p = dir_arena + d->off;
+			struct stat st;
+			int fd;
+
+			/* One call for the common case, unchanged.  A symlink on
+			 * the way would show another inode: a restart, never a
+			 * pass. */
+			if (fstatat(pfd, i ? p : ".", &st, AT_SYMLINK_NOFOLLOW) || st.st_ino != d->ino)
+				return false;
+			if (ns_of(&st.st_mtim) == d->mtime && ns_of(&st.st_ctim) == d->ctime)
+				continue;
+			fd = i ? openat2_(pfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+			                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+			       : openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0 || fstat(fd, &st) || st.st_ino != d->ino) {
+				if (fd >= 0)
+					close(fd);
+				return false;
+			}
+			changed = true;
+			d->mtime = ns_of(&st.st_mtim);
+			d->ctime = ns_of(&st.st_ctim);
+			memcpy(rel, p, strlen(p) + 1);
+			relisting = true;
+			walk(fd, st.st_dev, strlen(p), d->depth, d->state);
+			relisting = false;
+			close(fd);
+		}
+		if (unstable)
+			return false;
+		found = scan->n != hits || n_dirs != known;
+	}
+	rel[0] = '\0';
+	if (changed && found)
+		die("scan the project", 0,
+		    "folders keep moving in it while it is checked for secrets; stop what is "
+		    "moving them, and try again");
+	return true;
 }
 
 /* A guarded path: present, its pattern masked it; covered by a cover above
@@ -248,7 +431,7 @@ static void check_guards(int pfd)
 			if (fstatat(pfd, rel, &st, AT_SYMLINK_NOFOLLOW)) {
 				if (errno != ENOENT)
 					diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
-				add_hit(0, T_UNKNOWN, SCAN_BY_GUARD, len + n);
+				add_hit(-1, NULL, 0, 0, T_UNKNOWN, SCAN_BY_GUARD, len + n);
 				break;
 			}
 			len += n;
@@ -262,24 +445,51 @@ static void check_guards(int pfd)
 
 void scan_project(const char *project, const struct aj_variant *v)
 {
+	struct stat st;
 	int fd;
 
 	sc = v->scan;
-	if (!sc->n_floating && !sc->n_steps && !sc->n_guards)
+	deny_sockets = v->network != AJ_NET_HOST;
+	if (!sc->n_floating && !sc->n_steps && !sc->n_guards && !deny_sockets)
 		return;
 	if (sc->depth < 1 || sc->depth > AJ_SCAN_DEPTH_MAX || sc->n_steps > AJ_SCAN_STEPS)
 		die("read the policy", 0, "its scan table was compiled for another stub");
 	me = getuid();
 	fd = openat(AT_FDCWD, project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0 || fstat(fd, &st))
 		diep("scan", project, errno, NULL);
-	rel[0] = '\0';
-	walk(fd, 0, 0, sc->start);
-	if (n_links) {
-		second_pass = true;
+	/* A walk that saw the tree move is not trusted: it may have listed a
+	 * directory twice under two names and missed the other.  Again, from
+	 * the start, a few times; a tree that never holds still fails closed. */
+	for (unsigned attempt = 0;; attempt++) {
+		unstable = second_pass = false;
+		/* Emptied slot by slot, the latest first (so that each probe
+		 * still finds its own): the table is mostly untouched memory. */
+		while (n_dirs) {
+			*dir_slot(dirs[n_dirs - 1].ino) = 0;
+			n_dirs--;
+		}
+		n_links = dir_used = 0;
+		scan->n = scan->used = scan->n_pruned = 0;
+		rel[0] = '\0';
 		if (lseek(fd, 0, SEEK_SET))
 			diep("scan", project, errno, NULL);
-		walk(fd, 0, 0, sc->start);
+		note_dir(&st, 0, 0, sc->start);
+		walk(fd, st.st_dev, 0, 0, sc->start);
+		if (!unstable && !verify(fd))
+			unstable = true;
+		if (n_links && !unstable) {
+			second_pass = true;
+			if (lseek(fd, 0, SEEK_SET))
+				diep("scan", project, errno, NULL);
+			walk(fd, st.st_dev, 0, 0, sc->start);
+		}
+		if (!unstable)
+			break;
+		if (attempt == 3)
+			die("scan the project", 0,
+			    "its directories were renamed or replaced while it was checked for "
+			    "secrets, four times; stop what is moving them, and try again");
 	}
 	check_guards(fd);
 	close(fd);

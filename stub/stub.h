@@ -98,12 +98,15 @@ struct scan_hit {
 	uint8_t why; /* SCAN_BY_* */
 	uint8_t islink;
 	uint32_t off; /* relative path in the arena */
+	uint64_t dev; /* what the scan saw there: a cover goes on that object only */
+	uint64_t ino; /* 0: not known (an entry in a directory it could not search) */
 };
 #define SCAN_BY_NAME     0
 #define SCAN_BY_HARDLINK 1 /* another name of a matched file */
 #define SCAN_BY_PERM     2 /* a directory of ours we could not read */
 #define SCAN_BY_DEPTH    3 /* at the policy's depth bound ('scan depth N deny') */
 #define SCAN_BY_GUARD    4 /* kind 0: a guarded path, absent (its first missing part) */
+#define SCAN_BY_SOCKET   5 /* a Unix socket, in a jail without the host's network */
 #define SCAN_PRUNED_SHOWN 8 /* pruned directories --jail-explain names */
 struct scan_result {
 	uint32_t n;
@@ -123,7 +126,8 @@ struct plan_entry {
 	uint16_t depth;  /* 2 x resolved depth, + 1 for a path that starts with a variable */
 	uint8_t missing; /* optional, and its source is absent on this host */
 	uint8_t isdir;   /* RO/RW: the source is a directory */
-	int fd;          /* RO/RW: the cloned source tree (kept open for its Landlock rule) */
+	int fd;          /* RO/RW: the cloned source tree (open until fds_close) */
+	const char *why; /* RO/RW: why the source was refused (skipped when optional) */
 };
 extern struct plan_entry plan[AJ_MAX_MOUNTS];
 extern unsigned plan_n;
@@ -135,6 +139,7 @@ bool plan_has_devices(void);
 void plan_build_root(void);
 void plan_build(void);
 void plan_finish(const char *project);
+int plan_open_inside(const char *path, unsigned before);
 
 /* dev.c */
 extern const char *const dev_nodes[];
@@ -143,7 +148,7 @@ unsigned device_match(const char *prefix, const char *path, bool bind);
 
 /* mask.c: the covers, and the fence behind them.  fence_plan() says
  * which plan entry the fence replaces the rule of, or why there is none. */
-void mask_apply(const char *project);
+void mask_apply(const char *project, const struct aj_variant *v);
 const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why,
                                     const char **where);
 unsigned fence_apply(int ruleset, const struct plan_entry *e, uint64_t handled);

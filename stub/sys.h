@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include <linux/mount.h>
+#include <linux/openat2.h>
 
 #include "stub.h"
 
@@ -72,6 +73,14 @@ static inline int sys_mount_setattr(int dfd, const char *path, unsigned flags,
                                     struct mount_attr *attr)
 {
 	return (int)syscall(SYS_mount_setattr, dfd, path, flags, attr, sizeof(*attr));
+}
+
+/* openat2(2), always close-on-exec: the resolution rules of source.c. */
+static inline int openat2_(int dfd, const char *path, int flags, unsigned long long resolve)
+{
+	struct open_how how = {.flags = (unsigned)flags | O_CLOEXEC, .resolve = resolve};
+
+	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
 }
 
 static inline int sys_pivot_root(const char *new_root, const char *put_old)
@@ -160,6 +169,15 @@ void extra_net(int network, const char *opt);
 const char *extra_net_option(void);
 const char *extra_option(const struct aj_mount *m);
 const struct aj_variant *extra_apply(const struct run *r);
+
+/* source.c: the one rule for every mount source. */
+struct stat;
+bool path_within(const char *a, const char *b);
+void fd_path(char *buf, int fd);
+int source_resolve(const char *path, bool follow, const char **why);
+const char *source_check(const struct aj_mount *m, const char *path, int fd);
+int source_open(const struct aj_mount *m, const char *path, const char **why);
+const char *place_refused(const char *p, const struct stat *st);
 
 /* explain.c */
 noreturn void explain(const struct run *r);

@@ -3,6 +3,7 @@
 #   unit-check         every tests/unit/test_*.c, built with gcc and cmocka, run
 #   corpus-check       tests/policies/run.sh: bad policies give their .err
 #   integration-check  tests/integration/run.sh: real stubs, as a user and root
+#   escape-check       tests/escape/run.sh and soak.sh: escape classes, the soak
 #
 # Unit tests are linked by name:
 #   test_compiler_*.c  all compiler objects but main.o, libseccomp
@@ -73,3 +74,12 @@ $(B)/tests/probe: tests/probe/probe.c $(B)/kh/.stamp
 
 integration-check: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe
 	tests/integration/run.sh
+
+# --- the escape suite: one case per escape class, then the soak ----------------
+
+$(B)/tests/racer: tests/escape/racer.c $(B)/kh/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -static -o $@ $<
+
+escape-check: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe $(B)/tests/racer
+	@rc=0; tests/escape/run.sh || rc=1; tests/escape/soak.sh || rc=1; exit $$rc

@@ -5,6 +5,7 @@
  * under AddressSanitizer, so the harness itself never rots). */
 #include "diag.h"
 #include "model.h"
+#include "source.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *dirs[] = {"policies"};
 	struct program prog;
 	program_init(&prog, dirs, 1);
+	/* What a file on disk meets first (source.c); the parser still gets
+	 * every input, text or not. */
+	struct src_fault fault;
+	src_text_fault((const char *)data, size, &fault);
 	const struct src *src = src_new("fuzz.aj", (const char *)data, size);
 	if (program_load(&prog, "fuzz.aj", src) && program_resolve(&prog) && prog.last_in_main) {
 		struct compiled c;

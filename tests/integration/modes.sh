@@ -323,7 +323,8 @@ def ls(p):
         return errno.errorcode.get(e.errno, str(e))
 def cat(p):
     try:
-        return open(p).read()
+        d = open(p, "rb").read()
+        return "COOKIE" if b"MIT-MAGIC-COOKIE-1" in d else repr(d)
     except (OSError, TypeError) as e:
         return "none"
 x11, wayland, docker, xdg = sys.argv[1:5]
@@ -372,7 +373,12 @@ elif [ $want_toggles = 1 ]; then
 	xdg=$T/xdg
 	mkdir -p "$xdg"
 	printf 'not for the jail' >"$xdg/other-secret"
-	printf 'COOKIE' >"$T/xauth"
+	# An X authority file in its own format (source.c takes nothing else):
+	# family local, address, display number, MIT-MAGIC-COOKIE-1, 16 bytes.
+	$py -c 'import struct, sys
+f = lambda b: struct.pack(">H", len(b)) + b
+open(sys.argv[1], "wb").write(struct.pack(">H", 256) + f(b"jail") + f(b"99")
+                              + f(b"MIT-MAGIC-COOKIE-1") + f(bytes(range(16))))' "$T/xauth"
 	dsock=$T/docker.sock
 	chown -R "$tuid:$tgid" "$xdg" "$T/xauth"
 	chmod 0700 "$xdg"
@@ -394,7 +400,22 @@ while True:
 		[ -S "$x11" ] && [ -S "$xdg/wayland-aj" ] && [ -S "$dsock" ] && break
 		sleep 0.1
 	done
-	ln -sf "$py" "$P/docker" # the Docker CLI's name: its command group
+	# A compositor runs as the user: its socket is the user's.
+	chown "$tuid:$tgid" "$xdg/wayland-aj"
+	# The Docker CLI's name picks its command group only when it is found
+	# through PATH outside the project (stub/main.c): a stand-in in a
+	# directory of /opt (the jail binds /opt), first in PATH.
+	if [ ! -d /opt ]; then
+		mkdir -m 0755 /opt
+		outside+=(/opt)
+	fi
+	optbin=/opt/aijail-it-$$
+	mkdir -m 0755 "$optbin"
+	outside+=("$optbin")
+	ln -s "$py" "$optbin/docker"
+	outside+=("$optbin/docker")
+	ln -sf "$py" "$P/docker" # the same name in the project: no group
+	tg_path=PATH=$optbin:/usr/local/bin:/usr/bin:/bin
 	tg_env=(DISPLAY=":$dn" XAUTHORITY="$T/xauth" XDG_RUNTIME_DIR="$xdg" WAYLAND_DISPLAY=wayland-aj
 		DOCKER_HOST="unix://$dsock" CUDA_VISIBLE_DEVICES=0)
 	tg_args=("$x11" "$xdg/wayland-aj" "$dsock" "$xdg")
@@ -417,7 +438,7 @@ DOCKER_HOST unset"
 	fi
 
 	if c toggles-docker-cli; then
-		jrun user "${tg_env[@]}" -- jail ./docker -c "$TGPY" "${tg_args[@]}"
+		jrun user "${tg_env[@]}" "$tg_path" -- jail docker -c "$TGPY" "${tg_args[@]}"
 		if [ "$RC" = 0 ] && printf '%s\n' "$OUT" | grep -qx 'docker ok' &&
 			printf '%s\n' "$OUT" | grep -qx "DOCKER_HOST unix://$dsock"; then
 			pass toggles-docker-cli
@@ -446,7 +467,7 @@ DOCKER_HOST unset"
 	fi
 
 	if c toggles-worker-docker-cli; then
-		jrun user "${tg_env[@]}" HERMES_KANBAN_TASK=1 -- jail ./docker -c "$TGPY" "${tg_args[@]}"
+		jrun user "${tg_env[@]}" "$tg_path" HERMES_KANBAN_TASK=1 -- jail docker -c "$TGPY" "${tg_args[@]}"
 		expect toggles-worker-docker-cli 0 "$worker_out"
 	fi
 
@@ -469,8 +490,19 @@ DOCKER_HOST unset"
 		fi
 	fi
 
+	# A file in the project named like a tool is not that tool: no group.
+	if c toggles-project-docker; then
+		jrun user "${tg_env[@]}" -- jail ./docker -c "$TGPY" "${tg_args[@]}"
+		if [ "$RC" = 0 ] && printf '%s\n' "$OUT" | grep -qx 'docker ENOENT' &&
+			printf '%s\n' "$OUT" | grep -qx 'DOCKER_HOST unset'; then
+			pass toggles-project-docker
+		else
+			fail toggles-project-docker "exit status $RC, stdout $(q "$OUT")"
+		fi
+	fi
+
 	if c toggles-explain-docker; then
-		jrun user "${tg_env[@]}" -- jail --jail-explain ./docker ps
+		jrun user "${tg_env[@]}" "$tg_path" -- jail --jail-explain docker ps
 		if [ "$RC" = 0 ] && [[ $OUT == *"docker:    on, by the policy:"*"$dsock"*"WARNING: the Docker socket is host-root-equivalent"* ]] &&
 			[[ $OUT == *"/dev/nvidia[0-9]*	1 node on this host"* ]]; then
 			pass toggles-explain-docker

@@ -288,6 +288,63 @@ static void command_groups_use_other_policies(void **state)
 	assert_int_equal(variant(c, "python", "lockdown")->network, AJ_NET_NONE);
 }
 
+/* 'limit': base's defaults reach every variant, a command group's policy
+ * and a mode override them, and each variant's table says so. */
+static void limits_merge_into_every_variant(void **state)
+{
+	(void)state;
+	struct compiled *c =
+	    compile_str("include \"base.aj\";\n"
+			"policy build extends base { limit processes 4096; }\n"
+			"policy p extends base {\n"
+			"  command make use build;\n"
+			"  mode lockdown { limit memory 1G; limit processes 64; }\n"
+			"}\n");
+	assert_non_null(c);
+	const struct variant *n = variant(c, "", "normal"), *w = variant(c, "", "worker");
+	const struct variant *l = variant(c, "", "lockdown");
+	const struct variant *mn = variant(c, "make", "normal"),
+			     *ml = variant(c, "make", "lockdown");
+	assert_int_equal(n->memory, AJ_MEMORY_PERCENT | 25);
+	assert_int_equal(n->processes, 1024);
+	assert_int_equal(w->memory, AJ_MEMORY_PERCENT | 25);
+	assert_int_equal(l->memory, 1ULL << 30);
+	assert_int_equal(l->processes, 64);
+	assert_int_equal(mn->processes, 4096);
+	assert_int_equal(mn->memory, AJ_MEMORY_PERCENT | 25);
+	assert_int_equal(ml->processes, 64);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_true(emit_header(f, c, "t.aj"));
+	fclose(f);
+	/* The variants in order: (default, make) x (normal, worker, lockdown). */
+	const char *v = strstr(text, ".mode = \"normal\"");
+	assert_non_null(v);
+	v = strstr(v, ".memory = AJ_MEMORY_PERCENT | 25,\n\t\t.processes = 1024,\n");
+	assert_non_null(v);
+	v = strstr(v, ".mode = \"lockdown\"");
+	assert_non_null(v);
+	v = strstr(v, ".memory = 1073741824ULL, /* 1G */\n\t\t.processes = 64,\n");
+	assert_non_null(v);
+	v = strstr(v, ".command = \"make\"");
+	assert_non_null(v);
+	assert_non_null(strstr(v, ".processes = 4096,"));
+	free(text);
+
+	/* Lowering is fine, raising in a later mode is not. */
+	assert_null(
+	    compile_str("policy p { limit processes 100; mode ci { limit processes 200; } }"));
+	assert_non_null(strstr(diags(),
+			       "error: mode 'ci' must be at least as strict as mode "
+			       "'normal', declared before it: it allows 200 processes, mode "
+			       "'normal' allows 100\n"));
+	assert_null(
+	    compile_str("policy p { limit memory 4G; mode ci { limit memory unlimited; } }"));
+	assert_non_null(strstr(diags(), "its memory limit is unlimited, mode 'normal' has 4G\n"));
+}
+
 static void semantic_errors_suggest(void **state)
 {
 	(void)state;
@@ -405,6 +462,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(modes_are_ranked_and_say_so, setup, teardown),
 		cmocka_unit_test_setup_teardown(command_groups_use_other_policies, setup, teardown),
+		cmocka_unit_test_setup_teardown(limits_merge_into_every_variant, setup, teardown),
 		cmocka_unit_test_setup_teardown(semantic_errors_suggest, setup, teardown),
 		cmocka_unit_test_setup_teardown(errors_are_reported_once_across_variants, setup,
 						teardown),

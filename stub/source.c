@@ -1,0 +1,344 @@
+/* source.c: the one rule for every mount source.
+ *
+ * A source (the project, a policy's bind, a toggle's socket or file, an
+ * --ro or --rw map) is opened exactly once, by pid 1 while it still sees
+ * the host's tree, checked on that descriptor, and cloned from it with
+ * open_tree(fd, "", AT_EMPTY_PATH): its name is never looked up again.
+ * The caller runs the same checks for --jail-explain and for an early,
+ * clear refusal, but what is mounted is what pid 1 checked.
+ *
+ * How a name is resolved depends on who could have changed it:
+ *  - the project is the caller's working directory, inherited by pid 1:
+ *    no name at all.  Anything at or below the project's path is opened
+ *    beneath it with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, because a
+ *    jailed process (this run's, or a concurrent one on the same project)
+ *    can rename directories there and plant symlinks;
+ *  - everything else is opened with RESOLVE_NO_SYMLINKS; a symlink on the
+ *    way is followed only when the jail cannot have made it: owned by
+ *    root, in a root-owned directory nobody else may write, and neither in
+ *    $HOME nor in the project (Debian's /var/run -> /run, a /home that is
+ *    a link).  An --ro or --rw map follows no symlink at all: a link a
+ *    jailed run planted in the project (ln -s ~/.bashrc out.log) must not
+ *    steer the user's next map (flatpak's CVE-2024-42472).
+ *
+ * Then the checks a source's kind asks for: the X11, Wayland and Docker
+ * toggles take only a Unix socket (Wayland's named wayland-*, in the
+ * caller's runtime directory: a session bus or an agent's socket there is
+ * not a display), the X authority only a regular file of the caller's in
+ * the Xauthority format, so that XAUTHORITY=~/.ssh/id_rsa shows nothing;
+ * an environment-derived path and a map get the refusals of extra.c. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sys.h"
+
+static const char *project_path(void)
+{
+	return var_value(AJ_VAR_PROJECT);
+}
+
+/* a is b, or below it. */
+bool path_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	if (n == 1 && b[0] == '/')
+		return true;
+	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
+}
+
+static bool is_link(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISLNK(st.st_mode);
+}
+
+/* A symlink on the way to a policy's source (at where) that the jail
+ * cannot have made: root's, in a directory only root may write, outside
+ * $HOME and the project (/var/run -> /run, a /home that is a link); or
+ * the caller's own on the way, never as the source itself, outside the
+ * project (~/.cache -> /data/cache).  A jailed process writes only in the
+ * project and the writable caches and maps, and a link it put in place
+ * of a cache (~/.cache/huggingface -> ~/.ssh, through an --rw of
+ * ~/.cache) is the last component. */
+static bool trusted_link(int dfd, const struct stat *lst, const char *where, bool last)
+{
+	const char *home = var_value(AJ_VAR_HOME), *proj = project_path();
+	struct stat dst;
+
+	if (proj && path_within(where, proj))
+		return false;
+	if (lst->st_uid == getuid() && lst->st_uid != 0 && !last)
+		return true;
+	if (lst->st_uid != 0 || fstat(dfd, &dst) || dst.st_uid != 0 || (dst.st_mode & 022))
+		return false;
+	return !(home && path_within(where, home));
+}
+
+/* The slow path, for an absolute path with a symlink on the way: one
+ * component at a time, following only trusted links (at most 40). */
+static int walk_trusted(const char *path, int flags, const char **why)
+{
+	char rest[AJ_PATH_MAX], where[AJ_PATH_MAX], link[AJ_PATH_MAX];
+	size_t wl = 0;
+	unsigned hops = 0;
+	int dfd = openat2_(AT_FDCWD, "/", O_PATH | O_DIRECTORY, 0);
+
+	if (dfd < 0 || strlen(path) >= sizeof(rest))
+		return -1;
+	strcpy(rest, path);
+	for (char *p = rest;;) {
+		struct stat st;
+		char *end;
+		int fd;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return dfd;
+		end = strchrnul(p, '/');
+		if (*end) {
+			*end = '\0';
+			end++;
+		}
+		if (wl + 1 + strlen(p) >= sizeof(where))
+			break;
+		where[wl] = '/';
+		strcpy(where + wl + 1, p);
+		fd = openat(dfd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC | (*end ? 0 : flags));
+		if (fd < 0 || fstat(fd, &st)) {
+			int e = errno;
+			close(dfd);
+			errno = e;
+			return -1;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			close(dfd);
+			dfd = fd;
+			wl += 1 + strlen(p);
+			p = end;
+			continue;
+		}
+		if (!trusted_link(dfd, &st, where, !*end) || ++hops > 40) {
+			close(fd);
+			close(dfd);
+			*why = "a symlink on the way could have been made by a jailed process";
+			errno = ELOOP;
+			return -1;
+		}
+		ssize_t n = readlinkat(fd, "", link, sizeof(link) - 1);
+		close(fd);
+		if (n <= 0 || (size_t)n + 2 + strlen(end) >= sizeof(rest))
+			break;
+		link[n] = '\0';
+		/* The link's text, then what was left after it. */
+		size_t rl = strlen(end);
+		memmove(rest + n + 1, end, rl + 1);
+		memcpy(rest, link, (size_t)n);
+		rest[n] = '/';
+		p = rest;
+		if (link[0] == '/') {
+			close(dfd);
+			dfd = openat2_(AT_FDCWD, "/", O_PATH | O_DIRECTORY, 0);
+			wl = 0;
+			if (dfd < 0)
+				return -1;
+		} else if (!strncmp(link, "..", 2)) {
+			/* where is only for the trust rule: a relative link
+			 * upwards makes it imprecise, so trust nothing after. */
+			wl = 0;
+			where[0] = '\0';
+		}
+	}
+	close(dfd);
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
+int source_resolve(const char *path, bool follow, const char **why)
+{
+	const char *proj = project_path();
+	int fd;
+
+	*why = NULL;
+	if (proj && path_within(path, proj)) {
+		const char *rel = path[strlen(proj)] ? path + strlen(proj) + 1 : ".";
+
+		fd = openat2_(AT_FDCWD, rel, O_PATH | O_NOFOLLOW,
+		              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (fd >= 0 && is_link(fd)) {
+			close(fd);
+			fd = -1;
+			errno = ELOOP;
+		}
+		if (fd < 0 && errno == ELOOP)
+			*why = "a symlink is on the way, inside the project";
+		else if (fd < 0 && errno == EXDEV)
+			*why = "it leads out of the project";
+		return fd;
+	}
+	fd = openat2_(AT_FDCWD, path, O_PATH | O_NOFOLLOW, RESOLVE_NO_SYMLINKS);
+	/* O_PATH | O_NOFOLLOW returns a trailing symlink itself. */
+	if (fd >= 0 && is_link(fd)) {
+		close(fd);
+		fd = -1;
+		errno = ELOOP;
+	}
+	if (fd >= 0 || errno != ELOOP)
+		return fd;
+	if (!follow) {
+		*why = "a symlink is on the way; map the place it leads to";
+		return -1;
+	}
+	return walk_trusted(path, O_NOFOLLOW, why);
+}
+
+/* ---- the checks of a source's kind ----------------------------------- */
+
+/* "/proc/self/fd/N", where the kernel tells what a descriptor is. */
+void fd_path(char *buf, int fd)
+{
+	char num[12], *d = num + sizeof(num);
+
+	*--d = '\0';
+	do
+		*--d = (char)('0' + fd % 10);
+	while (fd /= 10);
+	memcpy(buf, "/proc/self/fd/", 14);
+	strcpy(buf + 14, d);
+}
+
+/* The Xauthority format: records of a 16-bit family and four counted
+ * strings (address, display number, auth name, auth data), big-endian,
+ * to the end of the file.  A key, a token file or a config file is not
+ * that, so it is never shown as one. */
+static bool xauth_format(int pfd)
+{
+	static const char *const names[] = {"MIT-MAGIC-COOKIE-1", "XDM-AUTHORIZATION-1",
+	                                    "SUN-DES-1", "MIT-KERBEROS-5"};
+	static unsigned char buf[65536];
+	char link[32];
+	size_t n = 0, off = 0;
+	unsigned records = 0;
+	int fd;
+
+	/* Read through the checked descriptor, never the name again. */
+	fd_path(link, pfd);
+	fd = openat(AT_FDCWD, link, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, sizeof(buf) - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (n == sizeof(buf))
+			break;
+	}
+	close(fd);
+	if (n == 0 || n == sizeof(buf))
+		return false;
+	while (off < n) {
+		size_t name = 0, name_len = 0;
+
+		if (off + 2 > n)
+			return false;
+		off += 2; /* family */
+		for (int f = 0; f < 4; f++) {
+			size_t l;
+
+			if (off + 2 > n)
+				return false;
+			l = (size_t)buf[off] << 8 | buf[off + 1];
+			off += 2;
+			if (off + l > n)
+				return false;
+			if (f == 2) {
+				name = off;
+				name_len = l;
+			}
+			off += l;
+		}
+		bool known = false;
+		for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			known |= name_len == strlen(names[i]) && !memcmp(buf + name, names[i], name_len);
+		if (!known)
+			return false;
+		records++;
+	}
+	return records > 0;
+}
+
+const char *source_check(const struct aj_mount *m, const char *path, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return "it cannot be inspected";
+	switch (m->path.var) {
+	case AJ_VAR_X11_SOCKET:
+	case AJ_VAR_DOCKER_SOCKET:
+		if (!S_ISSOCK(st.st_mode))
+			return "it is not a Unix socket";
+		return NULL;
+	case AJ_VAR_WAYLAND_SOCKET: {
+		const char *base = strrchr(path, '/') + 1;
+
+		if (!S_ISSOCK(st.st_mode))
+			return "it is not a Unix socket";
+		if (strncmp(base, "wayland-", 8))
+			return "a Wayland socket is named wayland-*; this is another service's";
+		if (st.st_uid != getuid())
+			return "the socket is not yours";
+		return NULL;
+	}
+	case AJ_VAR_XAUTHORITY:
+		if (!S_ISREG(st.st_mode))
+			return "it is not a regular file";
+		if (st.st_uid != getuid())
+			return "the file is not yours";
+		if (!xauth_format(fd))
+			return "it is not an X authority file";
+		return NULL;
+	case AJ_VAR_HOME:
+	case AJ_VAR_XDG_RUNTIME_DIR: {
+		/* Where the links on the way led, as the kernel has it. */
+		static char real[AJ_PATH_MAX];
+		char link[32];
+		ssize_t n;
+
+		fd_path(link, fd);
+		n = readlink(link, real, sizeof(real) - 1);
+		if (n <= 0)
+			return "it cannot be inspected";
+		real[n] = '\0';
+		return place_refused(path, &st) ? place_refused(path, &st) : place_refused(real, &st);
+	}
+	}
+	if (extra_option(m))
+		return place_refused(path, &st);
+	return NULL;
+}
+
+/* Sources whose path a variable of the environment decides: a refusal
+ * skips them (the toggles' are optional) and --jail-explain says why. */
+int source_open(const struct aj_mount *m, const char *path, const char **why)
+{
+	bool follow = !extra_option(m);
+	int fd = source_resolve(path, follow, why);
+
+	if (fd < 0)
+		return -1;
+	*why = source_check(m, path, fd);
+	if (*why) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}

@@ -1,0 +1,66 @@
+/* racer.c: swaps two names as fast as it can, from inside a jail, for the
+ * race cases of tests/escape/run.sh.
+ *
+ *   racer A B SECONDS [STOPFILE]
+ *
+ * exchanges A and B with renameat2(RENAME_EXCHANGE) (either may be a
+ * symlink) until SECONDS have passed or STOPFILE exists, then prints
+ * "swaps: N" (N successful exchanges) and, when none succeeded, the first
+ * error.  Exit status 0 when at least one exchange succeeded, 1 otherwise,
+ * 2 on a usage error.  Static musl, like the probe. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long swaps = 0, tries = 0;
+	int first_err = 0;
+	double end;
+
+	if (argc < 4 || argc > 5) {
+		fprintf(stderr, "usage: racer A B SECONDS [STOPFILE]\n");
+		return 2;
+	}
+	end = now() + atof(argv[3]);
+	for (;;) {
+		if (syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2],
+			    RENAME_EXCHANGE) == 0)
+			swaps++;
+		else if (!first_err)
+			first_err = errno;
+		if ((++tries & 1023) == 0) {
+			if (now() > end)
+				break;
+			if (argc == 5 && access(argv[4], F_OK) == 0)
+				break;
+		}
+	}
+	/* An even number of swaps leaves the names as they were. */
+	if (swaps & 1) {
+		if (syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2],
+			    RENAME_EXCHANGE) == 0)
+			swaps++;
+	}
+	printf("swaps: %llu\n", swaps);
+	if (!swaps)
+		printf("error: %s\n", strerror(first_err));
+	return swaps ? 0 : 1;
+}

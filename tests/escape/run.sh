@@ -1,0 +1,1057 @@
+#!/bin/bash
+# run.sh: the escape suite.  One case (or a few) per class of escape found
+# in review: each runs the real stubs as an unprivileged user on a fixture
+# project and checks, from inside, that what must not be reachable is not.
+# Each case states the outcome of the fixed jail; a case that cannot see
+# what it checks SKIPs and says why, it never passes.
+#
+#   env-*      paths from the environment (XAUTHORITY, WAYLAND_DISPLAY,
+#              XDG_RUNTIME_DIR, DOCKER_HOST) bound by the display and
+#              Docker toggles
+#   race-*     a second jail on the same project swaps names between the
+#              stub's check and its use (a masked file's folder, the
+#              project, an extra map, a toggle's socket)
+#   plant-*    a symlink planted in the project by a jail, then mapped by
+#              the user with --rw/--ro
+#   rel-*      relative --rw/--ro
+#   pid1-*     the launcher's environment, command line, memory and fds,
+#              read through /proc from inside
+#   bomb-*     fork and memory bombs in every shipped profile
+#   misc-*     the smaller ones (empty trigger variable, SIGALRM to pid 1,
+#              a symlink named secrets, a host socket under --ro, a
+#              project script named like a tool, hostile includes)
+#
+# Run as root (CI does), the cases run as the user ajtest (created when
+# missing) through setpriv, and the pid1-* cases also as root; as any other
+# user, as that user with a throw-away $HOME.  Nothing is mounted on the
+# host.  Everything made goes under one mktemp -d folder, plus a marker key
+# in the test user's ~/.ssh, a marker file in its $HOME and a marker
+# ~/.bashrc (the original is put back), all undone by the EXIT trap.
+#
+# Usage: tests/escape/run.sh [PATTERN]   only the cases matching PATTERN.
+# Environment: AIJAIL_BUILD (default <repo>/build), AIJAIL_ESC_TIMEOUT
+# (seconds per command, default 60), AIJAIL_ESC_RACE_LAUNCHES (default
+# 300) and AIJAIL_ESC_RACE_SECS (default 15) bound each race,
+# AIJAIL_ESC_KEEP=1 keeps the folder.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${AIJAIL_BUILD:-$root/build}
+tmo=${AIJAIL_ESC_TIMEOUT:-60}
+race_n=${AIJAIL_ESC_RACE_LAUNCHES:-300}
+race_s=${AIJAIL_ESC_RACE_SECS:-15}
+only=${1:-*}
+SUITE_START=$SECONDS
+
+# --- results -------------------------------------------------------------------
+
+npass=0
+nfail=0
+nskip=0
+failed=()
+
+pass() {
+	npass=$((npass + 1))
+	echo "PASS $1${2:+ ($2)}"
+}
+
+# fail NAME WHY: the last command's stderr follows, indented.
+fail() {
+	nfail=$((nfail + 1))
+	failed+=("$1")
+	echo "FAIL $1: $2"
+	if [ -n "${ERR:-}" ]; then
+		printf '%s\n' "$ERR" | head -n 6 | sed 's/^/    stderr: /'
+	fi
+}
+
+skip() {
+	nskip=$((nskip + 1))
+	echo "SKIP $1: $2"
+}
+
+# c NAME: true when the case is selected.
+c() {
+	# shellcheck disable=SC2053
+	[[ $1 == $only ]]
+}
+
+q() { printf '%q' "$1"; }
+
+# --- who runs the jails ----------------------------------------------------------
+
+if [ "$(id -u)" -eq 0 ]; then
+	as_root=1
+	tuser=ajtest
+	if ! id "$tuser" >/dev/null 2>&1; then
+		useradd -m -s /bin/sh "$tuser" || {
+			echo "FAIL setup: useradd $tuser failed"
+			exit 1
+		}
+	fi
+	thome=$(getent passwd "$tuser" | cut -d: -f6)
+else
+	as_root=0
+	tuser=$(id -un)
+fi
+tuid=$(id -u "$tuser")
+tgid=$(id -g "$tuser")
+
+for b in aijail-compile jail jail-python jail-worker; do
+	if [ ! -x "$build/bin/$b" ]; then
+		echo "FAIL setup: $build/bin/$b is missing; run make first"
+		exit 1
+	fi
+done
+for b in probe racer; do
+	if [ ! -x "$build/tests/$b" ]; then
+		echo "FAIL setup: $build/tests/$b is missing; run make $build/tests/$b"
+		exit 1
+	fi
+done
+
+# --- the fixture -------------------------------------------------------------------
+
+T=$(mktemp -d /tmp/aijail-esc.XXXXXX) || exit 1
+chmod 0755 "$T"
+bgpids=()
+made=()      # files made outside $T, removed by cleanup
+ssh_made=
+bashrc_saved=
+
+# shellcheck source=tests/lib/procs.sh
+. "$root/tests/lib/procs.sh"
+
+# shellcheck disable=SC2317 # the EXIT trap
+cleanup() {
+	local p
+	if [ ${#bgpids[@]} -gt 0 ]; then
+		kill "${bgpids[@]}" 2>/dev/null
+		wait "${bgpids[@]}" 2>/dev/null
+	fi
+	leftovers
+	leftovers_kill
+	for p in "${made[@]}"; do rm -f "$p"; done
+	[ -n "${comp_dir:-}" ] && rm -rf "$comp_dir"
+	[ -n "$ssh_made" ] && rmdir "$ssh_made" 2>/dev/null
+	if [ -n "$bashrc_saved" ]; then
+		if [ -e "$bashrc_saved" ]; then
+			cat "$bashrc_saved" >"$thome/.bashrc"
+		else
+			rm -f "$thome/.bashrc"
+		fi
+	fi
+	if [ "${AIJAIL_ESC_KEEP:-0}" = 1 ]; then
+		echo "kept $T"
+	else
+		chmod -R u+rwX "$T" 2>/dev/null
+		rm -rf "$T"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bin=$T/bin
+P=$T/proj
+H=$T/host # outside the project: the jail must never see it
+mkdir -p "$bin" "$P" "$T/out" "$T/root-home" "$H/dir/inner" "$T/other"
+cp "$build"/bin/* "$bin"/
+cp "$build/tests/probe" "$build/tests/racer" "$bin"/
+chmod 0755 "$bin"/* "$H" "$H/dir" "$H/dir/inner"
+chmod 0700 "$T/root-home"
+
+if [ $as_root -eq 0 ]; then
+	thome=$T/home
+	mkdir -p "$thome"
+fi
+
+tag=$$.$RANDOM
+HOSTMARK="AIJAIL-ESC-HOSTROOT-$tag"
+HOMEMARK="AIJAIL-ESC-HOME-$tag"
+BASHMARK="AIJAIL-ESC-BASHRC-$tag"
+ENVSECRET="AIJAIL-ESC-ENVSECRET-$tag"
+PIDMARK="sk_live_marker_$tag"
+printf '%s\n' "$HOSTMARK" >"$H/hostroot-marker"
+printf '%s\n' "$HOSTMARK" >"$H/dir/inner/f"
+chmod 0644 "$H/hostroot-marker" "$H/dir/inner/f"
+
+# The caller's ~/.ssh/id_rsa holds a key the jail must never show.
+keymark="AIJAIL-ESC-SSH-MARKER-$tag"
+key=$thome/.ssh/id_rsa
+if [ ! -e "$key" ]; then
+	if [ ! -d "$thome/.ssh" ]; then
+		mkdir -p "$thome/.ssh"
+		ssh_made=$thome/.ssh
+	fi
+	printf '%s\n' "$keymark" >"$key"
+	chmod 0600 "$key"
+	chmod 0700 "$thome/.ssh"
+	chown -R "$tuid:$tgid" "$thome/.ssh"
+	made+=("$key")
+else
+	keymark=$(head -n 1 "$key")
+	[ -n "$keymark" ] || keymark="-----BEGIN"
+fi
+# key_there NAME: SKIPs NAME (false) when the key is gone (a concurrent run
+# of the integration tests may remove the one it made).
+key_there() {
+	if [ -r "$key" ] && grep -qF -- "$keymark" "$key"; then return 0; fi
+	skip "$1" "the host's $key with the marker is gone; nothing to look for"
+	return 1
+}
+
+# A file in the real $HOME: the jail's $HOME is private, so never there.
+homefile=$thome/.aijail-esc-home-$tag
+printf '%s\n' "$HOMEMARK" >"$homefile"
+chown "$tuid:$tgid" "$homefile"
+made+=("$homefile")
+
+# The project: what the cases read and plant.
+(
+	cd "$P" || exit 1
+	mkdir -p .esc fakebin tools data
+	printf 'SECRET=%s\n' "$ENVSECRET" >.env
+	printf 'hello\n' >normal.txt
+	printf 'SYMSECRET-%s\n' "$tag" >data/x
+	cp "$bin/probe" "$bin/racer" .esc/
+)
+
+# leak.py MARKERS PATHS…: run inside.  Prints LEAK lines for every place a
+# marker (comma-separated) can be read or a marker file name listed: the
+# given paths first, then a bounded walk of / (not /proc, /sys, /dev and
+# the system trees bound read-only from the host).  Ends with "DONE n",
+# n files read, or "DONE n truncated" when the budget ran out.
+cat >"$P/.esc/leak.py" <<'EOF'
+import os, sys, time
+marks = [m.encode() for m in sys.argv[1].split(",") if m]
+names = ("aijail-esc-home-", "hostroot-marker")
+# top-level names the host has and a plain jail has not: the host's root
+try:
+    for e in open(".esc/hostonly").read().split():
+        if os.path.lexists("/" + e):
+            print("LEAK host root entry", "/" + e)
+except OSError:
+    pass
+def leaky(p):
+    try:
+        with open(p, "rb") as f:
+            b = f.read(1 << 20)
+    except OSError:
+        return False
+    return any(m in b for m in marks)
+for p in sys.argv[2:]:
+    if os.path.isdir(p):
+        try:
+            ents = os.listdir(p)
+        except OSError:
+            ents = []
+        for e in ents:
+            if any(n in e for n in names):
+                print("LEAK listed", os.path.join(p, e))
+            if leaky(os.path.join(p, e)):
+                print("LEAK read", os.path.join(p, e))
+    elif leaky(p):
+        print("LEAK read", p)
+skipdirs = {"/proc", "/sys", "/dev", "/usr", "/opt", "/etc"}
+n, t0, trunc = 0, time.time(), False
+for d, subs, files in os.walk("/", followlinks=False):
+    if d in skipdirs:
+        subs[:] = []
+        continue
+    subs[:] = [s for s in subs if os.path.join(d, s) not in skipdirs]
+    for f in files + subs:
+        if any(x in f for x in names):
+            print("LEAK listed", os.path.join(d, f))
+    for f in files:
+        p = os.path.join(d, f)
+        if os.path.islink(p) or not os.path.isfile(p):
+            continue
+        n += 1
+        if leaky(p):
+            print("LEAK read", p)
+        if n > 20000 or time.time() - t0 > 10:
+            trunc = True
+            break
+    if trunc:
+        break
+print("DONE", n, "truncated" if trunc else "")
+EOF
+
+# A stand-in for a tool: the profile is the point, not the tool.
+# fakebin/NAME (found through the kept PATH) runs the shell script
+# .esc/cmd with its arguments; the environment allowlist would drop a
+# variable, so the script is a file.
+for t in docker npm pip cargo uv; do
+	printf '#!/bin/sh\nexec /bin/sh %s/.esc/cmd "$@"\n' "$P" >"$P/fakebin/$t"
+done
+# esc_cmd SCRIPT: what the stand-ins run next.
+esc_cmd() {
+	printf '%s\n' "$1" >"$P/.esc/cmd"
+	chown "$tuid:$tgid" "$P/.esc/cmd"
+}
+printf '#!/bin/sh\ncat /proc/net/dev\n' >"$P/tools/npm"
+chmod 0755 "$P"/fakebin/* "$P/tools/npm"
+chown -R "$tuid:$tgid" "$P" "$T/other"
+
+# --- running a jail ------------------------------------------------------------------
+
+# jrun WHO [VAR=VALUE…] -- COMMAND ARGS…: as WHO (user or root), from $CWD
+# (default the project), stdin /dev/null, a clean environment plus
+# STRIPE_SECRET_KEY and the variables.  Sets RC, OUT, ERR.
+jrun() {
+	local who=$1 cmd pre
+	local envs=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	cmd=$1
+	shift
+	[ -x "$bin/$cmd" ] && cmd=$bin/$cmd
+	if [ "$who" = root ]; then
+		pre=(env -i HOME="$T/root-home" USER=root LOGNAME=root)
+	else
+		pre=(env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser")
+		[ $as_root -eq 1 ] && pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env "${pre[@]}")
+	fi
+	(
+		cd "${CWD:-$P}" || exit 99
+		exec timeout -k 5 "${TMO:-$tmo}" "${pre[@]}" PATH=/usr/local/bin:/usr/bin:/bin \
+			STRIPE_SECRET_KEY="$PIDMARK" "${envs[@]}" "$cmd" "$@"
+	) >"$T/out/stdout" 2>"$T/out/stderr" </dev/null
+	RC=$?
+	OUT=$(cat "$T/out/stdout")
+	ERR=$(head -c 4000 "$T/out/stderr")
+}
+
+# asuser SCRIPT ARGS…: bash SCRIPT as the test user, in the project, with
+# the same clean environment; stdout and stderr are the caller's.
+asuser() {
+	local pre=(env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser")
+	[ $as_root -eq 1 ] && pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env "${pre[@]}")
+	(cd "$P" && exec "${pre[@]}" PATH=/usr/local/bin:/usr/bin:/bin B="$bin" P="$P" T="$T" \
+		/bin/bash -c "$@") </dev/null
+}
+
+# --- A1: paths from the environment ----------------------------------------------------
+
+# env_case NAME STUB VAR=VALUE…: the toggle must never bring in the host's
+# root, the real $HOME, the key or a folder; the fixed jail skips a path
+# that is not a socket (or, for XAUTHORITY, not a regular file of the
+# caller) and refuses what --jail-ro refuses.  The jail may also refuse to
+# start (125): nothing ran, nothing leaked.
+# Then NAME-explain: --jail-explain names the variable and says it was
+# skipped (loosely: skip, refus or not on a line with the name).
+leak_marks="$HOSTMARK,$HOMEMARK,$keymark"
+leak_paths=("$H/hostroot-marker" "$H/dir/inner/f" "$H/dir/inner" "$key" "$thome/.ssh" "$thome" "$homefile" "/")
+env_case() {
+	local name=$1 stub=$2 shown
+	shift 2
+	local vars=("$@") pre=() grp=() words
+	words=$(printf '%s ' "${vars[@]}")
+	if c "$name"; then
+		key_there "$name" || return 0
+		case $stub in
+		jail-python) pre=(-c 'exec(open(".esc/leak.py").read())') ;;
+		jail | jail-worker) pre=(python3 .esc/leak.py) ;;
+		jail-docker)
+			stub=jail
+			grp=(docker)
+			;;
+		esac
+		if [ ${#grp[@]} -gt 0 ]; then
+			jrun user "${vars[@]}" PATH="$P/fakebin:/usr/bin:/bin" -- jail --jail-explain docker
+			if ! printf '%s\n' "$OUT" | grep -q '^command:.*group docker'; then
+				skip "$name" "jail docker (a stand-in through PATH) does not get the docker group: $(q "$(printf '%s\n' "$OUT" | grep '^command:')")"
+				return 0
+			fi
+			esc_cmd 'exec python3 .esc/leak.py "$@"'
+			jrun user "${vars[@]}" PATH="$P/fakebin:/usr/bin:/bin" -- "$stub" docker "$leak_marks" "${leak_paths[@]}"
+		elif [ "$stub" = jail-python ]; then
+			# python -c: sys.argv[0] is "-c", the rest are ours
+			jrun user "${vars[@]}" -- "$stub" -c 'import sys; sys.argv[0:1] = ["leak"]; exec(open(".esc/leak.py").read())' \
+				"$leak_marks" "${leak_paths[@]}"
+		else
+			jrun user "${vars[@]}" -- "$stub" "${pre[@]}" "$leak_marks" "${leak_paths[@]}"
+		fi
+		shown=$(printf '%s\n' "$OUT" | grep '^LEAK' | head -n 4 | tr '\n' ';')
+		if [ -n "$shown" ]; then
+			fail "$name" "$words: reachable inside: $shown"
+		elif [ "$RC" = 125 ]; then
+			pass "$name" "refused to start"
+		elif [ "$RC" = 0 ] && [[ $OUT == *DONE* ]]; then
+			pass "$name"
+		else
+			fail "$name" "$words: exit status $RC, stdout $(q "$(printf '%s' "$OUT" | tail -n 3)")"
+		fi
+	fi
+	if [ "${NOEXPLAIN:-0}" = 0 ] && c "$name-explain"; then
+		local var=$EXPLAIN_VAR
+		if [ ${#grp[@]} -gt 0 ] || [ "$stub" = jail-docker ]; then
+			jrun user "${vars[@]}" PATH="$P/fakebin:/usr/bin:/bin" -- jail --jail-explain docker
+		elif [ "$stub" = jail ]; then
+			jrun user "${vars[@]}" -- jail --jail-explain python3
+		else
+			jrun user "${vars[@]}" -- "$stub" --jail-explain
+		fi
+		if [ "$RC" = 125 ]; then
+			pass "$name-explain" "refused to start"
+		elif printf '%s\n' "$OUT" | grep -iE -- "$var" | grep -qiE 'skip|refus|not '; then
+			pass "$name-explain"
+		else
+			ERR=
+			fail "$name-explain" "$words: --jail-explain does not say $var was skipped: $(q "$(printf '%s\n' "$OUT" | grep -iE -- "$var" | grep -v '^env' | head -n 3 | tr '\n' ';')")"
+		fi
+	fi
+}
+
+# The host's top-level names that a plain jail does not have: one of them
+# inside means the host's root came in.
+if true; then
+	jrun user -- jail-python -c 'import os; print("\n".join(os.listdir("/")))'
+	if [ "$RC" = 0 ]; then
+		comm -23 <(ls -A / | sort) <(printf '%s\n' "$OUT" | sort) >"$P/.esc/hostonly"
+	else
+		: >"$P/.esc/hostonly"
+	fi
+	chown "$tuid:$tgid" "$P/.esc/hostonly"
+fi
+
+EXPLAIN_VAR=XAUTHORITY
+env_case env-xauth-root jail-python XAUTHORITY=/
+env_case env-xauth-home jail-python XAUTHORITY="$thome"
+env_case env-xauth-home-jail jail XAUTHORITY="$thome"
+NOEXPLAIN=1 env_case env-xauth-home-worker jail-worker XAUTHORITY="$thome"
+env_case env-xauth-key jail-python XAUTHORITY="$key"
+env_case env-xauth-dir jail-python XAUTHORITY="$H/dir"
+env_case env-xauth-dir-jail jail XAUTHORITY="$H/dir"
+EXPLAIN_VAR=WAYLAND
+env_case env-wayland-root jail-python WAYLAND_DISPLAY=/
+env_case env-wayland-dotdot jail-python XDG_RUNTIME_DIR="$H/dir/inner" WAYLAND_DISPLAY=../..
+env_case env-wayland-file jail-python WAYLAND_DISPLAY="$H/hostroot-marker"
+env_case env-wayland-key jail XDG_RUNTIME_DIR="$thome/.ssh" WAYLAND_DISPLAY=id_rsa
+env_case env-xdg-home jail-python XDG_RUNTIME_DIR="$thome" WAYLAND_DISPLAY="$(basename "$homefile")"
+EXPLAIN_VAR=DOCKER
+ln -s "$key" "$H/docker.sock"
+env_case env-docker-key jail-docker DOCKER_HOST="unix://$key"
+env_case env-docker-symlink jail-docker DOCKER_HOST="unix://$H/docker.sock"
+
+# DISPLAY=:N names /tmp/.X11-unix/XN, which any user may create on the
+# host: a symlink there to the key.  Root only (the folder is shared; the
+# stand-ins lock of the integration tests is taken).
+if c 'env-x11-*'; then
+	if [ $as_root -eq 0 ]; then
+		skip env-x11-symlink "needs root to make /tmp/.X11-unix/XN on the host"
+	else
+		exec 8>/tmp/aijail-it-standins.lock
+		flock -w 60 8
+		x11_made=
+		if [ ! -d /tmp/.X11-unix ]; then
+			mkdir -m 1777 /tmp/.X11-unix
+			x11_made=/tmp/.X11-unix
+		fi
+		n=$((700 + RANDOM % 200))
+		while [ -e "/tmp/.X11-unix/X$n" ] || [ -L "/tmp/.X11-unix/X$n" ]; do n=$((n + 1)); done
+		ln -s "$key" "/tmp/.X11-unix/X$n"
+		made+=("/tmp/.X11-unix/X$n")
+		EXPLAIN_VAR=X11
+		env_case env-x11-symlink jail-python DISPLAY=:$n
+		env_case env-x11-symlink-jail jail DISPLAY=:$n
+		rm -f "/tmp/.X11-unix/X$n"
+		[ -n "$x11_made" ] && rmdir "$x11_made"
+		flock -u 8
+		exec 8>&-
+	fi
+fi
+
+# --- A2: races between check and use -------------------------------------------------------
+
+# race NAME SETUP RACER_ARGS VICTIM WIN_TEST: the racer runs in a jail of its
+# own on the project ($RACE_PROJ, default the project) swapping two names;
+# the victim loop launches the stub until race_n launches or race_s seconds,
+# counting the launches that WIN (a shell test run by the test user after
+# each launch, the jail's stdout in $o).  Any win FAILs.
+race() {
+	local name=$1 rproj=$2 racer_args=$3 victim_cwd=$4 victim=$5 win=$6
+	local out rpid vpid swaps wins launches codes ran
+	rm -f "$P/.esc/STOP" "$P/.esc/READY" "$P/.esc/GO"
+	# The victim: one shell that takes its working directory before the
+	# racer starts and keeps it (a cd per launch would follow a swapped
+	# symlink by itself), then launches the stub until the bounds.
+	asuser '
+		cd "$1" || { echo "cd failed"; exit 1; }
+		touch "$P/.esc/READY"
+		while [ ! -e "$P/.esc/GO" ]; do sleep 0.05; done
+		n=0 w=0 r=0 codes=""
+		end=$((SECONDS + $3))
+		while [ $n -lt $2 ] && [ $SECONDS -lt $end ]; do
+			o=$(timeout -k 2 20 env STRIPE_SECRET_KEY=x '"$victim"' 2>/dev/null)
+			rc=$?
+			n=$((n + 1))
+			[ $rc -lt 124 ] && r=$((r + 1))
+			case " $codes " in *" $rc "*) ;; *) codes="$codes $rc" ;; esac
+			if '"$win"'; then
+				w=$((w + 1))
+				[ $w -le 3 ] && echo "win at launch $n (exit $rc): $(printf %s "$o" | head -c 200 | tr "\n" " ")"
+			fi
+		done
+		echo "launches $n ran $r wins $w codes$codes"
+	' esc "$victim_cwd" "$race_n" "$race_s" >"$T/out/victim" 2>&1 &
+	vpid=$!
+	for _ in $(seq 100); do [ -e "$P/.esc/READY" ] && break; sleep 0.05; done
+	# The racer's jail: jail-worker, its project $rproj.
+	(
+		cd "$rproj" || exit 1
+		pre=(env -i HOME="$thome" USER="$tuser" PATH=/usr/bin:/bin)
+		[ $as_root -eq 1 ] && pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env "${pre[@]}")
+		# shellcheck disable=SC2086 # racer_args are words
+		exec timeout -k 5 $((race_s + 30)) "${pre[@]}" "$bin/jail-worker" "$P/.esc/racer" $racer_args \
+			$((race_s + 20)) "$P/.esc/STOP"
+	) >"$T/out/racer" 2>&1 </dev/null &
+	rpid=$!
+	bgpids+=("$rpid" "$vpid")
+	sleep 0.3
+	touch "$P/.esc/GO"
+	wait "$vpid"
+	out=$(cat "$T/out/victim")
+	touch "$P/.esc/STOP"
+	wait "$rpid"
+	swaps=$(sed -n 's/^swaps: //p' "$T/out/racer")
+	bgpids=()
+	launches=$(printf '%s\n' "$out" | sed -n 's/^launches \([0-9]*\).*/\1/p')
+	ran=$(printf '%s\n' "$out" | sed -n 's/.* ran \([0-9]*\).*/\1/p')
+	wins=$(printf '%s\n' "$out" | sed -n 's/.* wins \([0-9]*\).*/\1/p')
+	codes=$(printf '%s\n' "$out" | sed -n 's/.* codes//p')
+	ERR=
+	if [ -z "$swaps" ] || [ "$swaps" = 0 ]; then
+		ERR=$(cat "$T/out/racer")
+		skip "$name" "the racer made no swap inside its jail (so nothing was raced)"
+	elif [ -z "$launches" ]; then
+		fail "$name" "the victim loop did not finish: $(q "$out")"
+	elif [ "$wins" != 0 ]; then
+		fail "$name" "$wins wins in $launches launches ($swaps swaps; exit statuses$codes): $(printf '%s\n' "$out" | grep '^win' | head -n 3 | tr '\n' ';')"
+	elif [ "$ran" = 0 ]; then
+		fail "$name" "the command never ran in $launches launches (exit statuses$codes): the case could not see"
+	else
+		pass "$name" "0 wins in $launches launches, $swaps swaps, exit statuses$codes"
+	fi
+}
+
+# (a) a masked .env in a folder swapped with a folder without one: the
+# secret must never be read under the name .env.
+if c race-mask-swap; then
+	mkdir -p "$P/ra/a" "$P/ra/b"
+	printf 'SECRET=%s\n' "$ENVSECRET" >"$P/ra/a/.env"
+	printf 'plain\n' >"$P/ra/b/notes.txt"
+	chown -R "$tuid:$tgid" "$P/ra"
+	race race-mask-swap "$P" "ra/a ra/b" "$P" \
+		"$bin/jail-worker cat ra/a/.env ra/b/.env" \
+		"[[ \$o == *$ENVSECRET* ]]"
+	rm -rf "$P/ra"
+fi
+
+# (b) the project (a folder of the racer's project) swapped with a symlink
+# to the host's $HOME: the project must never be the host's $HOME.
+if c race-project-home; then
+	mkdir -p "$P/rb/work"
+	ln -s "$thome" "$P/rb/homelink"
+	chown -R -h "$tuid:$tgid" "$P/rb"
+	race race-project-home "$P" "rb/work rb/homelink" "$P/rb/work" \
+		"$bin/jail-worker sh -c 'ls -a .; cat $(basename "$homefile") 2>/dev/null'" \
+		"[[ \$o == *$HOMEMARK* || \$o == *aijail-esc-home-* ]]"
+	rm -rf "$P/rb"
+fi
+
+# (b') a component of the project path swapped the same way.
+if c race-project-component; then
+	mkdir -p "$P/rc/comp/work"
+	comp_dir=$thome/.aijail-esc-comp-$tag
+	mkdir -p "$comp_dir/work"
+	printf '%s\n' "$HOMEMARK" >"$thome/.aijail-esc-comp-$tag/work/home-side"
+	chown -R "$tuid:$tgid" "$thome/.aijail-esc-comp-$tag"
+	ln -s "$thome/.aijail-esc-comp-$tag" "$P/rc/complink"
+	chown -R -h "$tuid:$tgid" "$P/rc"
+	race race-project-component "$P" "rc/comp rc/complink" "$P/rc/comp/work" \
+		"$bin/jail-worker sh -c 'ls -a .; cat home-side 2>/dev/null'" \
+		"[[ \$o == *$HOMEMARK* ]]"
+	rm -rf "$P/rc" "$thome/.aijail-esc-comp-$tag"
+fi
+
+# (c) --rw DIR with DIR swapped for a symlink to another folder: the jail
+# must never write into the other folder.
+if c race-rw-swap; then
+	mkdir -p "$P/rd/out"
+	ln -s "$T/other" "$P/rd/outlink"
+	chown -R -h "$tuid:$tgid" "$P/rd"
+	race race-rw-swap "$P" "rd/out rd/outlink" "$P" \
+		"$bin/jail --rw $P/rd/out sh -c 'echo x > $P/rd/out/w.\$\$'" \
+		"[ -n \"\$(ls -A $T/other)\" ] && rm -f $T/other/*"
+	rm -rf "$P/rd" "${T:?}/other/"*
+fi
+
+# (d) a toggle's socket (named by the environment) swapped with a symlink
+# to the key between the check that it is a socket and the bind: the key
+# must never be read at the socket's path.  The socket is a real one (left
+# by a listener that has gone); inside, the symlink itself leads into the
+# private $HOME, so only a bind of the key shows it.
+mksock() {
+	asuser 'python3 -c "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$1"' esc "$1"
+}
+if c race-docker-socket; then
+	if key_there race-docker-socket; then
+		mkdir -p "$P/rs"
+		chown "$tuid:$tgid" "$P/rs"
+		mksock "$P/rs/docker.sock"
+		ln -s "$key" "$P/rs/other"
+		chown -h "$tuid:$tgid" "$P/rs/other"
+		esc_cmd "cat $P/rs/docker.sock 2>&1"
+		jrun user DOCKER_HOST="unix://$P/rs/docker.sock" PATH="$P/fakebin:/usr/bin:/bin" -- jail --jail-explain docker
+		if [ ! -S "$P/rs/docker.sock" ]; then
+			skip race-docker-socket "could not make a unix socket in the project"
+		elif ! printf '%s\n' "$OUT" | grep -q '^command:.*group docker'; then
+			skip race-docker-socket "jail docker (a stand-in through PATH) does not get the docker group"
+		else
+			race race-docker-socket "$P" "rs/docker.sock rs/other" "$P" \
+				"DOCKER_HOST=unix://$P/rs/docker.sock PATH=$P/fakebin:/usr/bin:/bin $bin/jail docker" \
+				"[[ \$o == *$keymark* ]]"
+		fi
+		rm -rf "$P/rs"
+	fi
+fi
+if c race-wayland-socket; then
+	if key_there race-wayland-socket; then
+		mkdir -p "$P/rs"
+		chown "$tuid:$tgid" "$P/rs"
+		mksock "$P/rs/wayland-0"
+		ln -s "$key" "$P/rs/other"
+		chown -h "$tuid:$tgid" "$P/rs/other"
+		if [ ! -S "$P/rs/wayland-0" ]; then
+			skip race-wayland-socket "could not make a unix socket in the project"
+		else
+			race race-wayland-socket "$P" "rs/wayland-0 rs/other" "$P" \
+				"XDG_RUNTIME_DIR=$P/rs WAYLAND_DISPLAY=wayland-0 $bin/jail cat $P/rs/wayland-0" \
+				"[[ \$o == *$keymark* ]]"
+		fi
+		rm -rf "$P/rs"
+	fi
+fi
+
+# --- A3: a symlink planted in the project, then mapped ----------------------------------
+
+bashrc_set() {
+	if [ -z "$bashrc_saved" ]; then
+		bashrc_saved=$T/bashrc.saved
+		if [ -e "$thome/.bashrc" ]; then cp -p "$thome/.bashrc" "$bashrc_saved"; else bashrc_saved=$T/none; fi
+	fi
+	printf '# %s\n' "$BASHMARK" >"$thome/.bashrc"
+	chown "$tuid:$tgid" "$thome/.bashrc"
+}
+
+if c plant-rw-file || c plant-ro-file || c plant-rw-dir; then
+	bashrc_set
+	jrun user -- jail-worker sh -c "ln -s $thome/.bashrc out.log && mkdir -p pl && ln -s $thome pl/home"
+	if [ "$RC" != 0 ] || [ ! -L "$P/out.log" ]; then
+		skip plant-symlinks "could not plant the links from inside: exit status $RC"
+	else
+		if c plant-rw-file; then
+			jrun user -- jail --rw "$P/out.log" sh -c 'echo pwned > out.log'
+			if grep -q pwned "$thome/.bashrc"; then
+				fail plant-rw-file "the host's ~/.bashrc was written through the planted out.log (exit $RC)"
+			elif ! grep -q "$BASHMARK" "$thome/.bashrc"; then
+				fail plant-rw-file "the host's ~/.bashrc changed"
+			else
+				pass plant-rw-file "exit $RC"
+			fi
+			bashrc_set
+		fi
+		if c plant-ro-file; then
+			jrun user -- jail --ro "$P/out.log" cat out.log
+			if [[ $OUT == *"$BASHMARK"* ]]; then
+				fail plant-ro-file "the host's ~/.bashrc was read through the planted out.log"
+			else
+				pass plant-ro-file "exit $RC"
+			fi
+		fi
+		if c plant-rw-dir; then
+			jrun user -- jail --rw "$P/pl/home/.bashrc" sh -c "echo pwned >> $P/pl/home/.bashrc; cat $P/pl/home/.bashrc"
+			if grep -q pwned "$thome/.bashrc"; then
+				fail plant-rw-dir "the host's ~/.bashrc was written through the planted folder link pl/home (exit $RC)"
+			elif [[ $OUT == *"$BASHMARK"* ]]; then
+				fail plant-rw-dir "the host's ~/.bashrc was read through the planted folder link pl/home"
+			else
+				pass plant-rw-dir "exit $RC"
+			fi
+			bashrc_set
+		fi
+	fi
+	rm -rf "$P/out.log" "$P/pl"
+fi
+
+# --- A4: relative extra maps -----------------------------------------------------------------
+
+if c rel-rw; then
+	mkdir -p "$P/out"
+	chown "$tuid:$tgid" "$P/out"
+	jrun user -- jail --rw ./out sh -c 'echo x > out/f'
+	if [ "$RC" = 0 ] && [ "$(cat "$P/out/f" 2>/dev/null)" = x ]; then pass rel-rw; else
+		fail rel-rw "jail --rw ./out (the README's example): exit status $RC, out/f $(q "$(cat "$P/out/f" 2>&1)")"
+	fi
+	rm -rf "$P/out"
+fi
+
+# ../sibling resolves to a folder beside the project, which --ro allows.
+if c rel-ro-sibling; then
+	mkdir -p "$T/sibling"
+	printf 'sib\n' >"$T/sibling/f"
+	chmod -R a+rX "$T/sibling"
+	jrun user -- jail --ro ../sibling cat ../sibling/f
+	if [ "$RC" = 0 ] && [ "$OUT" = sib ]; then pass rel-ro-sibling; else
+		fail rel-ro-sibling "jail --ro ../sibling: exit status $RC, stdout $(q "$OUT")"
+	fi
+fi
+
+# --- A5: pid 1 and the other processes of ours -----------------------------------------------
+
+# pid1.py MARKFILE: reads environ, cmdline, fds and memory of every pid
+# visible but itself.  Prints LEAK lines, "NOPROC" when /proc has no pids,
+# and "DONE pids=… tried=… refused=…".
+cat >"$P/.esc/pid1.py" <<'EOF'
+import os, sys, errno
+mark = open(sys.argv[1], "rb").read().strip()  # not an argument: argv is the target's
+me = os.getpid()
+pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+if not pids or not os.path.exists("/proc/1"):
+    print("NOPROC"); sys.exit(0)
+tried = refused = 0
+def look(what, read):
+    global tried, refused
+    tried += 1
+    try:
+        b = read()
+    except OSError as e:
+        refused += 1
+        return
+    if b and mark in b:
+        print("LEAK", what)
+def rd(p, n=1 << 20):
+    with open(p, "rb") as f:
+        return f.read(n)
+others = [p for p in pids if p != me]
+for p in others:
+    d = "/proc/%d" % p
+    for f in ("environ", "cmdline"):
+        look("%s/%s" % (d, f), lambda: rd("%s/%s" % (d, f)))
+    try:
+        fds = os.listdir(d + "/fd")
+    except OSError:
+        tried += 1; refused += 1; fds = []
+    for fd in fds:
+        look("%s/fd/%s" % (d, fd), lambda: rd("%s/fd/%s" % (d, fd), 1 << 16))
+    try:
+        maps = open(d + "/maps").read().splitlines()
+    except OSError:
+        tried += 1; refused += 1; maps = []
+    try:
+        mem = open(d + "/mem", "rb", buffering=0)
+    except OSError:
+        tried += 1; refused += 1; mem = None
+    if mem:
+        for line in maps:
+            parts = line.split()
+            if len(parts) < 2 or "r" not in parts[1] or line.endswith("[vvar]") or "vvar" in line:
+                continue
+            lo, hi = (int(x, 16) for x in parts[0].split("-"))
+            if hi - lo > (64 << 20):
+                hi = lo + (64 << 20)
+            def readmem():
+                mem.seek(lo)
+                return mem.read(hi - lo)
+            look("%s/mem@%x %s" % (d, lo, parts[-1] if len(parts) > 5 else ""), readmem)
+        mem.close()
+print("DONE pids=%s tried=%d refused=%d" % (",".join(map(str, others)), tried, refused))
+EOF
+printf '%s\n' "$PIDMARK" >"$P/.esc/pidmark"
+chown "$tuid:$tgid" "$P/.esc/pid1.py" "$P/.esc/pidmark"
+
+pid1_case() {
+	local name=$1 who=$2
+	shift 2
+	c "$name" || return 0
+	# A sleeping sibling so that the reader is not the only process.
+	jrun "$who" -- "$@"
+	if [[ $OUT == *NOPROC* ]]; then
+		skip "$name" "/proc shows no pids inside"
+	elif [[ $OUT == *LEAK* ]]; then
+		fail "$name" "the caller's STRIPE_SECRET_KEY is readable inside: $(printf '%s\n' "$OUT" | grep LEAK | head -n 4 | tr '\n' ';')"
+	elif [ "$RC" = 0 ] && [[ $OUT == *DONE* ]]; then
+		pass "$name" "$(printf '%s\n' "$OUT" | grep DONE)"
+	else
+		fail "$name" "exit status $RC, stdout $(q "$OUT")"
+	fi
+}
+for who in user root; do
+	[ $who = root ] && [ $as_root -eq 0 ] && { c 'pid1-root-*' && skip pid1-root "not running as root"; continue; }
+	pid1_case "pid1-$who-normal" $who jail-python .esc/pid1.py .esc/pidmark
+	pid1_case "pid1-$who-jail" $who jail sh -c "sleep 5 & python3 .esc/pid1.py .esc/pidmark; kill \$!"
+	pid1_case "pid1-$who-worker" $who jail --worker python3 .esc/pid1.py .esc/pidmark
+	pid1_case "pid1-$who-jail-worker" $who jail-worker python3 .esc/pid1.py .esc/pidmark
+	pid1_case "pid1-$who-lockdown" $who jail --lockdown python3 .esc/pid1.py .esc/pidmark
+done
+
+# --- A6: runaways ------------------------------------------------------------------------------
+
+# The fork bomb: 2000 sleeps at most; the fixed jail stops it near 1024
+# (limit processes), so fewer than 1500 made, or fork failed.
+# dash exits when fork fails, so it counts as it goes.
+BOMB='i=0; while [ $i -lt 2000 ]; do sleep 60 & i=$((i+1)); echo "n $i"; done; echo made $i; exit 0'
+PYBOMB='import os, time
+n = 0
+err = ""
+while n < 2000:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        err = os.strerror(e.errno)
+        break
+    if pid == 0:
+        try:
+            os.execv("/bin/sleep", ["sleep", "60"])
+        finally:
+            os._exit(0)
+    n += 1
+print("made", n, err)'
+
+# bomb_case NAME STUB ARGS…: runs the bomb, reads "made N".
+bomb_case() {
+	local name=$1 made
+	shift
+	c "$name" || return 0
+	esc_cmd "$BOMB"
+	TMO=60 jrun user PATH="$P/fakebin:/usr/local/bin:/usr/bin:/bin" -- "$@"
+	made=$(printf '%s\n' "$OUT" | sed -n 's/^\(made\|n\) \([0-9]*\).*/\2/p' | tail -n 1)
+	leftovers_wait 50
+	local lw=$left_why
+	leftovers_kill
+	if [ -n "$lw" ]; then
+		fail "$name" "processes left after the jail ended: $(printf %s "$lw" | cut -c1-200)"
+	elif [ -z "$made" ]; then
+		if [ "$RC" = 127 ] || [ "$RC" = 125 ]; then
+			skip "$name" "the profile could not run the bomb: exit status $RC"
+		else
+			fail "$name" "no count printed: exit status $RC, stdout $(q "$OUT")"
+		fi
+	elif [ "$made" -ge 1500 ]; then
+		fail "$name" "$made processes created (exit status $RC): no process limit"
+	else
+		pass "$name" "stopped at $made"
+	fi
+}
+bomb_case bomb-fork-jail jail --timeout 40 sh -c "$BOMB"
+bomb_case bomb-fork-jail-worker jail-worker --jail-timeout=40 sh -c "$BOMB"
+bomb_case bomb-fork-jail-python jail-python --jail-timeout=40 -c "$PYBOMB"
+for t in npm pip cargo uv; do
+	bomb_case "bomb-fork-jail-$t" "jail-$t" --jail-timeout=40
+done
+
+# The memory bomb: 256 MiB steps until it holds a quarter of physical
+# memory (at most 255 MiB more); the fixed jail (limit memory 25%) stops
+# it before, with MemoryError or by killing it.
+quarter_mib=$(awk '/^MemTotal:/ { print int($2 / 1024 / 4) }' /proc/meminfo)
+MEMBOMB='import sys
+quarter = int(sys.argv[1])
+held, got = [], 0
+try:
+    while got < quarter:
+        held.append(b"\x01" * (256 << 20))
+        got += 256
+        print("reached", got, flush=True)
+    print("reached", got, "all", flush=True)
+except MemoryError:
+    print("MemoryError at", got, flush=True)'
+mem_case() {
+	local name=$1 reached
+	shift
+	c "$name" || return 0
+	TMO=120 jrun user -- "$@" "$quarter_mib"
+	reached=$(printf '%s\n' "$OUT" | grep -c '^reached [0-9]*$')
+	if printf '%s\n' "$OUT" | grep -q 'all$'; then
+		fail "$name" "touched $((reached * 256)) MiB, at least a quarter of physical memory ($quarter_mib MiB): no memory limit"
+	elif [[ $OUT == *MemoryError* ]] || [ "$RC" -ge 128 ]; then
+		pass "$name" "stopped at $((reached * 256)) MiB (exit $RC)"
+	else
+		fail "$name" "exit status $RC, stdout $(q "$(printf '%s' "$OUT" | tail -n 2)")"
+	fi
+}
+mem_case bomb-mem-jail-python jail-python --jail-timeout=100 -c "$MEMBOMB"
+mem_case bomb-mem-jail-worker jail-worker --jail-timeout=100 python3 -c "$MEMBOMB"
+
+# --- A7: the smaller ones ------------------------------------------------------------------------
+
+# (a) a trigger variable set but empty still chooses worker mode.
+if c misc-empty-trigger; then
+	jrun user HERMES_KANBAN_TASK= -- jail cat /proc/sys/kernel/domainname
+	if [ "$RC" = 0 ] && [ "$OUT" = aijail:worker ]; then pass misc-empty-trigger; else
+		fail misc-empty-trigger "HERMES_KANBAN_TASK= (set, empty): exit status $RC, domain name $(q "$OUT"), expected aijail:worker"
+	fi
+fi
+
+# (b) SIGALRM sent to pid 1 from inside is not the timeout.
+if c misc-alarm-pid1; then
+	jrun user -- jail sh -c 'kill -ALRM 1; sleep 1; exit 7'
+	if [ "$RC" = 7 ]; then pass misc-alarm-pid1; else
+		fail misc-alarm-pid1 "kill -ALRM 1 without a timeout: exit status $RC, expected 7 (the command's)"
+	fi
+fi
+
+# (c) a symlink named secrets (base.aj denies "secrets/") to a folder.
+if c misc-secrets-symlink; then
+	ln -s data "$P/secrets"
+	chown -h "$tuid:$tgid" "$P/secrets"
+	jrun user -- jail-python -c 'import sys, errno
+try:
+    print(repr(open("secrets/x").read()))
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))'
+	if [[ $OUT == *SYMSECRET* ]]; then
+		fail misc-secrets-symlink "secrets/x read through a symlink named secrets: $(q "$OUT")"
+	elif [ "$RC" = 0 ] && { [ "$OUT" = EACCES ] || [ "$OUT" = ENOENT ]; }; then
+		pass misc-secrets-symlink "$OUT"
+	else
+		fail misc-secrets-symlink "exit status $RC, stdout $(q "$OUT")"
+	fi
+	rm -f "$P/secrets"
+fi
+
+# (d) --ro of a folder holding a listening host unix socket: a --no-net
+# jail must not connect to it.
+if c misc-ro-socket; then
+	mkdir -p "$T/sockdir"
+	chown "$tuid:$tgid" "$T/sockdir"
+	asuser 'exec python3 -c "
+import socket, sys, os
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); s.listen(8)
+open(sys.argv[1] + \".ready\", \"w\").write(str(os.getpid()))
+s.settimeout(60)
+try:
+    while True:
+        c, _ = s.accept(); c.sendall(b\"hello\"); c.close()
+except Exception:
+    pass
+" "$1"' esc "$T/sockdir/s.sock" >/dev/null 2>&1 &
+	spid=$!
+	bgpids+=("$spid")
+	for _ in $(seq 50); do [ -e "$T/sockdir/s.sock.ready" ] && break; sleep 0.1; done
+	if [ ! -S "$T/sockdir/s.sock" ]; then
+		skip misc-ro-socket "the host listener did not start"
+	else
+		# control: the socket answers outside
+		ctl=$(asuser 'python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(5).decode())" "$1"' esc "$T/sockdir/s.sock" 2>&1)
+		jrun user -- jail --no-net --ro "$T/sockdir" python3 -c 'import socket, sys, errno
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1]); print("connected", s.recv(5).decode())
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))' "$T/sockdir/s.sock"
+		if [ "$ctl" != hello ]; then
+			skip misc-ro-socket "the control connection from outside failed: $(q "$ctl")"
+		elif [[ $OUT == connected* ]]; then
+			fail misc-ro-socket "a --no-net jail connected to a host unix socket under --ro: $(q "$OUT")"
+		elif [ "$RC" = 125 ]; then
+			pass misc-ro-socket "refused to start"
+		elif [ "$RC" = 0 ] && [[ $OUT == E* ]]; then
+			pass misc-ro-socket "$OUT"
+		else
+			fail misc-ro-socket "exit status $RC, stdout $(q "$OUT")"
+		fi
+	fi
+	lpid=$(cat "$T/sockdir/s.sock.ready" 2>/dev/null)
+	[ -n "$lpid" ] && kill "$lpid" 2>/dev/null
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	bgpids=()
+fi
+
+# (e) ./tools/npm, a script of the project, is not npm: the default
+# group, so no network; `jail npm` through PATH still is.
+if c misc-project-tool; then
+	jrun user -- jail --jail-explain ./tools/npm
+	cgrp=$(printf '%s\n' "$OUT" | sed -n 's/^command: *//p')
+	jrun user -- jail ./tools/npm
+	ifs=$(printf '%s\n' "$OUT" | awk -F: 'NR > 2 { gsub(/ /, "", $1); print $1 }' | sort | tr '\n' ' ')
+	if [ "$RC" != 0 ]; then
+		fail misc-project-tool "jail ./tools/npm: exit status $RC"
+	elif { [ "$ifs" != "lo " ] && [ -n "$ifs" ]; } || [[ $cgrp == *"group npm"* ]]; then
+		fail misc-project-tool "jail ./tools/npm got the network ($ifs) and the group $(q "$cgrp")"
+	else
+		pass misc-project-tool "interfaces: ${ifs:-none}; $cgrp"
+	fi
+fi
+if c misc-path-tool; then
+	if ! command -v npm >/dev/null || [ ! -x /usr/bin/npm ]; then
+		skip misc-path-tool "npm is not installed in /usr/bin"
+	else
+		jrun user -- jail --jail-explain npm
+		cgrp=$(printf '%s\n' "$OUT" | sed -n 's/^command: *//p')
+		if [[ $cgrp == *"group npm"* ]]; then pass misc-path-tool "$cgrp"; else
+			fail misc-path-tool "jail npm (through PATH): $(q "$cgrp"), expected the command group npm"
+		fi
+	fi
+fi
+
+# (f) hostile includes fail fast, bounded, and show nothing of what they read.
+inc_case() {
+	local name=$1 file=$2 t0 rc err
+	c "$name" || return 0
+	mkdir -p "$T/inc"
+	printf 'include "%s";\npolicy p { }\n' "$file" >"$T/inc/$name.aj"
+	t0=$SECONDS
+	err=$(cd "$T/inc" && ulimit -v 1048576 && timeout -k 2 10 "$bin/aijail-compile" -I "$root/policies" \
+		-o "$T/inc/$name.h" "$name.aj" 2>&1 >/dev/null)
+	rc=$?
+	ERR=
+	local leaked=
+	if [ "$file" = /etc/shadow ] && [ -r "$file" ]; then
+		leaked=$(while IFS= read -r l; do
+			[ -n "$l" ] && [[ $err == *"${l:0:24}"* ]] && { echo "${l%%:*}"; break; }
+		done </etc/shadow)
+		[ -z "$leaked" ] && [[ $err == *"root:"* ]] && leaked=root
+	fi
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		fail "$name" "include \"$file\" did not finish within 10 s (exit $rc)"
+	elif [ -n "$leaked" ]; then
+		fail "$name" "stderr shows a line of $file (user $leaked)"
+	elif [ "$rc" != 1 ]; then
+		fail "$name" "include \"$file\": exit status $rc, expected 1; stderr $(q "$(printf %s "$err" | head -c 200)")"
+	elif [ -e "$T/inc/$name.h" ]; then
+		fail "$name" "a header was written"
+	else
+		pass "$name" "exit 1 in $((SECONDS - t0)) s"
+	fi
+}
+if [ $as_root -eq 1 ]; then inc_case misc-include-shadow /etc/shadow; else
+	c misc-include-shadow && skip misc-include-shadow "/etc/shadow is not readable: nothing to leak"
+fi
+inc_case misc-include-zero /dev/zero
+
+# --- nothing left behind -----------------------------------------------------------------------
+
+if c no-leftovers; then
+	leftovers_wait 20
+	ERR=
+	if [ ${#left[@]} -eq 0 ] && [ ${#left_blind[@]} -eq 0 ]; then pass no-leftovers; else
+		fail no-leftovers "$left_why"
+		leftovers_kill
+	fi
+fi
+
+echo "escape: $npass passed, $nfail failed, $nskip skipped in $((SECONDS - SUITE_START)) s"
+if [ $nfail -gt 0 ]; then
+	echo "failed: ${failed[*]}"
+	exit 1
+fi
+exit 0

@@ -1,0 +1,150 @@
+#!/bin/bash
+# soak.sh: AIJAIL_SOAK launches (default 10000) of jail-worker as the
+# unprivileged user, half in sequence and half four at a time, of small
+# commands with known exit statuses, some killed at a random moment with
+# SIGKILL, SIGINT or SIGTERM (tests/escape/soak.py).  Then: every status
+# right, and nothing of ours left: no process (tests/lib/procs.sh), no new
+# mount in the host's mountinfo, no new file of the test user in /tmp,
+# /var/tmp or /dev/shm, no aijail* cgroup under /sys/fs/cgroup.
+#
+# Run as root, the launches run as ajtest (created when missing) through
+# setpriv; as another user, as that user.  AIJAIL_SOAK_SEED fixes the
+# random choices (the seed is printed).  Output: PASS/FAIL lines like
+# run.sh, the figures, a summary; non-zero exit on any failure.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${AIJAIL_BUILD:-$root/build}
+n=${AIJAIL_SOAK:-10000}
+seed=${AIJAIL_SOAK_SEED:-$RANDOM}
+py=/usr/bin/python3
+[ -x $py ] || py=$(command -v python3)
+
+npass=0
+nfail=0
+failed=()
+pass() {
+	npass=$((npass + 1))
+	echo "PASS $1${2:+ ($2)}"
+}
+fail() {
+	nfail=$((nfail + 1))
+	failed+=("$1")
+	echo "FAIL $1: $2"
+}
+
+if [ "$(id -u)" -eq 0 ]; then
+	as_root=1
+	tuser=ajtest
+	if ! id "$tuser" >/dev/null 2>&1; then
+		useradd -m -s /bin/sh "$tuser" || {
+			echo "FAIL setup: useradd $tuser failed"
+			exit 1
+		}
+	fi
+	thome=$(getent passwd "$tuser" | cut -d: -f6)
+else
+	as_root=0
+	tuser=$(id -un)
+fi
+tuid=$(id -u "$tuser")
+tgid=$(id -g "$tuser")
+if [ ! -x "$build/bin/jail-worker" ]; then
+	echo "FAIL setup: $build/bin/jail-worker is missing; run make first"
+	exit 1
+fi
+
+T=$(mktemp -d /tmp/aijail-soak.XXXXXX) || exit 1
+chmod 0755 "$T"
+# shellcheck source=tests/lib/procs.sh
+. "$root/tests/lib/procs.sh"
+# shellcheck disable=SC2317 # the EXIT trap
+cleanup() {
+	leftovers
+	leftovers_kill
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$T/bin" "$T/proj"
+cp "$build/bin/jail-worker" "$root/tests/escape/soak.py" "$T/bin/"
+chmod 0755 "$T/bin"/*
+[ $as_root -eq 0 ] && thome=$T/home && mkdir -p "$thome"
+chown -R "$tuid:$tgid" "$T/proj"
+
+# What is there before: mounts, the test user's temporary files, cgroups.
+tmp_owned() {
+	find /tmp /var/tmp /dev/shm -mindepth 1 -maxdepth 1 -uid "$tuid" 2>/dev/null | sort
+}
+cgroups() {
+	find /sys/fs/cgroup -maxdepth 6 -type d -name 'aijail*' 2>/dev/null | sort
+}
+mounts() {
+	# mount point and source, without the ids that a remount renumbers
+	awk '{ print $5, $(NF - 1) }' /proc/self/mountinfo | sort
+}
+mounts >"$T/mounts.before"
+tmp_owned >"$T/tmp.before"
+cgroups >"$T/cg.before"
+
+pre=(env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser" PATH=/usr/local/bin:/usr/bin:/bin)
+[ $as_root -eq 1 ] && pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env "${pre[@]}")
+echo "soak: $n launches of jail-worker as $tuser, seed $seed"
+SECONDS=0
+out=$(cd "$T/proj" && timeout -k 10 900 "${pre[@]}" "$py" "$T/bin/soak.py" "$T/bin/jail-worker" "$n" "$seed" 2>&1)
+rc=$?
+secs=$SECONDS
+printf '%s\n' "$out" | grep '^wrong' | sed 's/^/    /'
+figs=$(printf '%s\n' "$out" | grep '^launches' | tail -n 1)
+echo "    $figs"
+if [ -z "$figs" ]; then
+	fail soak-statuses "the driver did not finish (exit status $rc): $(printf '%s\n' "$out" | tail -n 3 | tr '\n' ' ')"
+else
+	# shellcheck disable=SC2086 # split the figures
+	set -- $figs
+	launches=$2 wrong=${16} hung=${18}
+	if [ "$launches" != "$n" ]; then
+		fail soak-statuses "$launches launches of $n"
+	elif [ "$wrong" != 0 ] || [ "$hung" != 0 ]; then
+		fail soak-statuses "$wrong wrong exit statuses, $hung launches hung, in $launches launches"
+	else
+		pass soak-statuses "$launches launches in $secs s, all statuses right"
+	fi
+fi
+
+# Nothing left: give the killed stubs' jails a moment to go.
+leftovers_wait 50
+n_procs=$((${#left[@]} + ${#left_blind[@]}))
+if [ ${#left[@]} -eq 0 ] && [ ${#left_blind[@]} -eq 0 ]; then pass soak-no-processes; else
+	fail soak-no-processes "$left_why"
+	leftovers_kill
+fi
+
+mounts >"$T/mounts.after"
+new=$(comm -13 "$T/mounts.before" "$T/mounts.after")
+n_mounts=$(printf '%s' "$new" | grep -c .)
+if [ -z "$new" ]; then pass soak-no-mounts; else
+	fail soak-no-mounts "new in the host's mountinfo: $(printf '%s\n' "$new" | head -n 5 | tr '\n' ';')"
+fi
+
+tmp_owned >"$T/tmp.after"
+new=$(comm -13 "$T/tmp.before" "$T/tmp.after")
+n_tmp=$(printf '%s' "$new" | grep -c .)
+if [ -z "$new" ]; then pass soak-no-tmp-files; else
+	fail soak-no-tmp-files "new files of $tuser: $(printf '%s\n' "$new" | head -n 5 | tr '\n' ' ')"
+fi
+
+cgroups >"$T/cg.after"
+new=$(comm -13 "$T/cg.before" "$T/cg.after")
+n_cg=$(printf '%s' "$new" | grep -c .)
+if [ -z "$new" ]; then pass soak-no-cgroups "$(wc -l <"$T/cg.after") aijail* cgroups before and after"; else
+	fail soak-no-cgroups "left under /sys/fs/cgroup: $(printf '%s\n' "$new" | head -n 5 | tr '\n' ' ')"
+fi
+
+echo "soak: $npass passed, $nfail failed in $secs s ($figs; left: processes $n_procs mounts $n_mounts tmp $n_tmp cgroups $n_cg)"
+if [ $nfail -gt 0 ]; then
+	echo "failed: ${failed[*]}"
+	exit 1
+fi
+exit 0

@@ -1,0 +1,2 @@
+policy esc { # ]0;title
+}

@@ -1,0 +1,2 @@
+# café
+policy latin1 { }

@@ -1,0 +1,2 @@
+include "inc/dir.aj";
+policy p { }

@@ -1,0 +1,2 @@
+include "inc/long-line.aj";
+policy p { }

@@ -1,0 +1,2 @@
+include "inc/latin1.aj";
+policy p { }

@@ -1,0 +1,2 @@
+include "inc/nul-byte.aj";
+policy p { }

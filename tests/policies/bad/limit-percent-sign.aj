@@ -1,0 +1,3 @@
+policy p {
+    limit memory 25%;
+}

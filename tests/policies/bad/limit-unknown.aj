@@ -1,0 +1,3 @@
+policy p {
+    limit proceses 100;
+}
