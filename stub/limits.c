@@ -257,6 +257,41 @@ static bool write_num(const char *dir, const char *file, unsigned long long v)
 	return ok;
 }
 
+/* The cgroups of stubs that were killed before they could remove theirs.
+ * rmdir succeeds only on an empty cgroup, and one whose stub lives may
+ * still be on its way to hold pid 1: those are left alone.  Before the
+ * scan is sent: a failure here still comes before the target runs. */
+static void tidy(void)
+{
+	char buf[2048];
+
+	for (unsigned i = 0; i < LIMIT_N; i++) {
+		struct dir_iter it = {.buf = buf, .size = sizeof(buf)};
+		struct aj_dirent *d;
+
+		if (!limit_how.cgroup[i] || (i && limit_how.cgroup[0] && !strcmp(dirs[0], dirs[i])))
+			continue;
+		it.fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (it.fd < 0)
+			continue;
+		while ((d = dir_next(&it, "read the cgroup directory", dirs[i]))) {
+			const char *p = d->d_name;
+			unsigned long pid = 0;
+
+			if (strncmp(p, JAIL_PREFIX, strlen(JAIL_PREFIX)))
+				continue;
+			for (p += strlen(JAIL_PREFIX); *p >= '0' && *p <= '9' && pid < 1UL << 32;
+			     p++)
+				pid = pid * 10 + (unsigned long)(*p - '0');
+			if (*p || !pid || (pid_t)pid == getpid())
+				continue;
+			if (kill((pid_t)pid, 0) && errno == ESRCH)
+				unlinkat(it.fd, d->d_name, AT_REMOVEDIR);
+		}
+		close(it.fd);
+	}
+}
+
 /* The parent, while pid 1 builds the root.  Every failure leaves the
  * bound to pid 1's rlimits (limit_how, sent with the scan). */
 void limits_place(pid_t init)
@@ -306,6 +341,7 @@ void limits_place(pid_t init)
 		limit_how.join[i] = join_fd[i] >= 0;
 		aj_die_undo = limits_release;
 	}
+	tidy();
 }
 
 /* The fds pid 1 joins its cgroups through, for ns_scan_send(). */
@@ -339,47 +375,6 @@ int limits_keep(void)
 {
 	return limit_how.cgroup[LIMIT_MEMORY] || limit_how.cgroup[LIMIT_TASKS] ? CAP_DAC_OVERRIDE
 	                                                                       : -1;
-}
-
-/* After the scan is sent, off the critical path: the cgroups of stubs
- * that were killed before they could remove theirs.  rmdir succeeds only
- * on an empty cgroup, and one whose stub lives may still be on its way to
- * hold pid 1: those are left alone. */
-void limits_tidy(void)
-{
-	char buf[2048];
-
-	if (limits_keep() >= 0) /* the scan is done: the parent only waits from now on */
-		caps_raise(CAP_DAC_OVERRIDE);
-	for (unsigned i = 0; i < LIMIT_N; i++)
-		if (limit_how.join[i])
-			close(join_fd[i]);
-
-	for (unsigned i = 0; i < LIMIT_N; i++) {
-		struct dir_iter it = {.buf = buf, .size = sizeof(buf)};
-		struct aj_dirent *d;
-
-		if (!limit_how.cgroup[i] || (i && limit_how.cgroup[0] && !strcmp(dirs[0], dirs[i])))
-			continue;
-		it.fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (it.fd < 0)
-			continue;
-		while ((d = dir_next(&it, "read the cgroup directory", dirs[i]))) {
-			const char *p = d->d_name;
-			unsigned long pid = 0;
-
-			if (strncmp(p, JAIL_PREFIX, strlen(JAIL_PREFIX)))
-				continue;
-			for (p += strlen(JAIL_PREFIX); *p >= '0' && *p <= '9' && pid < 1UL << 32;
-			     p++)
-				pid = pid * 10 + (unsigned long)(*p - '0');
-			if (*p || !pid || (pid_t)pid == getpid())
-				continue;
-			if (kill((pid_t)pid, 0) && errno == ESRCH)
-				unlinkat(it.fd, d->d_name, AT_REMOVEDIR);
-		}
-		close(it.fd);
-	}
 }
 
 /* The parent, once pid 1 is reaped: the jail's tasks are gone with it (a

@@ -283,7 +283,6 @@ int main(int argc, char **argv)
 		caps_clear(limits_keep());
 		scan_project(".", r->v);
 		ns_scan_send(fd);
-		limits_tidy();
 		supervise_parent(pid);
 	}
 	init_prepare(r->v);

@@ -157,6 +157,8 @@ void ns_scan_send(int parent_fd)
 	union join_cmsg c = {0};
 	int fds[LIMIT_N];
 	unsigned n = limits_join_fds(fds);
+	long sent;
+	int e;
 
 	if (n) {
 		msg.msg_control = c.buf;
@@ -166,11 +168,15 @@ void ns_scan_send(int parent_fd)
 		c.h.cmsg_len = CMSG_LEN(n * sizeof(int));
 		memcpy(CMSG_DATA(&c.h), fds, n * sizeof(int));
 	}
+	sent = syscall(SYS_sendmsg, parent_fd, &msg, MSG_NOSIGNAL);
+	e = errno;
 
-	if (syscall(SYS_sendmsg, parent_fd, &msg, MSG_NOSIGNAL) == (long)total)
+	for (unsigned i = 0; i < n; i++)
+		close(fds[i]); /* pid 1 has its own, or is gone */
+	if (sent == (long)total)
 		return;
-	if (errno != EPIPE && errno != ECONNRESET) /* else pid 1 is gone: its status says why */
-		die("hand the scan to the jail", errno, NULL);
+	if (e != EPIPE && e != ECONNRESET) /* else pid 1 is gone: its status says why */
+		die("hand the scan to the jail", e, NULL);
 }
 
 static void receive(void *buf, size_t n)

@@ -142,7 +142,6 @@ void limits_probe(void);
 void limits_place(pid_t init);
 unsigned limits_join_fds(int *fds);
 void limits_joined(const int *fds, unsigned n);
-void limits_tidy(void);
 void limits_release(void);
 int limits_keep(void);
 bool limits_nproc_here(void);
