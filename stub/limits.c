@@ -199,13 +199,17 @@ static const char *not_ours(unsigned i)
 	                           "hierarchy is root's";
 }
 
+/* DIR/aijail.PID, PID the parent's (0: the word, for --jail-explain). */
 static void cgroup_name(unsigned i, pid_t self)
 {
 	char *p = limits[i].cgroup;
 
 	strcpy(p, dirs[i]);
 	strcat(p, "/" JAIL_PREFIX);
-	num(p + strlen(p), (unsigned long long)self);
+	if (self)
+		num(p + strlen(p), (unsigned long long)self);
+	else
+		strcat(p, "PID");
 }
 
 /* --jail-explain: what a run would use here, nothing made. */
@@ -227,7 +231,7 @@ void limits_probe(void)
 			l->why = not_ours(i);
 			continue;
 		}
-		cgroup_name(i, getpid());
+		cgroup_name(i, 0);
 		l->file = res[i].file[l->v2];
 		l->by_cgroup = true;
 	}
