@@ -46,7 +46,7 @@ policy base {
     # typescript, webpack, eslint and jest 20 tasks, this repository's
     # make -j 43, jest about 8 per worker and cargo about 8 per job, so a
     # tool that sizes its workers by the cores reaches 1024 near 128 cores
-    # (cargo.aj and npm.aj allow more).  A quarter of physical memory
+    # (cargo.aj and npm.aj allow 1536).  A quarter of physical memory
     # leaves the host room to kill the runaway.
     limit processes 1024;
     limit memory 25 percent;

@@ -10,8 +10,9 @@ policy npm extends base {
     rw+ ~/.local/share/pnpm/store;   # pnpm's package store, not its global bin dir
     env keep "NPM_CONFIG_*" "npm_config_*" NODE_ENV NODE_OPTIONS;
     # npm test runs test runners that start a node per core, about 8
-    # tasks each (jest, 32 workers: 247 tasks here).
-    limit processes 4096;
+    # tasks each (jest, 32 workers: 247 tasks here): 1536 is 192 workers,
+    # and still stops a fork bomb of 2,000.
+    limit processes 1536;
 
     mode lockdown {
         ro? ~/.npm ~/.cache/pnpm ~/.local/share/pnpm/store;
