@@ -38,6 +38,9 @@
 #                bench/scan.sh, the project scan's discovery, issue 4)
 #   RESULTS      where the reports go (bench/results); SAVE=0 prints only
 #   AIJAIL_BUILD the build dir with bin/ (build)
+#   BASELINE     another build dir (say a worktree of an older commit): its
+#                jail-worker and jail-python are measured in the same
+#                interleaved run, as jail-worker-baseline, jail-python-baseline
 set -euo pipefail
 shopt -s nullglob
 
@@ -109,6 +112,11 @@ cp "$here/fixture.py" "$here/throughput.py" "$work/tools/" # readable by the ben
 for f in "$build"/bin/*; do
 	[ -f "$f" ] && cp -p "$f" "$bin/"
 done
+if [ -n "${BASELINE:-}" ]; then
+	for f in jail-worker jail-python; do
+		[ -x "$BASELINE/bin/$f" ] && cp -p "$BASELINE/bin/$f" "$bin/$f-baseline"
+	done
+fi
 # what is measured: the stubs as copied now, and the commit they came from
 commit_line="$(git -C "$root" log -1 --format='%h %s' 2>/dev/null || echo unknown)$(
 	[ -n "$(git -C "$root" status --porcelain -- stub compiler include policies grammar 2>/dev/null)" ] &&
@@ -339,9 +347,11 @@ run_pass() {
 		[ -x "$bin/jail-worker-landlock" ] && add "$f" jail-worker-landlock bare "$bin/jail-worker-landlock /bin/true"
 		[ -x "$bin/jail-worker-nolandlock" ] && add "$f" jail-worker-nolandlock bare "$bin/jail-worker-nolandlock /bin/true"
 		[ -x "$bin/jail-worker-blocked" ] && add "$f" jail-worker-blocked bare "$bin/jail-worker-blocked /bin/true"
+		[ -x "$bin/jail-worker-baseline" ] && add "$f" jail-worker-baseline bare "$bin/jail-worker-baseline /bin/true"
 		add "$f" python python "/usr/bin/python3 -c pass"
 		if [ -x "$bin/jail-python" ]; then
 			add "$f" jail-python python "$bin/jail-python -c pass"
+			[ -x "$bin/jail-python-baseline" ] && add "$f" jail-python-baseline python "$bin/jail-python-baseline -c pass"
 		else
 			pnote "jail-python: not built, skipped"
 		fi

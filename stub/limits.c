@@ -99,7 +99,12 @@ static const char *own_path(const char *ctl, char *out)
 	for (const char *l = own; *l;) {
 		const char *end = strchrnul(l, '\n');
 		const char *c = strchr(l, ':'),
-		           *p = c ? memchr(c + 1, ':', (size_t)(end - c - 1)) : NULL;
+		           *p = c ? strchr(c + 1, ':') : NULL;
+
+		if (c && c > end)
+			c = p = NULL;
+		if (p && p > end)
+			p = NULL;
 
 		if (p && p[1] == '/' && (size_t)(end - p) < AJ_PATH_MAX / 2) {
 			bool match = !ctl && p == c + 1 && !strncmp(l, "0:", 2);
@@ -131,9 +136,14 @@ static bool lists(const char *file, const char *word)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	for (char *w = buf; (w = strstr(w, word)); w += wl)
-		if ((w == buf || w[-1] == ' ') && (w[wl] == ' ' || w[wl] == '\n' || !w[wl]))
+	/* Word by word: strstr would bring musl's two-way search, 1.3 KiB. */
+	for (char *w = buf; *w;) {
+		size_t l = strcspn(w, " \n");
+
+		if (l == wl && !strncmp(w, word, wl))
 			return true;
+		w += l + (w[l] != '\0');
+	}
 	return false;
 }
 
