@@ -6,18 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const var_enum[AJ_VAR_COUNT] = {
-	"AJ_VAR_NONE",      "AJ_VAR_HOME",          "AJ_VAR_PROJECT",
-	"AJ_VAR_UID",       "AJ_VAR_XDG_RUNTIME_DIR", "AJ_VAR_DOCKER_SOCKET",
-	"AJ_VAR_X11_SOCKET", "AJ_VAR_WAYLAND_SOCKET", "AJ_VAR_XAUTHORITY",
-};
-
-static const char *const op_enum[] = {
-	[AJ_MOUNT_RO] = "AJ_MOUNT_RO",       [AJ_MOUNT_RW] = "AJ_MOUNT_RW",
-	[AJ_MOUNT_TMPFS] = "AJ_MOUNT_TMPFS", [AJ_MOUNT_LINK] = "AJ_MOUNT_LINK",
-	[AJ_MOUNT_DEV] = "AJ_MOUNT_DEV",     [AJ_MOUNT_PROC] = "AJ_MOUNT_PROC",
-	[AJ_MOUNT_DEVICE] = "AJ_MOUNT_DEVICE",
-};
+static const char *const var_enum[AJ_VAR_COUNT] = {AJ_VARS(AJ_IDENT_ITEM)};
+static const char *const op_enum[AJ_MOUNT_OP_COUNT] = {AJ_MOUNT_OPS(AJ_IDENT_ITEM)};
 
 /* A C string literal for any bytes. */
 static char *lit(const char *s)

@@ -18,6 +18,8 @@
 #include <sys/resource.h>
 
 static const char *const var_names[AJ_VAR_COUNT] = AJ_VAR_NAMES;
+static const char *const net_names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
+static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
 
 /* Keys a block may hold; the policy body also takes the policy_keys. */
 static const char *const setting_keys[] = {
@@ -928,10 +930,9 @@ static bool do_scalar(struct variant *v, struct block_state *b, const struct stm
 		return true;
 	}
 	if (strcmp(k, "network") == 0) {
-		static const char *const nets[] = {"none", "blocked", "loopback", "host"};
 		if (!want_args(s, 1, 1, "network none|blocked|loopback|host;"))
 			return false;
-		int n = choose(s->args, "network", nets, 4);
+		int n = choose(s->args, "network", net_names, AJ_NET_COUNT);
 		if (n < 0)
 			return false;
 		v->network = n; /* the order of enum aj_network */
@@ -976,9 +977,10 @@ static bool do_scalar(struct variant *v, struct block_state *b, const struct stm
 	int on = choose(s->args, xprintf("%s setting", k), onoff, 2);
 	if (on < 0)
 		return false;
-	int bit = strcmp(k, "gpu") == 0      ? AJ_FEATURE_GPU
-		  : strcmp(k, "docker") == 0 ? AJ_FEATURE_DOCKER
-					     : AJ_FEATURE_DISPLAY;
+	int bit = 0;
+	for (int t = 0; t < AJ_TOGGLE_COUNT; t++)
+		if (strcmp(k, toggle_names[t]) == 0)
+			bit = 1 << t;
 	v->features = on ? (v->features | bit) : (v->features & ~bit);
 	return true;
 }
@@ -1583,8 +1585,6 @@ static const char *limits_looser(const struct variant *s, const struct variant *
  * no higher bound on memory or processes. */
 static bool check_mode_order(const struct compiled *c)
 {
-	static const char *const nets[] = {"none", "blocked", "loopback", "host"};
-	static const char *const toggles[] = {"gpu", "docker", "display"};
 	size_t nm = c->modes.n;
 	bool ok = true;
 	for (size_t m = 1; m < nm; m++) {
@@ -1596,12 +1596,12 @@ static bool check_mode_order(const struct compiled *c)
 					     : "";
 			int more = s->features & ~w->features;
 			const char *why = NULL;
-			for (int t = 0; t < 3 && !why; t++)
+			for (int t = 0; t < AJ_TOGGLE_COUNT && !why; t++)
 				if (more & (1 << t))
-					why = xprintf("it turns %s on", toggles[t]);
+					why = xprintf("it turns %s on", toggle_names[t]);
 			if (!why && s->network > w->network)
-				why = xprintf("its network is %s, mode '%s' has %s", nets[s->network],
-					      w->mode, nets[w->network]);
+				why = xprintf("its network is %s, mode '%s' has %s", net_names[s->network],
+					      w->mode, net_names[w->network]);
 			for (size_t k = 0; k < s->patterns.n && !why; k++)
 				if (s->patterns.v[k].kind == AJ_PATTERN_PRUNE &&
 				    !has_pattern(w, &s->patterns.v[k]))

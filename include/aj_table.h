@@ -15,32 +15,40 @@
 
 #define AJ_ABI 11
 
+/* The enumerations are lists, each written once here: the enum, the names
+ * a policy and --jail-explain use, and the identifiers the compiler
+ * emits all come from the same line.  X(ID, NAME) for each entry. */
+#define AJ_ENUM_ITEM(id, name)  id,
+#define AJ_NAME_ITEM(id, name)  [id] = name,
+#define AJ_IDENT_ITEM(id, name) [id] = #id,
+
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
  * DOCKER_SOCKET) makes every entry that uses it absent: optional entries
- * are skipped, required ones fail closed. */
-enum aj_var {
-	AJ_VAR_NONE = 0,
-	AJ_VAR_HOME,            /* $HOME (or the passwd entry), never "/" */
-	AJ_VAR_PROJECT,         /* the working directory at launch */
-	AJ_VAR_UID,             /* decimal real uid of the caller */
-	AJ_VAR_XDG_RUNTIME_DIR, /* $XDG_RUNTIME_DIR */
-	AJ_VAR_DOCKER_SOCKET,   /* path of unix://… in $DOCKER_HOST, else /var/run/docker.sock */
-	AJ_VAR_X11_SOCKET,      /* /tmp/.X11-unix/X<n> for a local $DISPLAY */
-	AJ_VAR_WAYLAND_SOCKET,  /* $XDG_RUNTIME_DIR/$WAYLAND_DISPLAY (or an absolute $WAYLAND_DISPLAY) */
-	AJ_VAR_XAUTHORITY,      /* $XAUTHORITY */
-	AJ_VAR_COUNT
-};
+ * are skipped, required ones fail closed.
+ *   HOME            $HOME, never "/"
+ *   PROJECT         the working directory at launch
+ *   UID             decimal real uid of the caller
+ *   XDG_RUNTIME_DIR $XDG_RUNTIME_DIR
+ *   DOCKER_SOCKET   path of unix://… in $DOCKER_HOST, else /var/run/docker.sock
+ *   X11_SOCKET      /tmp/.X11-unix/X<n> for a local $DISPLAY
+ *   WAYLAND_SOCKET  $XDG_RUNTIME_DIR/$WAYLAND_DISPLAY (or an absolute $WAYLAND_DISPLAY)
+ *   XAUTHORITY      $XAUTHORITY */
+#define AJ_VARS(X)                                                                                 \
+	X(AJ_VAR_NONE, "")                                                                         \
+	X(AJ_VAR_HOME, "HOME")                                                                     \
+	X(AJ_VAR_PROJECT, "PROJECT")                                                               \
+	X(AJ_VAR_UID, "UID")                                                                       \
+	X(AJ_VAR_XDG_RUNTIME_DIR, "XDG_RUNTIME_DIR")                                               \
+	X(AJ_VAR_DOCKER_SOCKET, "DOCKER_SOCKET")                                                   \
+	X(AJ_VAR_X11_SOCKET, "X11_SOCKET")                                                         \
+	X(AJ_VAR_WAYLAND_SOCKET, "WAYLAND_SOCKET")                                                 \
+	X(AJ_VAR_XAUTHORITY, "XAUTHORITY")
 
-/* The variables' names as a policy writes them ($HOME …), for the compiler
- * to parse and the stub to explain: one list, so the two never disagree. */
-#define AJ_VAR_NAMES                                                                               \
-	{                                                                                          \
-		[AJ_VAR_NONE] = "", [AJ_VAR_HOME] = "HOME", [AJ_VAR_PROJECT] = "PROJECT",          \
-		[AJ_VAR_UID] = "UID", [AJ_VAR_XDG_RUNTIME_DIR] = "XDG_RUNTIME_DIR",                \
-		[AJ_VAR_DOCKER_SOCKET] = "DOCKER_SOCKET", [AJ_VAR_X11_SOCKET] = "X11_SOCKET",      \
-		[AJ_VAR_WAYLAND_SOCKET] = "WAYLAND_SOCKET", [AJ_VAR_XAUTHORITY] = "XAUTHORITY",    \
-	}
+enum aj_var { AJ_VARS(AJ_ENUM_ITEM) AJ_VAR_COUNT };
+
+/* The variables' names as a policy writes them ($HOME …). */
+#define AJ_VAR_NAMES {AJ_VARS(AJ_NAME_ITEM)}
 
 /* A path known only at run time: head, then the variable's value, then
  * tail.  With AJ_VAR_NONE, only head is used.  The compiler guarantees the
@@ -60,15 +68,24 @@ struct aj_path {
  * ($HOME, $PROJECT); the stub orders those by resolved depth, keeping table
  * order between equals (a path that starts with a variable after one that
  * does not).  A variant's table is the concatenation of its runs. */
-enum aj_mount_op {
-	AJ_MOUNT_RO = 1, /* bind the same host path, recursively read-only */
-	AJ_MOUNT_RW,     /* bind the same host path read-write */
-	AJ_MOUNT_TMPFS,  /* a fresh, empty tmpfs (mode from .mode) */
-	AJ_MOUNT_LINK,   /* a symbolic link at path pointing at .target */
-	AJ_MOUNT_DEV,    /* a minimal /dev: null zero full random urandom tty, pts, shm, fd links */
-	AJ_MOUNT_PROC,   /* a fresh procfs of the new pid namespace */
-	AJ_MOUNT_DEVICE, /* bind device nodes: the last component of path may be a glob */
-};
+/*   RO      bind the same host path, recursively read-only
+ *   RW      bind the same host path read-write
+ *   TMPFS   a fresh, empty tmpfs (mode from .mode)
+ *   LINK    a symbolic link at path pointing at .target
+ *   DEV     a minimal /dev: null zero full random urandom tty, pts, shm, fd links
+ *   PROC    a fresh procfs of the new pid namespace
+ *   DEVICE  bind device nodes: the last component of path may be a glob
+ * The names are --jail-explain's (a policy spells ro and rw with ? and +). */
+#define AJ_MOUNT_OPS(X)                                                                            \
+	X(AJ_MOUNT_RO, "ro")                                                                       \
+	X(AJ_MOUNT_RW, "rw")                                                                       \
+	X(AJ_MOUNT_TMPFS, "tmpfs")                                                                 \
+	X(AJ_MOUNT_LINK, "link")                                                                   \
+	X(AJ_MOUNT_DEV, "dev")                                                                     \
+	X(AJ_MOUNT_PROC, "proc")                                                                   \
+	X(AJ_MOUNT_DEVICE, "device")
+
+enum aj_mount_op { AJ_MOUNT_NONE = 0, AJ_MOUNT_OPS(AJ_ENUM_ITEM) AJ_MOUNT_OP_COUNT };
 
 #define AJ_MOUNT_OPTIONAL 0x01 /* skip silently when the host path is missing */
 #define AJ_MOUNT_CREATE   0x02 /* create the host directory (as the caller) when missing */
@@ -215,21 +232,26 @@ enum aj_landlock_level {
 	AJ_LANDLOCK_REQUIRE, /* at least .landlock_min_abi, or fail closed */
 };
 
-/* Ordered from the narrowest: a mode may only keep or lower it. */
-enum aj_network {
-	AJ_NET_NONE = 0, /* a private network namespace without interfaces */
-	/* No network namespace (it is the costliest step of a start): every
-	 * socket family but AF_UNIX refused by seccomp (the compiler adds the
-	 * rule), TCP by Landlock (ABI 4), abstract Unix sockets and signals of
-	 * the host scoped away (ABI 6).  Still readable: the host's network
-	 * tables in /proc/net and /proc/sys/net, its interfaces through ioctls
-	 * on a Unix socket; abstract names can still be bound (squatted).  Below
-	 * Landlock ABI 6, or with Landlock off, the stub falls back to NONE's
-	 * network namespace. */
-	AJ_NET_BLOCKED,
-	AJ_NET_LOOPBACK, /* a private network namespace with lo up */
-	AJ_NET_HOST,     /* the host's network namespace */
-};
+/* Ordered from the narrowest: a mode may only keep or lower it.
+ *   NONE      a private network namespace without interfaces
+ *   BLOCKED   no network namespace (it is the costliest step of a start):
+ *             every socket family but AF_UNIX refused by seccomp (the
+ *             compiler adds the rule), TCP by Landlock (ABI 4), abstract
+ *             Unix sockets and signals of the host scoped away (ABI 6).
+ *             Still readable: the host's network tables in /proc/net and
+ *             /proc/sys/net, its interfaces through ioctls on a Unix
+ *             socket; abstract names can still be bound (squatted).  Below
+ *             Landlock ABI 6, or with Landlock off, the stub falls back to
+ *             NONE's network namespace.
+ *   LOOPBACK  a private network namespace with lo up
+ *   HOST      the host's network namespace */
+#define AJ_NETWORKS(X)                                                                             \
+	X(AJ_NET_NONE, "none")                                                                     \
+	X(AJ_NET_BLOCKED, "blocked")                                                               \
+	X(AJ_NET_LOOPBACK, "loopback")                                                             \
+	X(AJ_NET_HOST, "host")
+
+enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
 
 /* A run of environment patterns, shared like the mount runs: a variant's
  * keep (or drop) list is the concatenation of its runs. */
@@ -269,9 +291,18 @@ struct aj_filter {
 	uint16_t n;
 };
 
-#define AJ_FEATURE_GPU     0x01
-#define AJ_FEATURE_DOCKER  0x02
-#define AJ_FEATURE_DISPLAY 0x04
+/* Toggles: a bit of aj_variant.features each, in this order (bit 1 << i
+ * for the i-th), named as a policy switches them. */
+#define AJ_TOGGLES(X)                                                                              \
+	X(AJ_TOGGLE_GPU, "gpu")                                                                    \
+	X(AJ_TOGGLE_DOCKER, "docker")                                                              \
+	X(AJ_TOGGLE_DISPLAY, "display")
+
+enum aj_toggle { AJ_TOGGLES(AJ_ENUM_ITEM) AJ_TOGGLE_COUNT };
+
+#define AJ_FEATURE_GPU     (1 << AJ_TOGGLE_GPU)
+#define AJ_FEATURE_DOCKER  (1 << AJ_TOGGLE_DOCKER)
+#define AJ_FEATURE_DISPLAY (1 << AJ_TOGGLE_DISPLAY)
 
 #define AJ_MEMORY_PERCENT (1ULL << 63) /* aj_variant.memory: low bits are a percentage */
 

@@ -5,18 +5,17 @@
 
 #include "sys.h"
 
-static const char *const op_names[] = {
-    [AJ_MOUNT_RO] = "ro",         [AJ_MOUNT_RW] = "rw",   [AJ_MOUNT_TMPFS] = "tmpfs",
-    [AJ_MOUNT_LINK] = "link",     [AJ_MOUNT_DEV] = "dev", [AJ_MOUNT_PROC] = "proc",
-    [AJ_MOUNT_DEVICE] = "device",
-};
+static const char *const op_names[AJ_MOUNT_OP_COUNT] = {AJ_MOUNT_OPS(AJ_NAME_ITEM)};
+static const char *const net_names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
+static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
 
-static const char *const net_names[] = {
-    [AJ_NET_NONE] = "none (a private network namespace without interfaces)",
-    [AJ_NET_BLOCKED] = "blocked (the host's network namespace: only Unix sockets, no TCP, the "
-                       "host's abstract sockets scoped away; its network tables stay readable)",
-    [AJ_NET_LOOPBACK] = "loopback (a private network namespace, lo only)",
-    [AJ_NET_HOST] = "host (the host's network)",
+/* What a level means, after its name. */
+static const char *const net_meaning[AJ_NET_COUNT] = {
+    [AJ_NET_NONE] = "a private network namespace without interfaces",
+    [AJ_NET_BLOCKED] = "the host's network namespace: only Unix sockets, no TCP, the host's "
+                       "abstract sockets scoped away; its network tables stay readable",
+    [AJ_NET_LOOPBACK] = "a private network namespace, lo only",
+    [AJ_NET_HOST] = "the host's network",
 };
 
 static const char *const ll_rights[] = {
@@ -106,23 +105,21 @@ static const char docker_warning[] =
  * the same command group's normal variant differs), and what it brings. */
 static void print_toggles(const struct run *r)
 {
-	static const struct {
-		uint8_t bit;
-		const char *name, *off;
-	} toggles[] = {
-	    {AJ_FEATURE_GPU, "gpu", "no GPU device nodes, no GPU /sys"},
-	    {AJ_FEATURE_DOCKER, "docker", "no Docker socket"},
-	    {AJ_FEATURE_DISPLAY, "display", "no X11 or Wayland socket, no X authority file"},
+	static const char *const off[AJ_TOGGLE_COUNT] = {
+	    [AJ_TOGGLE_GPU] = "no GPU device nodes, no GPU /sys",
+	    [AJ_TOGGLE_DOCKER] = "no Docker socket",
+	    [AJ_TOGGLE_DISPLAY] = "no X11 or Wayland socket, no X authority file",
 	};
 	const struct aj_variant *v = r->v;
 	const struct aj_variant *normal = &r->pol->variants[r->group * r->pol->n_modes];
 
-	for (unsigned t = 0; t < sizeof(toggles) / sizeof(toggles[0]); t++) {
-		bool on = v->features & toggles[t].bit;
+	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++) {
+		unsigned bit = 1u << t;
+		bool on = v->features & bit;
 
-		field(toggles[t].name);
+		field(toggle_names[t]);
 		out_s(on ? "on, by " : "off, by ");
-		if (r->mode && ((v->features ^ normal->features) & toggles[t].bit)) {
+		if (r->mode && ((v->features ^ normal->features) & bit)) {
 			out_s("mode ");
 			out_s(r->pol->modes[r->mode]);
 			out_s(" (");
@@ -133,17 +130,17 @@ static void print_toggles(const struct run *r)
 		}
 		if (!on) {
 			out_s(": ");
-			out_s(toggles[t].off);
+			out_s(off[t]);
 			out_s("; its variables are dropped (env drop)\n");
 			continue;
 		}
 		out_s(":\n");
 		for (unsigned i = 0; i < plan_n; i++)
-			if (toggle_of(plan[i].m) == toggles[t].bit) {
+			if (toggle_of(plan[i].m) == bit) {
 				out_s("  ");
 				print_mount(&plan[i]);
 			}
-		if (toggles[t].bit == AJ_FEATURE_DOCKER)
+		if (bit == AJ_FEATURE_DOCKER)
 			out_s(docker_warning);
 	}
 }
@@ -184,7 +181,7 @@ static void print_mount(const struct plan_entry *e)
 	int fd;
 
 	out_s("  ");
-	out_s(m->op <= AJ_MOUNT_DEVICE && op_names[m->op] ? op_names[m->op] : "?");
+	out_s(m->op < AJ_MOUNT_OP_COUNT && op_names[m->op] ? op_names[m->op] : "?");
 	if (m->flags & AJ_MOUNT_CREATE)
 		out_c('+');
 	if (m->flags & AJ_MOUNT_OPTIONAL)
@@ -523,8 +520,14 @@ noreturn void explain(const struct run *r)
 	if (v->network == AJ_NET_BLOCKED && !net_blocked_here(v))
 		out_s("blocked, here in a private network namespace without interfaces (Landlock "
 		      "on and its ABI 6 are needed to scope the host's abstract sockets)");
-	else
-		out_s(v->network <= AJ_NET_HOST ? net_names[v->network] : "?");
+	else if (v->network < AJ_NET_COUNT) {
+		out_s(net_names[v->network]);
+		out_s(" (");
+		out_s(net_meaning[v->network]);
+		out_c(')');
+	} else {
+		out_c('?');
+	}
 	if (extra_net_option()) {
 		out_s(" (");
 		out_s(extra_net_option());
