@@ -88,7 +88,9 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 	struct stat st = {0};
 
 	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
-		if (errno == ENOENT || errno == ENOTDIR) {
+		if (errno == ENOENT)
+			return; /* removed, or moved: verify() finds where to */
+		if (errno == ENOTDIR) {
 			unstable = true;
 			return;
 		}
@@ -268,8 +270,10 @@ static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len
 		close(fd);
 		return;
 	}
-	if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
-		unstable = true; /* listed as a directory, gone or replaced since */
+	if (errno == ENOENT)
+		return; /* removed (a build's temporary folder), or moved: verify() finds where to */
+	if (errno == ENOTDIR || errno == ELOOP) {
+		unstable = true; /* listed as a directory, replaced since */
 		return;
 	}
 	if (errno != EACCES)
@@ -293,10 +297,8 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
 	listing_dev = dev;
 	if (type == T_UNKNOWN)
 		type = type_of(dfd, name);
-	if (type == T_UNKNOWN) {
-		unstable = true; /* listed, gone since */
-		return;
-	}
+	if (type == T_UNKNOWN)
+		return; /* listed, gone since: verify() finds where it went, if anywhere */
 	/* A host service's socket: without the host's network, the jail
 	 * reaches no host service through a socket file either. */
 	if (type == T_SOCK && deny_sockets) {
@@ -354,14 +356,16 @@ static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
  * moved in from a place not read yet) is classified and walked as the
  * walk would have.  Until a round finds nothing changed; after
  * SCAN_VERIFY_MAX rounds a tree that still changes is taken as it is if
- * the last round found nothing new (a build making and removing files,
- * which is no secret moving), else refused.  Returns false to restart. */
+ * the last round found no new secret (a build making and removing files
+ * and folders, which is no secret moving), else refused.  A directory
+ * removed since is no longer looked at (its parent changed with it).
+ * Returns false to restart. */
 static bool verify(int pfd)
 {
 	bool changed = true, found = false;
 
 	for (unsigned round = 0; changed && round < SCAN_VERIFY_MAX; round++) {
-		unsigned hits = scan->n, known = n_dirs;
+		unsigned hits = scan->n;
 
 		changed = false;
 		for (unsigned i = 0; i < n_dirs && !unstable; i++) {
@@ -373,7 +377,15 @@ static bool verify(int pfd)
 			/* One call for the common case, unchanged.  A symlink on
 			 * the way would show another inode: a restart, never a
 			 * pass. */
-			if (fstatat(pfd, i ? p : ".", &st, AT_SYMLINK_NOFOLLOW) || st.st_ino != d->ino)
+			if (fstatat(pfd, i ? p : ".", &st, AT_SYMLINK_NOFOLLOW)) {
+				if (errno != ENOENT)
+					return false;
+				/* Removed or moved away: its parent changed too, and
+				 * where it went is read again with that. */
+				d->mtime = d->ctime = 0;
+				continue;
+			}
+			if (st.st_ino != d->ino)
 				return false;
 			if (ns_of(&st.st_mtim) == d->mtime && ns_of(&st.st_ctim) == d->ctime)
 				continue;
@@ -396,7 +408,8 @@ static bool verify(int pfd)
 		}
 		if (unstable)
 			return false;
-		found = scan->n != hits || n_dirs != known;
+		/* New folders are a build's; a new secret is something moving. */
+		found = scan->n != hits;
 	}
 	rel[0] = '\0';
 	if (changed && found)

@@ -44,6 +44,10 @@ static inline struct aj_dirent *dir_next(struct dir_iter *it, const char *step, 
 		if (it->off >= it->n) {
 			it->n = syscall(SYS_getdents64, it->fd, it->buf, it->size);
 			it->off = 0;
+			/* A directory removed while it is read has no entries
+			 * left (ENOENT): a build's temporary folder. */
+			if (it->n < 0 && errno == ENOENT)
+				return NULL;
 			if (it->n < 0)
 				diep(step, what, errno, NULL);
 			if (it->n == 0)

@@ -1,10 +1,11 @@
 /* racer.c: swaps two names as fast as it can, from inside a jail, for the
  * race cases of tests/escape/run.sh.
  *
- *   racer A B SECONDS [STOPFILE]
+ *   racer [-m] A B SECONDS [STOPFILE]
  *
  * exchanges A and B with renameat2(RENAME_EXCHANGE) (either may be a
- * symlink) until SECONDS have passed or STOPFILE exists, then prints
+ * symlink), or with -m moves A to B and back with rename(2) (B must not
+ * exist), until SECONDS have passed or STOPFILE exists, then prints
  * "swaps: N" (N successful exchanges) and, when none succeeded, the first
  * error.  Exit status 0 when at least one exchange succeeded, 1 otherwise,
  * 2 on a usage error.  Static musl, like the probe. */
@@ -32,8 +33,14 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	unsigned long long swaps = 0, tries = 0;
-	int first_err = 0;
+	int first_err = 0, move = 0;
 	double end;
+
+	if (argc > 1 && !strcmp(argv[1], "-m")) {
+		move = 1;
+		argv++;
+		argc--;
+	}
 
 	if (argc < 4 || argc > 5) {
 		fprintf(stderr, "usage: racer A B SECONDS [STOPFILE]\n");
@@ -41,11 +48,17 @@ int main(int argc, char **argv)
 	}
 	end = now() + atof(argv[3]);
 	for (;;) {
-		if (syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2],
-			    RENAME_EXCHANGE) == 0)
+		if (move) {
+			if (rename(argv[1], argv[2]) == 0 && rename(argv[2], argv[1]) == 0)
+				swaps += 2;
+			else if (!first_err)
+				first_err = errno;
+		} else if (syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2],
+				   RENAME_EXCHANGE) == 0) {
 			swaps++;
-		else if (!first_err)
+		} else if (!first_err) {
 			first_err = errno;
+		}
 		if ((++tries & 1023) == 0) {
 			if (now() > end)
 				break;
@@ -54,7 +67,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* An even number of swaps leaves the names as they were. */
-	if (swaps & 1) {
+	if (!move && (swaps & 1)) {
 		if (syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2],
 			    RENAME_EXCHANGE) == 0)
 			swaps++;

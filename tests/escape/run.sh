@@ -582,6 +582,55 @@ if c race-mask-move; then
 	rm -rf "$P/rm"
 fi
 
+# (a3) the same folder moved with rename(2) between the two directories
+# and back (no exchange: its old name is simply gone for a while).  Failed
+# on dea794d (62 wins in 200 launches).
+if c race-mask-rename; then
+	mkdir -p "$P/rn/ra/sec" "$P/rn/rb"
+	for i in $(seq 30); do mkdir -p "$P/rn/d$i"; done
+	printf 'SECRET=%s\n' "$ENVSECRET" >"$P/rn/ra/sec/.env"
+	chown -R "$tuid:$tgid" "$P/rn"
+	race race-mask-rename "$P" "-m rn/ra/sec rn/rb/sec" "$P" \
+		"$bin/jail-worker cat rn/ra/sec/.env rn/rb/sec/.env" \
+		"[[ \$o == *$ENVSECRET* ]]"
+	rm -rf "$P/rn"
+fi
+
+# A build in the project (folders made and removed all the time) is no
+# attack: every jail started meanwhile runs.  On dea794d 22 % of them
+# failed (125: a folder removed while the walk read it).
+if c churn-build; then
+	mkdir -p "$P/target"
+	chown "$tuid:$tgid" "$P/target"
+	asuser 'exec /usr/bin/python3 -c "
+import os, shutil, time
+end = time.time() + 60
+i = 0
+while time.time() < end and not os.path.exists(\".esc/STOP\"):
+    d = \"target/t%d\" % (i % 50)
+    os.makedirs(d + \"/sub\", exist_ok=True)
+    open(d + \"/f\", \"w\").close()
+    shutil.rmtree(\"target/t%d\" % ((i + 25) % 50), ignore_errors=True)
+    i += 1"' esc >/dev/null 2>&1 &
+	cpid=$!
+	bgpids+=("$cpid")
+	rm -f "$P/.esc/STOP"
+	sleep 0.3
+	bad=0 codes=
+	for _ in $(seq 150); do
+		jrun user -- jail-worker true
+		[ "$RC" = 0 ] || { bad=$((bad + 1)); codes="$codes $RC"; }
+	done
+	touch "$P/.esc/STOP"
+	wait "$cpid" 2>/dev/null
+	bgpids=()
+	rm -rf "$P/target" "$P/.esc/STOP"
+	ERR=
+	if [ "$bad" = 0 ]; then pass churn-build "150 launches during a build, all ran"; else
+		fail churn-build "$bad of 150 launches during a build did not run (exit statuses$codes)"
+	fi
+fi
+
 # (b) the project (a folder of the racer's project) swapped with a symlink
 # to the host's $HOME: the project must never be the host's $HOME.
 if c race-project-home; then
