@@ -33,23 +33,28 @@
 static char outer_buf[sizeof(((struct utsname *)0)->domainname)];
 static const char *outer;
 
+/* die.c's message, its hint naming the modes from the floor up. */
 static noreturn void refuse(const struct aj_policy *pol, const char *name, const char *why,
                             unsigned from)
 {
-	out_fd(2);
-	out_s(aj_progname);
-	out_s(": fatal: unable to use the mode ");
-	out_s(name);
-	out_s(": ");
-	out_s(why);
-	out_s("; the modes it may use are");
+	static char hint[1024];
+	size_t n = strlen(why);
+
+	if (n >= sizeof(hint) / 2)
+		n = sizeof(hint) / 2;
+	memcpy(hint, why, n);
+	memcpy(hint + n, "; the modes it may use are", 27);
+	n += 26;
 	for (unsigned i = from; i < pol->n_modes; i++) {
-		out_c(' ');
-		out_s(pol->modes[i]);
+		size_t l = strlen(pol->modes[i]);
+
+		if (n + 1 + l >= sizeof(hint))
+			break;
+		hint[n++] = ' ';
+		memcpy(hint + n, pol->modes[i], l + 1);
+		n += l;
 	}
-	out_c('\n');
-	out_flush();
-	_exit(AJ_EXIT_SETUP);
+	diep("use the mode", name, 0, hint);
 }
 
 static unsigned mode_named(const struct aj_policy *pol, const char *name)

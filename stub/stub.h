@@ -44,6 +44,8 @@ void out_s(const char *s);
 void out_n(const char *s, size_t n);
 void out_c(char c);
 void out_u(unsigned long long u);
+#define AJ_DEC_MAX 21 /* the digits of any unsigned long long, and a NUL */
+size_t fmt_u(char *buf, unsigned long long u);
 void out_o(unsigned u);
 void out_flush(void);
 
