@@ -31,7 +31,7 @@
 
 #include "sys.h"
 
-struct plan_entry plan[AJ_MAX_MOUNTS];
+struct plan_entry plan[AJ_PLAN_MAX];
 unsigned plan_n;
 bool plan_dirs;
 static char plan_arena[AJ_PLAN_ARENA];
@@ -51,7 +51,7 @@ void plan_resolve(const struct aj_variant *v)
 	for (unsigned r = 0; r < v->n_mount_runs; r++) {
 		const struct aj_mount_run *run = &v->mount_runs[r];
 
-		if (plan_n + run->n > AJ_MAX_MOUNTS)
+		if (plan_n + run->n > AJ_PLAN_MAX)
 			die("read the mount table", 0,
 			    "it has more entries than this stub can hold");
 		for (unsigned i = 0; i < run->n; i++) {
