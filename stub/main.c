@@ -1,5 +1,5 @@
 /* main.c: the stub's own options, the choice of variant, and the order of
- * the steps (DESIGN.md, "The stub, in order").
+ * the steps, as main() below lists them.
  *
  * Everything that needs no namespace (options, variables, the mount plan,
  * the project scan, the environment) is done first, in the caller's
