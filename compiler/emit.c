@@ -8,6 +8,7 @@
 
 static const char *const var_enum[AJ_VAR_COUNT] = {AJ_VARS(AJ_IDENT_ITEM)};
 static const char *const op_enum[AJ_MOUNT_OP_COUNT] = {AJ_MOUNT_OPS(AJ_IDENT_ITEM)};
+static const char *const toggle_enum[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_IDENT_ITEM)};
 
 /* A C string literal for any bytes. */
 static char *lit(const char *s)
@@ -34,7 +35,8 @@ static char *lit(const char *s)
 
 static char *path_init(const struct m_path *p)
 {
-	return xprintf("{%s, %s, %s}", lit(p->head), var_enum[p->var], lit(p->tail));
+	return xprintf("{.head = %s, .var = %s, .tail = %s}", lit(p->head), var_enum[p->var],
+		       lit(p->tail));
 }
 
 /* Identical arrays (the same seccomp program in every mode, say) are
@@ -185,8 +187,39 @@ static char *summary(const struct variant *v)
 
 static char *mount_init(const struct m_mount *m)
 {
-	return xprintf("\t{%s, 0x%x, 0%o, 0x%x, %s, %s},\n", op_enum[m->op], m->flags, m->mode,
-		       m->landlock, path_init(&m->path), lit(m->target));
+	return xprintf("\t{.op = %s, .flags = 0x%x, .mode = 0%o, .landlock = 0x%x, .toggle = %s,\n"
+		       "\t .path = %s, .target = %s},\n",
+		       op_enum[m->op], m->flags, m->mode, m->landlock,
+		       m->toggle ? xprintf("1 + %s", toggle_enum[m->toggle - 1]) : "0",
+		       path_init(&m->path), lit(m->target));
+}
+
+/* Does the variant mount the project itself read-only?  Then --rw is
+ * refused (aj_variant.flags, AJ_VARIANT_PROJECT_RO). */
+static bool project_read_only(const struct variant *v)
+{
+	for (size_t i = 0; i < v->mounts.n; i++) {
+		const struct m_path *p = &v->mounts.v[i].path;
+		if (p->var == AJ_VAR_PROJECT && !*p->head && !*p->tail)
+			return v->mounts.v[i].op == AJ_MOUNT_RO;
+	}
+	return false;
+}
+
+/* The stub's capacities the compiler can count (aj_table.h). */
+bool emit_fits(const struct compiled *c)
+{
+	for (size_t i = 0; i < c->variants.n; i++) {
+		const struct variant *v = &c->variants.v[i];
+		if (v->mounts.n > AJ_MAX_MOUNTS) {
+			error_at(&c->policy->loc,
+				 "variant %s%s%s has %zu mounts; a stub holds at most %d",
+				 v->command[0] ? v->command : "", v->command[0] ? "/" : "", v->mode,
+				 v->mounts.n, AJ_MAX_MOUNTS);
+			return false;
+		}
+	}
+	return true;
 }
 
 /* Is the entry (its initialiser) in the list of every variant of the mode
@@ -234,7 +267,7 @@ static const char *runs(struct out *o, const struct lines *all, size_t idx, cons
 		if (!n[l])
 			continue;
 		list = append(list, "%s",
-			      xprintf("\t{%s, %zu},\n", array(o, type, body[l], n[l]), n[l]));
+			      xprintf("\t{.v = %s, .n = %zu},\n", array(o, type, body[l], n[l]), n[l]));
 		++*n_runs;
 	}
 	return array(o, run_type, list, *n_runs);
@@ -246,7 +279,9 @@ static char *steps_body(const struct m_step *st, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct aj_step *s = &st[i].s;
 		b = append(b, "%s",
-			   xprintf("\t{%u, 0x%x, %u, %u, %u, %u, %u, %u, %s, %s, 0x%llxULL, %u},\n",
+			   xprintf("\t{.op = %u, .flags = 0x%x, .kind = %u, .first = %u, .min = %u, "
+				   ".max = %u, .la = %u, .lb = %u,\n"
+				   "\t .a = %s, .b = %s, .next = 0x%llxULL, .pattern = %u},\n",
 				   s->op, s->flags, s->kind, s->first, s->min, s->max, s->la, s->lb,
 				   lit(st[i].a), lit(st[i].b), (unsigned long long)s->next,
 				   s->pattern));
@@ -304,7 +339,8 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	b = xstrdup("");
 	for (size_t i = 0; i < v->landlock_rules.n; i++)
 		b = append(b, "%s",
-			   xprintf("\t{%s, 0x%llxULL, 0x%x},\n", path_init(&v->landlock_paths.v[i]),
+			   xprintf("\t{.path = %s, .access = 0x%llxULL, .flags = 0x%x},\n",
+				   path_init(&v->landlock_paths.v[i]),
 				   (unsigned long long)v->landlock_rules.v[i].access,
 				   v->landlock_rules.v[i].flags));
 	const char *ll = array(o, "struct aj_landlock_rule", b, v->landlock_rules.n);
@@ -314,14 +350,15 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	b = xstrdup("");
 	for (size_t i = 0; i < v->env_set.n; i++)
 		b = append(b, "%s",
-			   xprintf("\t{%s, %s},\n", lit(v->env_set.v[i].name),
+			   xprintf("\t{.name = %s, .value = %s},\n", lit(v->env_set.v[i].name),
 				   path_init(&v->env_set.v[i].value)));
 	const char *set = array(o, "struct aj_env_set", b, v->env_set.n);
 
 	b = xstrdup("");
 	for (size_t i = 0; i < v->rlimits.n; i++)
 		b = append(b, "%s",
-			   xprintf("\t{%d, 0x%llxULL, 0x%llxULL}, /* %s */\n", v->rlimits.v[i].resource,
+			   xprintf("\t{.resource = %d, .soft = 0x%llxULL, .hard = 0x%llxULL}, /* %s */\n",
+				   v->rlimits.v[i].resource,
 				   (unsigned long long)v->rlimits.v[i].soft,
 				   (unsigned long long)v->rlimits.v[i].hard, v->rlimits.v[i].name));
 	const char *rl = array(o, "struct aj_rlimit", b, v->rlimits.n);
@@ -333,10 +370,11 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 		for (size_t i = 0; i < mf->insns.n; i++) {
 			const struct aj_bpf_insn *x = &mf->insns.v[i];
 			b = append(b, "%s",
-				   xprintf("\t{0x%04x, %u, %u, 0x%08x},\n", x->code, x->jt, x->jf,
+				   xprintf("\t{.code = 0x%04x, .jt = %u, .jf = %u, .k = 0x%08x},\n",
+					   x->code, x->jt, x->jf,
 					   x->k));
 		}
-		filters = xprintf("%s\t{%s, %zu}, /* %s */\n", filters,
+		filters = xprintf("%s\t{.insns = %s, .n = %zu}, /* %s */\n", filters,
 				  array(o, "struct aj_bpf_insn", b, mf->insns.n), mf->insns.n, mf->role);
 	}
 	const char *fl = array(o, "struct aj_filter", filters, v->filters.n);
@@ -360,7 +398,8 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			"\t\t.filters = %s, .n_filters = %zu,\n"
 			"\t\t.seccomp_summary = %s,\n\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
-			v->landlock_min_abi, v->features, v->flags, v->timeout, memory, v->processes,
+			v->landlock_min_abi, v->features,
+			v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0), v->timeout, memory, v->processes,
 			mount_runs, n_runs, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
 			set, v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)));
 }
@@ -403,25 +442,28 @@ bool emit_header(FILE *f, const struct compiled *c, const char *source)
 	if (c->triggers.n) {
 		fprintf(f, "static const struct aj_trigger aj_triggers[%zu] = {", c->triggers.n);
 		for (size_t i = 0; i < c->triggers.n; i++)
-			fprintf(f, "%s{%s, %u}", i ? ", " : "", lit(c->triggers.v[i].env),
+			fprintf(f, "%s{.env = %s, .mode = %u}", i ? ", " : "", lit(c->triggers.v[i].env),
 				c->triggers.v[i].mode);
 		fprintf(f, "};\n");
 	}
 	if (c->commands.n) {
 		fprintf(f, "static const struct aj_command aj_commands[%zu] = {\n", c->commands.n);
 		for (size_t i = 0; i < c->commands.n; i++)
-			fprintf(f, "\t{%s, %u},\n", lit(c->commands.v[i].name),
+			fprintf(f, "\t{.name = %s, .group = %u},\n", lit(c->commands.v[i].name),
 				c->commands.v[i].group);
 		fprintf(f, "};\n");
 	}
 	fprintf(f,
 		"\nstatic const struct aj_policy aj_policy = {\n"
-		"\t.abi = AJ_ABI,\n\t.name = %s,\n\t.exec = %s,\n"
+		"\t.abi = AJ_ABI,\n\t.name = %s,\n\t.progname = %s,\n\t.mode_env = %s,\n"
+		"\t.exec = %s,\n"
 		"\t.modes = aj_modes, .n_modes = %zu,\n\t.default_mode = %d,\n"
 		"\t.triggers = %s, .n_triggers = %zu,\n"
 		"\t.commands = %s, .n_commands = %zu,\n"
 		"\t.n_groups = %zu,\n\t.variants = aj_variants,\n};\n",
-		lit(c->policy->name), lit(c->exec), c->modes.n, c->default_mode,
+		lit(c->policy->name),
+		lit(strcmp(c->policy->name, "jail") ? xprintf("jail-%s", c->policy->name) : "jail"),
+		lit(M_MODE_ENV), lit(c->exec), c->modes.n, c->default_mode,
 		c->triggers.n ? "aj_triggers" : "0", c->triggers.n,
 		c->commands.n ? "aj_commands" : "0", c->commands.n, c->groups.n);
 	return !ferror(f);

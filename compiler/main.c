@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct compiled c;
-	if (!compile_policy(&prog, pol, &c))
+	if (!compile_policy(&prog, pol, &c) || !emit_fits(&c))
 		return 1;
 	if (do_explain) {
 		explain(stdout, &c);

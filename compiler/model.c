@@ -1382,7 +1382,8 @@ static void add_feature_mounts(struct variant *v)
 	for (size_t i = 0; i < N(dev); i++) {
 		if (!(v->features & dev[i].feature))
 			continue;
-		struct m_mount m = {.op = dev[i].op, .flags = dev[i].flags};
+		struct m_mount m = {.op = dev[i].op, .flags = dev[i].flags,
+				    .toggle = 1 + __builtin_ctz((unsigned)dev[i].feature)};
 		m.path.text = xstrdup(dev[i].path);
 		if (dev[i].path[0] == '$') {
 			path_parse(dev[i].path, NULL, false, &m.path);
@@ -1518,7 +1519,7 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 		return false;
 	/* The target may ask which mode it runs in; a nested stub does not
 	 * trust it (stub/mode.c). */
-	struct m_env_set e = {.name = "AIJAIL_MODE"};
+	struct m_env_set e = {.name = M_MODE_ENV};
 	path_parse(v->mode, NULL, false, &e.value);
 	size_t k = 0;
 	while (k < v->env_set.n && strcmp(v->env_set.v[k].name, e.name) != 0)

@@ -42,6 +42,7 @@ struct m_mount {
 	int flags;
 	int mode;
 	unsigned landlock; /* AJ_LL_* rights beneath it (derive_landlock) */
+	int toggle;        /* aj_mount.toggle: 1 + enum aj_toggle, 0 for none */
 	struct m_path path;
 	char *target;
 	struct loc loc;
@@ -201,6 +202,10 @@ struct compiled {
 	VEC(struct variant) variants;     /* [group * n_modes + mode] */
 };
 
+/* The variable that names a mode: set in the jail, read by a stub
+ * (aj_policy.mode_env). */
+#define M_MODE_ENV "AIJAIL_MODE"
+
 /* policy.c */
 void program_init(struct program *p, const char **dirs, size_t n_dirs);
 bool program_load(struct program *p, const char *path, const struct src *src);
@@ -230,6 +235,7 @@ void groups_list(FILE *f);
 bool group_expand_print(FILE *f, const char *name);
 
 /* emit.c */
+bool emit_fits(const struct compiled *c);
 bool emit_header(FILE *f, const struct compiled *c, const char *source);
 void explain(FILE *f, const struct compiled *c);
 

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 11
+#define AJ_ABI 12
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -62,6 +62,14 @@ struct aj_path {
 
 #define AJ_PATH_MAX 4096
 
+/* Capacities of the stub, fixed at build time.  Running out of any fails
+ * closed (exit 125); the compiler refuses a policy whose tables exceed
+ * what it can count (AJ_MAX_MOUNTS), the others depend on the host. */
+#define AJ_MAX_MOUNTS 256 /* mount table entries of one variant, as compiled */
+#define AJ_MAX_EXTRA  16  /* --ro and --rw maps a run adds to them */
+#define AJ_ENV_MAX    256 /* variables passed to the target */
+#define AJ_SCAN_MAX   512 /* masked or denied entries in one project */
+
 /* Mount plan operations, interpreted in table order by the stub.  The
  * compiler sorts the table so that a destination is never mounted before
  * its parent, except for destinations whose depth is only known at run time
@@ -100,6 +108,7 @@ struct aj_mount {
 	uint8_t flags;
 	uint16_t mode;     /* AJ_MOUNT_TMPFS: permission bits of the root */
 	uint16_t landlock; /* AJ_LL_* rights beneath it, full-ABI mask */
+	uint8_t toggle;    /* 1 + enum aj_toggle when a toggle brings it, else 0 */
 	struct aj_path path;
 	const char *target; /* AJ_MOUNT_LINK only */
 };
@@ -216,14 +225,22 @@ struct aj_scan {
 #define AJ_LL_RIGHTS_READ (AJ_LL_EXECUTE | AJ_LL_READ_FILE | AJ_LL_READ_DIR)
 #define AJ_LL_RIGHTS_ALL  ((1ULL << 16) - 1)
 
-#define AJ_LL_RULE_OPTIONAL 0x01 /* skip when the path does not exist */
+/* Landlock network rights (ABI 4), and those each network level handles
+ * with no rule, so that no TCP bind or connect is allowed at all: where
+ * there is no network anyway (none) it costs nothing; for blocked it backs
+ * the seccomp rule that refuses IP sockets.  The stub drops what the
+ * kernel lacks. */
+#define AJ_LL_NET_BIND_TCP    (1ULL << 0)
+#define AJ_LL_NET_CONNECT_TCP (1ULL << 1)
+#define AJ_LL_NET_TCP         (AJ_LL_NET_BIND_TCP | AJ_LL_NET_CONNECT_TCP)
+#define AJ_LL_NET_HANDLED     {[AJ_NET_NONE] = AJ_LL_NET_TCP, [AJ_NET_BLOCKED] = AJ_LL_NET_TCP}
 
 /* A rule that is not a mount's (the mounts carry their own): today only
  * "/" itself, which may be listed. */
 struct aj_landlock_rule {
 	struct aj_path path; /* inside the new root */
 	uint64_t access;     /* full-ABI mask; the stub drops what the kernel lacks */
-	uint8_t flags;
+	uint8_t flags;       /* none defined: 0 */
 };
 
 enum aj_landlock_level {
@@ -300,13 +317,31 @@ struct aj_filter {
 
 enum aj_toggle { AJ_TOGGLES(AJ_ENUM_ITEM) AJ_TOGGLE_COUNT };
 
-#define AJ_FEATURE_GPU     (1 << AJ_TOGGLE_GPU)
-#define AJ_FEATURE_DOCKER  (1 << AJ_TOGGLE_DOCKER)
-#define AJ_FEATURE_DISPLAY (1 << AJ_TOGGLE_DISPLAY)
+#define AJ_TOGGLE_BIT(t) (1u << (t)) /* aj_variant.features */
+
+/* The compiler's names of the bits (compiler/model.c). */
+#define AJ_FEATURE_GPU     AJ_TOGGLE_BIT(AJ_TOGGLE_GPU)
+#define AJ_FEATURE_DOCKER  AJ_TOGGLE_BIT(AJ_TOGGLE_DOCKER)
+#define AJ_FEATURE_DISPLAY AJ_TOGGLE_BIT(AJ_TOGGLE_DISPLAY)
 
 #define AJ_MEMORY_PERCENT (1ULL << 63) /* aj_variant.memory: low bits are a percentage */
 
-#define AJ_VARIANT_NET_FIXED 0x01 /* a mode block set the network: --net cannot widen it */
+#define AJ_VARIANT_NET_FIXED   0x01 /* a mode block set the network: --net cannot widen it */
+#define AJ_VARIANT_PROJECT_RO  0x02 /* the project is mounted read-only: --rw is refused */
+
+/* Where a run's --ro and --rw maps may not go (stub/extra.c; the same rule
+ * for paths from the environment, stub/source.c): below the system trees,
+ * which the jail has already, read-only, or which are the kernel's, and
+ * exactly the system directories, the jail's own or a parent of other
+ * users' homes.  They describe the jail's layout (policies/base.aj), not a
+ * policy's choice, and are checked against paths only known at run time:
+ * a list in the contract, not an emitted table, so that every stub carries
+ * it once in .rodata. */
+#define AJ_REFUSED_TREES                                                                           \
+	{"/usr", "/etc",    "/proc",  "/sys",  "/dev", "/bin",          "/sbin",                    \
+	 "/lib", "/lib32",  "/lib64", "/libx32", "/boot", "/run", "/tmp/.X11-unix"}
+#define AJ_REFUSED_DIRS                                                                            \
+	{"/tmp", "/var", "/var/tmp", "/var/run", "/opt", "/home", "/root", "/srv", "/mnt", "/media"}
 
 /* One complete sandbox: a (command group, mode) pair of one policy.  Nothing
  * is merged at run time. */
@@ -364,6 +399,8 @@ struct aj_command {
 struct aj_policy {
 	uint32_t abi; /* AJ_ABI at generation time */
 	const char *name;
+	const char *progname; /* for messages: "jail" for policy jail, else "jail-NAME" */
+	const char *mode_env; /* the variable that names a mode (AIJAIL_MODE) */
 	const char *exec; /* fixed target (per-tool stubs), NULL: argv[1] is the target */
 	const char *const *modes; /* weakest first: the index is the mode's strength */
 	uint8_t n_modes;

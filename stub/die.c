@@ -13,17 +13,11 @@
 const char *aj_progname = "jail";
 int aj_die_reap;           /* the parent's pid 1, killed and reaped by die() */
 void (*aj_die_undo)(void); /* then removes what the parent made for it */
-static char progname_buf[64];
 
-void die_init(const char *policy_name)
+void die_init(const char *progname)
 {
-	size_t n = strlen(policy_name);
-
-	if (!strcmp(policy_name, "jail") || n + 6 > sizeof(progname_buf))
-		return;
-	memcpy(progname_buf, "jail-", 5);
-	memcpy(progname_buf + 5, policy_name, n + 1);
-	aj_progname = progname_buf;
+	if (progname)
+		aj_progname = progname;
 }
 
 noreturn void diep(const char *step, const char *what, int err, const char *hint)

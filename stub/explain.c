@@ -83,18 +83,6 @@ static void print_mode(const struct run *r)
 
 /* Which toggle brought a mount in: the GPU's nodes and /sys, the
  * variables only the Docker and display toggles use. */
-static uint8_t toggle_of(const struct aj_mount *m)
-{
-	if (m->op == AJ_MOUNT_DEVICE || (m->flags & AJ_MOUNT_WITH_DEVICES))
-		return AJ_FEATURE_GPU;
-	if (m->path.var == AJ_VAR_DOCKER_SOCKET)
-		return AJ_FEATURE_DOCKER;
-	if (m->path.var == AJ_VAR_X11_SOCKET || m->path.var == AJ_VAR_WAYLAND_SOCKET ||
-	    m->path.var == AJ_VAR_XAUTHORITY)
-		return AJ_FEATURE_DISPLAY;
-	return 0;
-}
-
 static void print_mount(const struct plan_entry *e);
 
 static const char docker_warning[] =
@@ -114,7 +102,7 @@ static void print_toggles(const struct run *r)
 	const struct aj_variant *normal = &r->pol->variants[r->group * r->pol->n_modes];
 
 	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++) {
-		unsigned bit = 1u << t;
+		unsigned bit = AJ_TOGGLE_BIT(t);
 		bool on = v->features & bit;
 
 		field(toggle_names[t]);
@@ -136,11 +124,11 @@ static void print_toggles(const struct run *r)
 		}
 		out_s(":\n");
 		for (unsigned i = 0; i < plan_n; i++)
-			if (toggle_of(plan[i].m) == bit) {
+			if (plan[i].m->toggle == t + 1) {
 				out_s("  ");
 				print_mount(&plan[i]);
 			}
-		if (bit == AJ_FEATURE_DOCKER)
+		if (t == AJ_TOGGLE_DOCKER)
 			out_s(docker_warning);
 	}
 }
@@ -288,8 +276,6 @@ static void print_rules(const struct aj_variant *v)
 		} else {
 			out_s(path);
 		}
-		if (r->flags & AJ_LL_RULE_OPTIONAL)
-			out_c('?');
 		print_rights(r->access);
 		out_s(unset ? "\t(skipped: unset)\n" : "\n");
 	}

@@ -21,14 +21,12 @@
  * them.  These checks run here for an early, clear refusal; pid 1 makes
  * them again on the descriptor it mounts (source.c).  --rw is refused in
  * a mode that keeps the project read-only, and --net in a mode that chose
- * its network itself (lockdown). */
+ * its network itself (AJ_VARIANT_NET_FIXED). */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "sys.h"
-
-#define AJ_MAX_EXTRA 16
 
 static const char *maps[AJ_MAX_EXTRA];
 static const char *map_opts[AJ_MAX_EXTRA];
@@ -42,17 +40,8 @@ static struct aj_mount mounts[AJ_MAX_EXTRA];
 static struct aj_mount_run runs[8]; /* the variant's (at most 4), then the maps */
 static char paths[AJ_MAX_EXTRA][AJ_PATH_MAX];
 
-/* Below these nothing is mapped: the jail has them already, read-only, or
- * they are the kernel's. */
-static const char *const system_trees[] = {
-    "/usr", "/etc",   "/proc",  "/sys",    "/dev",  "/bin", "/sbin",
-    "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/run", "/tmp/.X11-unix",
-};
-
-/* These exactly: the jail's own (tmpfs) or a parent of other users' homes. */
-static const char *const system_dirs[] = {
-    "/tmp", "/var", "/var/tmp", "/var/run", "/opt", "/home", "/root", "/srv", "/mnt", "/media",
-};
+static const char *const system_trees[] = AJ_REFUSED_TREES;
+static const char *const system_dirs[] = AJ_REFUSED_DIRS;
 
 void extra_map(const char *path, bool rw, const char *opt)
 {
@@ -219,20 +208,6 @@ static const char *check_map(unsigned i, char *out)
 	return out;
 }
 
-static bool project_read_only(const struct run *r)
-{
-	const struct aj_variant *v = r->v;
-
-	for (unsigned k = 0; k < v->n_mount_runs; k++)
-		for (unsigned i = 0; i < v->mount_runs[k].n; i++) {
-			const struct aj_mount *m = &v->mount_runs[k].v[i];
-
-			if (m->path.var == AJ_VAR_PROJECT && !*m->path.head && !*m->path.tail)
-				return m->op == AJ_MOUNT_RO;
-		}
-	return false;
-}
-
 const struct aj_variant *extra_apply(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
@@ -254,12 +229,13 @@ const struct aj_variant *extra_apply(const struct run *r)
 	for (unsigned i = 0; i < n_maps; i++) {
 		struct aj_mount *m = &mounts[i];
 
-		if (map_rw[i] && project_read_only(r))
+		if (map_rw[i] && (v->flags & AJ_VARIANT_PROJECT_RO))
 			refuse(map_opts[i], maps[i], "the mode keeps the project read-only");
 		m->op = map_rw[i] ? AJ_MOUNT_RW : AJ_MOUNT_RO;
 		m->flags = 0;
 		m->mode = 0;
 		m->landlock = map_rw[i] ? AJ_LL_RIGHTS_ALL : AJ_LL_RIGHTS_READ;
+		m->toggle = 0;
 		m->path = (struct aj_path){check_map(i, paths[i]), AJ_VAR_NONE, ""};
 		m->target = NULL;
 	}

@@ -28,7 +28,6 @@ struct ll_path_beneath_attr {
 #define LL_RULE_PATH_BENEATH      1
 #define LL_SCOPE_ABSTRACT_UNIX    (1ULL << 0)
 #define LL_SCOPE_SIGNAL           (1ULL << 1)
-#define LL_NET_TCP                3 /* bind_tcp | connect_tcp */
 
 #define LL_ABI_KNOWN 7
 
@@ -42,11 +41,14 @@ static const struct {
     [1] = {AJ_LL_MAKE_SYM * 2 - 1, 0, 0, 8},            /* execute .. make_sym */
     [2] = {AJ_LL_REFER * 2 - 1, 0, 0, 8},               /* + refer */
     [3] = {AJ_LL_TRUNCATE * 2 - 1, 0, 0, 8},            /* + truncate */
-    [4] = {AJ_LL_TRUNCATE * 2 - 1, 0, LL_NET_TCP, 16},  /* + TCP */
-    [5] = {AJ_LL_IOCTL_DEV * 2 - 1, 0, LL_NET_TCP, 16}, /* + ioctl on devices */
-    [6] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, LL_NET_TCP, 24},
-    [7] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, LL_NET_TCP, 24},
+    [4] = {AJ_LL_TRUNCATE * 2 - 1, 0, AJ_LL_NET_TCP, 16},  /* + TCP */
+    [5] = {AJ_LL_IOCTL_DEV * 2 - 1, 0, AJ_LL_NET_TCP, 16}, /* + ioctl on devices */
+    [6] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, AJ_LL_NET_TCP, 24},
+    [7] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, AJ_LL_NET_TCP, 24},
 };
+
+/* The network rights each level handles with no rule (aj_table.h). */
+static const uint8_t net_handled[AJ_NET_COUNT] = AJ_LL_NET_HANDLED;
 
 /* Rights that mean something on a file; the kernel refuses a rule on a
  * non-directory that grants any other. */
@@ -115,20 +117,14 @@ static void add_rule(int ruleset, const struct aj_landlock_rule *r, uint64_t han
 	struct ll_path_beneath_attr pb;
 	int l = path_join(&r->path, path, sizeof(path));
 
-	if (l == AJ_PATH_UNRESOLVED) {
-		if (r->flags & AJ_LL_RULE_OPTIONAL)
-			return;
+	if (l == AJ_PATH_UNRESOLVED)
 		diep("resolve the variable", var_name(r->path.var), 0, var_why(r->path.var));
-	}
 	if (l < 0)
 		die("resolve a Landlock path", ENAMETOOLONG, NULL);
 	/* The fd stays open until fds_close(): one syscall less per rule. */
 	pb.parent_fd = openat(AT_FDCWD, path, O_PATH | O_CLOEXEC);
-	if (pb.parent_fd < 0) {
-		if (errno == ENOENT && (r->flags & AJ_LL_RULE_OPTIONAL))
-			return;
+	if (pb.parent_fd < 0)
 		diep("open the Landlock path", path, errno, NULL);
-	}
 	pb.allowed_access = r->access & handled;
 	if (!pb.allowed_access)
 		return;
@@ -164,11 +160,7 @@ void landlock_apply(const struct aj_variant *v)
 		abi = LL_ABI_KNOWN;
 	attr.handled_access_fs = ll_abi[abi].fs;
 	attr.scoped = ll_abi[abi].scoped;
-	/* Handled with no rule: no TCP bind or connect at all.  Where there is
-	 * no network anyway (none) it costs nothing; for blocked it backs the
-	 * seccomp rule that refuses IP sockets. */
-	if (v->network == AJ_NET_NONE || v->network == AJ_NET_BLOCKED)
-		attr.handled_access_net = ll_abi[abi].net;
+	attr.handled_access_net = net_handled[v->network % AJ_NET_COUNT] & ll_abi[abi].net;
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, (size_t)ll_abi[abi].attr_size, 0);
 	if (fd < 0)
 		die("create the Landlock ruleset", errno, NULL);

@@ -53,17 +53,6 @@ static const char *v2_mount;
 static char dirs[LIMIT_N][AJ_PATH_MAX];
 static int join_fd[LIMIT_N] = {-1, -1};
 
-static void num(char *p, unsigned long long v)
-{
-	char b[24], *d = b + sizeof(b);
-
-	*--d = '\0';
-	do
-		*--d = (char)('0' + v % 10);
-	while (v /= 10);
-	strcpy(p, d);
-}
-
 void limits_resolve(const struct aj_variant *v)
 {
 	limits[LIMIT_MEMORY].value = v->memory;
@@ -217,7 +206,7 @@ static void cgroup_name(unsigned i, pid_t self)
 	strcpy(p, dirs[i]);
 	strcat(p, "/" JAIL_PREFIX);
 	if (self)
-		num(p + strlen(p), (unsigned long long)self);
+		fmt_u(p + strlen(p), (unsigned long long)self);
 	else
 		strcat(p, "PID");
 }
@@ -263,7 +252,7 @@ static bool write_num(const char *dir, const char *file, unsigned long long v)
 	int fd = open_in(dir, file, O_WRONLY);
 	bool ok;
 
-	num(s, v);
+	fmt_u(s, v);
 	if (fd < 0)
 		return false;
 	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);

@@ -1,5 +1,5 @@
 /* main.c: the stub's own options, the choice of variant, and the order of
- * the steps (DESIGN.md, "The stub, in order").
+ * the steps, as main() below lists them.
  *
  * Everything that needs no namespace (options, variables, the mount plan,
  * the project scan, the environment) is done first, in the caller's
@@ -36,7 +36,7 @@ static noreturn void help(const struct aj_policy *pol)
 		out_s(pol->name);
 		out_s(
 		    "\" jail; its name picks the policy's command group.\n"
-		    "  --worker, --lockdown  the same as --jail-mode=worker, --jail-mode=lockdown\n"
+		    "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
 		    "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
 		    "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
 		    "  --timeout S           the same as --jail-timeout=S\n");
@@ -84,7 +84,8 @@ struct opts {
 };
 
 /* The options every stub takes, spelt --jail-NAME[=VALUE]; the generic
- * jail also takes them spelt --NAME [VALUE] (and --worker, --lockdown). */
+ * jail also takes them spelt --NAME [VALUE], and --MODE for each mode of
+ * the policy. */
 static bool jail_option(const struct aj_policy *pol, const char *name, const char *value,
                         const char *opt, struct opts *o)
 {
@@ -105,6 +106,14 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 	else
 		return false;
 	return true;
+}
+
+static bool is_mode(const struct aj_policy *pol, const char *name)
+{
+	for (unsigned i = 0; i < pol->n_modes; i++)
+		if (!strcmp(pol->modes[i], name))
+			return true;
+	return false;
 }
 
 /* Returns the index of the first argument that is not the stub's.  A
@@ -139,7 +148,7 @@ static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts
 		if (eq) {
 			value = eq + 1;
 		} else if (a == opt + 2) { /* --NAME VALUE, the generic jail's spelling */
-			if (!strcmp(name, "worker") || !strcmp(name, "lockdown")) {
+			if (is_mode(pol, name)) {
 				o->mode = a, o->mode_opt = opt;
 				continue;
 			}
@@ -236,7 +245,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int first, fd;
 
-	die_init(pol->name);
+	die_init(pol->progname);
 	if (pol->abi != AJ_ABI || !pol->n_modes || !pol->n_groups)
 		die("read the policy", 0, "it was compiled for another stub");
 	first = parse(pol, argc, argv, &o);

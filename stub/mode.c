@@ -5,10 +5,11 @@
  * first (normal, then each in the order the policies declare it) and
  * checks that each is at least as strict as the one before it.  A run uses
  * the mode an option names; else the strongest of those the environment
- * asks for (a trigger variable, AIJAIL_MODE) and the policy's default.
+ * asks for (a trigger variable, the policy's mode_env) and the policy's
+ * default.
  * A variable that is set asks, even when empty: HERMES_KANBAN_TASK= from
  * an orchestrator that had no task id to give still means a worker, and
- * reading it as unset would give the weaker mode.  An empty AIJAIL_MODE
+ * reading it as unset would give the weaker mode.  An empty mode variable
  * names no mode, and is refused like a misspelt one.
  *
  * The floor: pid 1 writes "aijail:MODE" as the NIS domain name of the
@@ -33,23 +34,28 @@
 static char outer_buf[sizeof(((struct utsname *)0)->domainname)];
 static const char *outer;
 
+/* die.c's message, its hint naming the modes from the floor up. */
 static noreturn void refuse(const struct aj_policy *pol, const char *name, const char *why,
                             unsigned from)
 {
-	out_fd(2);
-	out_s(aj_progname);
-	out_s(": fatal: unable to use the mode ");
-	out_s(name);
-	out_s(": ");
-	out_s(why);
-	out_s("; the modes it may use are");
+	static char hint[1024];
+	size_t n = strlen(why);
+
+	if (n >= sizeof(hint) / 2)
+		n = sizeof(hint) / 2;
+	memcpy(hint, why, n);
+	memcpy(hint + n, "; the modes it may use are", 27);
+	n += 26;
 	for (unsigned i = from; i < pol->n_modes; i++) {
-		out_c(' ');
-		out_s(pol->modes[i]);
+		size_t l = strlen(pol->modes[i]);
+
+		if (n + 1 + l >= sizeof(hint))
+			break;
+		hint[n++] = ' ';
+		memcpy(hint + n, pol->modes[i], l + 1);
+		n += l;
 	}
-	out_c('\n');
-	out_flush();
-	_exit(AJ_EXIT_SETUP);
+	diep("use the mode", name, 0, hint);
 }
 
 static unsigned mode_named(const struct aj_policy *pol, const char *name)
@@ -120,14 +126,19 @@ void mode_choose(struct run *r, const char *name, const char *opt)
 	for (unsigned i = 0; i < pol->n_triggers; i++)
 		if (getenv(pol->triggers[i].env))
 			raise_to(r, pol->triggers[i].mode, "triggered by", pol->triggers[i].env);
-	env = getenv("AIJAIL_MODE");
-	if (env && !*env)
-		refuse(pol, "\"\"",
-		       "AIJAIL_MODE is set but empty (name a mode, or unset it for the automatic "
-		       "choice)",
-		       r->floor);
+	env = getenv(pol->mode_env);
+	if (env && !*env) {
+		static const char empty[] =
+		    " is set but empty (name a mode, or unset it for the automatic choice)";
+		static char why[64 + sizeof(empty)];
+		size_t n = strnlen(pol->mode_env, 64);
+
+		memcpy(why, pol->mode_env, n);
+		memcpy(why + n, empty, sizeof(empty));
+		refuse(pol, "\"\"", why, r->floor);
+	}
 	if (env)
-		raise_to(r, mode_named(pol, env), "chosen by", "AIJAIL_MODE");
+		raise_to(r, mode_named(pol, env), "chosen by", pol->mode_env);
 	if (r->mode < r->floor) {
 		r->mode = r->floor;
 		r->why = "the floor of the jail this runs in";

@@ -31,7 +31,7 @@
 
 #include "sys.h"
 
-struct plan_entry plan[AJ_MAX_MOUNTS];
+struct plan_entry plan[AJ_PLAN_MAX];
 unsigned plan_n;
 bool plan_dirs;
 static char plan_arena[AJ_PLAN_ARENA];
@@ -51,7 +51,7 @@ void plan_resolve(const struct aj_variant *v)
 	for (unsigned r = 0; r < v->n_mount_runs; r++) {
 		const struct aj_mount_run *run = &v->mount_runs[r];
 
-		if (plan_n + run->n > AJ_MAX_MOUNTS)
+		if (plan_n + run->n > AJ_PLAN_MAX)
 			die("read the mount table", 0,
 			    "it has more entries than this stub can hold");
 		for (unsigned i = 0; i < run->n; i++) {
@@ -81,54 +81,6 @@ void plan_resolve(const struct aj_variant *v)
 	}
 }
 
-void mkdir_p(const char *path)
-{
-	char buf[AJ_PATH_MAX];
-	size_t n;
-
-	if (!mkdir(path, 0755) || errno == EEXIST)
-		return;
-	n = strlen(path);
-	if (errno != ENOENT || n >= sizeof(buf))
-		diep("create", path, errno, NULL);
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			diep("create", buf, errno, NULL);
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		diep("create", buf, errno, NULL);
-}
-
-/* A mount point for a file: an empty regular file, whatever the source is
- * (a device, a socket): a non-directory may cover any non-directory. */
-void mkfile_p(const char *path)
-{
-	char buf[AJ_PATH_MAX];
-	char *slash;
-	size_t n;
-
-	if (!mknod(path, S_IFREG | 0444, 0) || errno == EEXIST)
-		return;
-	n = strlen(path);
-	if (errno != ENOENT || n >= sizeof(buf))
-		diep("create", path, errno, NULL);
-	memcpy(buf, path, n + 1);
-	slash = strrchr(buf, '/');
-	if (slash && slash != buf) {
-		*slash = '\0';
-		mkdir_p(buf);
-	}
-	if (mknod(path, S_IFREG | 0444, 0) && errno != EEXIST)
-		diep("create", path, errno, NULL);
-}
-
-/* Locked flags (nosuid, nodev, noexec, atime of a mount we inherited from
- * a more privileged namespace) can only be added to, never cleared, and
- * mount_setattr() only adds; AT_RECURSIVE makes every submount of the
- * source read-only too, which a bind + remount cannot do. */
 /* True when a device entry of the plan has a node on the host (asked
  * before pivot_root, or by --jail-explain): the GPU's /sys is bound only
  * then.  Asked once. */
@@ -145,6 +97,10 @@ bool plan_has_devices(void)
 	return found;
 }
 
+/* Locked flags (nosuid, nodev, noexec, atime of a mount we inherited from
+ * a more privileged namespace) can only be added to, never cleared, and
+ * mount_setattr() only adds; AT_RECURSIVE makes every submount of the
+ * source read-only too, which a bind + remount cannot do. */
 static void open_source(struct plan_entry *e)
 {
 	const struct aj_mount *m = e->m;
@@ -247,25 +203,6 @@ static void mount_tmpfs(const char *path, unsigned mode)
 	mkdir_p(path);
 	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opt))
 		diep("mount a tmpfs on", path, errno, NULL);
-}
-
-static void make_link(const char *path, const char *target)
-{
-	char buf[AJ_PATH_MAX];
-	char *slash;
-
-	if (!symlink(target, path))
-		return;
-	if (errno != ENOENT || strlen(path) >= sizeof(buf))
-		diep("create the symlink", path, errno, NULL);
-	strcpy(buf, path);
-	slash = strrchr(buf, '/');
-	if (slash && slash != buf) {
-		*slash = '\0';
-		mkdir_p(buf);
-	}
-	if (symlink(target, path))
-		diep("create the symlink", path, errno, NULL);
 }
 
 /* path in the new root, as an O_PATH descriptor: beneath the deepest bind

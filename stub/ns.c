@@ -39,18 +39,12 @@ static void write_file(const char *path, const char *s, size_t n)
 /* "ID ID 1\n": the caller keeps its own ids, root included. */
 static void write_map(const char *path, unsigned long id)
 {
-	char line[48];
-	char num[24];
-	char *p = num + sizeof(num);
-	size_t nl, n = 0;
+	char line[2 * AJ_DEC_MAX + 4];
+	size_t nl, n;
 
-	do
-		*--p = (char)('0' + id % 10);
-	while (id /= 10);
-	nl = (size_t)(num + sizeof(num) - p);
-	memcpy(line, p, nl);
+	nl = fmt_u(line, id);
 	line[nl] = ' ';
-	memcpy(line + nl + 1, p, nl);
+	memcpy(line + nl + 1, line, nl);
 	n = 2 * nl + 1;
 	memcpy(line + n, " 1\n", 3);
 	write_file(path, line, n + 3);
@@ -246,7 +240,7 @@ static void loopback_up(void)
 
 void init_prepare(const struct aj_variant *v)
 {
-	const char *h = v->hostname && *v->hostname ? v->hostname : "jail";
+	const char *h = v->hostname; /* the compiler's default is "jail" */
 
 	if (sethostname(h, strlen(h)))
 		die("set the host name", errno, NULL);

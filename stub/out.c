@@ -56,15 +56,28 @@ void out_c(char c)
 	out_n(&c, 1);
 }
 
-void out_u(unsigned long long u)
+/* The stub's one decimal formatter: u's digits and a NUL into buf (room
+ * for AJ_DEC_MAX bytes holds any u); returns the number of digits. */
+size_t fmt_u(char *buf, unsigned long long u)
 {
-	char b[24];
+	char b[AJ_DEC_MAX];
 	char *p = b + sizeof(b);
+	size_t n;
 
 	do
 		*--p = (char)('0' + u % 10);
 	while (u /= 10);
-	out_n(p, (size_t)(b + sizeof(b) - p));
+	n = (size_t)(b + sizeof(b) - p);
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return n;
+}
+
+void out_u(unsigned long long u)
+{
+	char b[AJ_DEC_MAX];
+
+	out_n(b, fmt_u(b, u));
 }
 
 void out_o(unsigned u)

@@ -200,14 +200,8 @@ int source_resolve(const char *path, bool follow, const char **why)
 /* "/proc/self/fd/N", where the kernel tells what a descriptor is. */
 void fd_path(char *buf, int fd)
 {
-	char num[12], *d = num + sizeof(num);
-
-	*--d = '\0';
-	do
-		*--d = (char)('0' + fd % 10);
-	while (fd /= 10);
 	memcpy(buf, "/proc/self/fd/", 14);
-	strcpy(buf + 14, d);
+	fmt_u(buf + 14, (unsigned)fd);
 }
 
 /* The Xauthority format: records of a 16-bit family and four counted

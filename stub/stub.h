@@ -14,13 +14,13 @@
 /* The policy this binary was built for (stub/policy.c). */
 extern const struct aj_policy *const aj_the_policy;
 
-/* Fixed capacities.  Running out of any of them fails closed (exit 125). */
-#define AJ_MAX_MOUNTS 256   /* mount table entries of one variant */
+/* Fixed capacities besides the contract's (aj_table.h: AJ_MAX_MOUNTS,
+ * AJ_MAX_EXTRA, AJ_ENV_MAX, AJ_SCAN_MAX).  Running out of any of them fails
+ * closed (exit 125). */
+#define AJ_PLAN_MAX   (AJ_MAX_MOUNTS + AJ_MAX_EXTRA) /* entries of a run's plan */
 #define AJ_PLAN_ARENA 16384 /* resolved mount paths */
-#define AJ_SCAN_MAX   512   /* masked or denied entries in one project */
 #define AJ_SCAN_ARENA 65536 /* their paths, relative to the project */
 #define AJ_SCAN_LINKS 32    /* matched files that have other hard links */
-#define AJ_ENV_MAX    256   /* variables passed to the target */
 #define AJ_ENV_ARENA  8192  /* NAME=value strings the stub writes */
 
 /* Exit codes, as env(1) and timeout(1) use them. */
@@ -33,7 +33,7 @@ extern const struct aj_policy *const aj_the_policy;
 extern const char *aj_progname;
 extern int aj_die_reap;
 extern void (*aj_die_undo)(void);
-void die_init(const char *policy_name);
+void die_init(const char *progname);
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);
 noreturn void die_usage(const char *what, const char *arg);
@@ -44,6 +44,8 @@ void out_s(const char *s);
 void out_n(const char *s, size_t n);
 void out_c(char c);
 void out_u(unsigned long long u);
+#define AJ_DEC_MAX 21 /* the digits of any unsigned long long, and a NUL */
+size_t fmt_u(char *buf, unsigned long long u);
 void out_o(unsigned u);
 void out_flush(void);
 
@@ -129,7 +131,7 @@ struct plan_entry {
 	int fd;          /* RO/RW: the cloned source tree (open until fds_close) */
 	const char *why; /* RO/RW: why the source was refused (skipped when optional) */
 };
-extern struct plan_entry plan[AJ_MAX_MOUNTS];
+extern struct plan_entry plan[AJ_PLAN_MAX];
 extern unsigned plan_n;
 extern bool plan_dirs; /* tmpfs entries on the root are directories of it (Landlock on) */
 bool plan_under_mount(unsigned i);

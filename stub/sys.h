@@ -92,9 +92,10 @@ static inline int sys_pivot_root(const char *new_root, const char *put_old)
 	return (int)syscall(SYS_pivot_root, new_root, put_old);
 }
 
-/* mount_plan.c: helpers the /dev builder and the masks share. */
+/* fs.c: the paths of the new root (mount_plan.c, dev.c, mask.c). */
 void mkdir_p(const char *path);
 void mkfile_p(const char *path);
+void make_link(const char *path, const char *target);
 
 /* ns.c */
 void ns_enter(void);

@@ -89,14 +89,8 @@ static const char *resolve_home(void)
 
 static const char *resolve_uid(void)
 {
-	char *b = bufs[AJ_VAR_UID] + 16;
-	unsigned long u = (unsigned long)getuid();
-
-	*--b = '\0';
-	do
-		*--b = (char)('0' + u % 10);
-	while (u /= 10);
-	return b;
+	fmt_u(bufs[AJ_VAR_UID], getuid());
+	return bufs[AJ_VAR_UID];
 }
 
 static const char *resolve_docker(void)
