@@ -28,7 +28,9 @@ HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -
 STUB_CFLAGS := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -Istub -isystem $(B)/kh \
 	-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-stack-protector \
 	-fno-pie -flto
-STUB_LDFLAGS := -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,norelro \
+# $(WARN) at the link too: with -flto the code is compiled there again,
+# and its warnings must be errors as well.
+STUB_LDFLAGS := $(WARN) -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,norelro \
 	-Wl,-z,common-page-size=64 -s
 
 DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \

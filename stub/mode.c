@@ -131,7 +131,10 @@ void mode_choose(struct run *r, const char *name, const char *opt)
 		static const char empty[] =
 		    " is set but empty (name a mode, or unset it for the automatic choice)";
 		static char why[64 + sizeof(empty)];
-		size_t n = strnlen(pol->mode_env, 64);
+		size_t n = strlen(pol->mode_env);
+
+		if (n > 64)
+			n = 64;
 
 		memcpy(why, pol->mode_env, n);
 		memcpy(why + n, empty, sizeof(empty));

@@ -291,7 +291,7 @@ static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len
 static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned char type,
                   size_t len, size_t nl, unsigned depth, uint64_t state)
 {
-	uint64_t inside;
+	uint64_t inside = 0;
 	uint8_t kind;
 
 	listing_dev = dev;
