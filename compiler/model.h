@@ -62,7 +62,7 @@ struct m_pattern {
 	struct loc loc;
 };
 
-/* The patterns lowered for the stub's walk (match.c): struct aj_scan with
+/* The patterns lowered for the stub's walk (lower.c): struct aj_scan with
  * the compiler's own vectors.  a holds a token program for AJ_NAME_GLOB. */
 struct m_step {
 	struct aj_step s;
@@ -206,7 +206,7 @@ struct compiled {
  * (aj_policy.mode_env). */
 #define M_MODE_ENV "AIJAIL_MODE"
 
-/* policy.c */
+/* load.c */
 void program_init(struct program *p, const char **dirs, size_t n_dirs);
 bool program_load(struct program *p, const char *path, const struct src *src);
 struct policy *program_find(const struct program *p, const char *name);
@@ -218,7 +218,7 @@ bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m
 /* "4G", "25 percent", "unlimited": a memory limit as a policy writes it. */
 const char *limit_memory_text(uint64_t m);
 
-/* match.c */
+/* lower.c */
 bool scan_lower(struct variant *v);
 bool pattern_check_pruned(const struct variant *v);
 

@@ -330,7 +330,7 @@ enum aj_toggle { AJ_TOGGLES(AJ_ENUM_ITEM) AJ_TOGGLE_COUNT };
 #define AJ_VARIANT_PROJECT_RO  0x02 /* the project is mounted read-only: --rw is refused */
 
 /* Where a run's --ro and --rw maps may not go (stub/extra.c; the same rule
- * for paths from the environment, stub/source.c): below the system trees,
+ * for paths from the environment, stub/resolve.c): below the system trees,
  * which the jail has already, read-only, or which are the kernel's, and
  * exactly the system directories, the jail's own or a parent of other
  * users' homes.  They describe the jail's layout (policies/base.aj), not a

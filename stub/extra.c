@@ -19,7 +19,7 @@
  * session's sockets), and anything but a directory or a regular file:
  * sockets and device nodes come in through the toggles, never around
  * them.  These checks run here for an early, clear refusal; pid 1 makes
- * them again on the descriptor it mounts (source.c).  --rw is refused in
+ * them again on the descriptor it mounts (resolve.c).  --rw is refused in
  * a mode that keeps the project read-only, and --net in a mode that chose
  * its network itself (AJ_VARIANT_NET_FIXED). */
 #include <errno.h>
@@ -89,7 +89,7 @@ static noreturn void refuse(const char *opt, const char *path, const char *why)
 }
 
 /* Why p (absolute, normal, its object st) may not be mapped, or NULL.
- * Also the rule for paths that come from the environment (source.c). */
+ * Also the rule for paths that come from the environment (resolve.c). */
 const char *place_refused(const char *p, const struct stat *st)
 {
 	const char *home = var_value(AJ_VAR_HOME);
@@ -182,7 +182,7 @@ static const char *leads_to(const char *path)
 }
 
 /* The early, clear refusal, in the caller; pid 1 checks again on the
- * descriptor it mounts (source.c). */
+ * descriptor it mounts (resolve.c). */
 static const char *check_map(unsigned i, char *out)
 {
 	const char *opt = map_opts[i], *why;

@@ -208,7 +208,7 @@ static unsigned command_group(const struct aj_policy *pol, const char *cmd, cons
 }
 
 /* The project is the working directory itself, which pid 1 inherits and
- * clones without a name (source.c); the string is only where it appears
+ * clones without a name (resolve.c); the string is only where it appears
  * inside.  "/" and $HOME are refused on identity, so that no spelling
  * (a symlink, a bind) gets around it. */
 static void find_project(struct run *r)

@@ -79,7 +79,7 @@ static inline int sys_mount_setattr(int dfd, const char *path, unsigned flags,
 	return (int)syscall(SYS_mount_setattr, dfd, path, flags, attr, sizeof(*attr));
 }
 
-/* openat2(2), always close-on-exec: the resolution rules of source.c. */
+/* openat2(2), always close-on-exec: the resolution rules of resolve.c. */
 static inline int openat2_(int dfd, const char *path, int flags, unsigned long long resolve)
 {
 	struct open_how how = {.flags = (unsigned)flags | O_CLOEXEC, .resolve = resolve};
@@ -174,7 +174,7 @@ const char *extra_net_option(void);
 const char *extra_option(const struct aj_mount *m);
 const struct aj_variant *extra_apply(const struct run *r);
 
-/* source.c: the one rule for every mount source. */
+/* resolve.c: the one rule for every mount source. */
 struct stat;
 bool path_within(const char *a, const char *b);
 void fd_path(char *buf, int fd);

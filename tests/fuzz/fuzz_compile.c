@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *dirs[] = {"policies"};
 	struct program prog;
 	program_init(&prog, dirs, 1);
-	/* What a file on disk meets first (source.c); the parser still gets
+	/* What a file on disk meets first (compiler/source.c); the parser still gets
 	 * every input, text or not. */
 	struct src_fault fault;
 	src_text_fault((const char *)data, size, &fault);

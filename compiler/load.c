@@ -1,4 +1,4 @@
-/* policy.c: files, includes and the 'extends' graph. */
+/* load.c: files, includes and the 'extends' graph. */
 #include "diag.h"
 #include "model.h"
 #include "parse.h"

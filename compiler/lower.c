@@ -1,4 +1,4 @@
-/* match.c: mask, deny and prune patterns lowered into the steps of the
+/* lower.c: mask, deny and prune patterns lowered into the steps of the
  * stub's one walk (struct aj_scan in include/aj_table.h).
  *
  * A name pattern (no '/') becomes one floating step, tried on every entry;

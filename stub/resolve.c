@@ -1,4 +1,4 @@
-/* source.c: the one rule for every mount source.
+/* resolve.c: the one rule for every mount source.
  *
  * A source (the project, a policy's bind, a toggle's socket or file, an
  * --ro or --rw map) is opened exactly once, by pid 1 while it still sees
