@@ -1,5 +1,5 @@
 /* test_compiler_match.c: the compiler's lowering of mask/deny/prune
- * patterns (compiler/match.c) run by the stub's matcher (stub/match.c),
+ * patterns (compiler/lower.c) run by the stub's matcher (stub/match.c),
  * checked against the reference glob semantics (stub/glob.c): a path is
  * hidden by the walk exactly when the glob matches the path or one of its
  * directories.  Hand-picked cases first, then random patterns and paths. */
