@@ -113,18 +113,25 @@ static const char *own_path(const char *ctl, char *out)
 	return NULL;
 }
 
+/* A small kernel file, whole and NUL-terminated: its length, or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
 static bool lists(const char *file, const char *word)
 {
 	char buf[256];
 	size_t wl = strlen(word);
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
+	if (read_small(file, buf, sizeof(buf)) <= 0)
 		return false;
-	buf[n] = '\0';
 	/* Word by word: strstr would bring musl's two-way search, 1.3 KiB. */
 	for (char *w = buf; *w;) {
 		size_t l = strcspn(w, " \n");
@@ -138,12 +145,7 @@ static bool lists(const char *file, const char *word)
 
 static void read_own(void)
 {
-	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, own, sizeof(own) - 1);
-
-	if (fd >= 0)
-		close(fd);
-	own[n > 0 ? n : 0] = '\0';
+	(void)read_small("/proc/self/cgroup", own, sizeof(own));
 	/* Mounted there alone, or there beside the v1 hierarchies. */
 	v2_mount = is_fs("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC)           ? "/sys/fs/cgroup"
 	           : is_fs("/sys/fs/cgroup/unified", CGROUP2_SUPER_MAGIC) ? "/sys/fs/cgroup/unified"
@@ -418,14 +420,8 @@ bool limits_host_root(void)
 	static const char *const identity[] = {"0", "0", "4294967295"}; /* the initial namespace */
 	char map[64];
 	const char *p = map;
-	int fd = getuid() ? -1 : open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, map, sizeof(map) - 1);
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
+	if (getuid() || read_small("/proc/self/uid_map", map, sizeof(map)) <= 0)
 		return false;
-	map[n] = '\0';
 	for (unsigned i = 0; i < 3; i++) {
 		size_t l = strlen(identity[i]);
 

@@ -65,22 +65,8 @@ q() {
 
 # --- who runs the jails --------------------------------------------------------
 
-if [ "$(id -u)" -eq 0 ]; then
-	as_root=1
-	tuser=ajtest
-	if ! id "$tuser" >/dev/null 2>&1; then
-		useradd -m -s /bin/sh "$tuser" || {
-			echo "FAIL setup: useradd $tuser failed"
-			exit 1
-		}
-	fi
-	thome=$(getent passwd "$tuser" | cut -d: -f6)
-else
-	as_root=0
-	tuser=$(id -un)
-fi
-tuid=$(id -u "$tuser")
-tgid=$(id -g "$tuser")
+# shellcheck source=tests/lib/user.sh
+. "$root/tests/lib/user.sh"
 
 for b in aijail-compile jail jail-python jail-worker; do
 	if [ ! -x "$build/bin/$b" ]; then
