@@ -4,7 +4,7 @@
 # callers choose a throw-away one otherwise), tuid, tgid.
 if [ "$(id -u)" -eq 0 ]; then
 	as_root=1
-	tuser=ajtest
+	tuser=${AJTEST_USER:-ajtest}
 	if ! id "$tuser" >/dev/null 2>&1; then
 		useradd -m -s /bin/sh "$tuser" || {
 			echo "FAIL setup: useradd $tuser failed"
