@@ -237,6 +237,7 @@ bool group_expand_print(FILE *f, const char *name);
 /* emit.c */
 bool emit_fits(const struct compiled *c);
 bool emit_header(FILE *f, const struct compiled *c, const char *source);
+char *emit_identity(const struct compiled *c); /* "sha256:HEX (aijail-compile VERSION)" */
 void explain(FILE *f, const struct compiled *c);
 
 #endif
