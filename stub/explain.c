@@ -488,6 +488,7 @@ noreturn void explain(const struct run *r)
 	out_s(" (");
 	out_s(aj_progname);
 	out_s(")\n");
+	line("identity", r->pol->identity ? r->pol->identity : "none");
 	field("command");
 	for (char **a = r->argv; a && *a; a++) {
 		out_s(a == r->argv ? "" : " ");

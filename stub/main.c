@@ -53,11 +53,26 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-net            the host's network (not in a mode that takes it away)\n"
 	      "  --jail-no-net         no network at all\n"
 	      "  --jail-timeout=S      kill everything after S seconds\n"
+	      "  --jail-version        the policy's identity and the compiler's version\n"
 	      "  --jail-help           this text\n"
 	      "  --                    ends the jail's options\n\n"
 	      "Exit status: the command's; 128+N when it died of signal N; 124 on timeout;\n"
 	      "125 when the jail could not be built; 126 when the command cannot run;\n"
 	      "127 when it is not found.\n");
+	out_flush();
+	_exit(0);
+}
+
+/* Which tables, from which compiler: the identity aijail-compile printed. */
+static noreturn void version(const struct aj_policy *pol)
+{
+	out_fd(1);
+	out_s(aj_progname);
+	out_s(": policy ");
+	out_s(pol->name);
+	out_s("\nidentity: ");
+	out_s(pol->identity ? pol->identity : "none (compiled before identities)");
+	out_c('\n');
 	out_flush();
 	_exit(0);
 }
@@ -93,6 +108,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		o->explain = true;
 	else if (!strcmp(name, "help") && !value)
 		help(pol);
+	else if (!strcmp(name, "version") && !value)
+		version(pol);
 	else if (!strcmp(name, "mode") && value)
 		o->mode = value, o->mode_opt = opt;
 	else if (!strcmp(name, "timeout") && value)
