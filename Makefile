@@ -1,42 +1,65 @@
 # aijail: compiler, then one header per policy, then one static stub per policy.
 #
-#   make deps      install the Debian/Ubuntu packages the build and tests use
-#   make           build/bin/aijail-compile, build/gen/*.h, build/bin/jail*
-#   make check     unit tests (cmocka), policy error corpus, integration tests, escape suite and soak
-#   make bench     start-up benchmark against bare exec and bubblewrap
-#   make fuzz      build the compiler fuzz target (clang, libFuzzer)
-#   make install   PREFIX=/usr/local DESTDIR=
+#   make deps       install the Debian/Ubuntu packages the build needs (as root)
+#   make deps-test  and those make check's suites and workloads need
+#   make deps-bench and those make bench compares against
+#   make            build/bin/aijail-compile, build/gen/*.h, build/bin/jail*, and the
+#                   runtime --build links (build/lib/aijail, build/share/aijail)
+#   make check      unit tests (cmocka), policy error corpus, integration tests, escape
+#                   suite, soak, and an install into a temporary folder
+#   make bench      start-up benchmark against bare exec and bubblewrap
+#   make fuzz       build the compiler fuzz target (clang, libFuzzer)
+#   make install    PREFIX=/usr/local DESTDIR=; make uninstall the same
 
-PREFIX ?= /usr/local
-BINDIR ?= $(PREFIX)/bin
-B      := build
+# The one place the version is written: the compiler prints it in every
+# identity (aijail-compile --identity, a stub's --jail-version).
+AIJAIL_VERSION := 0.1
+
+# aijail-compile finds the runtime and the shipped policies beside itself
+# (its folder's ../lib/aijail and ../share/aijail), so only PREFIX moves
+# them; BINDIR stays PREFIX/bin for --build to work.
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+B         := build
 
 CC       ?= cc
 MUSLCC   ?= musl-gcc
+# An archive of -flto objects needs the LTO plugin's symbol index.
+STUB_AR  ?= gcc-ar
 BISON    ?= bison
 FLEX     ?= flex
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS   ?= -O2 -g
-HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I$(B)/grammar
+HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I$(B)/grammar \
+	-DAIJAIL_VERSION='"$(AIJAIL_VERSION)"'
 # A static, non-PIE stub: its tables (pointers included) land in .rodata,
 # read-only at run time, where PIE code would put them in .data.rel.ro,
 # which only a dynamic loader ever makes read-only; no RELRO padding, and
 # a small common page size so that the few bytes of .data do not start a
 # page of their own in the file (up to 4 KiB of zeros).  Link-time
 # optimisation across the stub's files: about 1.2 KiB less per stub.
-STUB_CFLAGS := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -Istub -isystem $(B)/kh \
+# STUB_OPT and STUB_LDFLAGS also go into the runtime's stub.flags, for
+# aijail-compile --build: blanks separate them, no quotes, no paths.
+STUB_OPT := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) \
 	-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-stack-protector \
 	-fno-pie -flto
+STUB_CFLAGS := $(STUB_OPT) -Iinclude -Istub -isystem $(B)/kh
 # $(WARN) at the link too: with -flto the code is compiled there again,
 # and its warnings must be errors as well.
 STUB_LDFLAGS := $(WARN) -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,norelro \
 	-Wl,-z,common-page-size=64 -s
 
-DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \
-	libcmocka-dev linux-libc-dev file hyperfine bubblewrap util-linux passwd \
+# What make needs; what make check needs besides (cmocka for the unit
+# tests, file, setpriv and useradd for the shell suites, the real
+# workloads' toolchains); what make bench compares against.
+DEB_BUILD := build-essential flex bison libfl-dev libseccomp-dev musl-tools musl-dev linux-libc-dev
+DEB_TEST  := libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
 	cargo
+DEB_BENCH := hyperfine bubblewrap
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
@@ -50,19 +73,37 @@ COMPILER_OBJ := $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/grammar/aj.tab.o $(B)/
 STUB_SRC     := $(filter-out stub/policy.c,$(wildcard stub/*.c))
 STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)
 
-.PHONY: all deps check unit-check corpus-check integration-check escape-check fuzz-replay bench fuzz install clean format
+# What --build needs, laid out as it is installed (PREFIX/lib/aijail,
+# PREFIX/share/aijail/policies), so that the tree's compiler finds it the
+# same way: the stub's code but the per-policy file as one archive, the
+# per-policy file and the headers it includes, the flags.
+RT          := $(B)/lib/aijail
+RT_STUB     := $(RT)/stub/policy.c $(patsubst stub/%,$(RT)/stub/%,$(wildcard stub/*.h))
+RT_FILES    := $(RT)/libaijail-stub.a $(RT)/stub.flags $(RT)/include/aj_table.h $(RT_STUB)
+SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard policies/*.aj))
+
+.PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
+	install-check fuzz-replay bench fuzz install uninstall clean format
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(B)/bin/aijail-compile $(HEADERS) $(STUBS)
+all: $(B)/bin/aijail-compile $(HEADERS) $(STUBS) $(RT_FILES) $(SHARE_FILES)
+
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_BUILD)
 
 # The real-workload tests need node and npm; a machine that has them (say
 # from NodeSource) keeps its own, any other gets Debian's.
-deps:
+deps-test:
 	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_TEST)
 	command -v npm >/dev/null 2>&1 || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
+
+deps-bench:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_BENCH)
 
 # --- grammar and compiler (glibc, libseccomp) -------------------------------
 
@@ -112,20 +153,49 @@ $(B)/obj/stub/policy-%.musl.o: stub/policy.c $(B)/gen/%.h $(wildcard stub/*.h) i
 	@mkdir -p $(dir $@)
 	$(MUSLCC) $(STUB_CFLAGS) -DAJ_POLICY_HEADER='"$(B)/gen/$*.h"' -I. -c -o $@ $<
 
-$(B)/bin/jail: $(STUB_OBJ) $(B)/obj/stub/policy-jail.musl.o
+# Linked as aijail-compile --build links a policy: its object, then the
+# runtime's archive, so that both give the same bytes.
+$(B)/bin/jail: $(B)/obj/stub/policy-jail.musl.o $(RT)/libaijail-stub.a
 	@mkdir -p $(dir $@)
 	$(MUSLCC) $(STUB_LDFLAGS) -o $@ $^
 
-$(B)/bin/jail-%: $(STUB_OBJ) $(B)/obj/stub/policy-%.musl.o
+$(B)/bin/jail-%: $(B)/obj/stub/policy-%.musl.o $(RT)/libaijail-stub.a
 	@mkdir -p $(dir $@)
 	$(MUSLCC) $(STUB_LDFLAGS) -o $@ $^
+
+# --- the runtime, for aijail-compile --build ----------------------------------
+
+$(RT)/libaijail-stub.a: $(STUB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(STUB_AR) rcsD $@ $^
+
+$(RT)/stub.flags: Makefile
+	@mkdir -p $(dir $@)
+	printf 'CFLAGS=%s\nLDFLAGS=%s\n' '$(strip $(STUB_OPT))' '$(strip $(STUB_LDFLAGS))' >$@
+
+$(RT)/include/%.h: include/%.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(RT)/stub/%: stub/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(B)/share/aijail/policies/%.aj: policies/%.aj
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # --- tests -------------------------------------------------------------------
 
 include tests/tests.mk
 
-check: all unit-check corpus-check fuzz-replay integration-check escape-check
+check: all unit-check corpus-check fuzz-replay integration-check escape-check install-check
 	@echo "make check: all suites passed"
+
+# make install into a temporary folder, then --build from there alone.
+install-check: all
+	tests/install/run.sh
 
 # --- bench, fuzz, install ----------------------------------------------------
 
@@ -146,6 +216,7 @@ fuzz: $(B)/grammar/aj.tab.c $(B)/grammar/aj.lex.c
 $(B)/tests/fuzz_replay: tests/fuzz/fuzz_compile.c $(COMPILER_SRC) $(B)/grammar/aj.tab.c $(B)/grammar/aj.lex.c
 	@mkdir -p $(dir $@)
 	$(CC) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -DAJ_FUZZ_MAIN \
+		-DAIJAIL_VERSION='"$(AIJAIL_VERSION)"' \
 		-std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I$(B)/grammar -o $@ \
 		tests/fuzz/fuzz_compile.c $(filter-out compiler/main.c,$(COMPILER_SRC)) \
 		$(B)/grammar/aj.tab.c $(B)/grammar/aj.lex.c -lseccomp
@@ -153,9 +224,37 @@ $(B)/tests/fuzz_replay: tests/fuzz/fuzz_compile.c $(COMPILER_SRC) $(B)/grammar/a
 fuzz-replay: $(B)/tests/fuzz_replay
 	$(B)/tests/fuzz_replay policies/*.aj tests/policies/bad/*.aj tests/policies/good/*.aj
 
+# The man pages and the Python package are installed when they exist.
+MAN1     := $(wildcard docs/man/*.1)
+MAN5     := $(wildcard docs/man/*.5)
+PY_FILES := $(patsubst python/%,%,$(shell test -d python/aijail && \
+	find python/aijail -type f ! -path '*/__pycache__/*' ! -name '*.pyc' | LC_ALL=C sort))
+I_LIB    := $(DESTDIR)$(PREFIX)/lib/aijail
+I_SHARE  := $(DESTDIR)$(PREFIX)/share/aijail
+
 install: all
-	install -d $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(BINDIR) $(I_LIB)/include $(I_LIB)/stub $(I_SHARE)/policies
 	install -m 0755 $(B)/bin/aijail-compile $(STUBS) $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(RT)/libaijail-stub.a $(RT)/stub.flags $(I_LIB)/
+	install -m 0644 $(RT)/include/aj_table.h $(I_LIB)/include/
+	install -m 0644 $(RT_STUB) $(I_LIB)/stub/
+	install -m 0644 $(SHARE_FILES) $(I_SHARE)/policies/
+	$(if $(MAN1),install -d $(DESTDIR)$(MANDIR)/man1 && install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
+	$(if $(MAN5),install -d $(DESTDIR)$(MANDIR)/man5 && install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
+	$(foreach f,$(PY_FILES),install -D -m 0644 python/$(f) $(DESTDIR)$(PYTHONDIR)/$(f) &&) true
+
+# What install put, and the folders that are aijail's own once empty
+# (Python's __pycache__ beside the package: made by importing it).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/aijail-compile $(STUBS:$(B)/bin/%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(I_LIB)/libaijail-stub.a $(I_LIB)/stub.flags $(I_LIB)/include/aj_table.h \
+		$(RT_STUB:$(RT)/%=$(I_LIB)/%) $(SHARE_FILES:$(B)/share/aijail/%=$(I_SHARE)/%)
+	rm -f $(MAN1:docs/man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN5:docs/man/%=$(DESTDIR)$(MANDIR)/man5/%)
+	rm -f $(PY_FILES:%=$(DESTDIR)$(PYTHONDIR)/%)
+	$(if $(PY_FILES),find $(DESTDIR)$(PYTHONDIR)/aijail -depth -name __pycache__ -type d \
+		-exec rm -rf {} + 2>/dev/null; find $(DESTDIR)$(PYTHONDIR)/aijail -depth -type d \
+		-empty -delete 2>/dev/null; true)
+	rmdir $(I_LIB)/include $(I_LIB)/stub $(I_LIB) $(I_SHARE)/policies $(I_SHARE) 2>/dev/null || true
 
 format:
 	clang-format -i $(wildcard compiler/*.c compiler/*.h stub/*.c stub/*.h include/*.h tests/unit/*.c tests/*.c)

@@ -1,4 +1,5 @@
 /* main.c: aijail-compile's command line. */
+#include "build.h"
 #include "diag.h"
 #include "model.h"
 
@@ -10,11 +11,18 @@
 static void usage(FILE *f)
 {
 	fputs("usage: aijail-compile [-I DIR]… [-p POLICY] [-o OUT.h] [--explain] POLICY.aj\n"
+	      "       aijail-compile --build [-I DIR]… [-p POLICY] [-o STUB] POLICY.aj\n"
+	      "       aijail-compile --identity [-I DIR]… [-p POLICY] POLICY.aj\n"
 	      "       aijail-compile --list-groups | --expand-group @GROUP\n"
 	      "Compiles an aijail policy into a C header of constant tables for the stub.\n"
-	      "  -I DIR      search DIR for include files (after the including file's directory)\n"
+	      "  -I DIR      search DIR for include files (after the including file's directory;\n"
+	      "              then the shipped policies, PREFIX/share/aijail/policies)\n"
 	      "  -p POLICY   the policy to compile (default: the last one in POLICY.aj)\n"
 	      "  -o OUT.h    write the header there (default: standard output)\n"
+	      "  --build     write a static stub instead (-o STUB, default jail-POLICY), linked\n"
+	      "              with the runtime in PREFIX/lib/aijail by musl-gcc; an -o ending\n"
+	      "              in .h still writes the header only\n"
+	      "  --identity  print the policy's identity (the hash of its tables, the compiler)\n"
 	      "  --explain   print the syscall policy of every command group x mode instead\n"
 	      "  --list-groups  print the syscall groups\n"
 	      "  --expand-group @GROUP  print the syscall numbers and names of a group\n",
@@ -26,7 +34,7 @@ int main(int argc, char **argv)
 	const char *dirs[64];
 	size_t n_dirs = 0;
 	const char *out = NULL, *input = NULL, *name = NULL;
-	bool do_explain = false;
+	bool do_explain = false, do_build = false, do_identity = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-I") || !strcmp(a, "-o") || !strcmp(a, "-p")) {
@@ -46,6 +54,10 @@ int main(int argc, char **argv)
 				dirs[n_dirs++] = a + 2;
 		} else if (!strcmp(a, "--explain")) {
 			do_explain = true;
+		} else if (!strcmp(a, "--build")) {
+			do_build = true;
+		} else if (!strcmp(a, "--identity")) {
+			do_identity = true;
 		} else if (!strcmp(a, "--list-groups")) {
 			groups_list(stdout);
 			return 0;
@@ -75,6 +87,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/* After the -I folders: the shipped policies, so that a policy of
+	 * one's own can include "base.aj". */
+	const char *shipped = install_dir("share/aijail/policies");
+	if (shipped && n_dirs < 64)
+		dirs[n_dirs++] = shipped;
+
 	struct program prog;
 	program_init(&prog, dirs, n_dirs);
 	if (!program_load(&prog, input, NULL) || !program_resolve(&prog))
@@ -94,6 +112,16 @@ int main(int argc, char **argv)
 		explain(stdout, &c);
 		return 0;
 	}
+	if (do_identity) {
+		printf("%s\n", emit_identity(&c));
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
+	size_t out_len = out ? strlen(out) : 0;
+	if (do_build && !(out_len > 2 && !strcmp(out + out_len - 2, ".h")))
+		return build_stub(
+		    &c, input,
+		    out ? out
+		        : (strcmp(pol->name, "jail") ? xprintf("jail-%s", pol->name) : "jail"));
 	if (!out || !strcmp(out, "-"))
 		return emit_header(stdout, &c, input) ? 0 : 1;
 
