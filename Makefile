@@ -52,11 +52,13 @@ STUB_CFLAGS := $(STUB_OPT) -Iinclude -Istub -isystem $(B)/kh
 STUB_LDFLAGS := $(WARN) -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,norelro \
 	-Wl,-z,common-page-size=64 -s
 
-# What make needs; what make check needs besides (cmocka for the unit
-# tests, file, setpriv and useradd for the shell suites, the real
-# workloads' toolchains); what make bench compares against.
-DEB_BUILD := build-essential flex bison libfl-dev libseccomp-dev musl-tools musl-dev linux-libc-dev
-DEB_TEST  := libcmocka-dev file util-linux passwd \
+# What make needs (gcc, not build-essential: no C++; musl-tools brings
+# musl-dev; linux-libc-dev the kernel's headers the stub compiles with);
+# what make check needs besides (cmocka for the unit tests, file, setpriv
+# and useradd for the shell suites, the real workloads' toolchains, which
+# may build native code); what make bench compares against.
+DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
+DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
 	cargo
 DEB_BENCH := hyperfine bubblewrap

@@ -112,6 +112,17 @@ for f in usr/bin/aijail-compile usr/bin/jail usr/bin/jail-worker \
 	usr/share/aijail/policies/base.aj usr/share/aijail/policies/worker.aj; do
 	[ -f "$dest/$f" ] || missing="$missing $f"
 done
+# The man pages and the Python package, when the tree has them.
+for f in "$root"/docs/man/*.[15]; do
+	[ -f "$f" ] || continue
+	[ -f "$dest/usr/share/man/man${f##*.}/${f##*/}" ] || missing="$missing ${f#"$root"/}"
+done
+if [ -d "$root/python/aijail" ]; then
+	while IFS= read -r f; do
+		[ -f "$dest/usr/lib/python3/dist-packages/${f#"$root"/python/}" ] ||
+			missing="$missing ${f#"$root"/}"
+	done < <(find "$root/python/aijail" -type f ! -path '*/__pycache__/*' ! -name '*.pyc')
+fi
 if [ -z "$missing" ]; then
 	pass install-files
 else
