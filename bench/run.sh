@@ -79,7 +79,7 @@ die() {
 }
 want() { [[ " $PARTS " == *" $1 "* ]]; }
 
-command -v hyperfine >/dev/null || die "hyperfine missing: apt-get install -y hyperfine (make deps)"
+command -v hyperfine >/dev/null || die "hyperfine missing: apt-get install -y hyperfine (make deps-bench)"
 command -v python3 >/dev/null || die "python3 missing"
 [ -x "$build/bin/aijail-compile" ] || die "$build/bin/aijail-compile missing: run make first"
 for p in $PASSES; do

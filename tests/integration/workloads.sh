@@ -123,7 +123,7 @@ want_npm=0
 for n in $npm_cases; do c "$n" && want_npm=1; done
 registry=https://registry.npmjs.org/
 if [ $want_npm = 1 ] && ! command -v npm >/dev/null; then
-	skip wl-npm "npm is not installed (make deps installs it)"
+	skip wl-npm "npm is not installed (make deps-test installs it)"
 elif [ $want_npm = 1 ] && ! why=$(timeout 30 $py -c 'import sys, urllib.request
 try:
     urllib.request.urlopen(sys.argv[1] + "is-number", timeout=20).read(64)
@@ -191,7 +191,7 @@ fi
 
 if c wl-cargo; then
 	if ! PATH=/usr/local/bin:/usr/bin:/bin command -v cargo >/dev/null; then
-		skip wl-cargo "cargo is not installed for the test user (make deps installs Debian's)"
+		skip wl-cargo "cargo is not installed for the test user (make deps-test installs Debian's)"
 	else
 		cr=$wl/crate
 		mkdir -p "$cr/src"
