@@ -40,7 +40,7 @@ DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
-POLICIES := jail python npm pip uv cargo worker
+POLICIES := jail python npm pip uv cargo browser worker
 stub_name = $(if $(filter jail,$(1)),jail,jail-$(1))
 STUBS    := $(foreach p,$(POLICIES),$(B)/bin/$(call stub_name,$(p)))
 HEADERS  := $(POLICIES:%=$(B)/gen/%.h)

@@ -25,7 +25,7 @@ static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITE
 static const char *const setting_keys[] = {
 	"hostname", "network", "landlock", "ro", "ro?", "rw", "rw?", "rw+", "tmpfs", "link",
 	"dev", "proc", "mask", "deny", "scan", "env", "rlimit", "limit", "timeout", "syscalls", "gpu",
-	"docker", "display",
+	"docker", "display", "userns",
 };
 static const char *const policy_keys[] = {"exec", "mode", "command", "default"};
 
@@ -968,6 +968,17 @@ static bool do_scalar(struct variant *v, struct block_state *b, const struct stm
 			return false;
 		}
 		v->timeout = (uint32_t)s->args->num;
+		return true;
+	}
+	if (strcmp(k, "userns") == 0) {
+		if (!want_args(s, 1, 1, "userns COUNT;"))
+			return false;
+		if (s->args->kind != ATOM_NUMBER || s->args->num > 16) {
+			error_at(&s->args->loc,
+				 "expected the number of user namespaces the jail may create (0 to 16)");
+			return false;
+		}
+		v->userns = (int)s->args->num;
 		return true;
 	}
 	/* gpu, docker, display */

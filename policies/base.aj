@@ -4,7 +4,10 @@
 # everything else is fresh and empty.  Secrets inside the project are masked
 # (present, empty, read-only) or denied (present, inaccessible).
 
-policy base {
+# 'system' is everything but the two rules that keep the jail's processes
+# from making namespaces and from leaving their root; 'base' adds them,
+# and every profile but the browser's (browser.aj) extends base.
+policy system {
     hostname "jail";
     network none;
     landlock on;
@@ -52,14 +55,9 @@ policy base {
     limit memory 25 percent;
 
     syscalls default allow;
-    syscalls deny @aj-escape;
     syscalls deny ioctl(*, TIOCSTI) ioctl(*, TIOCLINUX) ioctl(*, TIOCSETD);
-    syscalls deny clone(& CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
-                          | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME)
-                  unshare(& CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
-                          | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME);
     # clone3 passes its flags in memory seccomp cannot read: make libc fall
-    # back to clone(2), whose flags the rule above filters.
+    # back to clone(2), whose flags base's rule and the browser's filter.
     syscalls return ENOSYS clone3;
     # Families that reach the hypervisor (vsock), the hardware or raw
     # packets, and the kernel's crypto and key interfaces.
@@ -97,4 +95,14 @@ policy base {
         syscalls default deny;
         syscalls allow @system-service;
     }
+}
+
+policy base extends system {
+    # The calls that leave or rebuild the jail (mount, chroot, ptrace,
+    # bpf, …) and every new namespace.
+    syscalls deny @aj-escape;
+    syscalls deny clone(& CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
+                          | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME)
+                  unshare(& CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
+                          | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME);
 }
