@@ -122,3 +122,56 @@ else
 		wait "$BGPID" 2>/dev/null
 	fi
 fi
+
+# Playwright, outside the jail as an integrator runs it, drives the jailed
+# browser over the DevTools protocol (it cannot launch it: a launched
+# browser talks on inherited pipes, and the jail closes inherited fds).
+if c browser-playwright; then
+	if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then
+		skip browser-playwright "chromium or node is not installed (make deps-test installs them)"
+	elif ! (cd "$br" && timeout 120 npm install --no-audit --no-fund --silent playwright-core \
+		>"$T/out/pw-install" 2>&1); then
+		skip browser-playwright "npm could not install playwright-core: $(tail -n 1 "$T/out/pw-install")"
+	else
+		cat >"$br/drive.js" <<'EOS'
+const { chromium } = require('playwright-core');
+(async () => {
+  let browser;
+  for (let i = 0; i < 150 && !browser; i++) {
+    try { browser = await chromium.connectOverCDP('http://127.0.0.1:' + process.argv[2]); }
+    catch (e) { await new Promise(r => setTimeout(r, 100)); }
+  }
+  if (!browser) { console.log('no browser on the port'); process.exit(2); }
+  const ctx = browser.contexts()[0] || await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(process.argv[3]);
+  await page.click('#b');
+  console.log(await page.textContent('#x'));
+  await browser.close();
+})().catch(e => { console.log('error ' + e.message); process.exit(1); });
+EOS
+		cat >"$br/click.html" <<'EOS'
+<html><body><p id="x">before</p>
+<button id="b" onclick="document.getElementById('x').textContent='clicked in the jail'">go</button>
+</body></html>
+EOS
+		chmod 644 "$br/click.html" "$br/drive.js"
+		port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		if [ $as_root -eq 1 ]; then
+			(cd "$br" && exec setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env \
+				env -i HOME="$thome" PATH=/usr/bin:/bin "$bin/jail-browser" --headless \
+				--remote-debugging-port="$port" about:blank) >/dev/null 2>&1 </dev/null &
+		else
+			(cd "$br" && exec env -i HOME="$thome" PATH=/usr/bin:/bin "$bin/jail-browser" \
+				--headless --remote-debugging-port="$port" about:blank) >/dev/null 2>&1 </dev/null &
+		fi
+		pwpid=$!
+		got=$(cd "$br" && timeout 60 node drive.js "$port" "file://$br/click.html" 2>&1)
+		if [ "$got" = "clicked in the jail" ]; then pass browser-playwright; else
+			fail browser-playwright "playwright printed $(q "$got")"
+		fi
+		kill "$pwpid" 2>/dev/null
+		pkill -KILL -u "$tuid" -f '/chromium/' 2>/dev/null
+		wait "$pwpid" 2>/dev/null
+	fi
+fi
