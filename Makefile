@@ -36,7 +36,7 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparat
 DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \
 	libcmocka-dev linux-libc-dev file hyperfine bubblewrap util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
-	cargo
+	cargo chromium
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
