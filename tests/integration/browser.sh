@@ -175,3 +175,17 @@ EOS
 		wait "$pwpid" 2>/dev/null
 	fi
 fi
+
+# The generic jail's chromium group is the browser profile.
+if c browser-jail-group; then
+	if ! command -v chromium >/dev/null; then
+		skip browser-jail-group "Debian's chromium is not installed (make deps-test installs it)"
+	else
+		CWD=$br jrun user -- jail chromium --headless --dump-dom "file://$br/page.html"
+		case $OUT in
+		*'<p id="x">hello from the jail</p>'*) [ "$RC" = 0 ] && pass browser-jail-group ||
+			fail browser-jail-group "exit status $RC" ;;
+		*) fail browser-jail-group "exit status $RC, stdout $(q "$OUT")" ;;
+		esac
+	fi
+fi
