@@ -56,16 +56,17 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparat
 # musl-dev; linux-libc-dev the kernel's headers the stub compiles with);
 # what make check needs besides (cmocka for the unit tests, file, setpriv
 # and useradd for the shell suites, the real workloads' toolchains, which
-# may build native code); what make bench compares against.
+# may build native code, and Chromium for the browser profile's tests);
+# what make bench compares against.
 DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
-	cargo
+	cargo chromium
 DEB_BENCH := hyperfine bubblewrap
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
-POLICIES := jail python npm pip uv cargo worker
+POLICIES := jail python npm pip uv cargo browser worker
 stub_name = $(if $(filter jail,$(1)),jail,jail-$(1))
 STUBS    := $(foreach p,$(POLICIES),$(B)/bin/$(call stub_name,$(p)))
 HEADERS  := $(POLICIES:%=$(B)/gen/%.h)

@@ -402,12 +402,13 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			"\t\t.env_set = %s, .n_env_set = %zu,\n"
 			"\t\t.rlimits = %s, .n_rlimits = %zu,\n"
 			"\t\t.filters = %s, .n_filters = %zu,\n"
-			"\t\t.seccomp_summary = %s,\n\t},\n",
+			"\t\t.seccomp_summary = %s,\n%s\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
 			v->landlock_min_abi, v->features,
 			v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0), v->timeout, memory, v->processes,
 			mount_runs, n_runs, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
-			set, v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)));
+			set, v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)),
+			v->userns ? xprintf("\t\t.userns = %d,\n", v->userns) : "");
 }
 
 /* Everything of the header but its first comment and the identity: what

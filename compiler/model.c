@@ -10,6 +10,7 @@
 #include "model.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <sys/socket.h>
 #include <limits.h>
@@ -25,7 +26,7 @@ static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITE
 static const char *const setting_keys[] = {
 	"hostname", "network", "landlock", "ro", "ro?", "rw", "rw?", "rw+", "tmpfs", "link",
 	"dev", "proc", "mask", "deny", "scan", "env", "rlimit", "limit", "timeout", "syscalls", "gpu",
-	"docker", "display",
+	"docker", "display", "namespaces",
 };
 static const char *const policy_keys[] = {"exec", "mode", "command", "default"};
 
@@ -909,6 +910,101 @@ static bool do_limit(struct variant *v, struct block_state *b, const struct stmt
 	return true;
 }
 
+/* ---- namespaces ------------------------------------------------------------- */
+
+/* The kinds a jail's processes may make ('namespaces KIND… max N'), in
+ * the order of the clone flags; none by default. */
+static const struct {
+	const char *name;
+	unsigned long flag;
+} ns_kinds[] = {
+    {"user", CLONE_NEWUSER}, {"pid", CLONE_NEWPID},   {"net", CLONE_NEWNET},
+    {"mount", CLONE_NEWNS},  {"ipc", CLONE_NEWIPC},   {"uts", CLONE_NEWUTS},
+    {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME},
+};
+
+static bool do_namespaces(struct variant *v, const struct stmt *s)
+{
+	static const char usage[] = "namespaces none; or namespaces KIND… max COUNT;";
+	const char *names[N(ns_kinds)];
+	unsigned long allow = 0;
+	const struct atom *a = s->args;
+	int max = -1;
+
+	for (size_t i = 0; i < N(ns_kinds); i++)
+		names[i] = ns_kinds[i].name;
+	if (!want_args(s, 1, 12, usage))
+		return false;
+	if (!a->next && word_of(a) && !strcmp(word_of(a), "none")) {
+		v->ns_allow = 0;
+		v->userns = 0;
+		return true;
+	}
+	for (; a; a = a->next) {
+		if (word_of(a) && !strcmp(word_of(a), "max")) {
+			if (!a->next || a->next->kind != ATOM_NUMBER || a->next->num < 1 || a->next->num > 64 ||
+			    a->next->next) {
+				error_at(&(a->next ? a->next : a)->loc,
+					 "'max' ends the statement with the number of user "
+					 "namespaces the jail may hold below its own (1 to 64)");
+				return false;
+			}
+			max = (int)a->next->num;
+			break;
+		}
+		int k = choose(a, "namespace kind", names, N(ns_kinds));
+		if (k < 0)
+			return false;
+		allow |= ns_kinds[k].flag;
+	}
+	if (!(allow & CLONE_NEWUSER)) {
+		/* Without a user namespace of their own the jail's processes
+		 * hold no capability that makes any other kind. */
+		error_at(&s->args->loc, "namespaces other than 'user' need 'user' too "
+					"(a process of the jail has no capability to make them)");
+		return false;
+	}
+	if (max < 1) {
+		error_at(&s->loc, "'namespaces user' needs 'max COUNT' (1 to 64): the user "
+				  "namespaces the jail may hold below its own, at any depth");
+		return false;
+	}
+	v->ns_allow = allow;
+	v->userns = max;
+	return true;
+}
+
+/* The filter's side of 'namespaces': clone and unshare with a flag of a
+ * kind the policy does not allow are refused, and chroot unless user
+ * namespaces are allowed (only a namespace's root may chroot, and a
+ * browser's sandbox does it in its own).  The kernel's side is
+ * aj_variant.userns. */
+static void namespace_rules(struct variant *v)
+{
+	static const char *const calls[] = {"clone", "unshare"};
+
+	for (size_t c = 0; c < N(calls); c++)
+		for (size_t i = 0; i < N(ns_kinds); i++) {
+			unsigned long f = ns_kinds[i].flag;
+			if (v->ns_allow & f)
+				continue;
+			struct m_rule r = {.nr = syscall_lookup(calls[c], NULL),
+					   .name = calls[c],
+					   .action = EPERM,
+					   .n_cmp = 1,
+					   .cmp = {{0, SCMP_CMP_MASKED_EQ, f, f}},
+					   .text = xprintf("%s(arg0 & 0x%lx == 0x%lx)", calls[c], f, f)};
+			VEC_PUSH(v->rules, r);
+		}
+	if (!(v->ns_allow & CLONE_NEWUSER)) {
+		struct m_rule r = {.nr = syscall_lookup("chroot", NULL),
+				   .name = "chroot",
+				   .action = EPERM,
+				   .text = xstrdup("chroot")};
+		VEC_PUSH(v->rules, r);
+	}
+}
+
 static bool do_scalar(struct variant *v, struct block_state *b, const struct stmt *s)
 {
 	const char *k = s->key;
@@ -970,6 +1066,8 @@ static bool do_scalar(struct variant *v, struct block_state *b, const struct stm
 		v->timeout = (uint32_t)s->args->num;
 		return true;
 	}
+	if (strcmp(k, "namespaces") == 0)
+		return do_namespaces(v, s);
 	/* gpu, docker, display */
 	static const char *const onoff[] = {"off", "on"};
 	if (!want_args(s, 1, 1, xprintf("%s on|off;", k)))
@@ -1536,6 +1634,7 @@ static bool build_variant(struct compiled *c, const chain_t *chain, size_t group
 		derive_landlock(v);
 	if (v->network == AJ_NET_BLOCKED)
 		block_sockets(v);
+	namespace_rules(v);
 	return seccomp_build(v);
 }
 

@@ -134,6 +134,8 @@ struct variant {
 	int landlock_min_abi;
 	int features;
 	int flags; /* AJ_VARIANT_* */
+	unsigned long ns_allow; /* CLONE_NEW* the jail may make (namespaces) */
+	int userns;             /* aj_variant.userns */
 	uint32_t timeout;
 	uint64_t memory;    /* aj_variant.memory: bytes, AJ_MEMORY_PERCENT | percent, 0 none */
 	uint32_t processes; /* tasks, 0 none */

@@ -380,6 +380,11 @@ struct aj_variant {
 	uint8_t landlock_min_abi;
 	uint8_t features; /* AJ_FEATURE_* switched on */
 	uint8_t flags;    /* AJ_VARIANT_* */
+	/* User namespaces the jail may create below its own ('userns N'), as
+	 * user.max_user_namespaces of the jail's namespace: 0 but for a
+	 * browser, whose own sandbox needs them.  The kernel counts every
+	 * namespace below, at any depth, against it. */
+	uint8_t userns;
 };
 
 /* A mode is chosen by an explicit option, else by the strongest trigger

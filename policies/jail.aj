@@ -5,6 +5,7 @@ include "npm.aj";
 include "pip.aj";
 include "uv.aj";
 include "cargo.aj";
+include "browser.aj";
 
 policy jail extends base {
     command python python3 use python;
@@ -12,6 +13,7 @@ policy jail extends base {
     command pip pip3 use pip;
     command uv use uv;
     command cargo use cargo;
+    command chromium chromium-browser use browser;
     # Only the Docker CLI gets the socket (it is root on the host), and not
     # in worker or lockdown mode.
     command docker docker-compose {

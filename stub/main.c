@@ -298,7 +298,7 @@ int main(int argc, char **argv)
 		explain(r);
 	}
 
-	ns_enter();
+	ns_enter(r->v);
 	signals_block();
 	pid = ns_fork_init(r->v, &fd);
 	if (pid) {

@@ -36,6 +36,15 @@ static void write_file(const char *path, const char *s, size_t n)
 	close(fd);
 }
 
+static void write_limit(const char *path, const char *s, size_t n)
+{
+	int fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, s, n) != (ssize_t)n)
+		diep("limit the nested user namespaces through", path, errno, NULL);
+	close(fd);
+}
+
 /* "ID ID 1\n": the caller keeps its own ids, root included. */
 static void write_map(const char *path, unsigned long id)
 {
@@ -63,8 +72,11 @@ static noreturn void unshare_failed(void)
 	    e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS ? userns_hint : NULL);
 }
 
-void ns_enter(void)
+void ns_enter(const struct aj_variant *v)
 {
+	char max[AJ_DEC_MAX + 1];
+	size_t n;
+
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 
@@ -73,6 +85,14 @@ void ns_enter(void)
 	write_file("/proc/self/setgroups", "deny\n", 5);
 	write_map("/proc/self/uid_map", uid);
 	write_map("/proc/self/gid_map", gid);
+	/* Whatever the filter lets through, the kernel itself then refuses a
+	 * user namespace below the jail's, but for the ones a policy allows
+	 * (a browser's sandbox).  The value is this namespace's own, written
+	 * while we hold its capabilities; the jail's processes do not, so
+	 * they cannot raise it, and a namespace below cannot exceed it. */
+	n = fmt_u(max, v->userns);
+	max[n++] = '\n';
+	write_limit("/proc/sys/user/max_user_namespaces", max, n);
 	/* The launcher is empty: neither this process nor pid 1 (which
 	 * inherits it) is dumpable, so no process of the jail, though of the
 	 * same uid, reads our memory, environment, fds or maps through /proc

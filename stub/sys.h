@@ -98,7 +98,7 @@ void mkfile_p(const char *path);
 void make_link(const char *path, const char *target);
 
 /* ns.c */
-void ns_enter(void);
+void ns_enter(const struct aj_variant *v);
 pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd);
 void ns_scan_send(int parent_fd);
 void ns_scan_receive(void);

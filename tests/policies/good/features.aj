@@ -26,6 +26,7 @@ policy features extends base {
     syscalls allow read;
     syscalls return EAFNOSUPPORT socketpair(AF_NETLINK);
     docker on;
+    namespaces user pid net max 2;
 
     # Declared after base's lockdown, so at least as strict (modes are
     # ranked in the order they are declared).

@@ -1,0 +1,3 @@
+policy p {
+    namespaces user pid;
+}

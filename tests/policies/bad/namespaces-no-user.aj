@@ -1,0 +1,3 @@
+policy p {
+    namespaces pid net max 2;
+}

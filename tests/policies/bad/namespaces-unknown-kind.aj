@@ -1,0 +1,3 @@
+policy p {
+    namespaces user nett max 2;
+}
