@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 12
+#define AJ_ABI 13
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
