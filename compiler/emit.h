@@ -1,0 +1,11 @@
+/* emit.h: the generated header and --explain. */
+#ifndef AJ_EMIT_H
+#define AJ_EMIT_H
+
+#include "types.h"
+
+bool emit_fits(const struct compiled *c);
+bool emit_header(FILE *f, const struct compiled *c, const char *source);
+void explain(FILE *f, const struct compiled *c);
+
+#endif
