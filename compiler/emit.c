@@ -1,6 +1,8 @@
 /* emit.c: the generated header (constant tables only) and --explain. */
+#include "emit.h"
+#include "bounds.h"
 #include "diag.h"
-#include "model.h"
+#include "sysnames.h"
 
 #include <seccomp.h>
 #include <stdlib.h>

@@ -116,14 +116,14 @@ struct m_rule {
 	int action; /* errno value, or M_ACT_KILL */
 	int n_cmp;
 	struct m_cmp cmp[6];
-	char *text; /* for --explain and duplicate detection */
+	char *text; /* for --explain and diagnostics */
 	struct loc loc;
-	const void *block; /* the block that said it */
 };
+
+typedef VEC(struct m_rule) m_rule_list;
 
 struct m_filter {
 	const char *role;
-	int default_action;
 	VEC(struct aj_bpf_insn) insns;
 };
 
@@ -140,7 +140,7 @@ struct variant {
 	uint64_t memory;    /* aj_variant.memory: bytes, AJ_MEMORY_PERCENT | percent, 0 none */
 	uint32_t processes; /* tasks, 0 none */
 	struct loc memory_loc, processes_loc; /* where they were set, for check_mode_order */
-	int sys_default; /* M_ACT_ALLOW, M_ACT_KILL or an errno */
+	int sys_default;                      /* M_ACT_ALLOW, M_ACT_KILL or an errno */
 	VEC(struct m_mount) mounts;
 	VEC(struct m_pattern) patterns;
 	int scan_depth; /* path components the walk checks */
@@ -187,7 +187,7 @@ struct program {
 };
 
 struct command_group {
-	const char *name; /* the first command name */
+	const char *name;           /* the first command name */
 	const struct stmt *overlay; /* statements applied over the policy */
 	const struct policy *from;  /* "use POLICY": its mode blocks apply too */
 };
@@ -195,7 +195,7 @@ struct command_group {
 struct compiled {
 	const struct policy *policy;
 	const char *exec;
-	VEC(const char *) modes; /* weakest first (check_mode_order) */
+	VEC(const char *) modes;   /* weakest first (check_mode_order) */
 	VEC(struct loc) mode_locs; /* where each was first declared (normal: none) */
 	int default_mode;
 	VEC(struct aj_trigger) triggers;
@@ -203,6 +203,82 @@ struct compiled {
 	VEC(struct command_group) groups; /* [0] is the default */
 	VEC(struct variant) variants;     /* [group * n_modes + mode] */
 };
+
+/* ---- a block, lowered (settings.c): the changes it makes, in order ------- */
+
+enum change_kind {
+	CH_MOUNT,            /* .mount: replaces the mount of the same path */
+	CH_PATTERN,          /* .pattern: mask, deny, prune or guard, given once */
+	CH_PRUNE_NONE,       /* takes back the prune patterns given before */
+	CH_SCAN_DEPTH,       /* .scan */
+	CH_ENV_KEEP,         /* .env: kept, given once */
+	CH_ENV_DROP,         /* .env: dropped, given once */
+	CH_ENV_SET,          /* .env_set: replaces the value of the same name */
+	CH_RLIMIT,           /* .rlimit: replaces the same resource */
+	CH_MEMORY,           /* .limit */
+	CH_PROCESSES,        /* .limit */
+	CH_HOSTNAME,         /* .hostname */
+	CH_NETWORK,          /* .network */
+	CH_LANDLOCK,         /* .landlock */
+	CH_TIMEOUT,          /* .number */
+	CH_TOGGLE,           /* .toggle */
+	CH_SYSCALLS_DEFAULT, /* .action */
+	CH_RULES,            /* .rules: the syscall rules of one target */
+};
+
+struct change {
+	enum change_kind kind;
+	struct loc loc; /* what a second one in the same block is told about */
+	union {
+		struct m_mount mount;
+		struct m_pattern pattern;
+		struct m_env_keep env;
+		struct m_env_set env_set;
+		struct m_rlimit rlimit;
+		m_rule_list rules;
+		const char *hostname;
+		uint64_t number;
+		int action;
+		struct {
+			uint64_t value;
+			struct loc stmt; /* the whole statement, for check_mode_order's note */
+		} limit;
+		struct {
+			int depth, bound;
+		} scan;
+		struct {
+			int level;
+			bool fixed; /* a mode said it: --net cannot widen it */
+		} network;
+		struct {
+			int level, min_abi;
+		} landlock;
+		struct {
+			int toggle;
+			bool on;
+		} toggle;
+	};
+};
+
+typedef VEC(struct change) change_list;
+
+enum block_kind { BLOCK_POLICY, BLOCK_MODE, BLOCK_COMMAND };
+
+/* One block being lowered: what a key's handler reads and appends to. */
+struct lowering {
+	enum block_kind kind;
+	const struct stmt *first; /* the block's statements: what it may say once */
+	change_list *out;
+	int arg;   /* the key's: a mount op, a pattern kind, a toggle */
+	int flags; /* a mount key's suffix: AJ_MOUNT_OPTIONAL, AJ_MOUNT_CREATE */
+	/* The keys of a block, to tell a missing ';' from a bad path. */
+	const char *const *keys;
+	size_t n_keys;
+};
+
+typedef bool lower_fn(struct lowering *lw, const struct stmt *s);
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The variable that names a mode: set in the jail, read by a stub
  * (aj_policy.mode_env). */

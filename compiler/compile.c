@@ -1,0 +1,244 @@
+/* compile.c: a policy compiled into its variants.
+ *
+ * Each block (the body of every policy of the 'extends' chain and of every
+ * used policy, each command block, each mode block) is lowered once into
+ * its changes (settings.c).  A variant (command group x mode) then replays,
+ * in order: the bodies of the chain, root first; the command group's
+ * block; the blocks of the variant's mode, again root first (and the used
+ * policy's).  Later changes replace earlier ones (a mount by its path, a
+ * setting by its key); within one block, the same thing said twice is an
+ * error.  The first variant that cannot be built ends the compilation, so
+ * that what two blocks contradict is said once. */
+#include "compile.h"
+#include "bounds.h"
+#include "diag.h"
+#include "patterns.h"
+#include "settings.h"
+#include "structure.h"
+#include "variant.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const net_names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
+static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
+
+/* One mode block of a policy, lowered. */
+struct mode_block {
+	int mode;
+	change_list changes;
+};
+
+/* The blocks of one policy, lowered: its body and its mode blocks. */
+struct lowered_policy {
+	const struct policy *policy;
+	change_list body;
+	VEC(struct mode_block) modes;
+	bool modes_lowered;
+};
+
+struct lowering_set {
+	VEC(struct lowered_policy *) policies;
+	VEC(change_list) overlays; /* [group]: a command block's changes */
+};
+
+static struct lowered_policy *lowered(struct lowering_set *ls, const struct policy *p, bool *ok)
+{
+	for (size_t i = 0; i < ls->policies.n; i++)
+		if (ls->policies.v[i]->policy == p)
+			return ls->policies.v[i];
+	struct lowered_policy *lp = xalloc(sizeof(*lp));
+	memset(lp, 0, sizeof(*lp));
+	lp->policy = p;
+	*ok = block_lower(p->stmt->body, BLOCK_POLICY, &lp->body) && *ok;
+	VEC_PUSH(ls->policies, lp);
+	return lp;
+}
+
+/* The mode blocks of p for mode m (a used policy may hold blocks of modes
+ * the compiled one does not have: they never apply). */
+static bool lower_modes(struct lowered_policy *lp, const struct compiled *c, size_t m)
+{
+	bool ok = true;
+	for (const struct stmt *s = lp->policy->stmt->body; s; s = s->next) {
+		if (strcmp(s->key, "mode") != 0 || !s->has_block || !s->args || !s->args->text ||
+		    strcmp(s->args->text, c->modes.v[m]) != 0)
+			continue;
+		struct mode_block mb = {.mode = (int)m};
+		ok = block_lower(s->body, BLOCK_MODE, &mb.changes) && ok;
+		VEC_PUSH(lp->modes, mb);
+	}
+	return ok;
+}
+
+static bool lower_all_modes(struct lowered_policy *lp, const struct compiled *c)
+{
+	bool ok = true;
+	if (lp->modes_lowered)
+		return true;
+	for (size_t m = 0; m < c->modes.n; m++)
+		ok = lower_modes(lp, c, m) && ok;
+	lp->modes_lowered = true;
+	return ok;
+}
+
+/* Every block, once, in the order a reader meets their variants: the
+ * bodies of the chain, the modes' blocks, each command group's. */
+static bool lower_blocks(struct lowering_set *ls, const struct compiled *c, const chain_t *chain)
+{
+	bool ok = true;
+	for (size_t i = 0; i < chain->n; i++)
+		lowered(ls, chain->v[i], &ok);
+	for (size_t m = 0; m < c->modes.n; m++)
+		for (size_t i = 0; i < chain->n; i++)
+			ok = lower_modes(lowered(ls, chain->v[i], &ok), c, m) && ok;
+	for (size_t i = 0; i < chain->n; i++)
+		lowered(ls, chain->v[i], &ok)->modes_lowered = true;
+	VEC_PUSH(ls->overlays, ((change_list){0}));
+	for (size_t g = 1; g < c->groups.n; g++) {
+		const struct command_group *cg = &c->groups.v[g];
+		change_list overlay = {0};
+		if (cg->from)
+			ok = lower_all_modes(lowered(ls, cg->from, &ok), c) && ok;
+		else
+			ok = block_lower(cg->overlay, BLOCK_COMMAND, &overlay) && ok;
+		VEC_PUSH(ls->overlays, overlay);
+	}
+	return ok;
+}
+
+static bool apply_modes(struct variant *v, const struct lowered_policy *lp, size_t m)
+{
+	bool ok = true;
+	for (size_t i = 0; i < lp->modes.n; i++)
+		if (lp->modes.v[i].mode == (int)m)
+			ok = variant_apply(v, &lp->modes.v[i].changes) && ok;
+	return ok;
+}
+
+static bool compose(struct lowering_set *ls, const struct compiled *c, const chain_t *chain,
+                    size_t g, size_t m, struct variant *v)
+{
+	bool ok = true, unused = true;
+	const struct command_group *cg = &c->groups.v[g];
+	variant_start(v, c->modes.v[m], cg->name);
+	for (size_t i = 0; i < chain->n; i++)
+		ok = variant_apply(v, &lowered(ls, chain->v[i], &unused)->body) && ok;
+	if (cg->from)
+		ok = variant_apply(v, &lowered(ls, cg->from, &unused)->body) && ok;
+	else
+		ok = variant_apply(v, &ls->overlays.v[g]) && ok;
+	for (size_t i = 0; i < chain->n; i++)
+		ok = apply_modes(v, lowered(ls, chain->v[i], &unused), m) && ok;
+	if (cg->from)
+		ok = apply_modes(v, lowered(ls, cg->from, &unused), m) && ok;
+	return ok;
+}
+
+/* Is bound a above bound b?  0 is none, above every number. */
+static bool bound_above(uint64_t a, uint64_t b)
+{
+	return a != b && (a == 0 || (b != 0 && a > b));
+}
+
+/* Why mode s's limits are looser than mode w's, or NULL; *where is the
+ * statement that set s's. */
+static const char *limits_looser(const struct variant *s, const struct variant *w,
+                                 const struct loc **where)
+{
+	*where = &s->processes_loc;
+	if (bound_above(s->processes, w->processes))
+		return xprintf("it allows %s processes, mode '%s' allows %u",
+		               s->processes ? xprintf("%u", s->processes) : "unlimited", w->mode,
+		               w->processes);
+	*where = &s->memory_loc;
+	/* Bytes against a share of memory: which is less depends on the host
+	 * the stub runs on, so they are not compared.  Nothing is lost for a
+	 * nested jail: its cgroup sits below its parent's, and an rlimit is
+	 * never raised inside a user namespace. */
+	if (s->memory && w->memory && (s->memory ^ w->memory) & AJ_MEMORY_PERCENT)
+		return NULL;
+	if (bound_above(s->memory, w->memory))
+		return xprintf("its memory limit is %s, mode '%s' has %s",
+		               limit_memory_text(s->memory), w->mode, limit_memory_text(w->memory));
+	return NULL;
+}
+
+/* A mode's strength is its place: normal first, then the others as they
+ * are first declared (stub/mode.c keeps a nested jail at or above the
+ * mode of its own).  So each mode must be at least as strict as the one
+ * before it, in every command group: no toggle on that the weaker mode has
+ * off, no wider network, no directory pruned that the weaker mode walks,
+ * no higher bound on memory or processes. */
+static bool check_mode_order(const struct compiled *c)
+{
+	size_t nm = c->modes.n;
+	bool ok = true;
+	for (size_t m = 1; m < nm; m++) {
+		for (size_t g = 0; g < c->groups.n; g++) {
+			const struct variant *w = &c->variants.v[g * nm + m - 1];
+			const struct variant *s = &c->variants.v[g * nm + m];
+			const char *in = c->groups.v[g].name[0] ? xprintf(" in command group '%s'",
+			                                                  c->groups.v[g].name)
+			                                        : "";
+			int more = s->features & ~w->features;
+			const char *why = NULL;
+			for (int t = 0; t < AJ_TOGGLE_COUNT && !why; t++)
+				if (more & AJ_TOGGLE_BIT(t))
+					why = xprintf("it turns %s on", toggle_names[t]);
+			if (!why && s->network > w->network)
+				why =
+				    xprintf("its network is %s, mode '%s' has %s",
+				            net_names[s->network], w->mode, net_names[w->network]);
+			for (size_t k = 0; k < s->patterns.n && !why; k++)
+				if (s->patterns.v[k].kind == AJ_PATTERN_PRUNE &&
+				    !pattern_in(w, &s->patterns.v[k]))
+					why = xprintf("it prunes \"%s\", which mode '%s' walks",
+					              s->patterns.v[k].text, w->mode);
+			const struct loc *where = NULL;
+			if (!why)
+				why = limits_looser(s, w, &where);
+			if (!why)
+				continue;
+			error_at(
+			    &c->mode_locs.v[m],
+			    "mode '%s' must be at least as strict as mode '%s', declared before "
+			    "it%s: %s",
+			    s->mode, w->mode, in, why);
+			if (where && where->src)
+				note_at(where, "the limit of mode '%s' is set here", s->mode);
+			ok = false;
+			break;
+		}
+	}
+	return ok;
+}
+
+bool compile_policy(const struct program *prog, const struct policy *pol, struct compiled *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->policy = pol;
+	chain_t chain = {0};
+	for (const struct policy *p = pol; p; p = p->parent)
+		VEC_PUSH(chain, p);
+	for (size_t i = 0; i < chain.n / 2; i++) {
+		const struct policy *t = chain.v[i];
+		chain.v[i] = chain.v[chain.n - 1 - i];
+		chain.v[chain.n - 1 - i] = t;
+	}
+	if (!collect_structure(out, prog, &chain))
+		return false;
+	int before = diag_error_count();
+	struct lowering_set ls = {0};
+	bool lowered_ok = lower_blocks(&ls, out, &chain);
+	for (size_t g = 0; g < out->groups.n; g++) {
+		for (size_t m = 0; m < out->modes.n; m++) {
+			struct variant v;
+			if (!compose(&ls, out, &chain, g, m, &v) ||
+			    (lowered_ok && !variant_finish(&v)))
+				return false;
+			VEC_PUSH(out->variants, v);
+		}
+	}
+	return lowered_ok && check_mode_order(out) && diag_error_count() == before;
+}
