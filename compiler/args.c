@@ -71,9 +71,9 @@ const struct stmt *said_before(const struct stmt *first, const struct stmt *s,
 	return NULL;
 }
 
-bool say_once(const struct stmt *first, const struct stmt *s,
-              bool (*same)(const struct stmt *a, const struct stmt *b), const struct loc *at,
-              const char *what)
+bool first_in_block(const struct stmt *first, const struct stmt *s,
+                    bool (*same)(const struct stmt *a, const struct stmt *b), const struct loc *at,
+                    const char *what)
 {
 	const struct stmt *t = said_before(first, s, same);
 	if (!t)

@@ -19,9 +19,10 @@ bool quoted(const struct atom *a, const char *noun, const char *usage);
  * NULL: what a block may say only once. */
 const struct stmt *said_before(const struct stmt *first, const struct stmt *s,
                                bool (*same)(const struct stmt *a, const struct stmt *b));
-/* Reports s as said twice when said_before finds it. */
-bool say_once(const struct stmt *first, const struct stmt *s,
-              bool (*same)(const struct stmt *a, const struct stmt *b), const struct loc *at,
-              const char *what);
+/* True when s is the first of its kind in the block; else reports it at at,
+ * with a note at the first. */
+bool first_in_block(const struct stmt *first, const struct stmt *s,
+                    bool (*same)(const struct stmt *a, const struct stmt *b), const struct loc *at,
+                    const char *what);
 
 #endif

@@ -40,7 +40,8 @@ static bool rlimit_value(const struct atom *a, uint64_t *out)
 	return false;
 }
 
-/* The change of the block of the same kind that rlimit.resource, or NULL. */
+/* The block's earlier change of this kind (of this resource for an rlimit),
+ * or NULL. */
 static const struct change *given_before(const struct lowering *lw, enum change_kind kind,
                                          int resource)
 {

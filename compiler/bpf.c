@@ -114,7 +114,7 @@ static bool build_filter(const struct variant *v, int def, int layer, const int 
 /* Deny wins over allow, whatever the order: an allowlist and the denies go
  * into two stacked filters, and the kernel applies the more restrictive
  * verdict.  That also keeps libseccomp away from mixing actions on one
- * syscall, where it silently drops rules (research A3, pitfall 3). */
+ * syscall, where it silently drops rules. */
 bool seccomp_build(struct variant *v)
 {
 	/* libseccomp mixes actions on one syscall badly, so a syscall whose deny

@@ -29,7 +29,7 @@ void env_list_add(m_env_list *l, const char *pattern, const struct loc *loc)
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->v[i].pattern, pattern) == 0)
 			return;
-	VEC_PUSH(*l, ((struct m_env_keep){xstrdup(pattern), loc ? *loc : (struct loc){0}}));
+	VEC_PUSH(*l, ((struct m_env_pattern){xstrdup(pattern), loc ? *loc : (struct loc){0}}));
 }
 
 void env_set_put(struct variant *v, const struct m_env_set *e)
@@ -114,7 +114,7 @@ bool env_lower(struct lowering *lw, const struct stmt *s)
 			continue;
 		}
 		struct change k = {.kind = kind, .loc = a->loc};
-		k.env = (struct m_env_keep){xstrdup(n), a->loc};
+		k.env = (struct m_env_pattern){xstrdup(n), a->loc};
 		VEC_PUSH(*lw->out, k);
 	}
 	return ok;

@@ -158,8 +158,8 @@ static bool same_key(const struct stmt *a, const struct stmt *b)
 
 static bool set_once(struct lowering *lw, const struct stmt *s)
 {
-	return say_once(lw->first, s, same_key, &s->loc,
-	                xprintf("'%s' is already set in this block", s->key));
+	return first_in_block(lw->first, s, same_key, &s->loc,
+	                      xprintf("'%s' is already set in this block", s->key));
 }
 
 static bool lower_hostname(struct lowering *lw, const struct stmt *s)

@@ -49,8 +49,8 @@ static bool check_mode_stmt(struct compiled *c, const struct stmt *first, const 
 		error_at(&s->end, "expected '{' to open the body of mode '%s'", a->text);
 		return false;
 	}
-	if (!say_once(first, s, same_mode, &a->loc,
-	              xprintf("mode '%s' is defined twice in this policy", a->text)))
+	if (!first_in_block(first, s, same_mode, &a->loc,
+	                    xprintf("mode '%s' is defined twice in this policy", a->text)))
 		return false;
 	if (mode_index(c, a->text) < 0) {
 		if (c->modes.n >= 16) {
@@ -174,8 +174,8 @@ bool collect_structure(struct compiled *c, const struct program *prog, const cha
 			} else if (strcmp(s->key, "command") == 0) {
 				ok = check_command_stmt(c, prog, s) && ok;
 			} else if (strcmp(s->key, "exec") == 0) {
-				if (!say_once(first, s, same_key, &s->loc,
-				              "'exec' is already set in this policy"))
+				if (!first_in_block(first, s, same_key, &s->loc,
+				                    "'exec' is already set in this policy"))
 					ok = false;
 				else if (s->has_block || !want_args(s, 1, 1, "exec COMMAND;"))
 					ok = false;
@@ -194,7 +194,7 @@ bool collect_structure(struct compiled *c, const struct program *prog, const cha
 					error_at(a ? &a->loc : &s->loc,
 					         "expected: default mode NAME;");
 					ok = false;
-				} else if (!say_once(
+				} else if (!first_in_block(
 				               first, s, default_shape, &s->loc,
 				               "'default mode' is already set in this policy")) {
 					ok = false;

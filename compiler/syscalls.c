@@ -379,8 +379,8 @@ bool syscalls_lower(struct lowering *lw, const struct stmt *s)
 		return false;
 	const struct atom *a = s->args;
 	if (word_of(a) && strcmp(a->text, "default") == 0) {
-		if (!say_once(lw->first, s, is_default, &s->loc,
-		              "'syscalls default' is already set in this block"))
+		if (!first_in_block(lw->first, s, is_default, &s->loc,
+		                    "'syscalls default' is already set in this block"))
 			return false;
 		a = a->next;
 		int action;

@@ -80,12 +80,12 @@ struct m_scan {
 	uint64_t start;
 };
 
-struct m_env_keep {
+struct m_env_pattern {
 	char *pattern;
 	struct loc loc;
 };
 
-typedef VEC(struct m_env_keep) m_env_list;
+typedef VEC(struct m_env_pattern) m_env_list;
 
 struct m_env_set {
 	char *name;
@@ -232,7 +232,7 @@ struct change {
 	union {
 		struct m_mount mount;
 		struct m_pattern pattern;
-		struct m_env_keep env;
+		struct m_env_pattern env;
 		struct m_env_set env_set;
 		struct m_rlimit rlimit;
 		m_rule_list rules;
