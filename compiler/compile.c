@@ -37,22 +37,31 @@ struct lowered_policy {
 	bool modes_lowered;
 };
 
-struct lowering_set {
-	VEC(struct lowered_policy *) policies;
-	VEC(change_list) overlays; /* [group]: a command block's changes */
+/* Every block of the compiled policy, lowered. */
+struct lowered {
+	VEC(struct lowered_policy *) policies; /* the chain's, then the used ones */
+	VEC(change_list) overlays;             /* [group]: a command block's changes */
 };
 
-static struct lowered_policy *lowered(struct lowering_set *ls, const struct policy *p, bool *ok)
+static struct lowered_policy *find(const struct lowered *l, const struct policy *p)
 {
-	for (size_t i = 0; i < ls->policies.n; i++)
-		if (ls->policies.v[i]->policy == p)
-			return ls->policies.v[i];
+	for (size_t i = 0; i < l->policies.n; i++)
+		if (l->policies.v[i]->policy == p)
+			return l->policies.v[i];
+	return NULL;
+}
+
+/* p's body, unless it is lowered already (a used policy of the chain, one
+ * used by two command groups). */
+static bool lower_body(struct lowered *l, const struct policy *p)
+{
+	if (find(l, p))
+		return true;
 	struct lowered_policy *lp = xalloc(sizeof(*lp));
 	memset(lp, 0, sizeof(*lp));
 	lp->policy = p;
-	*ok = block_lower(p->stmt->body, BLOCK_POLICY, &lp->body) && *ok;
-	VEC_PUSH(ls->policies, lp);
-	return lp;
+	VEC_PUSH(l->policies, lp);
+	return block_lower(p->stmt->body, BLOCK_POLICY, &lp->body);
 }
 
 /* The mode blocks of p for mode m (a used policy may hold blocks of modes
@@ -71,38 +80,33 @@ static bool lower_modes(struct lowered_policy *lp, const struct compiled *c, siz
 	return ok;
 }
 
-static bool lower_all_modes(struct lowered_policy *lp, const struct compiled *c)
-{
-	bool ok = true;
-	if (lp->modes_lowered)
-		return true;
-	for (size_t m = 0; m < c->modes.n; m++)
-		ok = lower_modes(lp, c, m) && ok;
-	lp->modes_lowered = true;
-	return ok;
-}
-
-/* Every block, once, in the order a reader meets their variants: the
- * bodies of the chain, the modes' blocks, each command group's. */
-static bool lower_blocks(struct lowering_set *ls, const struct compiled *c, const chain_t *chain)
+/* Every block, once, in the order their variants are built (so that the
+ * diagnostics come in that order): the bodies of the chain, then its mode
+ * blocks mode by mode, then each command group's blocks. */
+static bool lower_blocks(struct lowered *l, const struct compiled *c, const chain_t *chain)
 {
 	bool ok = true;
 	for (size_t i = 0; i < chain->n; i++)
-		lowered(ls, chain->v[i], &ok);
+		ok = lower_body(l, chain->v[i]) && ok;
 	for (size_t m = 0; m < c->modes.n; m++)
 		for (size_t i = 0; i < chain->n; i++)
-			ok = lower_modes(lowered(ls, chain->v[i], &ok), c, m) && ok;
+			ok = lower_modes(find(l, chain->v[i]), c, m) && ok;
 	for (size_t i = 0; i < chain->n; i++)
-		lowered(ls, chain->v[i], &ok)->modes_lowered = true;
-	VEC_PUSH(ls->overlays, ((change_list){0}));
+		find(l, chain->v[i])->modes_lowered = true;
+	VEC_PUSH(l->overlays, ((change_list){0}));
 	for (size_t g = 1; g < c->groups.n; g++) {
 		const struct command_group *cg = &c->groups.v[g];
 		change_list overlay = {0};
-		if (cg->from)
-			ok = lower_all_modes(lowered(ls, cg->from, &ok), c) && ok;
-		else
+		if (cg->from) {
+			ok = lower_body(l, cg->from) && ok;
+			struct lowered_policy *lp = find(l, cg->from);
+			for (size_t m = 0; m < c->modes.n && !lp->modes_lowered; m++)
+				ok = lower_modes(lp, c, m) && ok;
+			lp->modes_lowered = true;
+		} else {
 			ok = block_lower(cg->overlay, BLOCK_COMMAND, &overlay) && ok;
-		VEC_PUSH(ls->overlays, overlay);
+		}
+		VEC_PUSH(l->overlays, overlay);
 	}
 	return ok;
 }
@@ -116,22 +120,24 @@ static bool apply_modes(struct variant *v, const struct lowered_policy *lp, size
 	return ok;
 }
 
-static bool compose(struct lowering_set *ls, const struct compiled *c, const chain_t *chain,
+/* Variant (g, m): the chain's bodies, the command group's block, the mode
+ * blocks of the chain and of the used policy. */
+static bool compose(const struct lowered *l, const struct compiled *c, const chain_t *chain,
                     size_t g, size_t m, struct variant *v)
 {
-	bool ok = true, unused = true;
+	bool ok = true;
 	const struct command_group *cg = &c->groups.v[g];
 	variant_start(v, c->modes.v[m], cg->name);
 	for (size_t i = 0; i < chain->n; i++)
-		ok = variant_apply(v, &lowered(ls, chain->v[i], &unused)->body) && ok;
+		ok = variant_apply(v, &find(l, chain->v[i])->body) && ok;
 	if (cg->from)
-		ok = variant_apply(v, &lowered(ls, cg->from, &unused)->body) && ok;
+		ok = variant_apply(v, &find(l, cg->from)->body) && ok;
 	else
-		ok = variant_apply(v, &ls->overlays.v[g]) && ok;
+		ok = variant_apply(v, &l->overlays.v[g]) && ok;
 	for (size_t i = 0; i < chain->n; i++)
-		ok = apply_modes(v, lowered(ls, chain->v[i], &unused), m) && ok;
+		ok = apply_modes(v, find(l, chain->v[i]), m) && ok;
 	if (cg->from)
-		ok = apply_modes(v, lowered(ls, cg->from, &unused), m) && ok;
+		ok = apply_modes(v, find(l, cg->from), m) && ok;
 	return ok;
 }
 
@@ -229,12 +235,14 @@ bool compile_policy(const struct program *prog, const struct policy *pol, struct
 	if (!collect_structure(out, prog, &chain))
 		return false;
 	int before = diag_error_count();
-	struct lowering_set ls = {0};
-	bool lowered_ok = lower_blocks(&ls, out, &chain);
+	struct lowered l = {0};
+	bool lowered_ok = lower_blocks(&l, out, &chain);
+	/* After an error in a block the variants are still composed, for
+	 * what the other blocks contradict, but not completed. */
 	for (size_t g = 0; g < out->groups.n; g++) {
 		for (size_t m = 0; m < out->modes.n; m++) {
 			struct variant v;
-			if (!compose(&ls, out, &chain, g, m, &v) ||
+			if (!compose(&l, out, &chain, g, m, &v) ||
 			    (lowered_ok && !variant_finish(&v)))
 				return false;
 			VEC_PUSH(out->variants, v);

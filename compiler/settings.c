@@ -32,25 +32,29 @@ struct setting {
 
 /* In the order suggestions prefer.  A mount op is a key when mounts.c
  * says a policy writes it, with the suffixes it says. */
+/* clang-format off */
 #define MOUNT_SETTING(id, name)  {name, mounts_lower, IN_BLOCKS, id},
 #define TOGGLE_SETTING(id, name) {name, lower_toggle, IN_BLOCKS, id},
 static const struct setting settings[] = {
-    {"hostname", lower_hostname, IN_BLOCKS, 0},
-    {"network", lower_network, IN_BLOCKS, 0},
-    {"landlock", lower_landlock, IN_BLOCKS, 0},
-    AJ_MOUNT_OPS(MOUNT_SETTING){"mask", patterns_lower, IN_BLOCKS, AJ_PATTERN_MASK},
-    {"deny", patterns_lower, IN_BLOCKS, AJ_PATTERN_DENY},
-    {"scan", scan_setting_lower, IN_BLOCKS, 0},
-    {"env", env_lower, IN_BLOCKS, 0},
-    {"rlimit", rlimit_lower, IN_BLOCKS, 0},
-    {"limit", limit_lower, IN_BLOCKS, 0},
-    {"timeout", lower_timeout, IN_BLOCKS, 0},
-    {"syscalls", syscalls_lower, IN_BLOCKS, 0},
-    AJ_TOGGLES(TOGGLE_SETTING){"exec", NULL, IN_POLICY, 0},
-    {"mode", NULL, IN_POLICY, 0},
-    {"command", NULL, IN_POLICY, 0},
-    {"default", NULL, IN_POLICY, 0},
+	{"hostname", lower_hostname, IN_BLOCKS, 0},
+	{"network", lower_network, IN_BLOCKS, 0},
+	{"landlock", lower_landlock, IN_BLOCKS, 0},
+	AJ_MOUNT_OPS(MOUNT_SETTING)
+	{"mask", patterns_lower, IN_BLOCKS, AJ_PATTERN_MASK},
+	{"deny", patterns_lower, IN_BLOCKS, AJ_PATTERN_DENY},
+	{"scan", scan_setting_lower, IN_BLOCKS, 0},
+	{"env", env_lower, IN_BLOCKS, 0},
+	{"rlimit", rlimit_lower, IN_BLOCKS, 0},
+	{"limit", limit_lower, IN_BLOCKS, 0},
+	{"timeout", lower_timeout, IN_BLOCKS, 0},
+	{"syscalls", syscalls_lower, IN_BLOCKS, 0},
+	AJ_TOGGLES(TOGGLE_SETTING)
+	{"exec", NULL, IN_POLICY, 0},
+	{"mode", NULL, IN_POLICY, 0},
+	{"command", NULL, IN_POLICY, 0},
+	{"default", NULL, IN_POLICY, 0},
 };
+/* clang-format on */
 
 static bool is_key(const struct setting *k)
 {
