@@ -62,8 +62,9 @@ bool quoted(const struct atom *a, const char *noun, const char *usage)
 	return false;
 }
 
-const struct stmt *said_before(const struct stmt *first, const struct stmt *s,
-                               bool (*same)(const struct stmt *a, const struct stmt *b))
+/* The statement of the block before s that same() says is s again. */
+static const struct stmt *said_before(const struct stmt *first, const struct stmt *s,
+                                      bool (*same)(const struct stmt *a, const struct stmt *b))
 {
 	for (const struct stmt *t = first; t && t != s; t = t->next)
 		if (same(t, s))

@@ -15,10 +15,6 @@ int choose(const struct atom *a, const char *what, const char *const *names, siz
 /* Patterns and guarded paths are quoted: unquoted, '*' and '#' would be
  * read as other tokens. */
 bool quoted(const struct atom *a, const char *noun, const char *usage);
-/* The statement of the block before s that same() says is s again, or
- * NULL: what a block may say only once. */
-const struct stmt *said_before(const struct stmt *first, const struct stmt *s,
-                               bool (*same)(const struct stmt *a, const struct stmt *b));
 /* True when s is the first of its kind in the block; else reports it at at,
  * with a note at the first. */
 bool first_in_block(const struct stmt *first, const struct stmt *s,

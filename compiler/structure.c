@@ -24,7 +24,7 @@ static bool default_shape(const struct stmt *s, const struct stmt *unused)
 	       !a->next->next && !s->has_block;
 }
 
-int mode_index(const struct compiled *c, const char *name)
+static int mode_index(const struct compiled *c, const char *name)
 {
 	for (size_t i = 0; i < c->modes.n; i++)
 		if (strcmp(c->modes.v[i], name) == 0)

@@ -9,6 +9,5 @@ typedef VEC(const struct policy *) chain_t;
 /* Fills c's exec, modes (normal first), triggers, command groups (the
  * default first) and default mode from the chain, root first. */
 bool collect_structure(struct compiled *c, const struct program *prog, const chain_t *chain);
-int mode_index(const struct compiled *c, const char *name);
 
 #endif
