@@ -2,9 +2,10 @@
  *
  * The grammar is deliberately small: a file is a list of statements, a
  * statement is a key word followed by atoms and either ';' or a block.  What
- * the words mean is decided by the semantic pass (load.c, model.c), which
- * can then say "unknown key 'netwrok'; did you mean 'network'?" with the
- * exact location instead of a generic syntax error. */
+ * the words mean is decided by the semantic pass (load.c, structure.c and
+ * the key table of settings.c), which can then say "unknown key 'netwrok';
+ * did you mean 'network'?" with the exact location instead of a generic
+ * syntax error. */
 #ifndef AJ_AST_H
 #define AJ_AST_H
 

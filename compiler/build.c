@@ -7,6 +7,7 @@
  * the runtime was compiled with, which the policy's part and the link
  * must share (-flto: the archive holds GCC's intermediate code). */
 #include "build.h"
+#include "emit.h"
 
 #include "diag.h"
 

@@ -50,51 +50,18 @@ static void show_line(const struct loc *loc)
 	fputc('\n', f);
 }
 
-/* The same diagnostic would otherwise print once per variant built. */
-static char **seen;
-static size_t n_seen, cap_seen;
-static bool last_suppressed;
-
-static bool already_seen(const char *key)
-{
-	for (size_t i = 0; i < n_seen; i++)
-		if (strcmp(seen[i], key) == 0)
-			return true;
-	if (n_seen == cap_seen) {
-		size_t cap = cap_seen ? cap_seen * 2 : 16;
-		char **ns = xalloc(cap * sizeof(*ns));
-		if (n_seen)
-			memcpy(ns, seen, n_seen * sizeof(*ns));
-		seen = ns;
-		cap_seen = cap;
-	}
-	seen[n_seen++] = xstrdup(key);
-	return false;
-}
-
 /* quote: loc's source line may be shown (error_in has none to show). */
-static bool vreport(const char *sev, const struct loc *loc, bool quote, const char *fmt, va_list ap)
+static void vreport(const char *sev, const struct loc *loc, bool quote, const char *fmt, va_list ap)
 {
 	char msg[1024];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	char *key;
-	if (loc && loc->src)
-		key = xprintf("%s:%d:%d: %s: %s", loc->src->name, loc->line, loc->col, sev, msg);
-	else
-		key = xprintf("aijail-compile: %s: %s", sev, msg);
-	bool is_note = strcmp(sev, "note") == 0;
-	if (is_note ? last_suppressed : already_seen(key)) {
-		if (!is_note)
-			last_suppressed = true;
-		return false;
-	}
-	if (!is_note)
-		last_suppressed = false;
 	FILE *f = stream();
-	fprintf(f, "%s\n", key);
+	if (loc && loc->src)
+		fprintf(f, "%s:%d:%d: %s: %s\n", loc->src->name, loc->line, loc->col, sev, msg);
+	else
+		fprintf(f, "aijail-compile: %s: %s\n", sev, msg);
 	if (quote && loc && loc->src && loc->line > 0)
 		show_line(loc);
-	return true;
 }
 
 void error_at(const struct loc *loc, const char *fmt, ...)
@@ -142,9 +109,6 @@ int diag_error_count(void)
 void diag_reset(void)
 {
 	errors = 0;
-	seen = NULL;
-	n_seen = cap_seen = 0;
-	last_suppressed = false;
 }
 
 static size_t distance(const char *a, const char *b)

@@ -1,7 +1,9 @@
 /* emit.c: the generated header (constant tables only) and --explain. */
+#include "emit.h"
+#include "bounds.h"
 #include "diag.h"
-#include "model.h"
 #include "sha256.h"
+#include "sysnames.h"
 
 #include <seccomp.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* load.c: files, includes and the 'extends' graph. */
+#include "load.h"
 #include "diag.h"
-#include "model.h"
+#include "sysgroups.h"
 #include "parse.h"
 #include "source.h"
 

@@ -9,7 +9,7 @@
  * syntax.  ASCII case is folded here for 'nocase' patterns; the stub folds
  * each name once. */
 #include "diag.h"
-#include "model.h"
+#include "lower.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>

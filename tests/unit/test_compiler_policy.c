@@ -358,11 +358,55 @@ static void semantic_errors_suggest(void **state)
 static void errors_are_reported_once_across_variants(void **state)
 {
 	(void)state;
+	/* The body is lowered once, whatever the number of variants. */
 	assert_null(compile_str("policy p { gpu maybe; mode a { } mode b { } }"));
-	assert_int_equal(diag_error_count(), 3);
+	assert_int_equal(diag_error_count(), 1);
 	const char *d = diags(), *first = strstr(d, "unknown gpu setting");
 	assert_non_null(first);
 	assert_null(strstr(first + 1, "unknown gpu setting"));
+}
+
+/* What two blocks contradict is found in every variant that has both
+ * (here one per command group) and said once. */
+static void contradictions_between_blocks_are_reported_once(void **state)
+{
+	(void)state;
+	assert_null(compile_str("policy p {\n  mask \"*.key\";\n  command a { }\n"
+				"  command b { }\n  mode x { deny \"*.key\"; }\n}\n"));
+	assert_int_equal(diag_error_count(), 1);
+	const char *first = strstr(diags(), "t.aj:5:17: error: \"*.key\" is both masked and denied");
+	assert_non_null(first);
+	assert_non_null(strstr(first, "t.aj:2:8: note: masked here"));
+	assert_null(strstr(strchr(first, '\n'), "both masked"));
+
+	assert_null(compile_str("policy p {\n  syscalls deny ptrace;\n  command a { }\n"
+				"  mode x { syscalls return ENOSYS ptrace; }\n}\n"));
+	assert_int_equal(diag_error_count(), 2);
+	first = strstr(diags(), "'ptrace' cannot both return ENOSYS and deny");
+	assert_non_null(first);
+	assert_null(strstr(strchr(first, '\n'), "cannot both"));
+}
+
+/* A command block is one block: what it says twice is an error there too. */
+static void a_command_block_says_a_thing_once(void **state)
+{
+	(void)state;
+	assert_null(compile_str("policy p {\n  command a {\n    network host;\n"
+				"    network none;\n  }\n}\n"));
+	assert_non_null(strstr(diags(), "t.aj:4:5: error: 'network' is already set in this block"));
+	assert_non_null(strstr(diags(), "t.aj:3:5: note: first given here"));
+}
+
+/* The variables of a toggle's mounts are the toggle's: a policy that names
+ * one is told which toggle to turn on, and the hint lists a policy's own. */
+static void toggle_variables_belong_to_their_toggle(void **state)
+{
+	(void)state;
+	assert_null(compile_str("policy p { rw? $DOCKER_SOCKET; }"));
+	assert_non_null(strstr(diags(), "$DOCKER_SOCKET belongs to the 'docker' toggle: write "
+					"'docker on;'"));
+	assert_null(compile_str("policy p { ro $SOMEWHERE; }"));
+	assert_non_null(strstr(diags(), "known: $HOME $PROJECT $UID $XDG_RUNTIME_DIR (and ~)"));
 }
 
 static void extends_cycles_are_errors(void **state)
@@ -465,6 +509,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(limits_merge_into_every_variant, setup, teardown),
 		cmocka_unit_test_setup_teardown(semantic_errors_suggest, setup, teardown),
 		cmocka_unit_test_setup_teardown(errors_are_reported_once_across_variants, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(contradictions_between_blocks_are_reported_once,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(a_command_block_says_a_thing_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(toggle_variables_belong_to_their_toggle, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(extends_cycles_are_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(shipped_filter_denies_escapes, setup, teardown),

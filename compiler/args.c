@@ -1,0 +1,87 @@
+/* args.c: reading a statement's arguments. */
+#include "args.h"
+#include "diag.h"
+
+int count_args(const struct stmt *s)
+{
+	int n = 0;
+	for (const struct atom *a = s->args; a; a = a->next)
+		n++;
+	return n;
+}
+
+bool want_args(const struct stmt *s, int min, int max, const char *usage)
+{
+	int n = count_args(s);
+	if (n >= min && (max < 0 || n <= max))
+		return true;
+	const struct loc *l = &s->loc;
+	if (n > max && max >= 0) {
+		const struct atom *a = s->args;
+		for (int i = 0; i < max; i++)
+			a = a->next;
+		l = &a->loc;
+		error_at(l, "unexpected %s '%s'; expected: %s (a missing ';'?)",
+		         atom_kind_name(a->kind), a->text ? a->text : "", usage);
+	} else {
+		error_at(l, "missing argument; expected: %s", usage);
+	}
+	return false;
+}
+
+const char *word_of(const struct atom *a)
+{
+	return (a->kind == ATOM_WORD || a->kind == ATOM_STRING) ? a->text : NULL;
+}
+
+int choose(const struct atom *a, const char *what, const char *const *names, size_t n)
+{
+	const char *w = word_of(a);
+	if (w)
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(w, names[i]) == 0)
+				return (int)i;
+	char list[256] = "";
+	for (size_t i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+		         names[i]);
+	const char *hint = w ? suggest(w, names, n) : NULL;
+	if (hint)
+		error_at(&a->loc, "unknown %s '%s'; did you mean '%s'?", what, w, hint);
+	else
+		error_at(&a->loc, "unknown %s '%s'; expected one of: %s", what,
+		         a->text ? a->text : atom_kind_name(a->kind), list);
+	return -1;
+}
+
+bool quoted(const struct atom *a, const char *noun, const char *usage)
+{
+	if (a->kind == ATOM_STRING)
+		return true;
+	error_at(&a->loc, "%s are quoted strings: %s \"%s\"", noun, usage, a->text ? a->text : "…");
+	return false;
+}
+
+/* The statement of the block before s that same() says is s again. */
+static const struct stmt *said_before(const struct stmt *first, const struct stmt *s,
+                                      bool (*same)(const struct stmt *a, const struct stmt *b))
+{
+	for (const struct stmt *t = first; t && t != s; t = t->next)
+		if (same(t, s))
+			return t;
+	return NULL;
+}
+
+bool first_in_block(const struct stmt *first, const struct stmt *s,
+                    bool (*same)(const struct stmt *a, const struct stmt *b), const struct loc *at,
+                    const char *what)
+{
+	const struct stmt *t = said_before(first, s, same);
+	if (!t)
+		return true;
+	error_at(at, "%s", what);
+	/* at is s's key or its first argument; the note points at the same
+	 * place in t. */
+	note_at(at == &s->loc || !t->args ? &t->loc : &t->args->loc, "first given here");
+	return false;
+}

@@ -1,0 +1,9 @@
+/* compile.h: a policy compiled into its variants (command group x mode). */
+#ifndef AJ_COMPILE_H
+#define AJ_COMPILE_H
+
+#include "types.h"
+
+bool compile_policy(const struct program *prog, const struct policy *pol, struct compiled *out);
+
+#endif

@@ -1,0 +1,15 @@
+/* environment.h: env keep, drop and set. */
+#ifndef AJ_ENVIRONMENT_H
+#define AJ_ENVIRONMENT_H
+
+#include "types.h"
+
+/* A variable's name, or with glob a pattern of '*' and '?'. */
+bool env_name_ok(const char *n, bool glob);
+bool env_lower(struct lowering *lw, const struct stmt *s);
+/* Adds a keep or drop pattern unless the list has it. */
+void env_list_add(m_env_list *l, const char *pattern, const struct loc *loc);
+/* Sets a variable, replacing an earlier value. */
+void env_set_put(struct variant *v, const struct m_env_set *e);
+
+#endif

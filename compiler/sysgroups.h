@@ -1,0 +1,25 @@
+/* sysgroups.h: named syscall groups and sets of syscall numbers. */
+#ifndef AJ_SYSGROUPS_H
+#define AJ_SYSGROUPS_H
+
+#include "types.h"
+
+/* A set of syscall numbers, each remembering where it was named. */
+#define NR_LIMIT 1024
+
+struct nrset {
+	unsigned char in[NR_LIMIT];
+	struct loc loc[NR_LIMIT];
+};
+
+/* Adds a name, "syscall[N]" or an @group to s; strict: a name libseccomp
+ * does not know is an error (else skipped: another architecture's). */
+bool set_add_token(struct nrset *s, const char *tok, const struct loc *loc, bool strict, int depth);
+
+/* group @NAME MEMBER… [except MEMBER…]; at the top of a file. */
+bool group_define(const struct stmt *s);
+void groups_reset(void);
+void groups_list(FILE *f);
+bool group_expand_print(FILE *f, const char *name);
+
+#endif

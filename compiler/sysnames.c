@@ -1,0 +1,149 @@
+/* sysnames.c: syscall names and numbers, constants and errno values.
+ *
+ * Names and numbers come from libseccomp; constants from the C library's
+ * and the kernel's headers, never typed by hand. */
+#include "sysnames.h"
+#include "diag.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+
+#define C(x)                                                                                       \
+	{                                                                                          \
+#x, (uint64_t)(x)                                                                  \
+	}
+static const struct constant {
+	const char *name;
+	uint64_t value;
+} constants[] = {
+    C(TIOCSTI),
+    C(TIOCLINUX),
+    C(TIOCSETD),
+    C(TIOCCONS),
+    C(TIOCSCTTY),
+    C(CLONE_NEWUSER),
+    C(CLONE_NEWNS),
+    C(CLONE_NEWPID),
+    C(CLONE_NEWNET),
+    C(CLONE_NEWIPC),
+    C(CLONE_NEWUTS),
+    C(CLONE_NEWCGROUP),
+    C(CLONE_NEWTIME),
+    C(CLONE_THREAD),
+    C(CLONE_VM),
+    C(AF_UNIX),
+    C(AF_INET),
+    C(AF_INET6),
+    C(AF_NETLINK),
+    C(AF_PACKET),
+    C(AF_VSOCK),
+    C(AF_BLUETOOTH),
+    C(AF_KEY),
+    C(AF_ALG),
+    C(SOCK_STREAM),
+    C(SOCK_DGRAM),
+    C(SOCK_RAW),
+    C(SOCK_SEQPACKET),
+    C(PR_SET_DUMPABLE),
+    C(PR_SET_SECCOMP),
+    C(PR_SET_NO_NEW_PRIVS),
+    C(PR_CAP_AMBIENT),
+    C(PR_SET_PTRACER),
+    C(PER_LINUX),
+    C(ADDR_NO_RANDOMIZE),
+    C(PROT_EXEC),
+    C(PROT_WRITE),
+    C(PROT_READ),
+};
+
+bool constant_lookup(const char *name, uint64_t *out)
+{
+	for (size_t i = 0; i < N(constants); i++) {
+		if (strcmp(constants[i].name, name) == 0) {
+			*out = constants[i].value;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *constant_suggest(const char *name)
+{
+	const char *names[N(constants)];
+	for (size_t i = 0; i < N(constants); i++)
+		names[i] = constants[i].name;
+	return suggest(name, names, N(constants));
+}
+
+static const struct constant errnos[] = {
+    C(EPERM),        C(ENOENT),     C(EACCES), C(ENOSYS),      C(EINVAL),
+    C(EAFNOSUPPORT), C(EOPNOTSUPP), C(EROFS),  C(ENETUNREACH), C(EBADF),
+    C(ENOTTY),       C(EIO),        C(ENODEV), C(ENXIO),       C(EAGAIN),
+};
+
+int errno_lookup(const char *name)
+{
+	for (size_t i = 0; i < N(errnos); i++)
+		if (strcmp(errnos[i].name, name) == 0)
+			return (int)errnos[i].value;
+	return -1;
+}
+
+const char *errno_name(int e)
+{
+	for (size_t i = 0; i < N(errnos); i++)
+		if ((int)errnos[i].value == e)
+			return errnos[i].name;
+	return xprintf("%d", e);
+}
+
+static const char *names_cache[600];
+static size_t n_names;
+
+static void load_names(void)
+{
+	if (n_names)
+		return;
+	for (int nr = 0; nr < 600 && n_names < N(names_cache); nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+		/* Outlives the arena: the table is the same for every run. */
+		if (name)
+			names_cache[n_names++] = name;
+	}
+}
+
+int syscall_lookup(const char *name, const struct loc *loc)
+{
+	int nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name);
+	if (nr >= 0)
+		return nr;
+	if (nr == __NR_SCMP_ERROR) {
+		load_names();
+		const char *hint = suggest(name, names_cache, n_names);
+		if (hint)
+			error_at(loc, "unknown syscall '%s'; did you mean '%s'?", name, hint);
+		else
+			error_at(loc, "unknown syscall '%s'", name);
+	} else {
+		error_at(loc, "syscall '%s' does not exist on x86_64", name);
+	}
+	return -1;
+}
+
+const char *nr_name(int nr)
+{
+	char *n = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+	if (!n)
+		return xprintf("syscall[%d]", nr);
+	const char *r = xstrdup(n);
+	free(n);
+	return r;
+}

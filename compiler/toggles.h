@@ -1,0 +1,28 @@
+/* toggles.h: what each toggle (AJ_TOGGLES) brings into a jail. */
+#ifndef AJ_TOGGLES_H
+#define AJ_TOGGLES_H
+
+#include "types.h"
+
+/* A mount a toggle adds when it is on: a fixed path, or a variable's. */
+struct toggle_mount {
+	int toggle; /* enum aj_toggle */
+	int op, flags;
+	const char *path; /* NULL: the variable's value */
+	int var;          /* enum aj_var */
+};
+
+/* A variable a toggle keeps when it is on and, when drop_when_off, drops
+ * when it is off, whatever else keeps it. */
+struct toggle_env {
+	int toggle;
+	bool drop_when_off;
+	const char *name;
+};
+
+const struct toggle_mount *toggle_mounts(size_t *n);
+const struct toggle_env *toggle_envs(size_t *n);
+/* The toggle whose mounts use the variable, -1 for a policy's own. */
+int toggle_of_var(int var);
+
+#endif

@@ -1,0 +1,208 @@
+/* variant.c: a variant (command group x mode) built from the changes of
+ * its blocks, replayed in order, and completed. */
+#include "variant.h"
+#include "bounds.h"
+#include "bpf.h"
+#include "environment.h"
+#include "lower.h"
+#include "mounts.h"
+#include "path.h"
+#include "patterns.h"
+#include "syscalls.h"
+#include "sysnames.h"
+#include "toggles.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+void variant_start(struct variant *v, const char *mode, const char *command)
+{
+	memset(v, 0, sizeof(*v));
+	v->mode = mode;
+	v->command = command;
+	v->hostname = "jail";
+	v->network = AJ_NET_NONE;
+	v->landlock = AJ_LANDLOCK_ON;
+	v->sys_default = M_ACT_ALLOW;
+	v->scan_depth = 32;
+	v->scan_bound = AJ_SCAN_BOUND_FAIL;
+}
+
+bool variant_apply(struct variant *v, const change_list *block)
+{
+	bool ok = true;
+	for (size_t i = 0; i < block->n; i++) {
+		const struct change *c = &block->v[i];
+		switch (c->kind) {
+		case CH_MOUNT:
+			mount_put(v, &c->mount);
+			break;
+		case CH_PATTERN:
+			ok = pattern_apply(v, &c->pattern) && ok;
+			break;
+		case CH_PRUNE_NONE:
+			patterns_prune_none(v);
+			break;
+		case CH_SCAN_DEPTH:
+			v->scan_depth = c->scan.depth;
+			v->scan_bound = c->scan.bound;
+			break;
+		case CH_ENV_KEEP:
+			env_list_add(&v->env_keep, c->env.pattern, &c->env.loc);
+			break;
+		case CH_ENV_DROP:
+			env_list_add(&v->env_drop, c->env.pattern, &c->env.loc);
+			break;
+		case CH_ENV_SET:
+			env_set_put(v, &c->env_set);
+			break;
+		case CH_RLIMIT:
+			rlimit_put(v, &c->rlimit);
+			break;
+		case CH_MEMORY:
+			v->memory = c->limit.value;
+			v->memory_loc = c->limit.stmt;
+			break;
+		case CH_PROCESSES:
+			v->processes = (uint32_t)c->limit.value;
+			v->processes_loc = c->limit.stmt;
+			break;
+		case CH_HOSTNAME:
+			v->hostname = c->hostname;
+			break;
+		case CH_NETWORK:
+			v->network = c->network.level; /* the order of enum aj_network */
+			if (c->network.fixed)
+				v->flags |= AJ_VARIANT_NET_FIXED;
+			break;
+		case CH_LANDLOCK:
+			v->landlock = c->landlock.level;
+			v->landlock_min_abi = c->landlock.min_abi;
+			break;
+		case CH_TIMEOUT:
+			v->timeout = (uint32_t)c->number;
+			break;
+		case CH_TOGGLE:
+			if (c->toggle.on)
+				v->features |= AJ_TOGGLE_BIT(c->toggle.toggle);
+			else
+				v->features &= ~AJ_TOGGLE_BIT(c->toggle.toggle);
+			break;
+		case CH_SYSCALLS_DEFAULT:
+			v->sys_default = c->action;
+			break;
+		case CH_RULES:
+			ok = rules_apply(v, c) && ok;
+			break;
+		case CH_NAMESPACES:
+			v->ns_allow = c->ns.allow;
+			v->userns = c->ns.max;
+			break;
+		}
+	}
+	return ok;
+}
+
+/* The mounts and variables of the toggles (toggles.c): on, a toggle keeps
+ * its variables; off, it drops them. */
+static void add_toggles(struct variant *v)
+{
+	static const char *const var_names[AJ_VAR_COUNT] = AJ_VAR_NAMES;
+	size_t n;
+	const struct toggle_mount *tm = toggle_mounts(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!(v->features & AJ_TOGGLE_BIT(tm[i].toggle)))
+			continue;
+		struct m_mount m = {
+		    .op = tm[i].op, .flags = tm[i].flags, .toggle = 1 + tm[i].toggle};
+		if (tm[i].path) {
+			m.path.head = m.path.text = xstrdup(tm[i].path);
+		} else {
+			m.path.head = xstrdup("");
+			m.path.var = tm[i].var;
+			m.path.text = xprintf("$%s", var_names[tm[i].var]);
+		}
+		m.path.tail = xstrdup("");
+		mount_put(v, &m);
+	}
+	const struct toggle_env *te = toggle_envs(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (v->features & AJ_TOGGLE_BIT(te[i].toggle))
+			env_list_add(&v->env_keep, te[i].name, NULL);
+		else if (te[i].drop_when_off)
+			env_list_add(&v->env_drop, te[i].name, NULL);
+	}
+}
+
+/* 'network blocked' keeps the host's network namespace: no socket family
+ * but AF_UNIX may be created, so no IP (TCP, UDP, ICMP, raw), no netlink
+ * (the host's routes, addresses, connections through sock_diag), no
+ * packet, vsock or any family a later kernel adds.  The comparison is on
+ * the whole 64-bit argument: a value whose low 32 bits say AF_UNIX but
+ * whose high bits are set is refused too, never the other way round. */
+static void block_sockets(struct variant *v)
+{
+	struct m_rule r = {.nr = syscall_lookup("socket", NULL),
+	                   .name = "socket",
+	                   .action = EAFNOSUPPORT,
+	                   .n_cmp = 1,
+	                   .cmp = {{0, SCMP_CMP_NE, 0, AF_UNIX}},
+	                   .text = xstrdup("socket(arg0 != AF_UNIX)")};
+	VEC_PUSH(v->rules, r);
+}
+
+/* The filter's side of 'namespaces': clone and unshare with the flag of
+ * a kind the policy does not allow are refused, and chroot unless user
+ * namespaces are allowed (only a namespace's root may chroot, and a
+ * browser's sandbox does it in its own).  The kernel's side is
+ * aj_variant.userns. */
+static void namespace_rules(struct variant *v)
+{
+#define NS_FLAG(flag, name) flag,
+	static const unsigned long flags[] = {NS_KINDS(NS_FLAG)};
+	static const char *const calls[] = {"clone", "unshare"};
+
+	for (size_t c = 0; c < N(calls); c++)
+		for (size_t i = 0; i < N(flags); i++) {
+			unsigned long f = flags[i];
+			if (v->ns_allow & f)
+				continue;
+			struct m_rule r = {.nr = syscall_lookup(calls[c], NULL),
+			                   .name = calls[c],
+			                   .action = EPERM,
+			                   .n_cmp = 1,
+			                   .cmp = {{0, SCMP_CMP_MASKED_EQ, f, f}},
+			                   .text = xprintf("%s(arg0 & 0x%lx == 0x%lx)", calls[c], f, f)};
+			VEC_PUSH(v->rules, r);
+		}
+	if (!(v->ns_allow & CLONE_NEWUSER)) {
+		struct m_rule r = {.nr = syscall_lookup("chroot", NULL),
+		                   .name = "chroot",
+		                   .action = EPERM,
+		                   .text = xstrdup("chroot")};
+		VEC_PUSH(v->rules, r);
+	}
+}
+
+bool variant_finish(struct variant *v)
+{
+	/* The target may ask which mode it runs in; a nested stub does not
+	 * trust it (stub/mode.c). */
+	struct m_env_set e = {.name = M_MODE_ENV};
+	path_parse(v->mode, NULL, false, &e.value);
+	env_set_put(v, &e);
+	if (!pattern_check_pruned(v) || !scan_lower(v))
+		return false;
+	add_toggles(v);
+	mounts_sort(v);
+	if (v->landlock != AJ_LANDLOCK_OFF)
+		mounts_landlock(v);
+	if (v->network == AJ_NET_BLOCKED)
+		block_sockets(v);
+	namespace_rules(v);
+	return seccomp_build(v);
+}
