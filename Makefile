@@ -36,7 +36,7 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparat
 DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \
 	libcmocka-dev linux-libc-dev file hyperfine bubblewrap util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
-	cargo
+	cargo groff-base
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
@@ -124,7 +124,41 @@ $(B)/bin/jail-%: $(STUB_OBJ) $(B)/obj/stub/policy-%.musl.o
 
 include tests/tests.mk
 
-check: all unit-check corpus-check fuzz-replay integration-check escape-check
+# --- integrations: the status tool, the Python package, the man pages ---------
+#
+#   build/bin/aijail-status  what is in force, measured from inside a jail
+#   python-check             tests/python: the aijail package, as the test user
+#   status-check             tests/status: aijail-status inside and outside
+#   orchestrator-check       tests/integration/orchestrator.sh: jail-worker as an argv prefix
+#   man-check                every docs/man page through groff, warnings fail
+
+all: $(B)/bin/aijail-status
+
+$(B)/bin/aijail-status: tools/status.c $(B)/kh/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -static -s -o $@ $<
+
+MAN_PAGES := $(wildcard docs/man/*.1 docs/man/*.5)
+
+man-check:
+	@fail=0; for m in $(MAN_PAGES); do \
+		w=$$(groff -ww -man -Tutf8 -z $$m 2>&1); \
+		if [ -n "$$w" ]; then echo "FAIL $$m:"; echo "$$w"; fail=1; else echo "PASS $$m"; fi; \
+	done; exit $$fail
+
+status-check: $(B)/bin/aijail-status $(STUBS)
+	tests/status/run.sh
+
+python-check: $(B)/bin/aijail-status $(STUBS)
+	tests/python/run.sh
+
+orchestrator-check: $(STUBS)
+	tests/integration/orchestrator.sh
+
+.PHONY: man-check status-check python-check orchestrator-check
+
+check: all unit-check corpus-check fuzz-replay integration-check escape-check \
+	status-check python-check orchestrator-check man-check
 	@echo "make check: all suites passed"
 
 # --- bench, fuzz, install ----------------------------------------------------
