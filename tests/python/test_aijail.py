@@ -121,6 +121,18 @@ class HostileSnippet(Base):
         self.assertNotIn(SECRET_ENV, json.dumps(inside))
         self.assertNotIn(SECRET_HOME, json.dumps(inside))
 
+    def test_no_net_is_what_cuts(self):
+        # python3's command group has the host's network: without no_net
+        # the jailed snippet reaches the listener, so no_net is what cut it.
+        srv = Listener()
+        try:
+            cp = aijail.run_sandboxed(["python3", "-c", HOSTILE, str(srv.port), self.home_file],
+                                      cwd=self.project, env=self.env, timeout=30)
+        finally:
+            srv.close()
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(json.loads(cp.stdout)["net"], "connected")
+
 
 class Runs(Base):
     def test_exit_status_and_output(self):
