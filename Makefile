@@ -136,7 +136,8 @@ all: $(B)/bin/aijail-status
 
 $(B)/bin/aijail-status: tools/status.c $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
-	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -static -s -o $@ $<
+	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -ffunction-sections -fdata-sections \
+		-fno-asynchronous-unwind-tables -static -s -Wl,--gc-sections -o $@ $<
 
 MAN_PAGES := $(wildcard docs/man/*.1 docs/man/*.5)
 
