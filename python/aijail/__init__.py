@@ -160,6 +160,10 @@ def run_sandboxed(
 ):
     """Run cmd (a list of arguments) in the jail; a subprocess.CompletedProcess.
 
+    With the generic stubs (jail, jail-worker) cmd is the command and its
+    arguments; a per-tool stub (jail-python, ...) runs its own tool, and
+    cmd is that tool's arguments (["-c", "print(1)"]).
+
     ro_maps, rw_maps  more paths, read-only or writable (--jail-ro, --jail-rw);
                       the stub refuses /, $HOME and its parents, system trees
     no_net            no network at all (--jail-no-net: a network namespace
