@@ -148,10 +148,11 @@ finish() {
 # --- streaming, signals, exit status -----------------------------------------------
 
 start
-if [ "$(cat "/proc/$JW/comm" 2>/dev/null)" != jail-worker ]; then
+expect_line orch-ready ready
+# Only now: setpriv and env may not have exec'd the stub before the reply.
+if [ "$(cat "/proc/$JW/comm" 2>/dev/null)" = jail-worker ]; then pass orch-pid; else
 	fail orch-pid "the coprocess is $(cat "/proc/$JW/comm" 2>/dev/null), not jail-worker"
 fi
-expect_line orch-ready ready
 for i in 1 2 3; do
 	echo "request $i" >&"$W_IN"
 	expect_line "orch-stream-$i" "reply request $i"
