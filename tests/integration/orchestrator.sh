@@ -239,6 +239,44 @@ orphan() {
 	return 1
 }
 
+# marked MARK: the pids whose command line holds MARK.
+marked() {
+	local f c
+	for f in /proc/[0-9]*/cmdline; do
+		c=$({ tr '\0' ' ' <"$f"; } 2>/dev/null)
+		if [[ $c == *"$1"* ]]; then
+			f=${f#/proc/}
+			echo "${f%/cmdline}"
+		fi
+	done
+}
+
+# SIGKILL cannot be forwarded, but the jail's pid 1 has a parent-death
+# signal: the worker dies with jail-worker.
+mark="aijail-orch-mark-$$"
+(cd "$T/proj" && exec "${pre[@]}" "${run_env[@]}" "$T/bin/jail-worker" python3 busy.py "$mark" \
+	</dev/null >/dev/null 2>&1) &
+jw=$!
+started+=("$jw")
+# Three processes carry the mark: jail-worker, the jail's pid 1, the worker.
+for ((i = 0; i < 50; i++)); do
+	[ "$(marked "$mark" | wc -l)" -ge 3 ] && break
+	sleep 0.1
+done
+if [ "$(marked "$mark" | wc -l)" -lt 3 ]; then
+	fail orch-sigkill "the worker did not start: $(marked "$mark" | tr '\n' ' ')"
+else
+	kill -KILL "$jw"
+	wait "$jw" 2>/dev/null
+	for ((i = 0; i < wait_s * 10; i++)); do
+		[ -z "$(marked "$mark")" ] && break
+		sleep 0.1
+	done
+	if [ -z "$(marked "$mark")" ]; then pass orch-sigkill; else
+		fail orch-sigkill "still running after SIGKILL to jail-worker: $(marked "$mark" | tr '\n' ' ')"
+	fi
+fi
+
 orphan orch-dies-pipe worker.py pipe ||
 	fail orch-dies-pipe "$RESULT"
 
