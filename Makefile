@@ -61,7 +61,7 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparat
 DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
-	cargo chromium
+	cargo chromium groff-base
 DEB_BENCH := hyperfine bubblewrap
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
@@ -193,7 +193,42 @@ $(B)/share/aijail/policies/%.aj: policies/%.aj
 
 include tests/tests.mk
 
-check: all unit-check corpus-check fuzz-replay integration-check escape-check install-check
+# --- integrations: the status tool, the Python package, the man pages ---------
+#
+#   build/bin/aijail-status  what is in force, measured from inside a jail
+#   python-check             tests/python: the aijail package, as the test user
+#   status-check             tests/status: aijail-status inside and outside
+#   orchestrator-check       tests/integration/orchestrator.sh: jail-worker as an argv prefix
+#   man-check                every docs/man page through groff, warnings fail
+
+all: $(B)/bin/aijail-status
+
+$(B)/bin/aijail-status: tools/status.c $(B)/kh/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -ffunction-sections -fdata-sections \
+		-fno-asynchronous-unwind-tables -static -s -Wl,--gc-sections -o $@ $<
+
+MAN_PAGES := $(wildcard docs/man/*.1 docs/man/*.5)
+
+man-check:
+	@fail=0; for m in $(MAN_PAGES); do \
+		w=$$(groff -ww -man -Tutf8 -z $$m 2>&1); \
+		if [ -n "$$w" ]; then echo "FAIL $$m:"; echo "$$w"; fail=1; else echo "PASS $$m"; fi; \
+	done; exit $$fail
+
+status-check: $(B)/bin/aijail-status $(STUBS)
+	tests/status/run.sh
+
+python-check: $(B)/bin/aijail-status $(STUBS)
+	tests/python/run.sh
+
+orchestrator-check: $(STUBS)
+	tests/integration/orchestrator.sh
+
+.PHONY: man-check status-check python-check orchestrator-check
+
+check: all unit-check corpus-check fuzz-replay integration-check escape-check install-check \
+	status-check python-check orchestrator-check man-check
 	@echo "make check: all suites passed"
 
 # make install into a temporary folder, then --build from there alone.
@@ -237,7 +272,7 @@ I_SHARE  := $(DESTDIR)$(PREFIX)/share/aijail
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(I_LIB)/include $(I_LIB)/stub $(I_SHARE)/policies
-	install -m 0755 $(B)/bin/aijail-compile $(STUBS) $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(B)/bin/aijail-compile $(B)/bin/aijail-status $(STUBS) $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(RT)/libaijail-stub.a $(RT)/stub.flags $(I_LIB)/
 	install -m 0644 $(RT)/include/aj_table.h $(I_LIB)/include/
 	install -m 0644 $(RT_STUB) $(I_LIB)/stub/
@@ -249,7 +284,8 @@ install: all
 # What install put, and the folders that are aijail's own once empty
 # (Python's __pycache__ beside the package: made by importing it).
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/aijail-compile $(STUBS:$(B)/bin/%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(DESTDIR)$(BINDIR)/aijail-compile $(DESTDIR)$(BINDIR)/aijail-status \
+		$(STUBS:$(B)/bin/%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(I_LIB)/libaijail-stub.a $(I_LIB)/stub.flags $(I_LIB)/include/aj_table.h \
 		$(RT_STUB:$(RT)/%=$(I_LIB)/%) $(SHARE_FILES:$(B)/share/aijail/%=$(I_SHARE)/%)
 	rm -f $(MAN1:docs/man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN5:docs/man/%=$(DESTDIR)$(MANDIR)/man5/%)

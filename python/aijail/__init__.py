@@ -1,0 +1,318 @@
+"""aijail: run commands inside an aijail jail, from Python.
+
+The jail is one of aijail's static stubs (``jail``, ``jail-worker``,
+``jail-python``, ...).  Which one: the ``stub=`` argument, else the
+``AIJAIL_STUB`` environment variable, else ``jail`` found on ``PATH``.
+Everything here calls the stub through its documented options
+(``--jail-ro``, ``--jail-rw``, ``--jail-no-net``, ``--jail-mode``,
+``--jail-timeout``, ``--jail-explain``); nothing is confined by Python
+itself.
+
+Exit statuses of the stub, as jail(1) lists them: the command's own; 128+N
+when it died of signal N; 124 when the jail's timeout killed it (raised here
+as ``subprocess.TimeoutExpired``); 125 when the jail could not be built
+(raised as ``SandboxError``, carrying the stub's message); 126 the command
+cannot run; 127 it was not found.
+
+Standard library only.
+"""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections import namedtuple
+
+__all__ = [
+    "SandboxError",
+    "ExplainUnsupported",
+    "HandlerResult",
+    "find_stub",
+    "find_status_tool",
+    "run_sandboxed",
+    "explain",
+    "status",
+    "run_handler",
+]
+
+EXIT_TIMEOUT = 124
+EXIT_SETUP = 125
+
+# Trees every shipped policy binds read-only: a binary there is already
+# visible inside, and the stub refuses to map them again.
+_SYSTEM_TREES = ("/usr/", "/etc/", "/opt/")
+
+# How long past the jail's own timeout Python waits before it kills the
+# stub itself (the stub's pid 1 dies with it: PR_SET_PDEATHSIG).
+_GRACE = 10
+
+
+class SandboxError(RuntimeError):
+    """The jail could not be built (the stub exited 125); nothing ran.
+
+    ``message`` is the stub's own message (``jail: fatal: unable to STEP:
+    REASON: HINT`` or a usage line), ``stderr`` all it wrote, ``cmd`` the
+    stub's full argument list, ``returncode`` its exit status.
+    """
+
+    def __init__(self, message, cmd=None, stderr="", returncode=EXIT_SETUP):
+        super().__init__(message)
+        self.message = message
+        self.cmd = cmd
+        self.stderr = stderr
+        self.returncode = returncode
+
+
+class ExplainUnsupported(SandboxError):
+    """This stub has no ``--jail-explain=json``."""
+
+
+HandlerResult = namedtuple("HandlerResult", "output returncode stdout stderr directory")
+HandlerResult.__doc__ = """What run_handler() read back.
+
+output      the bytes the handler wrote to its output file, or None if it
+            wrote none
+returncode  the handler's exit status
+stdout, stderr  what it printed (str)
+directory   the temporary project directory (already removed)
+"""
+
+
+def find_stub(stub=None):
+    """The stub's path: stub, else $AIJAIL_STUB, else ``jail`` on PATH."""
+    name = stub or os.environ.get("AIJAIL_STUB") or "jail"
+    if os.sep in name:
+        return name
+    found = shutil.which(name)
+    if not found:
+        raise SandboxError(
+            "no aijail stub: %r is not on PATH; install aijail, set AIJAIL_STUB "
+            "or pass stub=" % name
+        )
+    return found
+
+
+def find_status_tool(tool=None):
+    """aijail-status: tool, else $AIJAIL_STATUS, else on PATH."""
+    name = tool or os.environ.get("AIJAIL_STATUS") or "aijail-status"
+    if os.sep in name:
+        return os.path.abspath(name)
+    found = shutil.which(name)
+    if not found:
+        raise SandboxError(
+            "no aijail-status: %r is not on PATH; install aijail, set AIJAIL_STATUS "
+            "or pass status_tool=" % name
+        )
+    return os.path.abspath(found)
+
+
+def _text(data):
+    if data is None:
+        return ""
+    if isinstance(data, bytes):
+        return data.decode("utf-8", "replace")
+    return data
+
+
+def _stub_message(stub, stderr):
+    """The stub's own lines of stderr (PROG: fatal:/usage:), else all of it."""
+    prog = os.path.basename(stub) + ": "
+    lines = [l for l in _text(stderr).splitlines() if l.startswith(prog)]
+    ours = [l for l in lines if l.startswith(prog + "fatal:") or l.startswith(prog + "usage:")]
+    return "\n".join(ours or lines) or _text(stderr).strip() or "the jail could not be built"
+
+
+def _stub_argv(
+    stub, ro_maps=(), rw_maps=(), no_net=False, timeout=None, mode=None, extra=()
+):
+    argv = [stub]
+    for p in ro_maps:
+        argv.append("--jail-ro=" + os.fspath(p))
+    for p in rw_maps:
+        argv.append("--jail-rw=" + os.fspath(p))
+    if no_net:
+        argv.append("--jail-no-net")
+    if mode:
+        argv.append("--jail-mode=" + mode)
+    if timeout:
+        argv.append("--jail-timeout=%d" % max(1, math.ceil(timeout)))
+    argv.extend(extra)
+    return argv
+
+
+def run_sandboxed(
+    cmd,
+    ro_maps=(),
+    rw_maps=(),
+    no_net=False,
+    timeout=60,
+    mode=None,
+    cwd=None,
+    env=None,
+    input=None,
+    *,
+    stub=None,
+    text=True,
+    capture_output=True,
+):
+    """Run cmd (a list of arguments) in the jail; a subprocess.CompletedProcess.
+
+    With the generic stubs (jail, jail-worker) cmd is the command and its
+    arguments; a per-tool stub (jail-python, ...) runs its own tool, and
+    cmd is that tool's arguments (["-c", "print(1)"]).
+
+    ro_maps, rw_maps  more paths, read-only or writable (--jail-ro, --jail-rw);
+                      the stub refuses /, $HOME and its parents, system trees
+    no_net            no network at all (--jail-no-net: a network namespace
+                      of the jail's own, without interfaces)
+    timeout           seconds; the jail kills everything at the deadline
+                      (--jail-timeout) and subprocess.TimeoutExpired is raised.
+                      None or 0: the policy's own timeout, if any
+    mode              a mode of the policy (--jail-mode), e.g. "worker",
+                      "lockdown"; a jail inside a jail never gets a weaker one
+    cwd               the project directory (default: the current one); it
+                      may not be / or $HOME
+    env               the environment the stub starts with (default:
+                      os.environ); the policy still decides which variables
+                      reach the command: a dict here adds none it drops
+    input             stdin data (str when text, else bytes)
+    stub              the stub (default: $AIJAIL_STUB or jail on PATH)
+    text, capture_output  as for subprocess.run (captured by default)
+
+    Raises SandboxError when the jail could not be built (exit 125),
+    subprocess.TimeoutExpired when the timeout killed the command.
+    """
+    if isinstance(cmd, (str, bytes, os.PathLike)):
+        cmd = [cmd]
+    stub = find_stub(stub)
+    argv = _stub_argv(stub, ro_maps, rw_maps, no_net, timeout, mode)
+    argv.append("--")
+    argv.extend(os.fspath(a) for a in cmd)
+    kwargs = {}
+    if capture_output:
+        kwargs["stdout"] = kwargs["stderr"] = subprocess.PIPE
+    started = time.monotonic()
+    try:
+        cp = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=env,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            timeout=(timeout + _GRACE) if timeout else None,
+            universal_newlines=text,
+            **kwargs
+        )
+    except subprocess.TimeoutExpired as e:
+        # The stub outlived its own deadline: subprocess.run killed it, and
+        # the jail's pid 1 died with it.
+        raise subprocess.TimeoutExpired(list(cmd), timeout, e.output, e.stderr) from None
+    elapsed = time.monotonic() - started
+    if cp.returncode == EXIT_SETUP:
+        raise SandboxError(_stub_message(stub, cp.stderr), argv, _text(cp.stderr))
+    # 124 is also what a command may exit with (timeout(1) does): it is the
+    # jail's timeout only when one was set and its time has passed.
+    if cp.returncode == EXIT_TIMEOUT and timeout and elapsed >= math.ceil(timeout) - 0.5:
+        raise subprocess.TimeoutExpired(list(cmd), timeout, cp.stdout, cp.stderr)
+    return subprocess.CompletedProcess(list(cmd), cp.returncode, cp.stdout, cp.stderr)
+
+
+def explain(cmd=None, *, stub=None, mode=None, cwd=None, env=None, ro_maps=(), rw_maps=(),
+            no_net=False):
+    """What the jail would be here and now: the stub's --jail-explain=json, a dict.
+
+    cmd names the command (the generic jail picks its command group by it).
+    Raises ExplainUnsupported when the stub has no JSON form of --jail-explain.
+    """
+    stub = find_stub(stub)
+    argv = _stub_argv(stub, ro_maps, rw_maps, no_net, None, mode, ["--jail-explain=json"])
+    if cmd:
+        argv.append("--")
+        argv.extend(os.fspath(a) for a in ([cmd] if isinstance(cmd, str) else cmd))
+    cp = subprocess.run(
+        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, universal_newlines=True, timeout=60,
+    )
+    if cp.returncode == EXIT_SETUP:
+        msg = _stub_message(stub, cp.stderr)
+        if "unknown option" in msg and "--jail-explain=json" in msg:
+            raise ExplainUnsupported(
+                "this stub has no --jail-explain=json (%s)" % msg, argv, cp.stderr
+            )
+        raise SandboxError(msg, argv, cp.stderr)
+    if cp.returncode != 0:
+        raise SandboxError(
+            "%s --jail-explain=json exited %d: %s" % (stub, cp.returncode, cp.stderr.strip()),
+            argv, cp.stderr, cp.returncode,
+        )
+    try:
+        return json.loads(cp.stdout)
+    except ValueError as e:
+        raise SandboxError("%s --jail-explain=json printed no JSON: %s" % (stub, e), argv,
+                           cp.stderr, cp.returncode) from None
+
+
+def status(*, stub=None, status_tool=None, mode=None, cwd=None, env=None, no_net=False,
+           ro_maps=(), timeout=60):
+    """aijail-status --json, run inside the jail: what is really in force, a dict.
+
+    The tool is brought in read-only unless it lives in a tree the jail
+    already binds (/usr, /etc, /opt).  "in_jail" is False (and the tool
+    exits 1) when it finds itself unconfined.
+    """
+    tool = find_status_tool(status_tool)
+    maps = list(ro_maps)
+    if not tool.startswith(_SYSTEM_TREES):
+        maps.append(tool)
+    cp = run_sandboxed([tool, "--json"], ro_maps=maps, no_net=no_net, timeout=timeout,
+                       mode=mode, cwd=cwd, env=env, stub=stub)
+    if cp.returncode not in (0, 1):
+        raise SandboxError("aijail-status exited %d: %s" % (cp.returncode, cp.stderr.strip()),
+                           [tool, "--json"], cp.stderr, cp.returncode)
+    return json.loads(cp.stdout)
+
+
+def run_handler(source, input, *, interpreter=("python3",), filename="handler.py",
+                input_name="input", output_name="output", timeout=60, no_net=True,
+                mode=None, ro_maps=(), env=None, stub=None, dir=None):
+    """The code-stage pattern: run untrusted handler code on one input, jailed.
+
+    A temporary project directory is made (in dir, default $TMPDIR), the
+    handler's source and its input are written there, and the jail runs
+    ``INTERPRETER... FILENAME INPUT OUTPUT`` in it, the two last arguments
+    the names of the input file and of the file the handler is to write.
+    The output is read back and the directory removed, whatever happened.
+    input is bytes, str, or anything json.dumps takes.  No network unless
+    no_net=False.  Returns a HandlerResult; raises as run_sandboxed does.
+    """
+    if isinstance(input, str):
+        data = input.encode()
+    elif isinstance(input, (bytes, bytearray)):
+        data = bytes(input)
+    else:
+        data = json.dumps(input).encode()
+    if isinstance(source, str):
+        source = source.encode()
+    project = tempfile.mkdtemp(prefix="aijail-handler.", dir=dir)
+    try:
+        with open(os.path.join(project, filename), "wb") as f:
+            f.write(source)
+        with open(os.path.join(project, input_name), "wb") as f:
+            f.write(data)
+        cp = run_sandboxed(
+            list(interpreter) + [filename, input_name, output_name],
+            ro_maps=ro_maps, no_net=no_net, timeout=timeout, mode=mode, cwd=project,
+            env=env, stub=stub,
+        )
+        out_path = os.path.join(project, output_name)
+        output = None
+        # Not followed: a handler may leave a symlink to anywhere.
+        if os.path.isfile(out_path) and not os.path.islink(out_path):
+            with open(out_path, "rb") as f:
+                output = f.read()
+        return HandlerResult(output, cp.returncode, cp.stdout, cp.stderr, project)
+    finally:
+        shutil.rmtree(project, ignore_errors=True)

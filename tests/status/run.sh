@@ -1,0 +1,178 @@
+#!/bin/bash
+# run.sh: aijail-status, inside jails and out.  As root, the jails run as
+# the unprivileged test user (tests/lib/user.sh, AJTEST_USER); the tool is
+# copied to a temporary folder and brought in with --jail-ro, as any
+# binary outside /usr is.
+#
+# Each case checks a field the tool measured against what the jail is known
+# to have done, and a control case shows the Landlock probe can also answer
+# "no": a root of our own (tmpfs, in our own user and mount namespaces)
+# with no ruleset.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${AIJAIL_BUILD:-$root/build}
+py=/usr/bin/python3
+
+npass=0
+nfail=0
+nskip=0
+pass() {
+	npass=$((npass + 1))
+	echo "PASS $1"
+}
+fail() {
+	nfail=$((nfail + 1))
+	echo "FAIL $1: $2"
+	[ -n "${ERR:-}" ] && printf '%s\n' "$ERR" | head -n 8 | sed 's/^/    stderr: /'
+}
+skip() {
+	nskip=$((nskip + 1))
+	echo "SKIP $1: $2"
+}
+
+# shellcheck source=tests/lib/user.sh
+. "$root/tests/lib/user.sh"
+
+for b in aijail-status jail jail-worker; do
+	if [ ! -x "$build/bin/$b" ]; then
+		echo "FAIL setup: $build/bin/$b is missing; run make first"
+		exit 1
+	fi
+done
+
+T=$(mktemp -d /tmp/aijail-status.XXXXXX) || exit 1
+chmod 0755 "$T"
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/bin" "$T/proj" "$T/out"
+cp "$build/bin/aijail-status" "$build/bin/jail" "$build/bin/jail-worker" "$T/bin/"
+chmod 0755 "$T/bin"/*
+chown -R "$tuid:$tgid" "$T/proj"
+[ $as_root -eq 1 ] || thome=$T/home
+mkdir -p "$thome"
+st=$T/bin/aijail-status
+
+# srun [VAR=VALUE…] -- COMMAND ARGS…: as the test user, from the project,
+# a clean environment.  Sets RC, OUT, ERR.
+srun() {
+	local e=(PATH=/usr/local/bin:/usr/bin:/bin) pre
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		e+=("$1")
+		shift
+	done
+	shift
+	if [ $as_root -eq 1 ]; then
+		pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env
+			env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser")
+	else
+		pre=(env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser")
+	fi
+	(cd "$T/proj" && exec timeout -k 5 60 "${pre[@]}" "${e[@]}" "$@") \
+		>"$T/out/stdout" 2>"$T/out/stderr" </dev/null
+	RC=$?
+	OUT=$(cat "$T/out/stdout")
+	ERR=$(cat "$T/out/stderr")
+}
+
+# jq_ PYEXPR: evaluates PYEXPR with s bound to the JSON in $OUT.
+jq_() {
+	printf '%s' "$OUT" | "$py" -c 'import json, sys; s = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1" 2>&1
+}
+
+# check NAME PYEXPR EXPECTED: the JSON in $OUT gives EXPECTED for PYEXPR.
+check() {
+	local got
+	got=$(jq_ "$2")
+	if [ "$got" = "$3" ]; then pass "$1"; else fail "$1" "$2 is $(printf '%q' "$got"), expected $3"; fi
+}
+
+# --- outside a jail -------------------------------------------------------------
+
+srun -- "$st"
+if [ "$RC" = 1 ] && [[ $OUT == "in a jail: no:"* ]]; then pass outside-text; else
+	fail outside-text "exit $RC, first line $(printf '%q' "${OUT%%$'\n'*}")"
+fi
+srun -- "$st" --json
+if [ "$RC" = 1 ]; then pass outside-exit; else fail outside-exit "exit $RC, expected 1"; fi
+check outside-json 's["in_jail"], "the user namespace is the host\x27s" in s["missing"]' \
+	"(False, True)"
+check outside-no-floor 's["mode"]["floor"]' None
+
+srun -- "$st" --bogus
+if [ "$RC" = 2 ]; then pass usage; else fail usage "exit $RC, expected 2"; fi
+
+# --- inside the generic jail ----------------------------------------------------
+
+srun -- "$T/bin/jail" --jail-ro="$st" "$st" --json
+if [ "$RC" = 0 ]; then pass inside-exit; else fail inside-exit "exit $RC, expected 0; $OUT"; fi
+check inside-in-jail 's["in_jail"], s["missing"]' "(True, [])"
+check inside-seccomp 's["seccomp"]["mode"], s["seccomp"]["filters"] >= 1' "(2, True)"
+check inside-nnp 's["no_new_privs"]' True
+check inside-caps 's["capabilities"]["none"], s["capabilities"]["bounding"]' \
+	"(True, '0000000000000000')"
+for ns in user pid mnt net ipc uts; do
+	check "inside-ns-$ns" "s['namespaces']['$ns']['private']" True
+done
+check inside-uid-map 's["namespaces"]["user"]["uid_map"].split()[1]' "$tuid"
+check inside-pid1 's["namespaces"]["pid"]["pid1"], s["namespaces"]["pid"]["pid"] != 1' \
+	"('jail', True)"
+check inside-root 's["namespaces"]["mnt"]["root_fs"], s["namespaces"]["mnt"]["root_source"]' \
+	"('tmpfs', 'aijail')"
+check inside-hostname 's["namespaces"]["uts"]["hostname"]' jail
+check inside-net-none 's["network"]["none"], [i["name"] for i in s["network"]["interfaces"]]' \
+	"(True, ['lo'])"
+check inside-floor 's["mode"]["floor"], s["mode"]["claimed"]' "('normal', 'normal')"
+abi=$(jq_ 's["landlock"]["abi"]')
+if [ "$abi" = None ]; then
+	skip inside-landlock "the kernel has no Landlock here: $(jq_ 's["landlock"]["abi_error"]')"
+else
+	check inside-landlock 's["landlock"]["restricted"]' True
+fi
+
+srun -- "$T/bin/jail" --jail-ro="$st" "$st"
+if [ "$RC" = 0 ] && [[ $OUT == "in a jail: yes"* ]] && [[ $OUT == *"seccomp:      mode 2"* ]]; then
+	pass inside-text
+else
+	fail inside-text "exit $RC, $(printf '%q' "$OUT")"
+fi
+
+# The floor is the kernel's; the variable is only a claim.
+srun -- "$T/bin/jail" --jail-ro="$st" env AIJAIL_MODE=lockdown "$st" --json
+check claim-not-floor 's["mode"]["floor"], s["mode"]["claimed"]' "('normal', 'lockdown')"
+
+srun -- "$T/bin/jail-worker" --jail-ro="$st" "$st" --json
+check worker-floor 's["in_jail"], s["mode"]["floor"]' "(True, 'worker')"
+
+srun -- "$T/bin/jail" --lockdown --jail-ro="$st" "$st" --json
+check lockdown-floor 's["in_jail"], s["mode"]["floor"]' "(True, 'lockdown')"
+
+# With the host's network, the net namespace and its interfaces are the host's.
+host_ifs=$(awk -F: 'NR > 2 { gsub(/ /, "", $1); if ($1 != "lo") print $1 }' /proc/net/dev | head -n 1)
+if [ -z "$host_ifs" ]; then
+	skip host-net "the host has no interface but loopback"
+else
+	srun -- "$T/bin/jail" --net --jail-ro="$st" "$st" --json
+	check host-net 's["network"]["none"], "'"$host_ifs"'" in [i["name"] for i in s["network"]["interfaces"]]' \
+		"(False, True)"
+fi
+
+# --- the Landlock probe's control: a root of our own, no ruleset -------------------
+
+srun -- unshare -Urm true
+if [ "$RC" != 0 ]; then
+	skip landlock-control "no user namespaces for the test user here"
+else
+	srun -- unshare -Urmpf --kill-child sh -c '
+		r=$(mktemp -d) && mount -t tmpfs ctl "$r" && mkdir "$r/proc" &&
+		mount -t proc proc "$r/proc" && cp "$1" "$r/status" && exec /usr/sbin/chroot "$r" /status --json' \
+		sh "$st"
+	if [ "$RC" != 1 ]; then
+		fail landlock-control "exit $RC, expected 1 (no seccomp, no floor): $OUT"
+	else
+		check landlock-control 's["landlock"]["restricted"], s["namespaces"]["user"]["private"], s["in_jail"]' \
+			"(False, True, False)"
+	fi
+fi
+
+echo "status: $npass passed, $nfail failed, $nskip skipped"
+[ $nfail -eq 0 ]
