@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -43,6 +44,12 @@ struct k_sigaction {
 	uint64_t mask;
 };
 
+/* The caller: when it dies, the jail goes with it (an orchestrator's
+ * worker, a killed agent's command), whether or not the target ever
+ * reads its stdin.  The kernel tells us with a signal of our own. */
+#define SIG_CALLER_GONE SIGRTMAX
+static pid_t caller;
+
 void signals_block(void)
 {
 	struct k_sigaction sa = {.handler = SIG_DFL};
@@ -52,11 +59,17 @@ void signals_block(void)
 		sigaddset(&sig_wait, forwarded[i]);
 	sigaddset(&sig_wait, SIGCHLD);
 	sigaddset(&sig_wait, SIGALRM);
+	sigaddset(&sig_wait, SIG_CALLER_GONE);
 	/* An inherited SIG_IGN for SIGCHLD would make the kernel reap our
 	 * children itself, and their exit status would be lost. */
 	if (syscall(SYS_rt_sigaction, SIGCHLD, &sa, NULL, sizeof(sa.mask)) ||
 	    sigprocmask(SIG_BLOCK, &sig_wait, &sig_orig))
 		die("block signals", errno, NULL);
+	caller = getppid();
+	if (prctl(PR_SET_PDEATHSIG, SIG_CALLER_GONE, 0, 0, 0))
+		die("follow the caller", errno, NULL);
+	if (getppid() != caller)
+		die("follow the caller", 0, "it ended before the jail started");
 }
 
 static int exit_code(int status)
@@ -88,6 +101,13 @@ noreturn void supervise_parent(pid_t child)
 
 		if (sig == SIGALRM)
 			continue;
+		if (sig == SIG_CALLER_GONE) {
+			/* Sent by the kernel, or by a host process of ours
+			 * that could have killed the jail anyway. */
+			if (getppid() != caller)
+				kill(child, SIGKILL);
+			continue;
+		}
 		if (sig != SIGCHLD) {
 			kill(child, sig);
 			continue;
