@@ -790,6 +790,8 @@ fi
 . "$root/tests/integration/modes.sh"
 # shellcheck source=tests/integration/workloads.sh
 . "$root/tests/integration/workloads.sh"
+# shellcheck source=tests/integration/git.sh
+. "$root/tests/integration/git.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 
