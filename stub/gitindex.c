@@ -62,6 +62,7 @@ int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_f
 	p += 12;
 	for (uint32_t i = 0; i < n; i++) {
 		const unsigned char *e = p, *name, *nul;
+		const char *path = gi_path;
 		size_t hdr = fixed, want, l;
 		unsigned flags;
 
@@ -84,7 +85,7 @@ int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_f
 			l = (size_t)(nul - name);
 			if (l >= sizeof(gi_path))
 				return GI_ENAME;
-			memcpy(gi_path, name, l);
+			path = (const char *)name; /* NUL-terminated where it lies */
 			/* The entry's own length, padded: it must fit too. */
 			if ((size_t)(end - e) < ((hdr + l + 8) & ~(size_t)7))
 				return GI_ETRUNC;
@@ -112,7 +113,7 @@ int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_f
 			l = plen - strip;
 			if (sl >= sizeof(gi_path) - l)
 				return GI_ENAME;
-			memcpy(gi_path + l, name, sl);
+			memcpy(gi_path + l, name, sl + 1);
 			l += sl;
 			p = nul + 1;
 		}
@@ -120,9 +121,8 @@ int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_f
 			return GI_ENAME;
 		if (!l)
 			return GI_ENAME;
-		gi_path[l] = '\0';
 		plen = l;
-		if (fn(ctx, gi_path, l, be32(e + 24)))
+		if (fn(ctx, path, l, be32(e + 24)))
 			return (int)(i + 1);
 	}
 	return (int)n;
@@ -135,6 +135,7 @@ int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_f
 
 enum { GIT_NONE, GIT_TRACKED, GIT_DENIED, GIT_UNREAD };
 static uint8_t note[AJ_SCAN_MAX];
+static uint8_t passed[AJ_SCAN_MAX]; /* the look sorted past hit i */
 static unsigned n_tracked;
 static uint32_t first_tracked;
 
@@ -165,32 +166,76 @@ static bool open_question(const struct look *lk, unsigned i)
 	       (!lk->down || (!strncmp(rel, lk->down, lk->dlen) && rel[lk->dlen] == '/'));
 }
 
+/* The next part of a path compared with s: <0 or >0 as bytes compare (git
+ * sorts its index so), 0 when the path goes on with s (then skipped). */
+static int cmp_part(const char **p, size_t *len, const char *s, size_t sl)
+{
+	int c = memcmp(*p, s, *len < sl ? *len : sl);
+
+	if (c || *len < sl)
+		return c ? c : -1;
+	*p += sl;
+	*len -= sl;
+	return 0;
+}
+
+/* Where an entry's path sorts against up, key and, for a directory, a
+ * slash, joined: SORT_BEFORE; SORT_SAME; SORT_INSIDE, beginning with them;
+ * SORT_AFTER. */
+enum { SORT_BEFORE = -1, SORT_SAME, SORT_INSIDE, SORT_AFTER };
+static int sort_against(const char *p, size_t len, const struct look *lk, const char *key,
+                        size_t kl, bool slash)
+{
+	int c;
+
+	if ((c = cmp_part(&p, &len, lk->up, lk->ulen)) || (c = cmp_part(&p, &len, key, kl)) ||
+	    (slash && (c = cmp_part(&p, &len, "/", 1))))
+		return c < 0 ? SORT_BEFORE : SORT_AFTER;
+	return len ? SORT_INSIDE : SORT_SAME;
+}
+
+/* One entry against every hit still open.  The index is sorted, so once an
+ * entry sorts after a hit (and after everything inside a directory hit),
+ * no later entry can be it: when no hit is left open, the rest of the index
+ * is not read.  (An index the jail reordered can only hide a tracked file
+ * this way, which it could also do by leaving it out.) */
 static int look_entry(void *ctx, const char *path, size_t len, uint32_t mode)
 {
 	struct look *lk = ctx;
-	const char *r = path + lk->ulen;
-	size_t rl = len - lk->ulen;
 	bool sparse = path[len - 1] == '/'; /* a sparse index's directory entry */
 
 	(void)mode;
-	if (len <= lk->ulen || memcmp(path, lk->up, lk->ulen))
-		return 0;
-	for (unsigned i = 0; i < scan->n; i++) {
+	for (unsigned i = 0; i < scan->n && lk->left; i++) {
 		const struct scan_hit *h = &scan->hits[i];
 		const char *key = scan->arena + h->off + (lk->down ? lk->dlen + 1 : 0);
 		size_t kl;
+		int at;
 
-		if (!open_question(lk, i) || *key != *r)
+		if (passed[i] || !open_question(lk, i))
 			continue;
 		kl = strlen(key);
-		if (sparse     ? kl >= rl && !memcmp(key, r, rl)
-		    : h->isdir ? rl > kl && r[kl] == '/' && !memcmp(r, key, kl)
-		               : rl == kl && !memcmp(r, key, kl)) {
+		at = sort_against(path, len, lk, key, kl, h->isdir);
+		/* A hit inside a directory the index holds whole. */
+		if (at == SORT_BEFORE && sparse && len > lk->ulen &&
+		    !memcmp(path, lk->up, lk->ulen) && kl > len - lk->ulen &&
+		    !memcmp(key, path + lk->ulen, len - lk->ulen))
+			at = SORT_SAME;
+		if (at == SORT_SAME || (h->isdir && at == SORT_INSIDE)) {
 			note[i] = h->kind == AJ_PATTERN_MASK ? GIT_DENIED : GIT_TRACKED;
+			passed[i] = 1;
+			lk->left--;
+		} else if (at == SORT_AFTER || (!h->isdir && at == SORT_INSIDE)) {
+			passed[i] = 1;
 			lk->left--;
 		}
 	}
 	return !lk->left;
+}
+
+static int first_only(void *ctx, const char *path, size_t len, uint32_t mode)
+{
+	(void)ctx, (void)path, (void)len, (void)mode;
+	return 1;
 }
 
 /* The index of the repository whose .git is in the directory dfd, or -1. */
@@ -249,6 +294,7 @@ static void look(int dfd, struct look *lk)
 	int ifd, r = -1;
 
 	lk->left = 0;
+	memset(passed, 0, sizeof(passed));
 	for (unsigned i = 0; i < scan->n; i++)
 		lk->left += open_question(lk, i);
 	if (!lk->left || (ifd = open_index(dfd)) < 0)
@@ -256,9 +302,13 @@ static void look(int dfd, struct look *lk)
 	if (!fstat(ifd, &st) && st.st_size >= 32 && (uint64_t)st.st_size <= (1ULL << 31)) {
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, ifd, 0);
 		if (map != MAP_FAILED) {
-			r = gitindex_parse(map, (size_t)st.st_size, 20, look_entry, lk);
-			if (r < 0 && r != GI_ESIG && r != GI_EVERSION) /* SHA-256's ids? */
-				r = gitindex_parse(map, (size_t)st.st_size, 32, look_entry, lk);
+			size_t hashsz = 20;
+
+			/* SHA-256's ids, when only they make the first entry whole. */
+			if (gitindex_parse(map, (size_t)st.st_size, 20, first_only, NULL) < 0 &&
+			    gitindex_parse(map, (size_t)st.st_size, 32, first_only, NULL) >= 0)
+				hashsz = 32;
+			r = gitindex_parse(map, (size_t)st.st_size, hashsz, look_entry, lk);
 			munmap(map, (size_t)st.st_size);
 		}
 	}

@@ -511,6 +511,37 @@ static void nested(void **state)
 	assert_int_equal(result.hits[3].kind, M);
 }
 
+/* The look stops where the sorted index has passed every hit: "key.txt"
+ * sorts before "key/x", so a directory hit is not given up at "key.txt";
+ * a sparse index's "dir/" entry holds what is below it. */
+static void sorted(void **state)
+{
+	static const struct ent idx[] = {
+	    {"key", 0}, {"key.txt", 0}, {"key/x", 0}, {"sparse/", 0}, {"z", 0}};
+	static const struct ent reordered[] = {{"b", 0}, {"a.pem", 0}};
+	const char *rel[] = {"key/", "sparse/in/id_rsa", "sparse/", "key.pem", "zz.pem"};
+	const uint8_t kind[] = {M, M, M, M, M};
+	const char *rel2[] = {"a.pem"};
+
+	(void)state;
+	write_index("sorted/.git", 4, idx, 5);
+	mkdirs("sorted/key");
+	mkdirs("sorted/sparse/in");
+	hits(rel, kind, 5);
+	look_at("sorted");
+	assert_int_equal(result.hits[0].kind, D);
+	assert_int_equal(result.hits[1].kind, D);
+	assert_int_equal(result.hits[2].kind, D);
+	assert_int_equal(result.hits[3].kind, M);
+	assert_int_equal(result.hits[4].kind, M);
+	/* Out of order (git never writes that): a.pem comes after b, where
+	 * the look has stopped. */
+	write_index("sorted/.git", 2, reordered, 2);
+	hits(rel2, kind, 1);
+	look_at("sorted");
+	assert_int_equal(result.hits[0].kind, M);
+}
+
 /* A .git the jail wrote: a symlink, a gitdir that leads to a FIFO named
  * index, an index that does not parse.  Nothing blocks, nothing is
  * denied, and the last one is said. */
@@ -559,7 +590,7 @@ int main(void)
 	    cmocka_unit_test(lies),       cmocka_unit_test(damage),
 	    cmocka_unit_test(at_the_top), cmocka_unit_test(below_the_top),
 	    cmocka_unit_test(worktree),   cmocka_unit_test(nested),
-	    cmocka_unit_test(hostile),
+	    cmocka_unit_test(sorted),     cmocka_unit_test(hostile),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
