@@ -11,8 +11,8 @@
  * on stderr says so, and --jail-explain names each one.
  *
  * The index lives in the project (.git is written by the jail's own runs),
- * so it is hostile input: mapped read-only, every length checked against
- * the end before it is used, and a file that does not parse is treated as
+ * so it is hostile input: read through a fixed buffer, every length
+ * checked against the end before it is used, and a file that does not parse is treated as
  * no index at all (the covers stay as the scan decided).  The trailing
  * checksum is not verified: hashing a large index would cost more than
  * the rest of the start-up, and a forged index could carry a valid one
@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,49 +45,69 @@ static uint32_t be32(const unsigned char *p)
 
 static char gi_path[AJ_PATH_MAX];
 
-int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_fn *fn, void *ctx)
-{
-	const unsigned char *end;
-	size_t fixed = 40 + hashsz + 2, plen = 0;
-	uint32_t version, n;
+struct gi_reader {
+	size_t hashsz;
+	uint32_t version, n, i; /* i: entries seen */
+	size_t plen;            /* version 4: the last path's length, in gi_path */
+	gitindex_fn *fn;
+	void *ctx;
+	bool stop;
+};
 
-	if (len < 12 + hashsz || memcmp(p, "DIRC", 4))
+/* The header, from the start of an index of len bytes. */
+static int gi_header(struct gi_reader *g, const unsigned char *p, size_t len)
+{
+	if (len < 12 + g->hashsz || memcmp(p, "DIRC", 4))
 		return GI_ESIG;
-	version = be32(p + 4);
-	n = be32(p + 8);
-	if (version < 2 || version > 4)
-		return GI_EVERSION;
-	end = p + len - hashsz;
-	p += 12;
-	for (uint32_t i = 0; i < n; i++) {
+	g->version = be32(p + 4);
+	g->n = be32(p + 8);
+	g->i = 0;
+	g->plen = 0;
+	g->stop = false;
+	return g->version < 2 || g->version > 4 ? GI_EVERSION : 0;
+}
+
+/* The entries that lie whole in p..p+avail; more: the entries go on past
+ * avail (then an entry cut at avail waits for the next call).  Returns the
+ * bytes of the whole entries, or a GI_E* error.  Nothing is kept of an
+ * entry until it is whole. */
+static long gi_entries(struct gi_reader *g, const unsigned char *p, size_t avail, bool more)
+{
+	const unsigned char *start = p, *end = p + avail;
+	size_t fixed = 40 + g->hashsz + 2;
+
+#define GI_SHORT() return more ? (long)(e - start) : GI_ETRUNC
+	while (g->i < g->n && !g->stop) {
 		const unsigned char *e = p, *name, *nul;
 		const char *path = gi_path;
 		size_t hdr = fixed, want, l;
 		unsigned flags;
 
 		if ((size_t)(end - e) < hdr)
-			return GI_ETRUNC;
+			GI_SHORT();
 		flags = (unsigned)e[fixed - 2] << 8 | e[fixed - 1];
 		if (flags & 0x4000) {
-			if (version < 3)
+			if (g->version < 3)
 				return GI_EFLAGS;
 			hdr += 2;
 			if ((size_t)(end - e) < hdr)
-				return GI_ETRUNC;
+				GI_SHORT();
 		}
 		want = flags & 0xfff;
 		name = e + hdr;
-		if (version < 4) {
+		if (g->version < 4) {
 			nul = memchr(name, 0, (size_t)(end - name));
+			if (!nul && (size_t)(end - name) >= sizeof(gi_path))
+				return GI_ENAME;
 			if (!nul)
-				return GI_ETRUNC;
+				GI_SHORT();
 			l = (size_t)(nul - name);
 			if (l >= sizeof(gi_path))
 				return GI_ENAME;
-			path = (const char *)name; /* NUL-terminated where it lies */
 			/* The entry's own length, padded: it must fit too. */
 			if ((size_t)(end - e) < ((hdr + l + 8) & ~(size_t)7))
-				return GI_ETRUNC;
+				GI_SHORT();
+			path = (const char *)name; /* NUL-terminated where it lies */
 			p = e + ((hdr + l + 8) & ~(size_t)7);
 		} else {
 			size_t strip = 0, sl;
@@ -98,34 +117,129 @@ int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_f
 			 * that every number has one spelling. */
 			do {
 				if (name == end)
-					return GI_ETRUNC;
+					GI_SHORT();
 				c = *name++;
 				if (strip > sizeof(gi_path))
 					return GI_ENAME;
 				strip = (strip << 7) + (c & 127) + ((c & 128) ? 1 : 0);
 			} while (c & 128);
-			if (strip > plen)
+			if (strip > g->plen)
 				return GI_ENAME;
 			nul = memchr(name, 0, (size_t)(end - name));
+			if (!nul && (size_t)(end - name) >= sizeof(gi_path))
+				return GI_ENAME;
 			if (!nul)
-				return GI_ETRUNC;
+				GI_SHORT();
 			sl = (size_t)(nul - name);
-			l = plen - strip;
+			l = g->plen - strip;
 			if (sl >= sizeof(gi_path) - l)
 				return GI_ENAME;
 			memcpy(gi_path + l, name, sl + 1);
 			l += sl;
 			p = nul + 1;
 		}
+#undef GI_SHORT
 		if (want < 0xfff ? l != want : l < 0xfff)
 			return GI_ENAME;
 		if (!l)
 			return GI_ENAME;
-		plen = l;
-		if (fn(ctx, path, l, be32(e + 24)))
-			return (int)(i + 1);
+		g->plen = l;
+		g->i++;
+		g->stop = g->fn(g->ctx, path, l, be32(e + 24)) != 0;
 	}
-	return (int)n;
+	return (long)(p - start);
+}
+
+int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_fn *fn, void *ctx)
+{
+	struct gi_reader g = {.hashsz = hashsz, .fn = fn, .ctx = ctx};
+	int r = gi_header(&g, p, len);
+	long used;
+
+	if (r < 0)
+		return r;
+	used = gi_entries(&g, p + 12, len - 12 - hashsz, false);
+	return used < 0 ? (int)used : (int)g.i;
+}
+
+/* read(2) until n bytes or the end. */
+static size_t fill(int fd, unsigned char *b, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, b + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+static int first_only(void *ctx, const char *path, size_t len, uint32_t mode)
+{
+	(void)ctx, (void)path, (void)len, (void)mode;
+	return 1;
+}
+
+/* The index open at fd, size bytes as fstat saw it, through a fixed
+ * buffer: a mapping would die of SIGBUS if the file shrank under it (a
+ * jailed git writing it meanwhile).  Entries are read until fn stops. */
+static int gi_read(int fd, size_t size, gitindex_fn *fn, void *ctx)
+{
+	static unsigned char buf[1 << 16]; /* far more than one entry (< 4.2 KiB) */
+	struct gi_reader g = {.hashsz = 20};
+	size_t have, off = 0, pos = 12, got, region;
+	long used;
+	int r;
+
+	got = have = fill(fd, buf, size < sizeof(buf) ? size : sizeof(buf));
+	if (have < 12 || have < (size < sizeof(buf) ? size : sizeof(buf)))
+		return GI_ETRUNC;
+	/* SHA-256's ids, when only they make the first entry whole. */
+	for (size_t hs = 20; hs <= 32; hs += 12) {
+		struct gi_reader t = {.hashsz = hs, .fn = first_only};
+
+		if (!gi_header(&t, buf, size) &&
+		    gi_entries(&t, buf + 12, (have < size - hs ? have : size - hs) - 12,
+		               have < size - hs) >= 0 &&
+		    (t.i || !t.n)) {
+			g.hashsz = hs;
+			break;
+		}
+	}
+	g.fn = fn;
+	g.ctx = ctx;
+	if ((r = gi_header(&g, buf, size)) < 0)
+		return r;
+	region = size - g.hashsz; /* the entries end before the checksum */
+	for (;;) {
+		size_t lim = have < region - off ? have : region - off;
+		bool more = off + have < region;
+
+		used = gi_entries(&g, buf + pos, lim - pos, more);
+		if (used < 0)
+			return (int)used;
+		if (g.i == g.n || g.stop)
+			return (int)g.i;
+		pos += (size_t)used;
+		memmove(buf, buf + pos, have - pos);
+		off += pos;
+		have -= pos;
+		pos = 0;
+		if (have == sizeof(buf))
+			return GI_ENAME; /* no whole entry in the buffer */
+		size_t want = sizeof(buf) - have < size - got ? sizeof(buf) - have : size - got;
+		size_t n = fill(fd, buf + have, want);
+
+		if (n < want || !want)
+			return GI_ETRUNC; /* shrunk since fstat */
+		have += n;
+		got += n;
+	}
 }
 
 /* ---- the repositories, and which hits each tracks ---------------------- */
@@ -232,12 +346,6 @@ static int look_entry(void *ctx, const char *path, size_t len, uint32_t mode)
 	return !lk->left;
 }
 
-static int first_only(void *ctx, const char *path, size_t len, uint32_t mode)
-{
-	(void)ctx, (void)path, (void)len, (void)mode;
-	return 1;
-}
-
 /* The index of the repository whose .git is in the directory dfd, or -1. */
 static int open_index(int dfd)
 {
@@ -290,7 +398,6 @@ static int open_index(int dfd)
 static void look(int dfd, struct look *lk)
 {
 	struct stat st;
-	void *map;
 	int ifd, r = -1;
 
 	lk->left = 0;
@@ -299,19 +406,8 @@ static void look(int dfd, struct look *lk)
 		lk->left += open_question(lk, i);
 	if (!lk->left || (ifd = open_index(dfd)) < 0)
 		return;
-	if (!fstat(ifd, &st) && st.st_size >= 32 && (uint64_t)st.st_size <= (1ULL << 31)) {
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, ifd, 0);
-		if (map != MAP_FAILED) {
-			size_t hashsz = 20;
-
-			/* SHA-256's ids, when only they make the first entry whole. */
-			if (gitindex_parse(map, (size_t)st.st_size, 20, first_only, NULL) < 0 &&
-			    gitindex_parse(map, (size_t)st.st_size, 32, first_only, NULL) >= 0)
-				hashsz = 32;
-			r = gitindex_parse(map, (size_t)st.st_size, hashsz, look_entry, lk);
-			munmap(map, (size_t)st.st_size);
-		}
-	}
+	if (!fstat(ifd, &st) && (uint64_t)st.st_size <= (1ULL << 31))
+		r = gi_read(ifd, (size_t)st.st_size, look_entry, lk);
 	close(ifd);
 	if (r < 0)
 		for (unsigned i = 0; i < scan->n; i++)

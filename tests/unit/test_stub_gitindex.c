@@ -34,7 +34,7 @@ struct ent {
 	unsigned ext; /* extended flags (version 3+); 0: none */
 };
 
-static unsigned char img[1 << 16];
+static unsigned char img[1 << 20];
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -542,6 +542,51 @@ static void sorted(void **state)
 	assert_int_equal(result.hits[0].kind, M);
 }
 
+/* An index larger than the reader's buffer: entries cut at its end are
+ * read whole with the next fill; the same index cut anywhere is unread,
+ * but for what it held before the cut. */
+static void large_index(void **state)
+{
+	static struct ent many[3002];
+	static char names[3000][16];
+	const char *rel[] = {"zy.pem", "zz.pem"};
+	const uint8_t kind[] = {M, M};
+
+	(void)state;
+	for (unsigned i = 0; i < 3000; i++) {
+		snprintf(names[i], sizeof(names[i]), "d/f%04u.txt", i);
+		many[i].path = names[i];
+		many[i].ext = i % 7 == 0 ? 0x2000 : 0;
+	}
+	many[3000].path = "zz.pem";
+	many[3001].path = "zzz";
+	for (unsigned version = 3; version <= 4; version++) {
+		size_t full;
+		char p[512];
+
+		write_index("large/.git", version, many, 3002);
+		hits(rel, kind, 2);
+		look_at("large");
+		assert_int_equal(result.hits[0].kind, M);
+		assert_int_equal(result.hits[1].kind, D);
+		full = build(version, many, 3002, 20);
+		snprintf(p, sizeof(p), "%s/large/.git/index", top);
+		for (size_t cut = 65536 - 300; cut < full - 28; cut += 97) {
+			assert_int_equal(truncate(p, (off_t)cut), 0);
+			hits(rel, kind, 2);
+			look_at("large");
+			/* Denied only when the cut spares the entry itself. */
+			if (result.hits[1].kind == D)
+				assert_true(cut + 100 > full);
+			else
+				assert_string_equal(git_note(1),
+				                    "\t(in a git repository whose index "
+				                    "could not be read: not known if tracked)");
+			write_index("large/.git", version, many, 3002);
+		}
+	}
+}
+
 /* A .git the jail wrote: a symlink, a gitdir that leads to a FIFO named
  * index, an index that does not parse.  Nothing blocks, nothing is
  * denied, and the last one is said. */
@@ -590,7 +635,8 @@ int main(void)
 	    cmocka_unit_test(lies),       cmocka_unit_test(damage),
 	    cmocka_unit_test(at_the_top), cmocka_unit_test(below_the_top),
 	    cmocka_unit_test(worktree),   cmocka_unit_test(nested),
-	    cmocka_unit_test(sorted),     cmocka_unit_test(hostile),
+	    cmocka_unit_test(sorted),     cmocka_unit_test(large_index),
+	    cmocka_unit_test(hostile),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
