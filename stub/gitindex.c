@@ -6,18 +6,19 @@
  * emptied, and `git commit -a` records that, so the host's next checkout
  * or reset loses the real file.  A tracked masked entry is denied instead:
  * git cannot read it, refuses to stage it and names it (docs/secrets.md
- * has the transcript behind the choice).  Whether it is tracked or only
- * denied, its content is in the history, where no cover reaches; one line
- * on stderr says so, and --jail-explain names each one.
+ * has the transcript behind the choice).  Masked or denied, a tracked
+ * file's content is in the history, where no cover reaches; one line on
+ * stderr says so, and --jail-explain names each one.
  *
  * The index lives in the project (.git is written by the jail's own runs),
  * so it is hostile input: read through a fixed buffer, every length
- * checked against the end before it is used, and a file that does not parse is treated as
- * no index at all (the covers stay as the scan decided).  The trailing
- * checksum is not verified: hashing a large index would cost more than
- * the rest of the start-up, and a forged index could carry a valid one
- * anyway.  Nothing here fails closed: it only ever turns a mask into a
- * deny.  No git process, no git library: the index format is small. */
+ * checked against the end before it is used, and a file that does not
+ * parse is treated as no index at all (the covers stay as the scan
+ * decided).  The trailing checksum is not verified: hashing a large index
+ * would cost more than the rest of the start-up, and a forged index could
+ * carry a valid one anyway.  Nothing here fails closed: it only ever turns
+ * a mask into a deny.  No git process, no git library: the index format
+ * is small. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
