@@ -333,6 +333,7 @@ static void print_scan(const struct run *r)
 			out_s("\t(yours but unreadable: its content could not be checked)");
 		if (h->why == SCAN_BY_DEPTH)
 			out_s("\t(at the depth bound: its content was not checked)");
+		out_s(git_note(i));
 		if (h->why == SCAN_BY_SOCKET)
 			out_s("\t(a Unix socket: no host service without the host's network)");
 		if (h->why == SCAN_BY_GUARD)

@@ -121,6 +121,21 @@ struct scan_result {
 extern struct scan_result *const scan;
 void scan_project(const char *project, const struct aj_variant *v);
 
+/* gitindex.c: which hits a git repository tracks, from its index (the
+ * masks among them become denies; one warning line names them).
+ * gitindex_parse() calls fn on each entry's path until fn returns nonzero;
+ * it returns the entries seen, or a GI_E* error.  git_note() is
+ * --jail-explain's word on hit i ("\t(...)", or ""). */
+#define GI_ESIG     (-1) /* not an index ("DIRC") */
+#define GI_EVERSION (-2) /* not version 2, 3 or 4 */
+#define GI_ETRUNC   (-3) /* an entry runs past the end */
+#define GI_EFLAGS   (-4) /* extended flags before version 3 */
+#define GI_ENAME    (-5) /* a path that contradicts its length, or too long */
+typedef int gitindex_fn(void *ctx, const char *path, size_t len, uint32_t mode);
+int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_fn *fn, void *ctx);
+void git_tracked_scan(int project_fd, const char *project);
+const char *git_note(unsigned hit);
+
 /* mount_plan.c */
 struct plan_entry {
 	const struct aj_mount *m;

@@ -792,6 +792,8 @@ fi
 . "$root/tests/integration/workloads.sh"
 # shellcheck source=tests/integration/browser.sh
 . "$root/tests/integration/browser.sh"
+# shellcheck source=tests/integration/git.sh
+. "$root/tests/integration/git.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 
