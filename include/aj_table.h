@@ -98,6 +98,7 @@ enum aj_mount_op { AJ_MOUNT_NONE = 0, AJ_MOUNT_OPS(AJ_ENUM_ITEM) AJ_MOUNT_OP_COU
 #define AJ_MOUNT_OPTIONAL 0x01 /* skip silently when the host path is missing */
 #define AJ_MOUNT_CREATE   0x02 /* create the host directory (as the caller) when missing */
 #define AJ_MOUNT_WITH_DEVICES 0x04 /* only when a device entry of the plan has a node here (GPU /sys) */
+#define AJ_MOUNT_MAP      0x80 /* never emitted: the stub's mark of an --ro or --rw map */
 
 /* Landlock rules mirror the mounts: .landlock is what a rule on the mount's
  * path grants (AJ_LL_* rights; every filesystem right is below bit 16), 0

@@ -40,9 +40,6 @@ static struct aj_mount mounts[AJ_MAX_EXTRA];
 static struct aj_mount_run runs[8]; /* the variant's (at most 4), then the maps */
 static char paths[AJ_MAX_EXTRA][AJ_PATH_MAX];
 
-static const char *const system_trees[] = AJ_REFUSED_TREES;
-static const char *const system_dirs[] = AJ_REFUSED_DIRS;
-
 void extra_map(const char *path, bool rw, const char *opt)
 {
 	if (n_maps == AJ_MAX_EXTRA)
@@ -86,33 +83,6 @@ static noreturn void refuse(const char *opt, const char *path, const char *why)
 	memcpy(what + pl + 2, opt, ol);
 	memcpy(what + pl + 2 + ol, ")", 2);
 	diep("map", what, 0, why);
-}
-
-/* Why p (absolute, normal, its object st) may not be mapped, or NULL.
- * Also the rule for paths that come from the environment (resolve.c). */
-const char *place_refused(const char *p, const struct stat *st)
-{
-	const char *home = var_value(AJ_VAR_HOME);
-	const char *xdg = var_value(AJ_VAR_XDG_RUNTIME_DIR);
-
-	if (!strcmp(p, "/"))
-		return "it is the root directory";
-	if (home && path_within(home, p))
-		return "it is your home directory or a parent of it; map the directories the "
-		       "command needs";
-	/* The session's sockets (a bus, agents, a rootless Docker) live there. */
-	if (xdg && path_within(xdg, p))
-		return "it is your runtime directory ($XDG_RUNTIME_DIR) or a parent of it";
-	for (unsigned i = 0; i < sizeof(system_trees) / sizeof(system_trees[0]); i++)
-		if (path_within(p, system_trees[i]))
-			return "it is a system directory, or below one";
-	for (unsigned i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
-		if (!strcmp(p, system_dirs[i]))
-			return "it is a system directory";
-	if (st && !S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
-		return "only directories and regular files are mapped; sockets and devices come "
-		       "in through the gpu, docker and display settings";
-	return NULL;
 }
 
 /* in made absolute (from the working directory) and normal, ".." taken
@@ -232,7 +202,7 @@ const struct aj_variant *extra_apply(const struct run *r)
 		if (map_rw[i] && (v->flags & AJ_VARIANT_PROJECT_RO))
 			refuse(map_opts[i], maps[i], "the mode keeps the project read-only");
 		m->op = map_rw[i] ? AJ_MOUNT_RW : AJ_MOUNT_RO;
-		m->flags = 0;
+		m->flags = AJ_MOUNT_MAP;
 		m->mode = 0;
 		m->landlock = map_rw[i] ? AJ_LL_RIGHTS_ALL : AJ_LL_RIGHTS_READ;
 		m->toggle = 0;

@@ -109,7 +109,7 @@ void mask_apply(const char *project, const struct aj_variant *v)
 	if (v->network != AJ_NET_HOST)
 		for (unsigned i = 0; i < plan_n; i++)
 			if (plan[i].path && !plan[i].missing && plan[i].isdir && plan[i].fd >= 0 &&
-			    extra_option(plan[i].m))
+			    (plan[i].m->flags & AJ_MOUNT_MAP))
 				cover_map_sockets(&plan[i]);
 	for (unsigned i = 0; i < scan->n; i++) {
 		const struct scan_hit *h = &scan->hits[i];

@@ -171,10 +171,10 @@ const char *mode_outer(void);
 void extra_map(const char *path, bool rw, const char *opt);
 void extra_net(int network, const char *opt);
 const char *extra_net_option(void);
-const char *extra_option(const struct aj_mount *m);
+const char *extra_option(const struct aj_mount *m); /* NULL: not an AJ_MOUNT_MAP */
 const struct aj_variant *extra_apply(const struct run *r);
 
-/* resolve.c: the one rule for every mount source. */
+/* resolve.c: the one rule for every mount source, and where no map may go. */
 struct stat;
 bool path_within(const char *a, const char *b);
 void fd_path(char *buf, int fd);
