@@ -354,7 +354,7 @@ static void print_scan(const struct run *r)
 		out_s("  …\n");
 	field("fence");
 	if (fenced) {
-		out_u(fence_apply(-1, fenced, AJ_LL_RIGHTS_ALL));
+		out_u(fence_count(fenced));
 		out_s(" Landlock rules in place of the project's one: nothing denied or guarded "
 		      "is granted\n");
 	} else {

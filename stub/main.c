@@ -243,7 +243,7 @@ int main(int argc, char **argv)
 	struct opts o = {0};
 	unsigned idx;
 	pid_t pid;
-	int first, fd;
+	int first, fd, ruleset;
 
 	die_init(pol->progname);
 	if (pol->abi != AJ_ABI || !pol->n_modes || !pol->n_groups)
@@ -304,7 +304,10 @@ int main(int argc, char **argv)
 	plan_finish(r->project);
 	rlimits_apply(r->v);
 	limits_apply();
-	landlock_apply(r->v);
+	if ((ruleset = landlock_create(r->v)) >= 0) {
+		plan_landlock(ruleset, fence_apply(ruleset, r->v));
+		landlock_enforce(ruleset);
+	}
 	fds_close();
 	privs_drop();
 	seccomp_install(r->v);

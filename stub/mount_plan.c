@@ -234,9 +234,8 @@ int plan_open_inside(const char *path, unsigned before)
 }
 
 /* The clone's fd stays open until fds_close(): Landlock's rule goes on it
- * (the mount's root, the very inode a path lookup would find, without the
- * lookup), and mount points, covers and the fence below it are opened
- * beneath it. */
+ * (plan_landlock), and mount points, covers and the fence below it are
+ * opened beneath it. */
 static void attach(unsigned i)
 {
 	struct plan_entry *e = &plan[i];
@@ -300,6 +299,30 @@ void plan_build(void)
 			die("read the mount table", 0,
 			    "unknown operation: the policy was compiled for another stub");
 		}
+	}
+}
+
+/* Each mount the plan made gets the rights the compiler gave it beneath
+ * it, but skip, whose rule the fence replaces (fence.c).  A bind's rule
+ * goes on the clone's fd, still open: the mount's root, the very inode a
+ * path lookup would find, without the lookup.  Fresh mounts (tmpfs, /dev,
+ * /proc) are directories of ours, opened by path. */
+void plan_landlock(int ruleset, const struct plan_entry *skip)
+{
+	for (unsigned i = 0; i < plan_n; i++) {
+		const struct plan_entry *e = &plan[i];
+		bool bind = e->m->op == AJ_MOUNT_RO || e->m->op == AJ_MOUNT_RW;
+		int fd = e->fd;
+
+		if (e == skip || !e->path || e->missing || !e->m->landlock)
+			continue;
+		if (!bind) {
+			/* The fd stays open until fds_close(). */
+			fd = openat(AT_FDCWD, e->path, O_PATH | O_CLOEXEC | O_DIRECTORY);
+			if (fd < 0)
+				diep("open the Landlock path", e->path, errno, NULL);
+		}
+		landlock_rule(ruleset, fd, e->m->landlock, bind ? e->isdir : 1, e->path);
 	}
 }
 

@@ -140,6 +140,7 @@ void plan_open_sources(void);
 bool plan_has_devices(void);
 void plan_build_root(void);
 void plan_build(void);
+void plan_landlock(int ruleset, const struct plan_entry *skip);
 void plan_finish(const char *project);
 int plan_open_inside(const char *path, unsigned before);
 
@@ -148,11 +149,16 @@ extern const char *const dev_nodes[];
 void dev_build(const char *path, bool as_dir);
 unsigned device_match(const char *prefix, const char *path, bool bind);
 
-/* mask.c: the covers, and the fence behind them.  fence_plan() says
- * which plan entry the fence replaces the rule of, or why there is none. */
+/* mask.c: the covers. */
 void mask_apply(const char *project, const struct aj_variant *v);
+
+/* fence.c: Landlock behind the covers.  fence_plan() says which plan
+ * entry the fence replaces the rule of, or why there is none (where: the
+ * mount that reaches it, or NULL); fence_count() how many rules it takes;
+ * fence_apply() adds them and returns the entry it replaced (NULL: none). */
 const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why,
                                     const char **where);
-unsigned fence_apply(int ruleset, const struct plan_entry *e, uint64_t handled);
+unsigned fence_count(const struct plan_entry *e);
+const struct plan_entry *fence_apply(int ruleset, const struct aj_variant *v);
 
 #endif

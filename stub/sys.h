@@ -104,11 +104,14 @@ void ns_scan_send(int parent_fd);
 void ns_scan_receive(void);
 void init_prepare(const struct aj_variant *v);
 
-/* landlock.c */
+/* landlock.c: landlock_create() is -1 where Landlock is not enforced;
+ * every rule goes through landlock_rule() (isdir: 1, 0, or -1 for not
+ * known). */
 int landlock_abi(void);
 bool net_blocked_here(const struct aj_variant *v);
-void landlock_apply(const struct aj_variant *v);
-void landlock_rule(int ruleset, int fd, uint64_t access, bool isdir, const char *path);
+int landlock_create(const struct aj_variant *v);
+void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *path);
+void landlock_enforce(int ruleset);
 
 /* privs.c */
 void fds_close(void);
