@@ -241,13 +241,13 @@ static bool line_common(const struct out *o, const struct lines *all, const char
 	return true;
 }
 
-/* A variant's list in runs, each written once however many variants share
+/* A variant's list in spans, each written once however many variants share
  * it: the entries of every variant (most of base.aj's mounts), of every
  * variant of its mode (the toggles), of its command group (the tool's
  * caches and variables), and its own.  The generic jail's 24 variants
  * would otherwise repeat them all. */
-static const char *runs(struct out *o, const struct lines *all, size_t idx, const char *type,
-			const char *run_type, size_t *n_runs)
+static const char *spans(struct out *o, const struct lines *all, size_t idx, const char *type,
+			 const char *span_type, size_t *n_spans)
 {
 	int mode = (int)(idx % o->c->modes.n), group = (int)(idx / o->c->modes.n);
 	const int level_mode[4] = {-1, mode, -1, -2}, level_group[4] = {-1, -1, group, -2};
@@ -262,15 +262,15 @@ static const char *runs(struct out *o, const struct lines *all, size_t idx, cons
 		n[l]++;
 	}
 	char *list = xstrdup("");
-	*n_runs = 0;
+	*n_spans = 0;
 	for (int l = 0; l < 4; l++) {
 		if (!n[l])
 			continue;
 		list = append(list, "%s",
 			      xprintf("\t{.v = %s, .n = %zu},\n", array(o, type, body[l], n[l]), n[l]));
-		++*n_runs;
+		++*n_spans;
 	}
-	return array(o, run_type, list, *n_runs);
+	return array(o, span_type, list, *n_spans);
 }
 
 static char *steps_body(const struct m_step *st, size_t n)
@@ -327,11 +327,11 @@ static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bo
 static void emit_variant(struct out *o, size_t idx, char **init)
 {
 	const struct variant *v = &o->c->variants.v[idx];
-	size_t n_runs, n_keep, n_drop;
-	const char *mount_runs = runs(o, o->mounts, idx, "struct aj_mount", "struct aj_mount_run",
-				      &n_runs);
-	const char *keep = runs(o, o->keep, idx, "char *const", "struct aj_env_run", &n_keep);
-	const char *drop = runs(o, o->drop, idx, "char *const", "struct aj_env_run", &n_drop);
+	size_t n_spans, n_keep, n_drop;
+	const char *mount_spans = spans(o, o->mounts, idx, "struct aj_mount", "struct aj_mount_span",
+					&n_spans);
+	const char *keep = spans(o, o->keep, idx, "char *const", "struct aj_env_span", &n_keep);
+	const char *drop = spans(o, o->drop, idx, "char *const", "struct aj_env_span", &n_drop);
 	char *b;
 
 	const char *scan = scan_init(o, &v->scan, v->scan_depth, v->scan_bound);
@@ -388,7 +388,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			"\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
 			"\t\t.features = 0x%x,\n\t\t.flags = 0x%x,\n\t\t.timeout = %u,\n"
 			"\t\t.memory = %s\n\t\t.processes = %u,\n"
-			"\t\t.mount_runs = %s, .n_mount_runs = %zu,\n"
+			"\t\t.mount_spans = %s, .n_mount_spans = %zu,\n"
 			"\t\t.scan = %s,\n"
 			"\t\t.landlock_rules = %s, .n_landlock_rules = %zu,\n"
 			"\t\t.env_keep = %s, .n_env_keep = %zu,\n"
@@ -400,7 +400,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
 			v->landlock_min_abi, v->features,
 			v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0), v->timeout, memory, v->processes,
-			mount_runs, n_runs, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
+			mount_spans, n_spans, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
 			set, v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)));
 }
 

@@ -75,7 +75,7 @@ struct aj_path {
  * its parent, except for destinations whose depth is only known at run time
  * ($HOME, $PROJECT); the stub orders those by resolved depth, keeping table
  * order between equals (a path that starts with a variable after one that
- * does not).  A variant's table is the concatenation of its runs. */
+ * does not).  A variant's table is the concatenation of its spans. */
 /*   RO      bind the same host path, recursively read-only
  *   RW      bind the same host path read-write
  *   TMPFS   a fresh, empty tmpfs (mode from .mode)
@@ -114,11 +114,11 @@ struct aj_mount {
 	const char *target; /* AJ_MOUNT_LINK only */
 };
 
-/* A run of a variant's mount table.  Runs are shared: the mounts every
- * variant has, those every variant of one mode has (toggles), those of one
- * command group (its caches) are each written once, and a variant lists
- * the runs that make its table. */
-struct aj_mount_run {
+/* A span of a variant's mount table: a slice shared by the variants that
+ * have it.  The mounts every variant has, those every variant of one mode
+ * has (toggles), those of one command group (its caches) are each written
+ * once, and a variant lists the spans that make its table. */
+struct aj_mount_span {
 	const struct aj_mount *v;
 	uint16_t n;
 };
@@ -271,9 +271,9 @@ enum aj_landlock_level {
 
 enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
 
-/* A run of environment patterns, shared like the mount runs: a variant's
- * keep (or drop) list is the concatenation of its runs. */
-struct aj_env_run {
+/* A span of environment patterns, shared like the mount spans: a
+ * variant's keep (or drop) list is the concatenation of its spans. */
+struct aj_env_span {
 	const char *const *v;
 	uint16_t n;
 };
@@ -350,11 +350,11 @@ struct aj_variant {
 	const char *mode;    /* for --jail-explain */
 	const char *command; /* command group name, "" for the default */
 	const char *hostname;
-	const struct aj_mount_run *mount_runs; /* its mount table, in runs */
+	const struct aj_mount_span *mount_spans; /* its mount table, in spans */
 	const struct aj_scan *scan; /* shared by the variants that scan alike */
 	const struct aj_landlock_rule *landlock_rules; /* besides the mounts' own */
-	const struct aj_env_run *env_keep; /* runs */
-	const struct aj_env_run *env_drop; /* runs: never passed, whatever keeps them */
+	const struct aj_env_span *env_keep; /* spans */
+	const struct aj_env_span *env_drop; /* spans: never passed, whatever keeps them */
 	const struct aj_env_set *env_set;
 	const struct aj_rlimit *rlimits;
 	const struct aj_filter *filters; /* installed in order, at least one */
@@ -370,11 +370,11 @@ struct aj_variant {
 	 * them, in a table the generic jail holds two dozen times. */
 	uint32_t timeout; /* seconds, 0 = none */
 	uint16_t n_landlock_rules;
-	uint16_t n_env_keep; /* runs */
-	uint16_t n_env_drop; /* runs */
+	uint16_t n_env_keep; /* spans */
+	uint16_t n_env_drop; /* spans */
 	uint16_t n_env_set;
 	uint16_t n_rlimits;
-	uint8_t n_mount_runs;
+	uint8_t n_mount_spans;
 	uint8_t n_filters;
 	uint8_t network;  /* enum aj_network */
 	uint8_t landlock; /* enum aj_landlock_level */

@@ -37,7 +37,7 @@ static const char *net_opt;
 
 static struct aj_variant custom;
 static struct aj_mount mounts[AJ_MAX_EXTRA];
-static struct aj_mount_run runs[8]; /* the variant's (at most 4), then the maps */
+static struct aj_mount_span spans[8]; /* the variant's (at most 4), then the maps */
 static char paths[AJ_MAX_EXTRA][AJ_PATH_MAX];
 
 void extra_map(const char *path, bool rw, const char *opt)
@@ -192,10 +192,10 @@ const struct aj_variant *extra_apply(const struct run *r)
 	}
 	if (!n_maps)
 		return &custom;
-	if (v->n_mount_runs >= sizeof(runs) / sizeof(runs[0]))
-		die("add the maps", 0, "the mount table has too many runs");
-	memcpy(runs, v->mount_runs, v->n_mount_runs * sizeof(runs[0]));
-	runs[v->n_mount_runs] = (struct aj_mount_run){mounts, (uint16_t)n_maps};
+	if (v->n_mount_spans >= sizeof(spans) / sizeof(spans[0]))
+		die("add the maps", 0, "the mount table has too many spans");
+	memcpy(spans, v->mount_spans, v->n_mount_spans * sizeof(spans[0]));
+	spans[v->n_mount_spans] = (struct aj_mount_span){mounts, (uint16_t)n_maps};
 	for (unsigned i = 0; i < n_maps; i++) {
 		struct aj_mount *m = &mounts[i];
 
@@ -209,7 +209,7 @@ const struct aj_variant *extra_apply(const struct run *r)
 		m->path = (struct aj_path){check_map(i, paths[i]), AJ_VAR_NONE, ""};
 		m->target = NULL;
 	}
-	custom.mount_runs = runs;
-	custom.n_mount_runs = (uint8_t)(v->n_mount_runs + 1);
+	custom.mount_spans = spans;
+	custom.n_mount_spans = (uint8_t)(v->n_mount_spans + 1);
 	return &custom;
 }

@@ -39,23 +39,23 @@ static char plan_arena[AJ_PLAN_ARENA];
 static const char bind_hint[] =
     "the policy needs it; make it readable by you, or mark it optional (?) in the policy";
 
-/* The variant's runs, as one table, ordered by resolved depth.  Between
+/* The variant's spans, as one table, ordered by resolved depth.  Between
  * equals a path that starts with a variable comes after one that does not
- * (the compiler's order, which runs from different places cannot keep). */
+ * (the compiler's order, which spans from different places cannot keep). */
 void plan_resolve(const struct aj_variant *v)
 {
 	size_t used = 0;
 
 	plan_dirs = v->landlock != AJ_LANDLOCK_OFF && landlock_abi() > 0;
 
-	for (unsigned r = 0; r < v->n_mount_runs; r++) {
-		const struct aj_mount_run *run = &v->mount_runs[r];
+	for (unsigned r = 0; r < v->n_mount_spans; r++) {
+		const struct aj_mount_span *span = &v->mount_spans[r];
 
-		if (plan_n + run->n > AJ_PLAN_MAX)
+		if (plan_n + span->n > AJ_PLAN_MAX)
 			die("read the mount table", 0,
 			    "it has more entries than this stub can hold");
-		for (unsigned i = 0; i < run->n; i++) {
-			const struct aj_mount *m = &run->v[i];
+		for (unsigned i = 0; i < span->n; i++) {
+			const struct aj_mount *m = &span->v[i];
 			struct plan_entry e = {.m = m, .fd = -1, .depth = UINT16_MAX};
 			int l = path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
 			unsigned j;
