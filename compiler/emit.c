@@ -185,11 +185,32 @@ static char *summary(const struct variant *v)
 	return s;
 }
 
-static char *mount_init(const struct m_mount *m)
+/* A policy's tmpfs is a scratch directory of the root (AJ_MOUNT_SCRATCH)
+ * unless its path is below another mount of the variant that is not a
+ * tmpfs of ours: a bind, /dev or /proc.  Below a tmpfs it is scratch too,
+ * a directory of that one.  A path with a variable may still land below a
+ * bind at run time ($HOME below /opt): the stub checks that case itself. */
+static int mount_op(const struct variant *v, const struct m_mount *m)
+{
+	if (m->op != AJ_MOUNT_TMPFS)
+		return m->op;
+	for (size_t i = 0; i < v->mounts.n; i++) {
+		const struct m_mount *o = &v->mounts.v[i];
+		size_t n = strlen(o->path.text);
+		if (o->op != AJ_MOUNT_RO && o->op != AJ_MOUNT_RW && o->op != AJ_MOUNT_DEV &&
+		    o->op != AJ_MOUNT_PROC)
+			continue;
+		if (strncmp(m->path.text, o->path.text, n) == 0 && m->path.text[n] == '/')
+			return AJ_MOUNT_TMPFS;
+	}
+	return AJ_MOUNT_SCRATCH;
+}
+
+static char *mount_init(const struct variant *v, const struct m_mount *m)
 {
 	return xprintf("\t{.op = %s, .flags = 0x%x, .mode = 0%o, .landlock = 0x%x, .toggle = %s,\n"
 		       "\t .path = %s, .target = %s},\n",
-		       op_enum[m->op], m->flags, m->mode, m->landlock,
+		       op_enum[mount_op(v, m)], m->flags, m->mode, m->landlock,
 		       m->toggle ? xprintf("1 + %s", toggle_enum[m->toggle - 1]) : "0",
 		       path_init(&m->path), lit(m->target));
 }
@@ -419,7 +440,7 @@ bool emit_header(FILE *f, const struct compiled *c, const char *source)
 		const struct variant *v = &c->variants.v[i];
 		o.mounts[i] = (struct lines){xalloc((v->mounts.n + 1) * sizeof(char *)), v->mounts.n};
 		for (size_t k = 0; k < v->mounts.n; k++)
-			o.mounts[i].v[k] = mount_init(&v->mounts.v[k]);
+			o.mounts[i].v[k] = mount_init(v, &v->mounts.v[k]);
 		o.keep[i] = (struct lines){xalloc((v->env_keep.n + 1) * sizeof(char *)), v->env_keep.n};
 		for (size_t k = 0; k < v->env_keep.n; k++)
 			o.keep[i].v[k] = xprintf("\t%s,\n", lit(v->env_keep.v[k].pattern));

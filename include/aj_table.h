@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 12
+#define AJ_ABI 13
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -76,18 +76,30 @@ struct aj_path {
  * ($HOME, $PROJECT); the stub orders those by resolved depth, keeping table
  * order between equals (a path that starts with a variable after one that
  * does not).  A variant's table is the concatenation of its spans. */
-/*   RO      bind the same host path, recursively read-only
- *   RW      bind the same host path read-write
- *   TMPFS   a fresh, empty tmpfs (mode from .mode)
- *   LINK    a symbolic link at path pointing at .target
- *   DEV     a minimal /dev: null zero full random urandom tty, pts, shm, fd links
- *   PROC    a fresh procfs of the new pid namespace
- *   DEVICE  bind device nodes: the last component of path may be a glob
- * The names are --jail-explain's (a policy spells ro and rw with ? and +). */
+/*   RO       bind the same host path, recursively read-only
+ *   RW       bind the same host path read-write
+ *   TMPFS    a fresh, empty tmpfs mount (mode from .mode)
+ *   SCRATCH  a fresh, empty, writable directory (mode from .mode) of the new
+ *            root: where Landlock is enforced, a directory of the root's
+ *            own tmpfs (a superblock less to make and tear down; Landlock
+ *            confines writes beneath it, as a read-only root would), else
+ *            a tmpfs of its own.  Also a tmpfs of its own when, at run
+ *            time, the path is below a mount the plan made before it ($HOME
+ *            below a bind): nothing is ever made in a host's tree
+ *   LINK     a symbolic link at path pointing at .target
+ *   DEV      a minimal /dev: null zero full random urandom tty, pts, shm, fd
+ *            links, in a directory made as SCRATCH makes one
+ *   PROC     a fresh procfs of the new pid namespace
+ *   DEVICE   bind device nodes: the last component of path may be a glob
+ * A policy's tmpfs is SCRATCH unless its path is below another bind, /dev
+ * or /proc of the variant (compiler/emit.c); both are named tmpfs, as the
+ * policy writes them.  The names are --jail-explain's (a policy spells ro
+ * and rw with ? and +). */
 #define AJ_MOUNT_OPS(X)                                                                            \
 	X(AJ_MOUNT_RO, "ro")                                                                       \
 	X(AJ_MOUNT_RW, "rw")                                                                       \
 	X(AJ_MOUNT_TMPFS, "tmpfs")                                                                 \
+	X(AJ_MOUNT_SCRATCH, "tmpfs")                                                               \
 	X(AJ_MOUNT_LINK, "link")                                                                   \
 	X(AJ_MOUNT_DEV, "dev")                                                                     \
 	X(AJ_MOUNT_PROC, "proc")                                                                   \
@@ -107,7 +119,7 @@ enum aj_mount_op { AJ_MOUNT_NONE = 0, AJ_MOUNT_OPS(AJ_ENUM_ITEM) AJ_MOUNT_OP_COU
 struct aj_mount {
 	uint8_t op;
 	uint8_t flags;
-	uint16_t mode;     /* AJ_MOUNT_TMPFS: permission bits of the root */
+	uint16_t mode;     /* TMPFS, SCRATCH: permission bits of its root */
 	uint16_t landlock; /* AJ_LL_* rights beneath it, full-ABI mask */
 	uint8_t toggle;    /* 1 + enum aj_toggle when a toggle brings it, else 0 */
 	struct aj_path path;

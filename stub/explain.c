@@ -216,9 +216,10 @@ static void print_mount(const struct plan_entry *e)
 		}
 		break;
 	case AJ_MOUNT_TMPFS:
+	case AJ_MOUNT_SCRATCH:
 		out_s("\tmode ");
 		out_o(m->mode);
-		if (plan_dirs && !plan_under_mount((unsigned)(e - plan)))
+		if (m->op == AJ_MOUNT_SCRATCH && plan_scratch_dir((unsigned)(e - plan)))
 			out_s(", a directory of the root (Landlock confines writes to it)");
 		break;
 	case AJ_MOUNT_LINK:

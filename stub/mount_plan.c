@@ -12,12 +12,12 @@
  *  plan_build         (pid 1, after pivot_root) walks the table with one
  *                     switch and attaches everything below the new root.
  *
- * Where Landlock is enforced, a tmpfs entry that is not below another mount
- * (/tmp, /run, /var/tmp, $HOME) and /dev become directories of the new
- * root's own tmpfs instead of tmpfs mounts of their own: a superblock
- * less to create and to tear down each (about 20 us apiece), and the root
- * is not remounted read-only.  Landlock grants writes only beneath them
- * ("/" itself may only be listed), which is what the read-only root did;
+ * Where Landlock is enforced, the scratch entries (AJ_MOUNT_SCRATCH: /tmp,
+ * /run, /var/tmp, $HOME) and /dev become directories of the new root's own
+ * tmpfs instead of tmpfs mounts of their own: a superblock less to create
+ * and to tear down each (about 20 us apiece), and the root is not
+ * remounted read-only.  Landlock grants writes only beneath them ("/"
+ * itself may only be listed), which is what the read-only root did;
  * without Landlock the root stays read-only and each gets its tmpfs.
  *
  * The new root is a tmpfs mounted on /tmp of our private mount namespace;
@@ -164,23 +164,30 @@ void plan_build_root(void)
 		die("enter the new root", errno, NULL);
 }
 
-/* Is entry i below a mount the plan makes before it (not on the root)? */
-bool plan_under_mount(unsigned i)
+/* Is entry i below a mount the plan makes before it, other than a tmpfs
+ * (ours: what is made in it is made in no host's tree)? */
+static bool plan_under_mount(unsigned i)
 {
 	const char *p = plan[i].path;
 
 	for (unsigned k = 0; k < i; k++) {
 		const char *q = plan[k].path;
+		unsigned op = plan[k].m->op;
 		size_t n;
 
-		if (!q || plan[k].missing || plan[k].m->op == AJ_MOUNT_LINK ||
-		    plan[k].m->op == AJ_MOUNT_DEVICE || (plan[k].m->op == AJ_MOUNT_TMPFS && plan_dirs))
+		if (!q || plan[k].missing || op == AJ_MOUNT_LINK || op == AJ_MOUNT_DEVICE ||
+		    op == AJ_MOUNT_TMPFS || op == AJ_MOUNT_SCRATCH)
 			continue;
 		n = strlen(q);
 		if (!strncmp(p, q, n) && p[n] == '/')
 			return true;
 	}
 	return false;
+}
+
+bool plan_scratch_dir(unsigned i)
+{
+	return plan_dirs && !plan_under_mount(i);
 }
 
 /* Is entry i below a bind the plan makes before it (a host tree, where
@@ -270,8 +277,8 @@ void plan_build(void)
 		case AJ_MOUNT_RW:
 			attach(i);
 			break;
-		case AJ_MOUNT_TMPFS:
-			if (plan_dirs && !plan_under_mount(i)) {
+		case AJ_MOUNT_SCRATCH:
+			if (plan_scratch_dir(i)) {
 				mkdir_p(e->path);
 				if (chmod(e->path, m->mode))
 					diep("create", e->path, errno, NULL);
@@ -279,11 +286,14 @@ void plan_build(void)
 			}
 			mount_tmpfs(e->path, m->mode);
 			break;
+		case AJ_MOUNT_TMPFS:
+			mount_tmpfs(e->path, m->mode);
+			break;
 		case AJ_MOUNT_LINK:
 			make_link(e->path, m->target);
 			break;
 		case AJ_MOUNT_DEV:
-			dev_build(e->path, plan_dirs && !plan_under_mount(i));
+			dev_build(e->path, plan_scratch_dir(i));
 			break;
 		case AJ_MOUNT_PROC:
 			mkdir_p(e->path);

@@ -133,8 +133,8 @@ struct plan_entry {
 };
 extern struct plan_entry plan[AJ_PLAN_MAX];
 extern unsigned plan_n;
-extern bool plan_dirs; /* tmpfs entries on the root are directories of it (Landlock on) */
-bool plan_under_mount(unsigned i);
+extern bool plan_dirs; /* scratch entries on the root are directories of it (Landlock on) */
+bool plan_scratch_dir(unsigned i); /* SCRATCH or DEV entry i is a directory of the root */
 void plan_resolve(const struct aj_variant *v);
 void plan_open_sources(void);
 bool plan_has_devices(void);
