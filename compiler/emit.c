@@ -206,13 +206,32 @@ static int mount_op(const struct variant *v, const struct m_mount *m)
 	return AJ_MOUNT_SCRATCH;
 }
 
+/* The components of a path ("/usr/lib": 2). */
+static int components(const char *p)
+{
+	int n = 0;
+	for (; *p; p++)
+		n += *p == '/' && p[1];
+	return n;
+}
+
+/* A mount's rank as far as the compiler knows it (aj_table.h, the order):
+ * a fixed path's all, a path with a variable only its 1 when it starts
+ * with one; the stub adds the components of what it resolves. */
+static int mount_rank(const struct m_mount *m)
+{
+	if (m->path.var != AJ_VAR_NONE)
+		return !m->path.head[0];
+	return 2 * components(m->path.text);
+}
+
 static char *mount_init(const struct variant *v, const struct m_mount *m)
 {
 	return xprintf("\t{.op = %s, .flags = 0x%x, .mode = 0%o, .landlock = 0x%x, .toggle = %s,\n"
-		       "\t .path = %s, .target = %s},\n",
+		       "\t .rank = %d, .path = %s, .target = %s},\n",
 		       op_enum[mount_op(v, m)], m->flags, m->mode, m->landlock,
 		       m->toggle ? xprintf("1 + %s", toggle_enum[m->toggle - 1]) : "0",
-		       path_init(&m->path), lit(m->target));
+		       mount_rank(m), path_init(&m->path), lit(m->target));
 }
 
 /* Does the variant mount the project itself read-only?  Then --rw is
@@ -238,6 +257,14 @@ bool emit_fits(const struct compiled *c)
 				 v->command[0] ? v->command : "", v->command[0] ? "/" : "", v->mode,
 				 v->mounts.n, AJ_MAX_MOUNTS);
 			return false;
+		}
+		for (size_t k = 0; k < v->mounts.n; k++) {
+			const struct m_mount *m = &v->mounts.v[k];
+			if (mount_rank(m) > UINT8_MAX) {
+				error_at(&m->loc, "'%s' has %d components; a mount path has at most %d",
+					 m->path.text, components(m->path.text), UINT8_MAX / 2);
+				return false;
+			}
 		}
 	}
 	return true;
@@ -439,8 +466,13 @@ bool emit_header(FILE *f, const struct compiled *c, const char *source)
 	for (size_t i = 0; i < c->variants.n; i++) {
 		const struct variant *v = &c->variants.v[i];
 		o.mounts[i] = (struct lines){xalloc((v->mounts.n + 1) * sizeof(char *)), v->mounts.n};
-		for (size_t k = 0; k < v->mounts.n; k++)
-			o.mounts[i].v[k] = mount_init(v, &v->mounts.v[k]);
+		/* In the order of the rank, and as the variant has them
+		 * between equal ranks (aj_table.h). */
+		size_t n = 0;
+		for (int rank = 0; rank <= UINT8_MAX; rank++)
+			for (size_t k = 0; k < v->mounts.n; k++)
+				if (mount_rank(&v->mounts.v[k]) == rank)
+					o.mounts[i].v[n++] = mount_init(v, &v->mounts.v[k]);
 		o.keep[i] = (struct lines){xalloc((v->env_keep.n + 1) * sizeof(char *)), v->env_keep.n};
 		for (size_t k = 0; k < v->env_keep.n; k++)
 			o.keep[i].v[k] = xprintf("\t%s,\n", lit(v->env_keep.v[k].pattern));

@@ -70,12 +70,17 @@ struct aj_path {
 #define AJ_ENV_MAX    256 /* variables passed to the target */
 #define AJ_SCAN_MAX   512 /* masked or denied entries in one project */
 
-/* Mount plan operations, interpreted in table order by the stub.  The
- * compiler sorts the table so that a destination is never mounted before
- * its parent, except for destinations whose depth is only known at run time
- * ($HOME, $PROJECT); the stub orders those by resolved depth, keeping table
- * order between equals (a path that starts with a variable after one that
- * does not).  A variant's table is the concatenation of its spans. */
+/* Mount plan operations, interpreted by the stub in the order of one rule:
+ * by rank, and in table order between equal ranks, where an entry's rank
+ * is twice the number of components of its resolved path, plus one when
+ * the path starts with a variable.  So a destination is never mounted
+ * before its parent, and a fixed path comes before a variable one of the
+ * same depth.  The compiler writes each entry's rank (aj_mount.rank) as
+ * far as it knows it, and the table in that order: all of it for a fixed
+ * path, only the one for a variable's; the stub adds twice the components
+ * of a path with a variable once it is resolved, and of its own --ro and
+ * --rw maps, and sorts.  Only it can: a variant's table is the
+ * concatenation of its spans, which are shared with other variants. */
 /*   RO       bind the same host path, recursively read-only
  *   RW       bind the same host path read-write
  *   TMPFS    a fresh, empty tmpfs mount (mode from .mode)
@@ -122,6 +127,7 @@ struct aj_mount {
 	uint16_t mode;     /* TMPFS, SCRATCH: permission bits of its root */
 	uint16_t landlock; /* AJ_LL_* rights beneath it, full-ABI mask */
 	uint8_t toggle;    /* 1 + enum aj_toggle when a toggle brings it, else 0 */
+	uint8_t rank;      /* its order, as far as the compiler knows it (above) */
 	struct aj_path path;
 	const char *target; /* AJ_MOUNT_LINK only */
 };

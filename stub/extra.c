@@ -5,8 +5,8 @@
  * fixed-size arrays, nothing allocated.  An extra map is an ordinary bind
  * at the same path carrying the Landlock rights the compiler would give it
  * (read and execute for --ro, everything for --rw), so the mount plan and
- * Landlock treat it like any other entry: ordered by depth, after the
- * table's entries of the same depth.  Only the project is scanned for
+ * Landlock treat it like any other entry: ordered by its rank, after the
+ * table's entries of the same rank.  Only the project is scanned for
  * masks and denies, never an extra map.
  *
  * A relative path is taken from the working directory, and ".." in it
@@ -206,6 +206,7 @@ const struct aj_variant *extra_apply(const struct run *r)
 		m->mode = 0;
 		m->landlock = map_rw[i] ? AJ_LL_RIGHTS_ALL : AJ_LL_RIGHTS_READ;
 		m->toggle = 0;
+		m->rank = 0; /* all in the path: plan_resolve counts it */
 		m->path = (struct aj_path){check_map(i, paths[i]), AJ_VAR_NONE, ""};
 		m->target = NULL;
 	}

@@ -39,9 +39,10 @@ static char plan_arena[AJ_PLAN_ARENA];
 static const char bind_hint[] =
     "the policy needs it; make it readable by you, or mark it optional (?) in the policy";
 
-/* The variant's spans, as one table, ordered by resolved depth.  Between
- * equals a path that starts with a variable comes after one that does not
- * (the compiler's order, which spans from different places cannot keep). */
+/* The variant's spans, as one table, in the order of aj_table.h's rule:
+ * by rank, the compiler's completed with what only the run knows (the
+ * components of a path with a variable, or of a map), and in table order
+ * between equal ranks. */
 void plan_resolve(const struct aj_variant *v)
 {
 	size_t used = 0;
@@ -56,7 +57,7 @@ void plan_resolve(const struct aj_variant *v)
 			    "it has more entries than this stub can hold");
 		for (unsigned i = 0; i < span->n; i++) {
 			const struct aj_mount *m = &span->v[i];
-			struct plan_entry e = {.m = m, .fd = -1, .depth = UINT16_MAX};
+			struct plan_entry e = {.m = m, .fd = -1, .rank = UINT16_MAX};
 			int l = path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
 			unsigned j;
 
@@ -69,11 +70,12 @@ void plan_resolve(const struct aj_variant *v)
 			} else {
 				e.path = plan_arena + used;
 				used += (size_t)l + 1;
-				e.depth = m->path.var && !*m->path.head;
-				for (const char *p = e.path; *p; p++)
-					e.depth += 2 * (*p == '/' && p[1]);
+				e.rank = m->rank;
+				if (m->path.var || (m->flags & AJ_MOUNT_MAP))
+					for (const char *p = e.path; *p; p++)
+						e.rank += 2 * (*p == '/' && p[1]);
 			}
-			for (j = plan_n; j > 0 && plan[j - 1].depth > e.depth; j--)
+			for (j = plan_n; j > 0 && plan[j - 1].rank > e.rank; j--)
 				plan[j] = plan[j - 1];
 			plan[j] = e;
 			plan_n++;

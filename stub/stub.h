@@ -125,7 +125,7 @@ void scan_project(const char *project, const struct aj_variant *v);
 struct plan_entry {
 	const struct aj_mount *m;
 	const char *path; /* resolved, in plan_arena; NULL: an optional entry's variable is unset */
-	uint16_t depth;  /* 2 x resolved depth, + 1 for a path that starts with a variable */
+	uint16_t rank;   /* its order (aj_table.h), completed; UINT16_MAX: unresolved */
 	uint8_t missing; /* optional, and its source is absent on this host */
 	uint8_t isdir;   /* RO/RW: the source is a directory */
 	int fd;          /* RO/RW: the cloned source tree (open until fds_close) */
