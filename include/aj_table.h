@@ -17,10 +17,12 @@
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
- * emits all come from the same line.  X(ID, NAME) for each entry. */
-#define AJ_ENUM_ITEM(id, name)  id,
-#define AJ_NAME_ITEM(id, name)  [id] = name,
-#define AJ_IDENT_ITEM(id, name) [id] = #id,
+ * emits all come from the same line.  X(ID, NAME, ...) for each entry;
+ * a list may say more of each after the name (the toggles). */
+#define AJ_ENUM_ITEM(id, name, ...)  id,
+#define AJ_NAME_ITEM(id, name, ...)  [id] = name,
+#define AJ_IDENT_ITEM(id, name, ...) [id] = #id,
+#define AJ_WORD_ITEM(id, name, ...)  " " name /* the names in one string literal */
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -114,7 +116,7 @@ enum aj_mount_op { AJ_MOUNT_NONE = 0, AJ_MOUNT_OPS(AJ_ENUM_ITEM) AJ_MOUNT_OP_COU
 
 #define AJ_MOUNT_OPTIONAL 0x01 /* skip silently when the host path is missing */
 #define AJ_MOUNT_CREATE   0x02 /* create the host directory (as the caller) when missing */
-#define AJ_MOUNT_WITH_DEVICES 0x04 /* only when a device entry of the plan has a node here (GPU /sys) */
+#define AJ_MOUNT_WITH_DEVICES 0x04 /* only when a device entry of the plan has a node here */
 #define AJ_MOUNT_MAP      0x80 /* never emitted: the stub's mark of an --ro or --rw map */
 
 /* Landlock rules mirror the mounts: .landlock is what a rule on the mount's
@@ -328,11 +330,17 @@ struct aj_filter {
 };
 
 /* Toggles: a bit of aj_variant.features each, in this order (bit 1 << i
- * for the i-th), named as a policy switches them. */
+ * for the i-th), named as a policy switches them.  X(ID, NAME, OFF, WARN):
+ * what --jail-explain says a jail lacks with the toggle off, and what it
+ * warns of below what the toggle brings (NULL: nothing). */
 #define AJ_TOGGLES(X)                                                                              \
-	X(AJ_TOGGLE_GPU, "gpu")                                                                    \
-	X(AJ_TOGGLE_DOCKER, "docker")                                                              \
-	X(AJ_TOGGLE_DISPLAY, "display")
+	X(AJ_TOGGLE_GPU, "gpu", "no GPU device nodes, no GPU /sys", NULL)                          \
+	X(AJ_TOGGLE_DOCKER, "docker", "no Docker socket",                                          \
+	  "the Docker socket is host-root-equivalent: whatever runs in the jail\n"                 \
+	  "    can start a privileged container that owns this host")                              \
+	X(AJ_TOGGLE_DISPLAY, "display", "no X11 or Wayland socket, no X authority file", NULL)
+#define AJ_TOGGLE_OFF_ITEM(id, name, off, warn)  [id] = off,
+#define AJ_TOGGLE_WARN_ITEM(id, name, off, warn) [id] = warn,
 
 enum aj_toggle { AJ_TOGGLES(AJ_ENUM_ITEM) AJ_TOGGLE_COUNT };
 

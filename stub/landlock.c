@@ -5,11 +5,11 @@
  * beneath it (mount_plan.c adds them), the fence replaces the project's
  * where it can (fence.c).
  *
- * Compatibility is one table, as in the kernel's
- * samples/landlock/sandboxer.c: the rights each ABI handles.  Every right
- * the kernel knows is handled, so whatever a rule does not grant is
- * denied; the rules' masks (written for the newest ABI) are cut down to
- * what the kernel handles.  Debian 12's <linux/landlock.h> stops at ABI 2,
+ * Compatibility is one table, as in the kernel's own Landlock sample: the
+ * rights each ABI handles.  Every right the kernel knows is handled, so
+ * whatever a rule does not grant is denied; the rules' masks (written for
+ * the newest ABI) are cut down to what the kernel handles, in
+ * landlock_rule().  Debian 12's <linux/landlock.h> stops at ABI 2,
  * so the UAPI structs and constants are ours. */
 #include <errno.h>
 

@@ -33,7 +33,7 @@
 
 struct plan_entry plan[AJ_PLAN_MAX];
 unsigned plan_n;
-bool plan_dirs;
+static bool plan_dirs; /* scratch entries on the root are directories of it (Landlock on) */
 static char plan_arena[AJ_PLAN_ARENA];
 
 static const char bind_hint[] =

@@ -296,11 +296,11 @@ const char *place_refused(const char *p, const struct stat *st)
 			return "it is a system directory";
 	if (st && !S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
 		return "only directories and regular files are mapped; sockets and devices come "
-		       "in through the gpu, docker and display settings";
+		       "in through the toggles:" AJ_TOGGLES(AJ_WORD_ITEM);
 	return NULL;
 }
 
-const char *source_check(const struct aj_mount *m, const char *path, int fd)
+static const char *source_check(const struct aj_mount *m, const char *path, int fd)
 {
 	struct stat st;
 

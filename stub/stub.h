@@ -29,11 +29,12 @@ extern const struct aj_policy *const aj_the_policy;
 #define AJ_EXIT_CANNOT   126
 #define AJ_EXIT_NOTFOUND 127
 
+/* The name of this stub in its messages, as the compiler wrote it. */
+#define aj_progname (aj_the_policy->progname)
+
 /* die.c: the one way to fail before the target runs. */
-extern const char *aj_progname;
 extern int aj_die_reap;
 extern void (*aj_die_undo)(void);
-void die_init(const char *progname);
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);
 noreturn void die_usage(const char *what, const char *arg);
@@ -41,7 +42,6 @@ noreturn void die_usage(const char *what, const char *arg);
 /* out.c: a small buffered writer instead of stdio. */
 void out_fd(int fd);
 void out_s(const char *s);
-void out_n(const char *s, size_t n);
 void out_c(char c);
 void out_u(unsigned long long u);
 #define AJ_DEC_MAX 21 /* the digits of any unsigned long long, and a NUL */
@@ -133,7 +133,6 @@ struct plan_entry {
 };
 extern struct plan_entry plan[AJ_PLAN_MAX];
 extern unsigned plan_n;
-extern bool plan_dirs; /* scratch entries on the root are directories of it (Landlock on) */
 bool plan_scratch_dir(unsigned i); /* SCRATCH or DEV entry i is a directory of the root */
 void plan_resolve(const struct aj_variant *v);
 void plan_open_sources(void);

@@ -160,7 +160,6 @@ void limits_apply(void);
 void seccomp_install(const struct aj_variant *v);
 
 /* supervise.c */
-extern sigset_t sig_orig;
 void signals_block(void);
 noreturn void supervise_parent(pid_t child);
 noreturn void supervise_init(const struct run *r);
@@ -182,7 +181,6 @@ struct stat;
 bool path_within(const char *a, const char *b);
 void fd_path(char *buf, int fd);
 int source_resolve(const char *path, bool follow, const char **why);
-const char *source_check(const struct aj_mount *m, const char *path, int fd);
 int source_open(const struct aj_mount *m, const char *path, const char **why);
 const char *place_refused(const char *p, const struct stat *st);
 
