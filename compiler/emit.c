@@ -468,11 +468,17 @@ bool emit_header(FILE *f, const struct compiled *c, const char *source)
 		o.mounts[i] = (struct lines){xalloc((v->mounts.n + 1) * sizeof(char *)), v->mounts.n};
 		/* In the order of the rank, and as the variant has them
 		 * between equal ranks (aj_table.h). */
-		size_t n = 0;
-		for (int rank = 0; rank <= UINT8_MAX; rank++)
-			for (size_t k = 0; k < v->mounts.n; k++)
-				if (mount_rank(&v->mounts.v[k]) == rank)
-					o.mounts[i].v[n++] = mount_init(v, &v->mounts.v[k]);
+		size_t *order = xalloc((v->mounts.n + 1) * sizeof(*order));
+		for (size_t k = 0; k < v->mounts.n; k++) {
+			size_t j = k;
+			for (; j > 0 && mount_rank(&v->mounts.v[order[j - 1]]) >
+					    mount_rank(&v->mounts.v[k]);
+			     j--)
+				order[j] = order[j - 1];
+			order[j] = k;
+		}
+		for (size_t k = 0; k < v->mounts.n; k++)
+			o.mounts[i].v[k] = mount_init(v, &v->mounts.v[order[k]]);
 		o.keep[i] = (struct lines){xalloc((v->env_keep.n + 1) * sizeof(char *)), v->env_keep.n};
 		for (size_t k = 0; k < v->env_keep.n; k++)
 			o.keep[i].v[k] = xprintf("\t%s,\n", lit(v->env_keep.v[k].pattern));

@@ -77,12 +77,13 @@ struct aj_path {
  * is twice the number of components of its resolved path, plus one when
  * the path starts with a variable.  So a destination is never mounted
  * before its parent, and a fixed path comes before a variable one of the
- * same depth.  The compiler writes each entry's rank (aj_mount.rank) as
- * far as it knows it, and the table in that order: all of it for a fixed
- * path, only the one for a variable's; the stub adds twice the components
- * of a path with a variable once it is resolved, and of its own --ro and
- * --rw maps, and sorts.  Only it can: a variant's table is the
- * concatenation of its spans, which are shared with other variants. */
+ * same depth.  The compiler writes the rank as far as it knows it
+ * (aj_mount.rank: a fixed path's whole rank; for a path with a variable,
+ * only the one when it starts with it) and each span in that order; the
+ * stub adds twice the components of a path with a variable once it is
+ * resolved, and of its own --ro and --rw maps, and sorts.  Only it can
+ * sort: a variant's table is the concatenation of its spans, which are
+ * shared with other variants. */
 /*   RO       bind the same host path, recursively read-only
  *   RW       bind the same host path read-write
  *   TMPFS    a fresh, empty tmpfs mount (mode from .mode)
@@ -91,8 +92,8 @@ struct aj_path {
  *            own tmpfs (a superblock less to make and tear down; Landlock
  *            confines writes beneath it, as a read-only root would), else
  *            a tmpfs of its own.  Also a tmpfs of its own when, at run
- *            time, the path is below a mount the plan made before it ($HOME
- *            below a bind): nothing is ever made in a host's tree
+ *            time, the path is below a bind, /dev or /proc of the plan
+ *            ($HOME below /opt): nothing is ever made in a host's tree
  *   LINK     a symbolic link at path pointing at .target
  *   DEV      a minimal /dev: null zero full random urandom tty, pts, shm, fd
  *            links, in a directory made as SCRATCH makes one

@@ -1,8 +1,9 @@
 /* mount_plan.c: the interpreter of the mount table.
  *
- * Three passes over one table:
+ * Four passes over one table:
  *  plan_resolve       (caller, before any namespace) substitutes the
- *                     runtime variables and orders the entries by depth;
+ *                     runtime variables and orders the entries by rank
+ *                     (aj_table.h);
  *  plan_open_sources  (pid 1, still seeing the host's tree) clones every
  *                     RO/RW source with open_tree().  Sources are opened
  *                     here, not later through the old root, because an
@@ -10,7 +11,9 @@
  *                     /run, a $HOME under a linked /home) must resolve
  *                     against the host's "/", not the new one;
  *  plan_build         (pid 1, after pivot_root) walks the table with one
- *                     switch and attaches everything below the new root.
+ *                     switch and attaches everything below the new root;
+ *  plan_landlock      (pid 1, the root finished) gives each mount it made
+ *                     the Landlock rights the compiler gave it.
  *
  * Where Landlock is enforced, the scratch entries (AJ_MOUNT_SCRATCH: /tmp,
  * /run, /var/tmp, $HOME) and /dev become directories of the new root's own
