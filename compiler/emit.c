@@ -193,13 +193,53 @@ static char *summary(const struct variant *v)
 	return s;
 }
 
-static char *mount_init(const struct m_mount *m)
+/* A policy's tmpfs is a scratch directory of the root (AJ_MOUNT_SCRATCH)
+ * unless its path is below another mount of the variant that is not a
+ * tmpfs of ours: a bind, /dev or /proc.  Below a tmpfs it is scratch too,
+ * a directory of that one.  A path with a variable may still land below a
+ * bind at run time ($HOME below /opt): the stub checks that case itself. */
+static int mount_op(const struct variant *v, const struct m_mount *m)
+{
+	if (m->op != AJ_MOUNT_TMPFS)
+		return m->op;
+	for (size_t i = 0; i < v->mounts.n; i++) {
+		const struct m_mount *o = &v->mounts.v[i];
+		size_t n = strlen(o->path.text);
+		if (o->op != AJ_MOUNT_RO && o->op != AJ_MOUNT_RW && o->op != AJ_MOUNT_DEV &&
+		    o->op != AJ_MOUNT_PROC)
+			continue;
+		if (strncmp(m->path.text, o->path.text, n) == 0 && m->path.text[n] == '/')
+			return AJ_MOUNT_TMPFS;
+	}
+	return AJ_MOUNT_SCRATCH;
+}
+
+/* The components of a path ("/usr/lib": 2). */
+static int components(const char *p)
+{
+	int n = 0;
+	for (; *p; p++)
+		n += *p == '/' && p[1];
+	return n;
+}
+
+/* A mount's rank as far as the compiler knows it (aj_table.h, the order):
+ * a fixed path's all, a path with a variable only its 1 when it starts
+ * with one; the stub adds the components of what it resolves. */
+static int mount_rank(const struct m_mount *m)
+{
+	if (m->path.var != AJ_VAR_NONE)
+		return !m->path.head[0];
+	return 2 * components(m->path.text);
+}
+
+static char *mount_init(const struct variant *v, const struct m_mount *m)
 {
 	return xprintf("\t{.op = %s, .flags = 0x%x, .mode = 0%o, .landlock = 0x%x, .toggle = %s,\n"
-		       "\t .path = %s, .target = %s},\n",
-		       op_enum[m->op], m->flags, m->mode, m->landlock,
+		       "\t .rank = %d, .path = %s, .target = %s},\n",
+		       op_enum[mount_op(v, m)], m->flags, m->mode, m->landlock,
 		       m->toggle ? xprintf("1 + %s", toggle_enum[m->toggle - 1]) : "0",
-		       path_init(&m->path), lit(m->target));
+		       mount_rank(m), path_init(&m->path), lit(m->target));
 }
 
 /* Does the variant mount the project itself read-only?  Then --rw is
@@ -226,6 +266,14 @@ bool emit_fits(const struct compiled *c)
 				 v->mounts.n, AJ_MAX_MOUNTS);
 			return false;
 		}
+		for (size_t k = 0; k < v->mounts.n; k++) {
+			const struct m_mount *m = &v->mounts.v[k];
+			if (mount_rank(m) > UINT8_MAX) {
+				error_at(&m->loc, "'%s' has %d components; a mount path has at most %d",
+					 m->path.text, components(m->path.text), UINT8_MAX / 2);
+				return false;
+			}
+		}
 	}
 	return true;
 }
@@ -249,13 +297,13 @@ static bool line_common(const struct out *o, const struct lines *all, const char
 	return true;
 }
 
-/* A variant's list in runs, each written once however many variants share
+/* A variant's list in spans, each written once however many variants share
  * it: the entries of every variant (most of base.aj's mounts), of every
  * variant of its mode (the toggles), of its command group (the tool's
  * caches and variables), and its own.  The generic jail's 24 variants
  * would otherwise repeat them all. */
-static const char *runs(struct out *o, const struct lines *all, size_t idx, const char *type,
-			const char *run_type, size_t *n_runs)
+static const char *spans(struct out *o, const struct lines *all, size_t idx, const char *type,
+			 const char *span_type, size_t *n_spans)
 {
 	int mode = (int)(idx % o->c->modes.n), group = (int)(idx / o->c->modes.n);
 	const int level_mode[4] = {-1, mode, -1, -2}, level_group[4] = {-1, -1, group, -2};
@@ -270,15 +318,15 @@ static const char *runs(struct out *o, const struct lines *all, size_t idx, cons
 		n[l]++;
 	}
 	char *list = xstrdup("");
-	*n_runs = 0;
+	*n_spans = 0;
 	for (int l = 0; l < 4; l++) {
 		if (!n[l])
 			continue;
 		list = append(list, "%s",
 			      xprintf("\t{.v = %s, .n = %zu},\n", array(o, type, body[l], n[l]), n[l]));
-		++*n_runs;
+		++*n_spans;
 	}
-	return array(o, run_type, list, *n_runs);
+	return array(o, span_type, list, *n_spans);
 }
 
 static char *steps_body(const struct m_step *st, size_t n)
@@ -335,11 +383,11 @@ static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bo
 static void emit_variant(struct out *o, size_t idx, char **init)
 {
 	const struct variant *v = &o->c->variants.v[idx];
-	size_t n_runs, n_keep, n_drop;
-	const char *mount_runs = runs(o, o->mounts, idx, "struct aj_mount", "struct aj_mount_run",
-				      &n_runs);
-	const char *keep = runs(o, o->keep, idx, "char *const", "struct aj_env_run", &n_keep);
-	const char *drop = runs(o, o->drop, idx, "char *const", "struct aj_env_run", &n_drop);
+	size_t n_spans, n_keep, n_drop;
+	const char *mount_spans = spans(o, o->mounts, idx, "struct aj_mount", "struct aj_mount_span",
+					&n_spans);
+	const char *keep = spans(o, o->keep, idx, "char *const", "struct aj_env_span", &n_keep);
+	const char *drop = spans(o, o->drop, idx, "char *const", "struct aj_env_span", &n_drop);
 	char *b;
 
 	const char *scan = scan_init(o, &v->scan, v->scan_depth, v->scan_bound);
@@ -396,7 +444,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			"\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
 			"\t\t.features = 0x%x,\n\t\t.flags = 0x%x,\n\t\t.timeout = %u,\n"
 			"\t\t.memory = %s\n\t\t.processes = %u,\n"
-			"\t\t.mount_runs = %s, .n_mount_runs = %zu,\n"
+			"\t\t.mount_spans = %s, .n_mount_spans = %zu,\n"
 			"\t\t.scan = %s,\n"
 			"\t\t.landlock_rules = %s, .n_landlock_rules = %zu,\n"
 			"\t\t.env_keep = %s, .n_env_keep = %zu,\n"
@@ -408,7 +456,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
 			v->landlock_min_abi, v->features,
 			v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0), v->timeout, memory, v->processes,
-			mount_runs, n_runs, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
+			mount_spans, n_spans, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
 			set, v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)),
 			v->userns ? xprintf("\t\t.userns = %d,\n", v->userns) : "");
 }
@@ -427,8 +475,19 @@ static bool emit_tables(FILE *f, const struct compiled *c)
 	for (size_t i = 0; i < c->variants.n; i++) {
 		const struct variant *v = &c->variants.v[i];
 		o.mounts[i] = (struct lines){xalloc((v->mounts.n + 1) * sizeof(char *)), v->mounts.n};
+		/* In the order of the rank, and as the variant has them
+		 * between equal ranks (aj_table.h). */
+		size_t *order = xalloc((v->mounts.n + 1) * sizeof(*order));
+		for (size_t k = 0; k < v->mounts.n; k++) {
+			size_t j = k;
+			for (; j > 0 && mount_rank(&v->mounts.v[order[j - 1]]) >
+					    mount_rank(&v->mounts.v[k]);
+			     j--)
+				order[j] = order[j - 1];
+			order[j] = k;
+		}
 		for (size_t k = 0; k < v->mounts.n; k++)
-			o.mounts[i].v[k] = mount_init(&v->mounts.v[k]);
+			o.mounts[i].v[k] = mount_init(v, &v->mounts.v[order[k]]);
 		o.keep[i] = (struct lines){xalloc((v->env_keep.n + 1) * sizeof(char *)), v->env_keep.n};
 		for (size_t k = 0; k < v->env_keep.n; k++)
 			o.keep[i].v[k] = xprintf("\t%s,\n", lit(v->env_keep.v[k].pattern));

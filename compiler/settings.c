@@ -35,8 +35,8 @@ struct setting {
 /* In the order suggestions prefer.  A mount op is a key when mounts.c
  * says a policy writes it, with the suffixes it says. */
 /* clang-format off */
-#define MOUNT_SETTING(id, name)  {name, mounts_lower, IN_BLOCKS, id},
-#define TOGGLE_SETTING(id, name) {name, lower_toggle, IN_BLOCKS, id},
+#define MOUNT_SETTING(id, name, ...)  {name, mounts_lower, IN_BLOCKS, id},
+#define TOGGLE_SETTING(id, name, ...) {name, lower_toggle, IN_BLOCKS, id},
 static const struct setting settings[] = {
 	{"hostname", lower_hostname, IN_BLOCKS, 0},
 	{"network", lower_network, IN_BLOCKS, 0},

@@ -13,14 +13,16 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 13
+#define AJ_ABI 14
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
- * emits all come from the same line.  X(ID, NAME) for each entry. */
-#define AJ_ENUM_ITEM(id, name)  id,
-#define AJ_NAME_ITEM(id, name)  [id] = name,
-#define AJ_IDENT_ITEM(id, name) [id] = #id,
+ * emits all come from the same line.  X(ID, NAME, ...) for each entry;
+ * a list may say more of each after the name (the toggles). */
+#define AJ_ENUM_ITEM(id, name, ...)  id,
+#define AJ_NAME_ITEM(id, name, ...)  [id] = name,
+#define AJ_IDENT_ITEM(id, name, ...) [id] = #id,
+#define AJ_WORD_ITEM(id, name, ...)  " " name /* the names in one string literal */
 
 /* Runtime variables, resolved once by the stub before anything is mounted.
  * A variable that cannot be resolved (unset, or not a Unix socket for
@@ -70,24 +72,42 @@ struct aj_path {
 #define AJ_ENV_MAX    256 /* variables passed to the target */
 #define AJ_SCAN_MAX   512 /* masked or denied entries in one project */
 
-/* Mount plan operations, interpreted in table order by the stub.  The
- * compiler sorts the table so that a destination is never mounted before
- * its parent, except for destinations whose depth is only known at run time
- * ($HOME, $PROJECT); the stub orders those by resolved depth, keeping table
- * order between equals (a path that starts with a variable after one that
- * does not).  A variant's table is the concatenation of its runs. */
-/*   RO      bind the same host path, recursively read-only
- *   RW      bind the same host path read-write
- *   TMPFS   a fresh, empty tmpfs (mode from .mode)
- *   LINK    a symbolic link at path pointing at .target
- *   DEV     a minimal /dev: null zero full random urandom tty, pts, shm, fd links
- *   PROC    a fresh procfs of the new pid namespace
- *   DEVICE  bind device nodes: the last component of path may be a glob
- * The names are --jail-explain's (a policy spells ro and rw with ? and +). */
+/* Mount plan operations, interpreted by the stub in the order of one rule:
+ * by rank, and in table order between equal ranks, where an entry's rank
+ * is twice the number of components of its resolved path, plus one when
+ * the path starts with a variable.  So a destination is never mounted
+ * before its parent, and a fixed path comes before a variable one of the
+ * same depth.  The compiler writes the rank as far as it knows it
+ * (aj_mount.rank: a fixed path's whole rank; for a path with a variable,
+ * only the one when it starts with it) and each span in that order; the
+ * stub adds twice the components of a path with a variable once it is
+ * resolved, and of its own --ro and --rw maps, and sorts.  Only it can
+ * sort: a variant's table is the concatenation of its spans, which are
+ * shared with other variants. */
+/*   RO       bind the same host path, recursively read-only
+ *   RW       bind the same host path read-write
+ *   TMPFS    a fresh, empty tmpfs mount (mode from .mode)
+ *   SCRATCH  a fresh, empty, writable directory (mode from .mode) of the new
+ *            root: where Landlock is enforced, a directory of the root's
+ *            own tmpfs (a superblock less to make and tear down; Landlock
+ *            confines writes beneath it, as a read-only root would), else
+ *            a tmpfs of its own.  Also a tmpfs of its own when, at run
+ *            time, the path is below a bind, /dev or /proc of the plan
+ *            ($HOME below /opt): nothing is ever made in a host's tree
+ *   LINK     a symbolic link at path pointing at .target
+ *   DEV      a minimal /dev: null zero full random urandom tty, pts, shm, fd
+ *            links, in a directory made as SCRATCH makes one
+ *   PROC     a fresh procfs of the new pid namespace
+ *   DEVICE   bind device nodes: the last component of path may be a glob
+ * A policy's tmpfs is SCRATCH unless its path is below another bind, /dev
+ * or /proc of the variant (compiler/emit.c); both are named tmpfs, as the
+ * policy writes them.  The names are --jail-explain's (a policy spells ro
+ * and rw with ? and +). */
 #define AJ_MOUNT_OPS(X)                                                                            \
 	X(AJ_MOUNT_RO, "ro")                                                                       \
 	X(AJ_MOUNT_RW, "rw")                                                                       \
 	X(AJ_MOUNT_TMPFS, "tmpfs")                                                                 \
+	X(AJ_MOUNT_SCRATCH, "tmpfs")                                                               \
 	X(AJ_MOUNT_LINK, "link")                                                                   \
 	X(AJ_MOUNT_DEV, "dev")                                                                     \
 	X(AJ_MOUNT_PROC, "proc")                                                                   \
@@ -97,7 +117,8 @@ enum aj_mount_op { AJ_MOUNT_NONE = 0, AJ_MOUNT_OPS(AJ_ENUM_ITEM) AJ_MOUNT_OP_COU
 
 #define AJ_MOUNT_OPTIONAL 0x01 /* skip silently when the host path is missing */
 #define AJ_MOUNT_CREATE   0x02 /* create the host directory (as the caller) when missing */
-#define AJ_MOUNT_WITH_DEVICES 0x04 /* only when a device entry of the plan has a node here (GPU /sys) */
+#define AJ_MOUNT_WITH_DEVICES 0x04 /* only when a device entry of the plan has a node here */
+#define AJ_MOUNT_MAP      0x80 /* never emitted: the stub's mark of an --ro or --rw map */
 
 /* Landlock rules mirror the mounts: .landlock is what a rule on the mount's
  * path grants (AJ_LL_* rights; every filesystem right is below bit 16), 0
@@ -106,18 +127,19 @@ enum aj_mount_op { AJ_MOUNT_NONE = 0, AJ_MOUNT_OPS(AJ_ENUM_ITEM) AJ_MOUNT_OP_COU
 struct aj_mount {
 	uint8_t op;
 	uint8_t flags;
-	uint16_t mode;     /* AJ_MOUNT_TMPFS: permission bits of the root */
+	uint16_t mode;     /* TMPFS, SCRATCH: permission bits of its root */
 	uint16_t landlock; /* AJ_LL_* rights beneath it, full-ABI mask */
 	uint8_t toggle;    /* 1 + enum aj_toggle when a toggle brings it, else 0 */
+	uint8_t rank;      /* its order, as far as the compiler knows it (above) */
 	struct aj_path path;
 	const char *target; /* AJ_MOUNT_LINK only */
 };
 
-/* A run of a variant's mount table.  Runs are shared: the mounts every
- * variant has, those every variant of one mode has (toggles), those of one
- * command group (its caches) are each written once, and a variant lists
- * the runs that make its table. */
-struct aj_mount_run {
+/* A span of a variant's mount table: a slice shared by the variants that
+ * have it.  The mounts every variant has, those every variant of one mode
+ * has (toggles), those of one command group (its caches) are each written
+ * once, and a variant lists the spans that make its table. */
+struct aj_mount_span {
 	const struct aj_mount *v;
 	uint16_t n;
 };
@@ -270,9 +292,9 @@ enum aj_landlock_level {
 
 enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
 
-/* A run of environment patterns, shared like the mount runs: a variant's
- * keep (or drop) list is the concatenation of its runs. */
-struct aj_env_run {
+/* A span of environment patterns, shared like the mount spans: a
+ * variant's keep (or drop) list is the concatenation of its spans. */
+struct aj_env_span {
 	const char *const *v;
 	uint16_t n;
 };
@@ -309,11 +331,17 @@ struct aj_filter {
 };
 
 /* Toggles: a bit of aj_variant.features each, in this order (bit 1 << i
- * for the i-th), named as a policy switches them. */
+ * for the i-th), named as a policy switches them.  X(ID, NAME, OFF, WARN):
+ * what --jail-explain says a jail lacks with the toggle off, and what it
+ * warns of below what the toggle brings (NULL: nothing). */
 #define AJ_TOGGLES(X)                                                                              \
-	X(AJ_TOGGLE_GPU, "gpu")                                                                    \
-	X(AJ_TOGGLE_DOCKER, "docker")                                                              \
-	X(AJ_TOGGLE_DISPLAY, "display")
+	X(AJ_TOGGLE_GPU, "gpu", "no GPU device nodes, no GPU /sys", NULL)                          \
+	X(AJ_TOGGLE_DOCKER, "docker", "no Docker socket",                                          \
+	  "the Docker socket is host-root-equivalent: whatever runs in the jail\n"                 \
+	  "    can start a privileged container that owns this host")                              \
+	X(AJ_TOGGLE_DISPLAY, "display", "no X11 or Wayland socket, no X authority file", NULL)
+#define AJ_TOGGLE_OFF_ITEM(id, name, off, warn)  [id] = off,
+#define AJ_TOGGLE_WARN_ITEM(id, name, off, warn) [id] = warn,
 
 enum aj_toggle { AJ_TOGGLES(AJ_ENUM_ITEM) AJ_TOGGLE_COUNT };
 
@@ -349,11 +377,11 @@ struct aj_variant {
 	const char *mode;    /* for --jail-explain */
 	const char *command; /* command group name, "" for the default */
 	const char *hostname;
-	const struct aj_mount_run *mount_runs; /* its mount table, in runs */
+	const struct aj_mount_span *mount_spans; /* its mount table, in spans */
 	const struct aj_scan *scan; /* shared by the variants that scan alike */
 	const struct aj_landlock_rule *landlock_rules; /* besides the mounts' own */
-	const struct aj_env_run *env_keep; /* runs */
-	const struct aj_env_run *env_drop; /* runs: never passed, whatever keeps them */
+	const struct aj_env_span *env_keep; /* spans */
+	const struct aj_env_span *env_drop; /* spans: never passed, whatever keeps them */
 	const struct aj_env_set *env_set;
 	const struct aj_rlimit *rlimits;
 	const struct aj_filter *filters; /* installed in order, at least one */
@@ -369,11 +397,11 @@ struct aj_variant {
 	 * them, in a table the generic jail holds two dozen times. */
 	uint32_t timeout; /* seconds, 0 = none */
 	uint16_t n_landlock_rules;
-	uint16_t n_env_keep; /* runs */
-	uint16_t n_env_drop; /* runs */
+	uint16_t n_env_keep; /* spans */
+	uint16_t n_env_drop; /* spans */
 	uint16_t n_env_set;
 	uint16_t n_rlimits;
-	uint8_t n_mount_runs;
+	uint8_t n_mount_spans;
 	uint8_t n_filters;
 	uint8_t network;  /* enum aj_network */
 	uint8_t landlock; /* enum aj_landlock_level */

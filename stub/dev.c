@@ -51,8 +51,9 @@ static bool bind_node(const char *src, const char *dst)
 	return true;
 }
 
-/* as_dir: a directory of the root's tmpfs (mount_plan.c), no tmpfs of its
- * own; Landlock then refuses execution beneath it as noexec would. */
+/* as_dir: a directory of the root's tmpfs, as a scratch entry's
+ * (mount_plan.c), no tmpfs of its own; Landlock then refuses execution
+ * beneath it as noexec would. */
 void dev_build(const char *path, bool as_dir)
 {
 	char src[AJ_PATH_MAX], dst[AJ_PATH_MAX];

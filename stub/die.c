@@ -1,7 +1,8 @@
 /* die.c: one error format, in the style of skarnet's tools:
- *   jail-NAME: fatal: unable to STEP: REASON: HINT
- * and one exit code (125) for every failure before the target runs, so
- * that nothing half-built is ever executed. */
+ *   PROGNAME: fatal: unable to STEP: REASON: HINT
+ * (PROGNAME: aj_policy.progname), and one exit code (125) for every
+ * failure before the target runs, so that nothing half-built is ever
+ * executed. */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -10,15 +11,8 @@
 
 #include "stub.h"
 
-const char *aj_progname = "jail";
 int aj_die_reap;           /* the parent's pid 1, killed and reaped by die() */
 void (*aj_die_undo)(void); /* then removes what the parent made for it */
-
-void die_init(const char *progname)
-{
-	if (progname)
-		aj_progname = progname;
-}
 
 noreturn void diep(const char *step, const char *what, int err, const char *hint)
 {

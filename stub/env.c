@@ -20,12 +20,12 @@ static bool same_name(const char *entry, const char *name, size_t n)
 	return !strncmp(entry, name, n) && entry[n] == '=';
 }
 
-/* Does a pattern of the list (its runs, shared between variants) match? */
-static bool listed(const struct aj_env_run *runs, unsigned n, const char *name)
+/* Does a pattern of the list (its spans, shared between variants) match? */
+static bool listed(const struct aj_env_span *spans, unsigned n, const char *name)
 {
 	for (unsigned r = 0; r < n; r++)
-		for (unsigned i = 0; i < runs[r].n; i++)
-			if (glob_match(runs[r].v[i], name))
+		for (unsigned i = 0; i < spans[r].n; i++)
+			if (glob_match(spans[r].v[i], name))
 				return true;
 	return false;
 }

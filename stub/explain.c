@@ -8,6 +8,8 @@
 static const char *const op_names[AJ_MOUNT_OP_COUNT] = {AJ_MOUNT_OPS(AJ_NAME_ITEM)};
 static const char *const net_names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
 static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
+static const char *const toggle_off[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_TOGGLE_OFF_ITEM)};
+static const char *const toggle_warn[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_TOGGLE_WARN_ITEM)};
 
 /* What a level means, after its name. */
 static const char *const net_meaning[AJ_NET_COUNT] = {
@@ -81,25 +83,15 @@ static void print_mode(const struct run *r)
 	}
 }
 
-/* Which toggle brought a mount in: the GPU's nodes and /sys, the
- * variables only the Docker and display toggles use. */
 static void print_mount(const struct plan_entry *e);
 
-static const char docker_warning[] =
-    "    WARNING: the Docker socket is host-root-equivalent: whatever runs in the jail\n"
-    "    can start a privileged container that owns this host\n";
-
 /* For each toggle: on or off, who decided (the policy, or the mode when
- * the same command group's normal variant differs), and what it brings. */
+ * the variant of the same command group in the weakest mode differs), and
+ * what it brings (the mounts that carry it: aj_mount.toggle). */
 static void print_toggles(const struct run *r)
 {
-	static const char *const off[AJ_TOGGLE_COUNT] = {
-	    [AJ_TOGGLE_GPU] = "no GPU device nodes, no GPU /sys",
-	    [AJ_TOGGLE_DOCKER] = "no Docker socket",
-	    [AJ_TOGGLE_DISPLAY] = "no X11 or Wayland socket, no X authority file",
-	};
 	const struct aj_variant *v = r->v;
-	const struct aj_variant *normal = &r->pol->variants[r->group * r->pol->n_modes];
+	const struct aj_variant *weakest = &r->pol->variants[r->group * r->pol->n_modes];
 
 	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++) {
 		unsigned bit = AJ_TOGGLE_BIT(t);
@@ -107,7 +99,7 @@ static void print_toggles(const struct run *r)
 
 		field(toggle_names[t]);
 		out_s(on ? "on, by " : "off, by ");
-		if (r->mode && ((v->features ^ normal->features) & bit)) {
+		if (r->mode && ((v->features ^ weakest->features) & bit)) {
 			out_s("mode ");
 			out_s(r->pol->modes[r->mode]);
 			out_s(" (");
@@ -118,7 +110,7 @@ static void print_toggles(const struct run *r)
 		}
 		if (!on) {
 			out_s(": ");
-			out_s(off[t]);
+			out_s(toggle_off[t]);
 			out_s("; its variables are dropped (env drop)\n");
 			continue;
 		}
@@ -128,8 +120,11 @@ static void print_toggles(const struct run *r)
 				out_s("  ");
 				print_mount(&plan[i]);
 			}
-		if (t == AJ_TOGGLE_DOCKER)
-			out_s(docker_warning);
+		if (toggle_warn[t]) {
+			out_s("    WARNING: ");
+			out_s(toggle_warn[t]);
+			out_c('\n');
+		}
 	}
 }
 
@@ -195,7 +190,7 @@ static void print_mount(const struct plan_entry *e)
 	case AJ_MOUNT_RO:
 	case AJ_MOUNT_RW:
 		if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices()) {
-			out_s("\tskipped: no GPU device node on this host");
+			out_s("\tskipped: none of the plan's device nodes is on this host");
 		} else if ((fd = source_open(m, e->path, &why)) >= 0) {
 			close(fd);
 		} else if (why) {
@@ -216,9 +211,10 @@ static void print_mount(const struct plan_entry *e)
 		}
 		break;
 	case AJ_MOUNT_TMPFS:
+	case AJ_MOUNT_SCRATCH:
 		out_s("\tmode ");
 		out_o(m->mode);
-		if (plan_dirs && !plan_under_mount((unsigned)(e - plan)))
+		if (m->op == AJ_MOUNT_SCRATCH && plan_scratch_dir((unsigned)(e - plan)))
 			out_s(", a directory of the root (Landlock confines writes to it)");
 		break;
 	case AJ_MOUNT_LINK:
@@ -355,7 +351,7 @@ static void print_scan(const struct run *r)
 		out_s("  …\n");
 	field("fence");
 	if (fenced) {
-		out_u(fence_apply(-1, fenced, AJ_LL_RIGHTS_ALL));
+		out_u(fence_count(fenced));
 		out_s(" Landlock rules in place of the project's one: nothing denied or guarded "
 		      "is granted\n");
 	} else {

@@ -5,8 +5,8 @@
  * fixed-size arrays, nothing allocated.  An extra map is an ordinary bind
  * at the same path carrying the Landlock rights the compiler would give it
  * (read and execute for --ro, everything for --rw), so the mount plan and
- * Landlock treat it like any other entry: ordered by depth, after the
- * table's entries of the same depth.  Only the project is scanned for
+ * Landlock treat it like any other entry: ordered by its rank, after the
+ * table's entries of the same rank.  Only the project is scanned for
  * masks and denies, never an extra map.
  *
  * A relative path is taken from the working directory, and ".." in it
@@ -37,11 +37,8 @@ static const char *net_opt;
 
 static struct aj_variant custom;
 static struct aj_mount mounts[AJ_MAX_EXTRA];
-static struct aj_mount_run runs[8]; /* the variant's (at most 4), then the maps */
+static struct aj_mount_span spans[8]; /* the variant's (at most 4), then the maps */
 static char paths[AJ_MAX_EXTRA][AJ_PATH_MAX];
-
-static const char *const system_trees[] = AJ_REFUSED_TREES;
-static const char *const system_dirs[] = AJ_REFUSED_DIRS;
 
 void extra_map(const char *path, bool rw, const char *opt)
 {
@@ -86,33 +83,6 @@ static noreturn void refuse(const char *opt, const char *path, const char *why)
 	memcpy(what + pl + 2, opt, ol);
 	memcpy(what + pl + 2 + ol, ")", 2);
 	diep("map", what, 0, why);
-}
-
-/* Why p (absolute, normal, its object st) may not be mapped, or NULL.
- * Also the rule for paths that come from the environment (resolve.c). */
-const char *place_refused(const char *p, const struct stat *st)
-{
-	const char *home = var_value(AJ_VAR_HOME);
-	const char *xdg = var_value(AJ_VAR_XDG_RUNTIME_DIR);
-
-	if (!strcmp(p, "/"))
-		return "it is the root directory";
-	if (home && path_within(home, p))
-		return "it is your home directory or a parent of it; map the directories the "
-		       "command needs";
-	/* The session's sockets (a bus, agents, a rootless Docker) live there. */
-	if (xdg && path_within(xdg, p))
-		return "it is your runtime directory ($XDG_RUNTIME_DIR) or a parent of it";
-	for (unsigned i = 0; i < sizeof(system_trees) / sizeof(system_trees[0]); i++)
-		if (path_within(p, system_trees[i]))
-			return "it is a system directory, or below one";
-	for (unsigned i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
-		if (!strcmp(p, system_dirs[i]))
-			return "it is a system directory";
-	if (st && !S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
-		return "only directories and regular files are mapped; sockets and devices come "
-		       "in through the gpu, docker and display settings";
-	return NULL;
 }
 
 /* in made absolute (from the working directory) and normal, ".." taken
@@ -222,24 +192,25 @@ const struct aj_variant *extra_apply(const struct run *r)
 	}
 	if (!n_maps)
 		return &custom;
-	if (v->n_mount_runs >= sizeof(runs) / sizeof(runs[0]))
-		die("add the maps", 0, "the mount table has too many runs");
-	memcpy(runs, v->mount_runs, v->n_mount_runs * sizeof(runs[0]));
-	runs[v->n_mount_runs] = (struct aj_mount_run){mounts, (uint16_t)n_maps};
+	if (v->n_mount_spans >= sizeof(spans) / sizeof(spans[0]))
+		die("add the maps", 0, "the mount table has too many spans");
+	memcpy(spans, v->mount_spans, v->n_mount_spans * sizeof(spans[0]));
+	spans[v->n_mount_spans] = (struct aj_mount_span){mounts, (uint16_t)n_maps};
 	for (unsigned i = 0; i < n_maps; i++) {
 		struct aj_mount *m = &mounts[i];
 
 		if (map_rw[i] && (v->flags & AJ_VARIANT_PROJECT_RO))
 			refuse(map_opts[i], maps[i], "the mode keeps the project read-only");
 		m->op = map_rw[i] ? AJ_MOUNT_RW : AJ_MOUNT_RO;
-		m->flags = 0;
+		m->flags = AJ_MOUNT_MAP;
 		m->mode = 0;
 		m->landlock = map_rw[i] ? AJ_LL_RIGHTS_ALL : AJ_LL_RIGHTS_READ;
 		m->toggle = 0;
+		m->rank = 0; /* all in the path: plan_resolve counts it */
 		m->path = (struct aj_path){check_map(i, paths[i]), AJ_VAR_NONE, ""};
 		m->target = NULL;
 	}
-	custom.mount_runs = runs;
-	custom.n_mount_runs = (uint8_t)(v->n_mount_runs + 1);
+	custom.mount_spans = spans;
+	custom.n_mount_spans = (uint8_t)(v->n_mount_spans + 1);
 	return &custom;
 }

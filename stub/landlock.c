@@ -1,13 +1,15 @@
-/* landlock.c: the variant's filesystem rules, at the highest Landlock ABI
- * the kernel has.  The rules mirror the mounts: each mount the plan made
- * carries the rights granted beneath it; the variant adds the few rules
- * that are not a mount's ("/").
+/* landlock.c: the kernel's Landlock, at the highest ABI it has: the
+ * ruleset, the variant's own rules (those that are not a mount's: "/"),
+ * the one helper every rule goes through, and enforcement.  The rules
+ * mirror the mounts: each mount the plan made carries the rights granted
+ * beneath it (mount_plan.c adds them), the fence replaces the project's
+ * where it can (fence.c).
  *
- * Compatibility is one table, as in the kernel's
- * samples/landlock/sandboxer.c: the rights each ABI handles.  Every right
- * the kernel knows is handled, so whatever a rule does not grant is
- * denied; the rules' masks (written for the newest ABI) are cut down to
- * what the kernel handles.  Debian 12's <linux/landlock.h> stops at ABI 2,
+ * Compatibility is one table, as in the kernel's own Landlock sample: the
+ * rights each ABI handles.  Every right the kernel knows is handled, so
+ * whatever a rule does not grant is denied; the rules' masks (written for
+ * the newest ABI) are cut down to what the kernel handles, in
+ * landlock_rule().  Debian 12's <linux/landlock.h> stops at ABI 2,
  * so the UAPI structs and constants are ours. */
 #include <errno.h>
 
@@ -47,6 +49,9 @@ static const struct {
     [7] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, AJ_LL_NET_TCP, 24},
 };
 
+/* What the ruleset handles, once it is made: every rule is cut down to it. */
+static uint64_t handled_fs;
+
 /* The network rights each level handles with no rule (aj_table.h). */
 static const uint8_t net_handled[AJ_NET_COUNT] = AJ_LL_NET_HANDLED;
 
@@ -75,78 +80,52 @@ bool net_blocked_here(const struct aj_variant *v)
 	return v->network == AJ_NET_BLOCKED && v->landlock != AJ_LANDLOCK_OFF && landlock_abi() >= 6;
 }
 
-static void add_fd_rule(int ruleset, int fd, uint64_t access, const char *path)
+/* The one place a rule's rights are narrowed: to what the ruleset handles
+ * (the compiler wrote them for the newest ABI) and, on a file (isdir 0),
+ * to the rights that mean something on a file, since the kernel refuses a
+ * rule on a non-directory that grants any other.  isdir < 0: not known;
+ * rules are nearly always on directories, so the directory's rights are
+ * tried first and a file's EINVAL answered with a second try, which costs
+ * less than asking (fstat) every time.  The fd is the caller's. */
+void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *path)
 {
-	struct ll_path_beneath_attr pb = {.allowed_access = access, .parent_fd = fd};
+	struct ll_path_beneath_attr pb = {.allowed_access = access & handled_fs, .parent_fd = fd};
 
-	if (access && syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0))
+	if (!isdir)
+		pb.allowed_access &= LL_FILE_RIGHTS;
+	if (!pb.allowed_access ||
+	    !syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0))
+		return;
+	pb.allowed_access &= LL_FILE_RIGHTS;
+	if (isdir >= 0 || errno != EINVAL || !pb.allowed_access ||
+	    syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0))
 		diep("add the Landlock rule for", path, errno, NULL);
 }
 
-/* Also the fence's (mask.c): a file keeps only the rights that mean
- * something on a file. */
-void landlock_rule(int ruleset, int fd, uint64_t access, bool isdir, const char *path)
-{
-	add_fd_rule(ruleset, fd, isdir ? access : access & LL_FILE_RIGHTS, path);
-}
-
-/* A mount the plan made: a bind's rule goes on the clone's fd, still open
- * (mount_plan.c); a file gets only the rights that mean something on a
- * file.  Fresh mounts (tmpfs, /dev, /proc) are directories. */
-static void add_mount_rule(int ruleset, const struct plan_entry *e, uint64_t handled)
-{
-	uint64_t access = e->m->landlock & handled;
-	int fd = e->fd;
-
-	if (!e->path || e->missing || !access)
-		return;
-	if (e->m->op == AJ_MOUNT_RO || e->m->op == AJ_MOUNT_RW) {
-		if (!e->isdir)
-			access &= LL_FILE_RIGHTS;
-	} else {
-		fd = openat(AT_FDCWD, e->path, O_PATH | O_CLOEXEC | O_DIRECTORY);
-		if (fd < 0)
-			diep("open the Landlock path", e->path, errno, NULL);
-	}
-	add_fd_rule(ruleset, fd, access, e->path);
-}
-
-static void add_rule(int ruleset, const struct aj_landlock_rule *r, uint64_t handled)
+/* A rule that is not a mount's ("/"). */
+static void add_rule(int ruleset, const struct aj_landlock_rule *r)
 {
 	char path[AJ_PATH_MAX];
-	struct ll_path_beneath_attr pb;
-	int l = path_join(&r->path, path, sizeof(path));
+	int fd, l = path_join(&r->path, path, sizeof(path));
 
 	if (l == AJ_PATH_UNRESOLVED)
 		diep("resolve the variable", var_name(r->path.var), 0, var_why(r->path.var));
 	if (l < 0)
 		die("resolve a Landlock path", ENAMETOOLONG, NULL);
 	/* The fd stays open until fds_close(): one syscall less per rule. */
-	pb.parent_fd = openat(AT_FDCWD, path, O_PATH | O_CLOEXEC);
-	if (pb.parent_fd < 0)
+	fd = openat(AT_FDCWD, path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
 		diep("open the Landlock path", path, errno, NULL);
-	pb.allowed_access = r->access & handled;
-	if (!pb.allowed_access)
-		return;
-	if (!syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0))
-		return;
-	/* EINVAL for directory rights on a file: rules are nearly always on
-	 * directories, so asking first (fstat) would cost more than this. */
-	pb.allowed_access &= LL_FILE_RIGHTS;
-	if (errno != EINVAL || !pb.allowed_access ||
-	    syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0))
-		diep("add the Landlock rule for", path, errno, NULL);
+	landlock_rule(ruleset, fd, r->access, -1, path);
 }
 
-void landlock_apply(const struct aj_variant *v)
+int landlock_create(const struct aj_variant *v)
 {
 	struct ll_ruleset_attr attr = {0};
-	const struct plan_entry *fenced;
-	const char *why, *where;
 	int abi, fd;
 
 	if (v->landlock == AJ_LANDLOCK_OFF)
-		return;
+		return -1;
 	abi = landlock_abi();
 	if (v->landlock == AJ_LANDLOCK_REQUIRE && (abi == 0 || abi < v->landlock_min_abi))
 		die("enforce Landlock", 0,
@@ -155,23 +134,22 @@ void landlock_apply(const struct aj_variant *v)
 		        : "the kernel has no Landlock (CONFIG_SECURITY_LANDLOCK, and \"landlock\" "
 		          "in the lsm= boot parameter)");
 	if (abi == 0)
-		return; /* best effort: --jail-explain says it is absent */
+		return -1; /* best effort: --jail-explain says it is absent */
 	if (abi > LL_ABI_KNOWN)
 		abi = LL_ABI_KNOWN;
-	attr.handled_access_fs = ll_abi[abi].fs;
+	attr.handled_access_fs = handled_fs = ll_abi[abi].fs;
 	attr.scoped = ll_abi[abi].scoped;
 	attr.handled_access_net = net_handled[v->network % AJ_NET_COUNT] & ll_abi[abi].net;
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, (size_t)ll_abi[abi].attr_size, 0);
 	if (fd < 0)
 		die("create the Landlock ruleset", errno, NULL);
 	for (unsigned i = 0; i < v->n_landlock_rules; i++)
-		add_rule(fd, &v->landlock_rules[i], attr.handled_access_fs);
-	fenced = fence_plan(v, &why, &where);
-	for (unsigned i = 0; i < plan_n; i++)
-		if (&plan[i] == fenced)
-			fence_apply(fd, fenced, attr.handled_access_fs);
-		else
-			add_mount_rule(fd, &plan[i], attr.handled_access_fs);
-	if (syscall(SYS_landlock_restrict_self, fd, 0))
+		add_rule(fd, &v->landlock_rules[i]);
+	return fd;
+}
+
+void landlock_enforce(int ruleset)
+{
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0))
 		die("enforce Landlock", errno, NULL);
 }

@@ -181,7 +181,7 @@ static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts
 
 /* Is the bare name cmd found through the caller's PATH in a directory
  * outside the project?  Only then is it the tool the user means: a file
- * of the same name in the project (jail ./tools/npm, or PATH=.:…) is
+ * of the same name in the project (./tools/TOOL, or PATH=.:…) is
  * whatever a jailed run put there, and gets no tool's profile.  The jail
  * searches its own PATH again, which is the same list (env keep PATH). */
 static bool found_outside(const char *cmd, const char *project)
@@ -260,9 +260,8 @@ int main(int argc, char **argv)
 	struct opts o = {0};
 	unsigned idx;
 	pid_t pid;
-	int first, fd;
+	int first, fd, ruleset;
 
-	die_init(pol->progname);
 	if (pol->abi != AJ_ABI || !pol->n_modes || !pol->n_groups)
 		die("read the policy", 0, "it was compiled for another stub");
 	first = parse(pol, argc, argv, &o);
@@ -321,7 +320,10 @@ int main(int argc, char **argv)
 	plan_finish(r->project);
 	rlimits_apply(r->v);
 	limits_apply();
-	landlock_apply(r->v);
+	if ((ruleset = landlock_create(r->v)) >= 0) {
+		plan_landlock(ruleset, fence_apply(ruleset, r->v));
+		landlock_enforce(ruleset);
+	}
 	fds_close();
 	privs_drop();
 	seccomp_install(r->v);

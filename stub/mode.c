@@ -2,15 +2,15 @@
  * started inside it.
  *
  * A mode's strength is its index: the compiler emits the modes weakest
- * first (normal, then each in the order the policies declare it) and
- * checks that each is at least as strict as the one before it.  A run uses
- * the mode an option names; else the strongest of those the environment
- * asks for (a trigger variable, the policy's mode_env) and the policy's
- * default.
- * A variable that is set asks, even when empty: HERMES_KANBAN_TASK= from
- * an orchestrator that had no task id to give still means a worker, and
- * reading it as unset would give the weaker mode.  An empty mode variable
- * names no mode, and is refused like a misspelt one.
+ * first (the policy body's own, then each in the order the policies
+ * declare it) and checks that each is at least as strict as the one
+ * before it.  A run uses the mode an option names; else the strongest of
+ * those the environment asks for (a trigger variable, the policy's
+ * mode_env) and the policy's default.
+ * A variable that is set asks, even when empty: a trigger variable an
+ * orchestrator set to "" because it had no task id to give still asks for
+ * its mode, and reading it as unset would give the weaker mode.  An empty
+ * mode variable names no mode, and is refused like a misspelt one.
  *
  * The floor: pid 1 writes "aijail:MODE" as the NIS domain name of the
  * jail's own UTS namespace.  A stub started inside reads it back with

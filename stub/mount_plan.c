@@ -1,8 +1,9 @@
 /* mount_plan.c: the interpreter of the mount table.
  *
- * Three passes over one table:
+ * Four passes over one table:
  *  plan_resolve       (caller, before any namespace) substitutes the
- *                     runtime variables and orders the entries by depth;
+ *                     runtime variables and orders the entries by rank
+ *                     (aj_table.h);
  *  plan_open_sources  (pid 1, still seeing the host's tree) clones every
  *                     RO/RW source with open_tree().  Sources are opened
  *                     here, not later through the old root, because an
@@ -10,14 +11,16 @@
  *                     /run, a $HOME under a linked /home) must resolve
  *                     against the host's "/", not the new one;
  *  plan_build         (pid 1, after pivot_root) walks the table with one
- *                     switch and attaches everything below the new root.
+ *                     switch and attaches everything below the new root;
+ *  plan_landlock      (pid 1, the root finished) gives each mount it made
+ *                     the Landlock rights the compiler gave it.
  *
- * Where Landlock is enforced, a tmpfs entry that is not below another mount
- * (/tmp, /run, /var/tmp, $HOME) and /dev become directories of the new
- * root's own tmpfs instead of tmpfs mounts of their own: a superblock
- * less to create and to tear down each (about 20 us apiece), and the root
- * is not remounted read-only.  Landlock grants writes only beneath them
- * ("/" itself may only be listed), which is what the read-only root did;
+ * Where Landlock is enforced, the scratch entries (AJ_MOUNT_SCRATCH: /tmp,
+ * /run, /var/tmp, $HOME) and /dev become directories of the new root's own
+ * tmpfs instead of tmpfs mounts of their own: a superblock less to create
+ * and to tear down each (about 20 us apiece), and the root is not
+ * remounted read-only.  Landlock grants writes only beneath them ("/"
+ * itself may only be listed), which is what the read-only root did;
  * without Landlock the root stays read-only and each gets its tmpfs.
  *
  * The new root is a tmpfs mounted on /tmp of our private mount namespace;
@@ -33,30 +36,31 @@
 
 struct plan_entry plan[AJ_PLAN_MAX];
 unsigned plan_n;
-bool plan_dirs;
+static bool plan_dirs; /* scratch entries on the root are directories of it (Landlock on) */
 static char plan_arena[AJ_PLAN_ARENA];
 
 static const char bind_hint[] =
     "the policy needs it; make it readable by you, or mark it optional (?) in the policy";
 
-/* The variant's runs, as one table, ordered by resolved depth.  Between
- * equals a path that starts with a variable comes after one that does not
- * (the compiler's order, which runs from different places cannot keep). */
+/* The variant's spans, as one table, in the order of aj_table.h's rule:
+ * by rank, the compiler's completed with what only the run knows (the
+ * components of a path with a variable, or of a map), and in table order
+ * between equal ranks. */
 void plan_resolve(const struct aj_variant *v)
 {
 	size_t used = 0;
 
 	plan_dirs = v->landlock != AJ_LANDLOCK_OFF && landlock_abi() > 0;
 
-	for (unsigned r = 0; r < v->n_mount_runs; r++) {
-		const struct aj_mount_run *run = &v->mount_runs[r];
+	for (unsigned r = 0; r < v->n_mount_spans; r++) {
+		const struct aj_mount_span *span = &v->mount_spans[r];
 
-		if (plan_n + run->n > AJ_PLAN_MAX)
+		if (plan_n + span->n > AJ_PLAN_MAX)
 			die("read the mount table", 0,
 			    "it has more entries than this stub can hold");
-		for (unsigned i = 0; i < run->n; i++) {
-			const struct aj_mount *m = &run->v[i];
-			struct plan_entry e = {.m = m, .fd = -1, .depth = UINT16_MAX};
+		for (unsigned i = 0; i < span->n; i++) {
+			const struct aj_mount *m = &span->v[i];
+			struct plan_entry e = {.m = m, .fd = -1, .rank = UINT16_MAX};
 			int l = path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
 			unsigned j;
 
@@ -69,11 +73,12 @@ void plan_resolve(const struct aj_variant *v)
 			} else {
 				e.path = plan_arena + used;
 				used += (size_t)l + 1;
-				e.depth = m->path.var && !*m->path.head;
-				for (const char *p = e.path; *p; p++)
-					e.depth += 2 * (*p == '/' && p[1]);
+				e.rank = m->rank;
+				if (m->path.var || (m->flags & AJ_MOUNT_MAP))
+					for (const char *p = e.path; *p; p++)
+						e.rank += 2 * (*p == '/' && p[1]);
 			}
-			for (j = plan_n; j > 0 && plan[j - 1].depth > e.depth; j--)
+			for (j = plan_n; j > 0 && plan[j - 1].rank > e.rank; j--)
 				plan[j] = plan[j - 1];
 			plan[j] = e;
 			plan_n++;
@@ -164,23 +169,30 @@ void plan_build_root(void)
 		die("enter the new root", errno, NULL);
 }
 
-/* Is entry i below a mount the plan makes before it (not on the root)? */
-bool plan_under_mount(unsigned i)
+/* Is entry i below a mount the plan makes before it, other than a tmpfs
+ * (ours: what is made in it is made in no host's tree)? */
+static bool plan_under_mount(unsigned i)
 {
 	const char *p = plan[i].path;
 
 	for (unsigned k = 0; k < i; k++) {
 		const char *q = plan[k].path;
+		unsigned op = plan[k].m->op;
 		size_t n;
 
-		if (!q || plan[k].missing || plan[k].m->op == AJ_MOUNT_LINK ||
-		    plan[k].m->op == AJ_MOUNT_DEVICE || (plan[k].m->op == AJ_MOUNT_TMPFS && plan_dirs))
+		if (!q || plan[k].missing || op == AJ_MOUNT_LINK || op == AJ_MOUNT_DEVICE ||
+		    op == AJ_MOUNT_TMPFS || op == AJ_MOUNT_SCRATCH)
 			continue;
 		n = strlen(q);
 		if (!strncmp(p, q, n) && p[n] == '/')
 			return true;
 	}
 	return false;
+}
+
+bool plan_scratch_dir(unsigned i)
+{
+	return plan_dirs && !plan_under_mount(i);
 }
 
 /* Is entry i below a bind the plan makes before it (a host tree, where
@@ -234,9 +246,8 @@ int plan_open_inside(const char *path, unsigned before)
 }
 
 /* The clone's fd stays open until fds_close(): Landlock's rule goes on it
- * (the mount's root, the very inode a path lookup would find, without the
- * lookup), and mount points, covers and the fence below it are opened
- * beneath it. */
+ * (plan_landlock), and mount points, covers and the fence below it are
+ * opened beneath it. */
 static void attach(unsigned i)
 {
 	struct plan_entry *e = &plan[i];
@@ -271,8 +282,8 @@ void plan_build(void)
 		case AJ_MOUNT_RW:
 			attach(i);
 			break;
-		case AJ_MOUNT_TMPFS:
-			if (plan_dirs && !plan_under_mount(i)) {
+		case AJ_MOUNT_SCRATCH:
+			if (plan_scratch_dir(i)) {
 				mkdir_p(e->path);
 				if (chmod(e->path, m->mode))
 					diep("create", e->path, errno, NULL);
@@ -280,11 +291,14 @@ void plan_build(void)
 			}
 			mount_tmpfs(e->path, m->mode);
 			break;
+		case AJ_MOUNT_TMPFS:
+			mount_tmpfs(e->path, m->mode);
+			break;
 		case AJ_MOUNT_LINK:
 			make_link(e->path, m->target);
 			break;
 		case AJ_MOUNT_DEV:
-			dev_build(e->path, plan_dirs && !plan_under_mount(i));
+			dev_build(e->path, plan_scratch_dir(i));
 			break;
 		case AJ_MOUNT_PROC:
 			mkdir_p(e->path);
@@ -300,6 +314,30 @@ void plan_build(void)
 			die("read the mount table", 0,
 			    "unknown operation: the policy was compiled for another stub");
 		}
+	}
+}
+
+/* Each mount the plan made gets the rights the compiler gave it beneath
+ * it, but skip, whose rule the fence replaces (fence.c).  A bind's rule
+ * goes on the clone's fd, still open: the mount's root, the very inode a
+ * path lookup would find, without the lookup.  Fresh mounts (tmpfs, /dev,
+ * /proc) are directories of ours, opened by path. */
+void plan_landlock(int ruleset, const struct plan_entry *skip)
+{
+	for (unsigned i = 0; i < plan_n; i++) {
+		const struct plan_entry *e = &plan[i];
+		bool bind = e->m->op == AJ_MOUNT_RO || e->m->op == AJ_MOUNT_RW;
+		int fd = e->fd;
+
+		if (e == skip || !e->path || e->missing || !e->m->landlock)
+			continue;
+		if (!bind) {
+			/* The fd stays open until fds_close(). */
+			fd = openat(AT_FDCWD, e->path, O_PATH | O_CLOEXEC | O_DIRECTORY);
+			if (fd < 0)
+				diep("open the Landlock path", e->path, errno, NULL);
+		}
+		landlock_rule(ruleset, fd, e->m->landlock, bind ? e->isdir : 1, e->path);
 	}
 }
 

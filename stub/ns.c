@@ -260,7 +260,7 @@ static void loopback_up(void)
 
 void init_prepare(const struct aj_variant *v)
 {
-	const char *h = v->hostname; /* the compiler's default is "jail" */
+	const char *h = v->hostname; /* never NULL: the compiler has a default */
 
 	if (sethostname(h, strlen(h)))
 		die("set the host name", errno, NULL);

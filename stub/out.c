@@ -32,7 +32,7 @@ void out_fd(int fd)
 	out_to = fd;
 }
 
-void out_n(const char *s, size_t n)
+static void out_n(const char *s, size_t n)
 {
 	while (n) {
 		size_t room = sizeof(out_buf) - out_len;

@@ -26,7 +26,8 @@
  * caller's runtime directory: a session bus or an agent's socket there is
  * not a display), the X authority only a regular file of the caller's in
  * the Xauthority format, so that XAUTHORITY=~/.ssh/id_rsa shows nothing;
- * an environment-derived path and a map get the refusals of extra.c. */
+ * an environment-derived path and a map get the refusals of
+ * place_refused() below. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -268,7 +269,38 @@ static bool xauth_format(int pfd)
 	return records > 0;
 }
 
-const char *source_check(const struct aj_mount *m, const char *path, int fd)
+static const char *const system_trees[] = AJ_REFUSED_TREES;
+static const char *const system_dirs[] = AJ_REFUSED_DIRS;
+
+/* Why p (absolute, normal, its object st) may not be mapped, or NULL:
+ * the rule for --ro and --rw maps (extra.c) and for the paths that come
+ * from the environment. */
+const char *place_refused(const char *p, const struct stat *st)
+{
+	const char *home = var_value(AJ_VAR_HOME);
+	const char *xdg = var_value(AJ_VAR_XDG_RUNTIME_DIR);
+
+	if (!strcmp(p, "/"))
+		return "it is the root directory";
+	if (home && path_within(home, p))
+		return "it is your home directory or a parent of it; map the directories the "
+		       "command needs";
+	/* The session's sockets (a bus, agents, a rootless Docker) live there. */
+	if (xdg && path_within(xdg, p))
+		return "it is your runtime directory ($XDG_RUNTIME_DIR) or a parent of it";
+	for (unsigned i = 0; i < sizeof(system_trees) / sizeof(system_trees[0]); i++)
+		if (path_within(p, system_trees[i]))
+			return "it is a system directory, or below one";
+	for (unsigned i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+		if (!strcmp(p, system_dirs[i]))
+			return "it is a system directory";
+	if (st && !S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
+		return "only directories and regular files are mapped; sockets and devices come "
+		       "in through the toggles:" AJ_TOGGLES(AJ_WORD_ITEM);
+	return NULL;
+}
+
+static const char *source_check(const struct aj_mount *m, const char *path, int fd)
 {
 	struct stat st;
 
@@ -314,7 +346,7 @@ const char *source_check(const struct aj_mount *m, const char *path, int fd)
 		return place_refused(path, &st) ? place_refused(path, &st) : place_refused(real, &st);
 	}
 	}
-	if (extra_option(m))
+	if (m->flags & AJ_MOUNT_MAP)
 		return place_refused(path, &st);
 	return NULL;
 }
@@ -323,7 +355,7 @@ const char *source_check(const struct aj_mount *m, const char *path, int fd)
  * skips them (the toggles' are optional) and --jail-explain says why. */
 int source_open(const struct aj_mount *m, const char *path, const char **why)
 {
-	bool follow = !extra_option(m);
+	bool follow = !(m->flags & AJ_MOUNT_MAP);
 	int fd = source_resolve(path, follow, why);
 
 	if (fd < 0)

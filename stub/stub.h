@@ -29,11 +29,12 @@ extern const struct aj_policy *const aj_the_policy;
 #define AJ_EXIT_CANNOT   126
 #define AJ_EXIT_NOTFOUND 127
 
+/* The name of this stub in its messages, as the compiler wrote it. */
+#define aj_progname (aj_the_policy->progname)
+
 /* die.c: the one way to fail before the target runs. */
-extern const char *aj_progname;
 extern int aj_die_reap;
 extern void (*aj_die_undo)(void);
-void die_init(const char *progname);
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);
 noreturn void die_usage(const char *what, const char *arg);
@@ -41,7 +42,6 @@ noreturn void die_usage(const char *what, const char *arg);
 /* out.c: a small buffered writer instead of stdio. */
 void out_fd(int fd);
 void out_s(const char *s);
-void out_n(const char *s, size_t n);
 void out_c(char c);
 void out_u(unsigned long long u);
 #define AJ_DEC_MAX 21 /* the digits of any unsigned long long, and a NUL */
@@ -140,7 +140,7 @@ const char *git_note(unsigned hit);
 struct plan_entry {
 	const struct aj_mount *m;
 	const char *path; /* resolved, in plan_arena; NULL: an optional entry's variable is unset */
-	uint16_t depth;  /* 2 x resolved depth, + 1 for a path that starts with a variable */
+	uint16_t rank;   /* its order (aj_table.h), completed; UINT16_MAX: unresolved */
 	uint8_t missing; /* optional, and its source is absent on this host */
 	uint8_t isdir;   /* RO/RW: the source is a directory */
 	int fd;          /* RO/RW: the cloned source tree (open until fds_close) */
@@ -148,13 +148,13 @@ struct plan_entry {
 };
 extern struct plan_entry plan[AJ_PLAN_MAX];
 extern unsigned plan_n;
-extern bool plan_dirs; /* tmpfs entries on the root are directories of it (Landlock on) */
-bool plan_under_mount(unsigned i);
+bool plan_scratch_dir(unsigned i); /* SCRATCH or DEV entry i is a directory of the root */
 void plan_resolve(const struct aj_variant *v);
 void plan_open_sources(void);
 bool plan_has_devices(void);
 void plan_build_root(void);
 void plan_build(void);
+void plan_landlock(int ruleset, const struct plan_entry *skip);
 void plan_finish(const char *project);
 int plan_open_inside(const char *path, unsigned before);
 
@@ -163,11 +163,16 @@ extern const char *const dev_nodes[];
 void dev_build(const char *path, bool as_dir);
 unsigned device_match(const char *prefix, const char *path, bool bind);
 
-/* mask.c: the covers, and the fence behind them.  fence_plan() says
- * which plan entry the fence replaces the rule of, or why there is none. */
+/* mask.c: the covers. */
 void mask_apply(const char *project, const struct aj_variant *v);
+
+/* fence.c: Landlock behind the covers.  fence_plan() says which plan
+ * entry the fence replaces the rule of, or why there is none (where: the
+ * mount that reaches it, or NULL); fence_count() how many rules it takes;
+ * fence_apply() adds them and returns the entry it replaced (NULL: none). */
 const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why,
                                     const char **where);
-unsigned fence_apply(int ruleset, const struct plan_entry *e, uint64_t handled);
+unsigned fence_count(const struct plan_entry *e);
+const struct plan_entry *fence_apply(int ruleset, const struct aj_variant *v);
 
 #endif

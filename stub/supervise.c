@@ -29,7 +29,7 @@
 
 #include "sys.h"
 
-sigset_t sig_orig;
+static sigset_t sig_orig;
 static sigset_t sig_wait;
 
 static const int forwarded[] = {SIGINT,  SIGTERM, SIGHUP,   SIGQUIT,

@@ -104,11 +104,14 @@ void ns_scan_send(int parent_fd);
 void ns_scan_receive(void);
 void init_prepare(const struct aj_variant *v);
 
-/* landlock.c */
+/* landlock.c: landlock_create() is -1 where Landlock is not enforced;
+ * every rule goes through landlock_rule() (isdir: 1, 0, or -1 for not
+ * known). */
 int landlock_abi(void);
 bool net_blocked_here(const struct aj_variant *v);
-void landlock_apply(const struct aj_variant *v);
-void landlock_rule(int ruleset, int fd, uint64_t access, bool isdir, const char *path);
+int landlock_create(const struct aj_variant *v);
+void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *path);
+void landlock_enforce(int ruleset);
 
 /* privs.c */
 void fds_close(void);
@@ -157,7 +160,6 @@ void limits_apply(void);
 void seccomp_install(const struct aj_variant *v);
 
 /* supervise.c */
-extern sigset_t sig_orig;
 void signals_block(void);
 noreturn void supervise_parent(pid_t child);
 noreturn void supervise_init(const struct run *r);
@@ -171,15 +173,14 @@ const char *mode_outer(void);
 void extra_map(const char *path, bool rw, const char *opt);
 void extra_net(int network, const char *opt);
 const char *extra_net_option(void);
-const char *extra_option(const struct aj_mount *m);
+const char *extra_option(const struct aj_mount *m); /* NULL: not an AJ_MOUNT_MAP */
 const struct aj_variant *extra_apply(const struct run *r);
 
-/* resolve.c: the one rule for every mount source. */
+/* resolve.c: the one rule for every mount source, and where no map may go. */
 struct stat;
 bool path_within(const char *a, const char *b);
 void fd_path(char *buf, int fd);
 int source_resolve(const char *path, bool follow, const char **why);
-const char *source_check(const struct aj_mount *m, const char *path, int fd);
 int source_open(const struct aj_mount *m, const char *path, const char **why);
 const char *place_refused(const char *p, const struct stat *st);
 

@@ -469,7 +469,9 @@ if c mask-directory; then
 	expect mask-directory 0 "[] False"
 fi
 
-# DESIGN.md: a masked path is never readable, through any name.
+# A masked path is never readable, through any name: another hard link
+# of the file is covered too (docs/secrets.md, "Tricks, and the tests
+# that close them").
 if c hardlink-to-masked; then
 	jrun user -- jail-python -c "$PYREAD" hl.txt
 	expect hardlink-to-masked 0 "''"

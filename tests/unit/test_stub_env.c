@@ -18,9 +18,9 @@ static const struct aj_env_set set[] = {
     {"CACHE", {"", AJ_VAR_HOME, "/.cache"}},
     {"RUNTIME", {"", AJ_VAR_XDG_RUNTIME_DIR, ""}},
 };
-static const struct aj_env_run keep_runs[] = {{keep, 2}, {keep + 2, 2}};
+static const struct aj_env_span keep_spans[] = {{keep, 2}, {keep + 2, 2}};
 static const struct aj_variant variant = {
-    .env_keep = keep_runs,
+    .env_keep = keep_spans,
     .n_env_keep = 2,
     .env_set = set,
     .n_env_set = 4,
@@ -143,12 +143,12 @@ static void empty_policy(void **state)
 static void drop_wins_over_keep(void **state)
 {
 	static const char *const drop[] = {"HF_TOKEN", "LC_*", "AIJAIL"};
-	static const struct aj_env_run drop_runs[] = {{drop, 3}};
+	static const struct aj_env_span drop_spans[] = {{drop, 3}};
 	struct aj_variant v = variant;
 	char *host[] = {"HF_TOKEN=hf_x", "HF_HOME=/hf", "LC_ALL=C", "PATH=/bin", NULL};
 
 	(void)state;
-	v.env_drop = drop_runs;
+	v.env_drop = drop_spans;
 	v.n_env_drop = 1;
 	assert_int_equal(env_build(host, &v, slots, 16, arena, sizeof(arena)), 5);
 	assert_null(env_get(slots, "HF_TOKEN"));

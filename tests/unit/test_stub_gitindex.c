@@ -25,7 +25,8 @@
 
 static struct scan_result result;
 struct scan_result *const scan = &result;
-const char *aj_progname = "test";
+static const struct aj_policy fake_policy = {.progname = "test"};
+const struct aj_policy *const aj_the_policy = &fake_policy;
 
 /* ---- building indexes -------------------------------------------------- */
 
