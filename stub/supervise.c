@@ -44,8 +44,8 @@ struct k_sigaction {
 	uint64_t mask;
 };
 
-/* The caller: when it dies, the jail goes with it (an orchestrator's
- * worker, a killed agent's command), whether or not the target ever
+/* The caller: when it dies, the jail goes with it (what an orchestrator
+ * started, a killed agent's command), whether or not the target ever
  * reads its stdin.  The kernel tells us with a signal of our own. */
 #define SIG_CALLER_GONE SIGRTMAX
 static pid_t caller;
