@@ -3,6 +3,7 @@
 #   make deps      install the Debian/Ubuntu packages the build and tests use
 #   make           build/bin/aijail-compile, build/gen/*.h, build/bin/jail*
 #   make check     unit tests (cmocka), policy error corpus, integration tests, escape suite and soak
+#   make check-docker  the stubs in real Docker containers (a dockerd of its own; root)
 #   make bench     start-up benchmark against bare exec and bubblewrap
 #   make fuzz      build the compiler fuzz target (clang, libFuzzer)
 #   make install   PREFIX=/usr/local DESTDIR=
@@ -36,7 +37,7 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparat
 DEB_PACKAGES := build-essential flex bison libfl-dev libseccomp-dev seccomp musl-tools musl-dev \
 	libcmocka-dev linux-libc-dev file hyperfine bubblewrap util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
-	cargo
+	cargo docker.io busybox-static
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
@@ -50,7 +51,7 @@ COMPILER_OBJ := $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/grammar/aj.tab.o $(B)/
 STUB_SRC     := $(filter-out stub/policy.c,$(wildcard stub/*.c))
 STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)
 
-.PHONY: all deps check unit-check corpus-check integration-check escape-check fuzz-replay bench fuzz install clean format
+.PHONY: all deps check unit-check corpus-check integration-check escape-check fuzz-replay bench fuzz install clean format check-docker
 .DELETE_ON_ERROR:
 .SECONDARY:
 

@@ -26,6 +26,7 @@ static const char *const setting_keys[] = {
 	"hostname", "network", "landlock", "ro", "ro?", "rw", "rw?", "rw+", "tmpfs", "link",
 	"dev", "proc", "mask", "deny", "scan", "env", "rlimit", "limit", "timeout", "syscalls", "gpu",
 	"docker", "display",
+	"fallback", "link?", /* issue 11: the lead ports them to the settings table */
 };
 static const char *const policy_keys[] = {"exec", "mode", "command", "default"};
 
@@ -350,6 +351,9 @@ static bool do_link(struct variant *v, struct block_state *b, const struct stmt 
 		return false;
 	}
 	struct m_mount m = {.op = AJ_MOUNT_LINK, .loc = a->loc};
+	/* 'link?': as the host has it (aj_table.h, AJ_MOUNT_AS_HOST). */
+	if (!strcmp(s->key, "link?"))
+		m.flags |= AJ_MOUNT_AS_HOST;
 	if (!atom_path(a, true, &m.path))
 		return false;
 	const struct atom *t = a->next->next;
@@ -960,6 +964,19 @@ static bool do_scalar(struct variant *v, struct block_state *b, const struct stm
 		}
 		return true;
 	}
+	/* 'fallback landlock;': where no user namespace can be had, run with
+	 * Landlock and the other layers alone (stub/fallback.c); 'fallback
+	 * none;' fails closed, the default. */
+	if (strcmp(k, "fallback") == 0) {
+		static const char *const fv[] = {"none", "landlock"};
+		if (!want_args(s, 1, 1, "fallback none|landlock;"))
+			return false;
+		int n = choose(s->args, "fallback", fv, 2);
+		if (n < 0)
+			return false;
+		v->flags = n ? (v->flags | AJ_VARIANT_FALLBACK) : (v->flags & ~AJ_VARIANT_FALLBACK);
+		return true;
+	}
 	if (strcmp(k, "timeout") == 0) {
 		if (!want_args(s, 1, 1, "timeout SECONDS;"))
 			return false;
@@ -1055,7 +1072,7 @@ static bool apply_setting(struct variant *v, struct block_state *b, const struct
 	}
 	if (!strncmp(k, "ro", 2) || !strncmp(k, "rw", 2) || !strcmp(k, "tmpfs"))
 		return do_mounts(v, b, s);
-	if (!strcmp(k, "link"))
+	if (!strcmp(k, "link") || !strcmp(k, "link?"))
 		return do_link(v, b, s);
 	if (!strcmp(k, "dev") || !strcmp(k, "proc"))
 		return do_fixed_mount(v, b, s);
@@ -1457,8 +1474,12 @@ static void derive_landlock(struct variant *v)
 		case AJ_MOUNT_PROC:
 			m->landlock = AJ_LL_READ_FILE | AJ_LL_READ_DIR | AJ_LL_WRITE_FILE;
 			break;
+		case AJ_MOUNT_LINK:
+			/* 'link?' is bound read-only where the host has a directory. */
+			m->landlock = m->flags & AJ_MOUNT_AS_HOST ? AJ_LL_RIGHTS_READ : 0;
+			break;
 		default:
-			m->landlock = 0; /* links; device nodes live under /dev's rule */
+			m->landlock = 0; /* device nodes live under /dev's rule */
 		}
 	}
 }

@@ -222,6 +222,11 @@ static void print_mount(const struct plan_entry *e)
 			out_s(", a directory of the root (Landlock confines writes to it)");
 		break;
 	case AJ_MOUNT_LINK:
+		/* 'link?' the host does not have (mount_plan.c, follow_host) */
+		if (e->missing) {
+			out_s("\tskipped: missing on this host");
+			break;
+		}
 		out_s(" -> ");
 		out_s(m->target);
 		break;
@@ -481,6 +486,7 @@ static void print_bounds(void)
 noreturn void explain(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
+	int status;
 
 	out_fd(1);
 	field("policy");
@@ -521,6 +527,9 @@ noreturn void explain(const struct run *r)
 	}
 	out_c('\n');
 	print_landlock(v);
+	/* Where the namespaces cannot be had: why, and what runs instead
+	 * (fallback.c); the status says whether the full jail would. */
+	status = fallback_explain(r, r->fallback);
 	print_toggles(r);
 	field("timeout");
 	if (r->timeout) {
@@ -559,5 +568,5 @@ noreturn void explain(const struct run *r)
 			out_c('\n');
 	}
 	out_flush();
-	_exit(0);
+	_exit(status);
 }

@@ -138,15 +138,16 @@ static void add_rule(int ruleset, const struct aj_landlock_rule *r, uint64_t han
 		diep("add the Landlock rule for", path, errno, NULL);
 }
 
-void landlock_apply(const struct aj_variant *v)
+/* The variant's ruleset, every right this kernel knows handled; -1 when
+ * Landlock is off, or absent and only asked for at best effort.  Also the
+ * fallback's (fallback.c), which adds rules of its own. */
+int landlock_ruleset(const struct aj_variant *v, uint64_t *handled)
 {
 	struct ll_ruleset_attr attr = {0};
-	const struct plan_entry *fenced;
-	const char *why, *where;
 	int abi, fd;
 
 	if (v->landlock == AJ_LANDLOCK_OFF)
-		return;
+		return -1;
 	abi = landlock_abi();
 	if (v->landlock == AJ_LANDLOCK_REQUIRE && (abi == 0 || abi < v->landlock_min_abi))
 		die("enforce Landlock", 0,
@@ -155,7 +156,7 @@ void landlock_apply(const struct aj_variant *v)
 		        : "the kernel has no Landlock (CONFIG_SECURITY_LANDLOCK, and \"landlock\" "
 		          "in the lsm= boot parameter)");
 	if (abi == 0)
-		return; /* best effort: --jail-explain says it is absent */
+		return -1; /* best effort: --jail-explain says it is absent */
 	if (abi > LL_ABI_KNOWN)
 		abi = LL_ABI_KNOWN;
 	attr.handled_access_fs = ll_abi[abi].fs;
@@ -164,14 +165,32 @@ void landlock_apply(const struct aj_variant *v)
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, (size_t)ll_abi[abi].attr_size, 0);
 	if (fd < 0)
 		die("create the Landlock ruleset", errno, NULL);
+	*handled = attr.handled_access_fs;
+	return fd;
+}
+
+void landlock_enforce(int ruleset)
+{
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0))
+		die("enforce Landlock", errno, NULL);
+}
+
+void landlock_apply(const struct aj_variant *v)
+{
+	const struct plan_entry *fenced;
+	const char *why, *where;
+	uint64_t handled = 0;
+	int fd = landlock_ruleset(v, &handled);
+
+	if (fd < 0)
+		return;
 	for (unsigned i = 0; i < v->n_landlock_rules; i++)
-		add_rule(fd, &v->landlock_rules[i], attr.handled_access_fs);
+		add_rule(fd, &v->landlock_rules[i], handled);
 	fenced = fence_plan(v, &why, &where);
 	for (unsigned i = 0; i < plan_n; i++)
 		if (&plan[i] == fenced)
-			fence_apply(fd, fenced, attr.handled_access_fs);
+			fence_apply(fd, fenced, handled);
 		else
-			add_mount_rule(fd, &plan[i], attr.handled_access_fs);
-	if (syscall(SYS_landlock_restrict_self, fd, 0))
-		die("enforce Landlock", errno, NULL);
+			add_mount_rule(fd, &plan[i], handled);
+	landlock_enforce(fd);
 }

@@ -261,6 +261,8 @@ int main(int argc, char **argv)
 	mode_choose(r, o.mode, o.mode_opt);
 	vars_init();
 	find_project(r);
+	/* After the project's check against the caller's own $HOME. */
+	home_private(!o.explain);
 	r->group = r->argv && !pol->exec ? command_group(pol, r->argv[0], r->project) : 0;
 	idx = r->group * pol->n_modes + r->mode;
 	if (r->mode >= pol->n_modes || r->group >= pol->n_groups)
@@ -269,19 +271,29 @@ int main(int argc, char **argv)
 	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
 	r->v = extra_apply(r);
+	/* Before anything is resolved: the fallback has a $HOME of its own. */
+	if (o.explain)
+		r->fallback = ns_blocked(r->v, true);
+	else
+		r->fallback = ns_start(r->v);
+	if (r->fallback && (r->v->flags & AJ_VARIANT_FALLBACK))
+		fallback_prepare(r->fallback, !o.explain);
 	plan_resolve(r->v);
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
 		(void)var_value(r->v->landlock_rules[i].path.var);
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)
 		die("build the environment", errno, "the host passes too many variables");
 	r->envp = env_slots;
+	if (fallback_active)
+		fallback_env(env_slots, AJ_ENV_MAX);
 	limits_resolve(r->v);
 	if (o.explain) {
 		scan_project(".", r->v);
 		explain(r);
 	}
+	if (fallback_active)
+		fallback_run(r);
 
-	ns_enter();
 	signals_block();
 	pid = ns_fork_init(r->v, &fd);
 	if (pid) {

@@ -39,6 +39,35 @@ static char plan_arena[AJ_PLAN_ARENA];
 static const char bind_hint[] =
     "the policy needs it; make it readable by you, or mark it optional (?) in the policy";
 
+/* A 'link?' entry, as the host has it (resolve.c: host_layout): the link
+ * with the host's own target, a read-only bind of its directory, or
+ * nothing.  The decided entry is a copy of the table's. */
+static struct aj_mount layout[AJ_PLAN_MAX];
+static unsigned n_layout;
+
+static void follow_host(struct plan_entry *e, size_t *used)
+{
+	struct aj_mount *c = &layout[n_layout];
+	char *target = plan_arena + *used;
+	unsigned kind = host_layout(e->path, target, sizeof(plan_arena) - *used);
+
+	*c = *e->m;
+	c->flags &= (uint8_t)~AJ_MOUNT_AS_HOST;
+	if (kind == S_IFLNK) {
+		c->target = target;
+		c->landlock = 0; /* where it leads has its own rule */
+		*used += strlen(target) + 1;
+	} else if (kind == S_IFDIR) {
+		c->op = AJ_MOUNT_RO;
+		c->flags |= AJ_MOUNT_OPTIONAL;
+	} else {
+		e->missing = 1;
+		return;
+	}
+	e->m = c;
+	n_layout++;
+}
+
 /* The variant's runs, as one table, ordered by resolved depth.  Between
  * equals a path that starts with a variable comes after one that does not
  * (the compiler's order, which runs from different places cannot keep). */
@@ -69,6 +98,8 @@ void plan_resolve(const struct aj_variant *v)
 			} else {
 				e.path = plan_arena + used;
 				used += (size_t)l + 1;
+				if (m->flags & AJ_MOUNT_AS_HOST)
+					follow_host(&e, &used);
 				e.depth = m->path.var && !*m->path.head;
 				for (const char *p = e.path; *p; p++)
 					e.depth += 2 * (*p == '/' && p[1]);
@@ -145,7 +176,7 @@ void plan_open_sources(void)
 	/* Our mounts must not propagate to the host, nor its to us.  This
 	 * comes first: a clone of a shared mount would join its peer group. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-		die("make the mounts private", errno, NULL);
+		die("make the mounts private", errno, ns_mount_hint(errno, false));
 	for (unsigned i = 0; i < plan_n; i++)
 		if (plan[i].path && (plan[i].m->op == AJ_MOUNT_RO || plan[i].m->op == AJ_MOUNT_RW))
 			open_source(&plan[i]);
@@ -289,7 +320,8 @@ void plan_build(void)
 		case AJ_MOUNT_PROC:
 			mkdir_p(e->path);
 			if (mount("proc", e->path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
-				diep("mount a procfs on", e->path, errno, NULL);
+				diep("mount a procfs on", e->path, errno,
+				     ns_mount_hint(errno, true)); /* a covered /proc: fallback.c */
 			break;
 		case AJ_MOUNT_DEVICE:
 			if (!device_match("/oldroot", e->path, true) &&

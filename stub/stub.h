@@ -33,6 +33,8 @@ extern const struct aj_policy *const aj_the_policy;
 extern const char *aj_progname;
 extern int aj_die_reap;
 extern void (*aj_die_undo)(void);
+extern void (*aj_die_cleanup)(void); /* removes the run's private directory (fallback.c) */
+extern void (*aj_die_cleanup)(void); /* removes the run's private directory (fallback.c) */
 void die_init(const char *progname);
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);
@@ -91,6 +93,7 @@ struct run {
 	unsigned timeout;
 	const char *project;
 	char **envp;
+	const char *fallback; /* why the namespaces cannot be had, when the fallback runs */
 };
 
 /* scan.c */

@@ -1,0 +1,676 @@
+/* fallback.c: why the namespaces cannot be had here, and the jail that a
+ * policy declaring 'fallback landlock;' gets instead.
+ *
+ * The cause first.  unshare(CLONE_NEWUSER) fails for reasons the error
+ * number does not tell apart, and each has its own remedy: a seccomp
+ * filter that was there before we started (a container runtime's default
+ * profile: Docker's, or Kubernetes' RuntimeDefault, refuse the namespace
+ * flags without CAP_SYS_ADMIN), the sysctls user.max_user_namespaces and
+ * kernel.unprivileged_userns_clone, AppArmor's
+ * kernel.apparmor_restrict_unprivileged_userns (the namespace is made,
+ * but holds no capability, so the first mount fails), an AppArmor profile
+ * that denies mount (Docker's docker-default), and a /proc that the
+ * container runtime covered in part (masked and read-only paths), under
+ * which the kernel refuses a fresh procfs (mount_too_revealing()).
+ *
+ * Then the fallback: no namespace at all.  The caller's process stays the
+ * supervisor outside; a child, confined like pid 1 would be, supervises
+ * the target.  Landlock does the filesystem: the read-only mounts become
+ * read-only rules on the host's own paths, the writable ones writable
+ * rules, the tmpfs mounts ($HOME, /tmp, /var/tmp, /run) are not granted at
+ * all and a private directory made for the run takes their place ($HOME
+ * and $TMPDIR point into it); a masked entry is denied instead (nothing
+ * can show an empty file in its place), and a denied one is left out of
+ * every rule by granting its siblings (the fence of mask.c).  The seccomp
+ * filter, the environment, rlimits and bounds, no_new_privs, the closed
+ * fds and the new session are the full jail's.  What cannot be had
+ * without namespaces, --jail-explain lists as not in force. */
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+
+#include "sys.h"
+
+bool fallback_active;
+
+/* ---- the cause ----------------------------------------------------------- */
+
+static size_t put(char *buf, size_t at, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(buf + at, s, n + 1);
+	return at + n;
+}
+
+/* A small kernel file's first line, NUL-terminated; "" when unreadable. */
+static const char *read_line(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static bool sysctl_is(const char *path, const char *value)
+{
+	char buf[32];
+
+	return !strcmp(read_line(path, buf, sizeof(buf)), value);
+}
+
+/* "Seccomp: 2" in /proc/self/status: a filter is loaded.  Asked before the
+ * stub loads its own (and never inside one of our jails, mode_outer()), it
+ * is the filter of whatever started us. */
+static bool seccomp_outside(void)
+{
+	static char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (const char *l = buf; *l;) {
+		if (!strncmp(l, "Seccomp:", 8)) {
+			l += 8;
+			l += strspn(l, " \t");
+			return *l == '2';
+		}
+		l = strchrnul(l, '\n');
+		if (*l)
+			l++;
+	}
+	return false;
+}
+
+static const char seccomp_hint[] =
+    "a seccomp filter was already loaded when this program started (Seccomp: 2 in "
+    "/proc/self/status): a container runtime's default profile refuses new namespaces; "
+    "run the container with docker run --security-opt seccomp=unconfined, or in "
+    "Kubernetes with securityContext.seccompProfile.type: Unconfined";
+static const char max_hint[] =
+    "user.max_user_namespaces is 0 here: sysctl -w user.max_user_namespaces=15000";
+static const char clone_hint[] = "kernel.unprivileged_userns_clone is 0 here: sysctl -w "
+                                 "kernel.unprivileged_userns_clone=1";
+static const char apparmor_hint[] =
+    "AppArmor's kernel.apparmor_restrict_unprivileged_userns is 1 here: a user namespace "
+    "gets no capability unless an AppArmor profile for this program allows it (userns,), "
+    "or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0";
+static const char generic_hint[] =
+    "user namespaces are disabled or restricted here; check the sysctls "
+    "kernel.unprivileged_userns_clone, user.max_user_namespaces and AppArmor's "
+    "kernel.apparmor_restrict_unprivileged_userns";
+static const char profile_hint[] =
+    "this process runs under an AppArmor profile that denies mount (a container's "
+    "docker-default): run the container with docker run --security-opt apparmor=unconfined, "
+    "or in Kubernetes with securityContext.appArmorProfile.type: Unconfined";
+static const char proc_hint[] =
+    "parts of /proc are covered here (a container runtime's masked and read-only paths), "
+    "and the kernel then refuses a fresh procfs: run the container with docker run "
+    "--security-opt systempaths=unconfined, or in Kubernetes with "
+    "securityContext.procMount: Unmasked";
+static const char remedy_tail[] =
+    "; or declare 'fallback landlock;' in the policy for a jail without namespaces";
+
+static bool apparmor_restricts(void)
+{
+	return sysctl_is("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1");
+}
+
+/* An AppArmor profile other than "unconfined" (the newer attr file first). */
+static bool apparmor_confined(void)
+{
+	char buf[128];
+	const char *l = read_line("/proc/self/attr/apparmor/current", buf, sizeof(buf));
+
+	if (!*l)
+		l = read_line("/proc/self/attr/current", buf, sizeof(buf));
+	return *l && strncmp(l, "unconfined", 10);
+}
+
+/* Why unshare(CLONE_NEWUSER) failed with err, or a mount in the new
+ * namespace did (err EPERM then). */
+const char *ns_cause(int err)
+{
+	if (mode_outer())
+		return "this runs inside a jail, whose system call filter refuses new namespaces: "
+		       "jails do not nest (run the command in the jail you are in)";
+	if (err != EPERM && err != EINVAL && err != ENOSPC && err != EUSERS && err != EACCES)
+		return NULL;
+	if (seccomp_outside())
+		return seccomp_hint;
+	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0"))
+		return max_hint;
+	if (getuid() && sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", "0"))
+		return clone_hint;
+	if (apparmor_restricts() && getuid())
+		return apparmor_hint;
+	if (apparmor_confined())
+		return profile_hint;
+	return generic_hint;
+}
+
+/* The same, with the policy's other way out when it has none. */
+const char *ns_remedy(const struct aj_variant *v, const char *cause)
+{
+	static char buf[sizeof(seccomp_hint) + sizeof(remedy_tail) + 512];
+	size_t n;
+
+	if (!cause || (v->flags & AJ_VARIANT_FALLBACK) || mode_outer())
+		return cause;
+	n = strlen(cause);
+	if (n + sizeof(remedy_tail) > sizeof(buf))
+		return cause;
+	memcpy(buf, cause, n);
+	memcpy(buf + n, remedy_tail, sizeof(remedy_tail));
+	return buf;
+}
+
+/* A mount that failed in the new namespaces: the hint for err. */
+const char *ns_mount_hint(int err, bool proc)
+{
+	/* A covered /proc has been seen to give ENOENT as well as EPERM;
+	 * pid 1 asks after pivot_root, where the host's is below /oldroot. */
+	if (proc && proc_covered("/oldroot/proc"))
+		return proc_hint;
+	if (err != EPERM && err != EACCES)
+		return NULL;
+	return ns_cause(err);
+}
+
+/* Is part of /proc covered by another mount?  A masked path is a bind of
+ * another file system (Docker binds /dev/null on /proc/kcore, a tmpfs on
+ * /proc/acpi), a read-only path a read-only bind of /proc/sys and the
+ * like.  Either makes the kernel refuse a new procfs in a user namespace
+ * (mount_too_revealing(): every locked mount on top of the visible procfs
+ * must sit on an empty directory). */
+bool proc_covered(const char *proc)
+{
+	static const char *const masked[] = {"kcore", "keys", "timer_list",
+	                                     "acpi",  "scsi", "sched_debug"};
+	static const char *const ro[] = {"sys", "bus", "irq", "fs"};
+	char path[64];
+	size_t n = strlen(proc);
+	struct stat pst, st;
+	struct statfs pf, sf;
+
+	if (n + 16 > sizeof(path) || lstat(proc, &pst) || statfs(proc, &pf))
+		return false;
+	memcpy(path, proc, n);
+	path[n++] = '/';
+	for (unsigned i = 0; i < sizeof(masked) / sizeof(masked[0]); i++) {
+		put(path, n, masked[i]);
+		if (!lstat(path, &st) && st.st_dev != pst.st_dev)
+			return true;
+	}
+	if (pf.f_flags & ST_RDONLY)
+		return false;
+	for (unsigned i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+		put(path, n, ro[i]);
+		if (!statfs(path, &sf) && (sf.f_flags & ST_RDONLY))
+			return true;
+	}
+	return false;
+}
+
+static bool has_proc(const struct aj_variant *v)
+{
+	for (unsigned r = 0; r < v->n_mount_runs; r++)
+		for (unsigned i = 0; i < v->mount_runs[r].n; i++)
+			if (v->mount_runs[r].v[i].op == AJ_MOUNT_PROC)
+				return true;
+	return false;
+}
+
+/* Tries what pid 1 would do first, in a child that then exits: a user
+ * and a mount namespace, the caller's ids, private mounts.  NULL when all
+ * of it works. */
+static const char *probe(void)
+{
+	int status;
+	pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+
+	if (pid < 0)
+		return NULL; /* cannot tell: the run itself will say */
+	if (!pid) {
+		uid_t uid = getuid();
+		gid_t gid = getgid();
+		char map[2 * AJ_DEC_MAX + 4];
+		size_t n;
+		int fd;
+
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+			_exit(1);
+		fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "deny", 4) != 4)
+			_exit(2);
+		close(fd);
+		for (int k = 0; k < 2; k++) {
+			n = fmt_u(map, k ? gid : uid);
+			map[n] = ' ';
+			memcpy(map + n + 1, map, n);
+			memcpy(map + 2 * n + 1, " 1\n", 3);
+			fd = open(k ? "/proc/self/gid_map" : "/proc/self/uid_map",
+			          O_WRONLY | O_CLOEXEC);
+			if (fd < 0 || write(fd, map, 2 * n + 4) != (ssize_t)(2 * n + 4))
+				_exit(2);
+			close(fd);
+		}
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			_exit(3);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return NULL;
+	if (!WIFEXITED(status) || !WEXITSTATUS(status) || WEXITSTATUS(status) > 3)
+		return NULL;
+	return ns_cause(EPERM);
+}
+
+/* Why the full jail cannot be built here, asked before anything is
+ * created; NULL when nothing known is in the way.  explain: the probe
+ * always, else only where AppArmor's restriction makes unshare succeed
+ * and the mounts fail (the probe costs a fork there only). */
+const char *ns_blocked(const struct aj_variant *v, bool explain)
+{
+	const char *cause = NULL;
+
+	if (explain || apparmor_restricts())
+		cause = probe();
+	if (!cause && has_proc(v) && proc_covered("/proc"))
+		cause = proc_hint;
+	return cause;
+}
+
+/* ---- the fallback -------------------------------------------------------- */
+
+/* --jail-explain's "name:" column (explain.c). */
+static void label(const char *name)
+{
+	size_t n = strlen(name) + 1;
+
+	out_s(name);
+	out_c(':');
+	do
+		out_c(' ');
+	while (++n < 11);
+}
+
+static char private_dir[64]; /* made for this run: $HOME and $TMPDIR go into it */
+static char private_home[80];
+static char private_tmp[80];
+static bool private_made;
+static const char *fallback_cause;
+static char tmpdir_env[96];
+static const char *home_why; /* why $HOME is not the caller's own here */
+
+/* Removed once the target is gone: without following a symlink the jail
+ * put there, beneath a descriptor. */
+static void remove_tree(int dfd, const char *name, unsigned depth)
+{
+	static _Alignas(8) char buf[64][2048];
+	int fd;
+
+	if (depth >= 64)
+		return;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		unlinkat(dfd, name, 0);
+		return;
+	}
+	struct dir_iter it = {fd, buf[depth], sizeof(buf[depth]), 0, 0};
+	for (struct aj_dirent *d; (it.n >= 0) && (d = dir_next(&it, "remove", name));)
+		if (d->d_type == DT_DIR)
+			remove_tree(fd, d->d_name, depth + 1);
+		else if (unlinkat(fd, d->d_name, 0) && errno == EISDIR)
+			remove_tree(fd, d->d_name, depth + 1);
+	close(fd);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+void private_release(void)
+{
+	if (!private_made)
+		return;
+	private_made = false;
+	remove_tree(AT_FDCWD, private_dir, 0);
+}
+
+/* /tmp/aijail.PID.N, mode 0700, made by mkdir, which never follows a link
+ * that someone put in its place; make false: only the name (explain). */
+static void private_make(bool make)
+{
+	if (private_dir[0])
+		return;
+	for (unsigned k = 0;; k++) {
+		size_t n = put(private_dir, 0, "/tmp/aijail.");
+
+		n += fmt_u(private_dir + n, (unsigned long long)getpid());
+		private_dir[n++] = '.';
+		fmt_u(private_dir + n, k);
+		if (!make || !mkdir(private_dir, 0700))
+			break;
+		if (errno != EEXIST || k > 100)
+			diep("create", private_dir, errno, NULL);
+	}
+	put(private_home, put(private_home, 0, private_dir), "/home");
+	put(private_tmp, put(private_tmp, 0, private_dir), "/tmp");
+	if (!make)
+		return;
+	private_made = true;
+	aj_die_cleanup = private_release;
+	if (mkdir(private_home, 0700) || mkdir(private_tmp, 0700))
+		diep("create", private_home, errno, NULL);
+}
+
+/* $HOME is "/", unset or not a directory: the jail gets a private home
+ * (empty, removed afterwards) instead of a refusal. */
+const char *home_private(bool make)
+{
+	const char *home = var_value(AJ_VAR_HOME);
+	struct stat st;
+
+	if (home && !stat(home, &st) && S_ISDIR(st.st_mode))
+		return NULL;
+	home_why = home ? "it is not a directory here" : var_why(AJ_VAR_HOME);
+	private_make(make);
+	vars_set(AJ_VAR_HOME, private_home);
+	return home_why;
+}
+
+/* The fallback is chosen: $HOME and $TMPDIR are the private directory's. */
+void fallback_prepare(const char *cause, bool make)
+{
+	fallback_active = true;
+	fallback_cause = cause;
+	private_make(make);
+	vars_set(AJ_VAR_HOME, private_home);
+}
+
+/* TMPDIR into the private directory, after the environment is built. */
+void fallback_env(char **envp, size_t max)
+{
+	size_t n = 0, i;
+
+	put(tmpdir_env, put(tmpdir_env, 0, "TMPDIR="), private_tmp);
+	for (i = 0; envp[i]; i++)
+		if (!strncmp(envp[i], "TMPDIR=", 7)) {
+			envp[i] = tmpdir_env;
+			return;
+		}
+	n = i;
+	if (n + 1 >= max)
+		die("build the environment", E2BIG, "the host passes too many variables");
+	envp[n] = tmpdir_env;
+	envp[n + 1] = NULL;
+}
+
+/* Landlock without a mount namespace: rules on the host's own paths. */
+struct ll_attr {
+	uint64_t fs, net, scoped;
+};
+
+static int fb_fd(const char *path, bool dir)
+{
+	return openat(AT_FDCWD, path, O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+}
+
+/* The devices minimal /dev would hold, as the host has them. */
+static void dev_rules(int ruleset, uint64_t access, uint64_t handled)
+{
+	static const char *const more[] = {"/dev/pts", "/dev/shm", "/dev/ptmx"};
+	char path[32];
+
+	access &= handled & ~(AJ_LL_MAKE_CHAR | AJ_LL_MAKE_BLOCK | AJ_LL_EXECUTE);
+	for (unsigned i = 0; dev_nodes[i]; i++) {
+		int fd;
+
+		put(path, put(path, 0, "/dev/"), dev_nodes[i]);
+		fd = fb_fd(path, false);
+		if (fd >= 0)
+			landlock_rule(ruleset, fd, access, false, path);
+	}
+	for (unsigned i = 0; i < sizeof(more) / sizeof(more[0]); i++) {
+		struct stat st;
+		int fd = fb_fd(more[i], false);
+
+		if (fd >= 0 && !fstat(fd, &st))
+			landlock_rule(ruleset, fd, access, S_ISDIR(st.st_mode), more[i]);
+	}
+}
+
+/* The child, before its seccomp filter: every rule, then the domain. */
+static bool fence_needed(void)
+{
+	for (unsigned i = 0; i < scan->n; i++)
+		if (scan->hits[i].kind != AJ_PATTERN_PRUNE)
+			return true;
+	return false;
+}
+
+static void fallback_landlock(const struct run *r)
+{
+	const struct aj_variant *v = r->v;
+	struct plan_entry *project = NULL;
+	uint64_t handled;
+	int ruleset, fd;
+
+	ruleset = landlock_ruleset(v, &handled);
+	if (ruleset < 0)
+		die("enforce Landlock", 0,
+		    "the fallback confines the filesystem with Landlock alone, and the kernel has "
+		    "none (CONFIG_SECURITY_LANDLOCK, and \"landlock\" in the lsm= boot parameter)");
+	for (unsigned i = 0; i < v->n_landlock_rules; i++) {
+		char path[AJ_PATH_MAX];
+
+		if (path_join(&v->landlock_rules[i].path, path, sizeof(path)) < 0)
+			continue;
+		fd = fb_fd(path, false);
+		if (fd < 0)
+			diep("open the Landlock path", path, errno, NULL);
+		landlock_rule(ruleset, fd, v->landlock_rules[i].access & handled, true, path);
+	}
+	for (unsigned i = 0; i < plan_n; i++) {
+		struct plan_entry *e = &plan[i];
+		const struct aj_mount *m = e->m;
+		struct stat st;
+
+		if (!e->path || e->missing)
+			continue;
+		switch (m->op) {
+		case AJ_MOUNT_RO:
+		case AJ_MOUNT_RW:
+			if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices())
+				continue;
+			fd = source_open(m, e->path, &e->why);
+			if (fd < 0 && errno == ENOENT && (m->flags & AJ_MOUNT_CREATE)) {
+				mkdir_p(e->path);
+				fd = source_open(m, e->path, &e->why);
+			}
+			if (fd < 0) {
+				if ((m->flags & AJ_MOUNT_OPTIONAL) &&
+				    (e->why || errno == ENOENT || errno == ENOTDIR))
+					continue;
+				diep("open", e->path, e->why ? 0 : errno,
+				     e->why ? e->why : "the policy needs it");
+			}
+			if (fstat(fd, &st))
+				diep("inspect", e->path, errno, NULL);
+			e->fd = fd;
+			e->isdir = S_ISDIR(st.st_mode);
+			if (!strcmp(e->path, r->project) && e->isdir) {
+				project = e;
+				continue;
+			}
+			landlock_rule(ruleset, fd, m->landlock & handled, e->isdir, e->path);
+			break;
+		case AJ_MOUNT_DEV:
+			dev_rules(ruleset, m->landlock, handled);
+			break;
+		case AJ_MOUNT_PROC:
+			/* The container's /proc, read-only: Landlock keeps
+			 * other domains' memory and environment out of reach
+			 * (its ptrace rule), not their command lines. */
+			fd = fb_fd(e->path, true);
+			if (fd >= 0)
+				landlock_rule(ruleset, fd, AJ_LL_READ_FILE | AJ_LL_READ_DIR, true,
+				              e->path);
+			break;
+		default:
+			break; /* links, tmpfs and device nodes: nothing of the host's */
+		}
+	}
+	fd = fb_fd(private_dir, true);
+	if (fd < 0)
+		diep("open", private_dir, errno, NULL);
+	landlock_rule(ruleset, fd, AJ_LL_RIGHTS_ALL & handled, true, private_dir);
+	if (project && fence_needed()) {
+		/* No empty file can stand for a masked one: it is denied, and
+		 * every denied entry is left out of the rules (the fence). */
+		for (unsigned i = 0; i < scan->n; i++)
+			if (scan->hits[i].kind == AJ_PATTERN_MASK)
+				scan->hits[i].kind = AJ_PATTERN_DENY;
+		fence_apply(ruleset, project, handled);
+	} else if (project) {
+		landlock_rule(ruleset, project->fd, project->m->landlock & handled, true,
+		              project->path);
+	}
+	landlock_enforce(ruleset);
+}
+
+/* As privs_drop(), for a process that may hold no capability at all: the
+ * bounding set is dropped where we may (a root caller must: its execve
+ * would take them back), and no_new_privs keeps the rest out of reach. */
+static void fallback_privs(void)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("set no_new_privs", errno, NULL);
+	for (unsigned cap = 0;; cap++) {
+		int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+
+		if (in < 0)
+			break; /* past the kernel's last capability */
+		if (in && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && (errno != EPERM || !geteuid()))
+			die("drop capabilities", errno,
+			    "root needs CAP_SETPCAP to drop the capability bounding set");
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+		die("clear ambient capabilities", errno, NULL);
+	caps_clear(-1);
+}
+
+noreturn void fallback_run(struct run *r)
+{
+	pid_t pid;
+	int fd;
+
+	signals_block();
+	/* The launcher is empty (ns_enter says why); here the child and
+	 * the target are of the same user in the same pid namespace. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		die("make the supervisor undumpable", errno, NULL);
+	pid = ns_clone(SIGCHLD, &fd);
+	if (pid) {
+		aj_die_reap = pid;
+		limits_place(pid);
+		scan_project(".", r->v);
+		ns_scan_send(fd);
+		supervise_parent(pid);
+	}
+	ns_scan_receive();
+	/* Orphans of the target come to the supervisor, not the host's
+	 * init, and die with the target's process group at the end. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		die("become the jail's reaper", errno, NULL);
+	rlimits_apply(r->v);
+	limits_apply();
+	/* Without CAP_SYS_ADMIN, Landlock wants it first. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("set no_new_privs", errno, NULL);
+	fallback_landlock(r);
+	if (chdir(r->project))
+		diep("enter the project", r->project, errno, NULL);
+	fds_close();
+	fallback_privs();
+	seccomp_install(r->v);
+	supervise_init(r);
+}
+
+/* --jail-explain: the cause, what is used instead, what is not in force.
+ * Returns the exit status explain ends with. */
+int fallback_explain(const struct run *r, const char *cause)
+{
+	static const char *const missing[] = {
+	    "a private root: the host's paths are reached through Landlock rules instead "
+	    "(read-only mounts as read-only rules, writable ones as writable rules, the "
+	    "rest of the host not at all)",
+	    "masks: a masked entry cannot be shown empty, it is denied instead (EACCES)",
+	    "a private, empty $HOME and /tmp: writes are confined to the project and the "
+	    "private directory above",
+	    "a pid namespace: the jail sees the container's processes (Landlock keeps their "
+	    "memory and environment out of reach), and a process that leaves the command's "
+	    "session outlives it",
+	    "a network namespace: TCP is refused by Landlock where the policy has no network, "
+	    "other families (UDP, ICMP) reach the container's network",
+	    "the IPC and UTS namespaces: System V IPC and the host name are the container's",
+	    "a fresh /proc and a minimal /dev: the container's, with rules on the nodes "
+	    "minimal /dev holds",
+	    "the mode's record for a jail inside this one: a nested jail's own layers add "
+	    "to these, its mode floor is not checked",
+	};
+
+	if (home_why) {
+		label("home");
+		out_s("$HOME: ");
+		out_s(home_why);
+		out_s(": the jail gets a private one, ");
+		out_s(private_home);
+		out_s(", made for the run and removed after it\n");
+	}
+	label("namespaces");
+	if (!cause) {
+		out_s("available: the full jail\n");
+		return 0;
+	}
+	out_s("NOT available here: ");
+	out_s(cause);
+	out_c('\n');
+	label("fallback");
+	if (!(r->v->flags & AJ_VARIANT_FALLBACK) || mode_outer()) {
+		out_s("none declared: the jail would not start (exit 125); "
+		      "'fallback landlock;' in the policy would run it with Landlock alone\n");
+		return AJ_EXIT_SETUP;
+	}
+	out_s("landlock, declared by the policy: the command runs without namespaces, with "
+	      "Landlock, seccomp, the environment, rlimits and bounds, no_new_privs, closed "
+	      "fds and a new session\n");
+	if (r->v->landlock == AJ_LANDLOCK_OFF || !landlock_abi())
+		out_s("  the kernel has no Landlock, or the policy turns it off: the jail would "
+		      "not start (exit 125)\n");
+	out_s("  private directory ");
+	out_s(private_dir);
+	out_s(" ($HOME ");
+	out_s(private_home);
+	out_s(", $TMPDIR ");
+	out_s(private_tmp);
+	out_s("), made for the run and removed after it\n");
+	out_s("not in force:\n");
+	for (unsigned i = 0; i < sizeof(missing) / sizeof(missing[0]); i++) {
+		out_s("  ");
+		out_s(missing[i]);
+		out_c('\n');
+	}
+	return r->v->landlock == AJ_LANDLOCK_OFF || !landlock_abi() ? AJ_EXIT_SETUP : 2;
+}
