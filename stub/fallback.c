@@ -32,8 +32,12 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "sys.h"
 
@@ -320,11 +324,11 @@ static const char *home_why; /* why $HOME is not the caller's own here */
  * put there, beneath a descriptor. */
 static void remove_tree(int dfd, const char *name, unsigned depth)
 {
-	static _Alignas(8) char buf[64][2048];
+	static _Alignas(8) char buf[32][1024];
 	int fd;
 
-	if (depth >= 64)
-		return;
+	if (depth >= 32)
+		return; /* deeper than a temporary tree goes: left behind */
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		unlinkat(dfd, name, 0);
@@ -550,6 +554,32 @@ static void fallback_landlock(const struct run *r)
 	landlock_enforce(ruleset);
 }
 
+/* Without a network namespace, no socket but a Unix one where the policy
+ * has no network (none, loopback): what 'network blocked' compiles in,
+ * for every other variant.  One program, installed beside the policy's:
+ * the kernel applies the strictest verdict, and the policy's filter
+ * already kills every foreign architecture, so the number is the native
+ * one.  socket(2) reads its family as an int: the low 32 bits. */
+static const struct sock_filter unix_only[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 3),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAFNOSUPPORT),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+static void sockets_unix_only(const struct aj_variant *v)
+{
+	struct sock_fprog prog = {sizeof(unix_only) / sizeof(unix_only[0]),
+	                          (struct sock_filter *)(uintptr_t)unix_only};
+
+	if (v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED)
+		return;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		die("install the seccomp filter", errno, NULL);
+}
+
 /* As privs_drop(), for a process that may hold no capability at all: the
  * bounding set is dropped where we may (a root caller must: its execve
  * would take them back), and no_new_privs keeps the rest out of reach. */
@@ -604,6 +634,8 @@ noreturn void fallback_run(struct run *r)
 		diep("enter the project", r->project, errno, NULL);
 	fds_close();
 	fallback_privs();
+	/* First: a policy's allowlist need not allow seccomp(2) itself. */
+	sockets_unix_only(r->v);
 	seccomp_install(r->v);
 	supervise_init(r);
 }
@@ -616,14 +648,18 @@ int fallback_explain(const struct run *r, const char *cause)
 	    "a private root: the host's paths are reached through Landlock rules instead "
 	    "(read-only mounts as read-only rules, writable ones as writable rules, the "
 	    "rest of the host not at all)",
-	    "masks: a masked entry cannot be shown empty, it is denied instead (EACCES)",
+	    "masks: a masked entry cannot be shown empty, it is denied instead (EACCES); "
+	    "denied entries are left out of every rule by granting their siblings, so a new "
+	    "file in a directory on the way to one cannot be read back, and a denied file "
+	    "can still be overwritten or removed (not read)",
 	    "a private, empty $HOME and /tmp: writes are confined to the project and the "
 	    "private directory above",
 	    "a pid namespace: the jail sees the container's processes (Landlock keeps their "
 	    "memory and environment out of reach), and a process that leaves the command's "
 	    "session outlives it",
-	    "a network namespace: TCP is refused by Landlock where the policy has no network, "
-	    "other families (UDP, ICMP) reach the container's network",
+	    "a network namespace: where the policy has no network, TCP is refused by "
+	    "Landlock (ABI 4) and every socket family but AF_UNIX by seccomp; the "
+	    "container's network tables in /proc/net stay readable",
 	    "the IPC and UTS namespaces: System V IPC and the host name are the container's",
 	    "a fresh /proc and a minimal /dev: the container's, with rules on the nodes "
 	    "minimal /dev holds",
@@ -659,6 +695,8 @@ int fallback_explain(const struct run *r, const char *cause)
 	if (r->v->landlock == AJ_LANDLOCK_OFF || !landlock_abi())
 		out_s("  the kernel has no Landlock, or the policy turns it off: the jail would "
 		      "not start (exit 125)\n");
+	else if (landlock_abi() < 4 && r->v->network != AJ_NET_HOST)
+		out_s("  WARNING: Landlock ABI below 4 here: TCP is NOT refused\n");
 	out_s("  private directory ");
 	out_s(private_dir);
 	out_s(" ($HOME ");

@@ -187,8 +187,13 @@ for layout in merged bindir nousr; do
 		expect "a write outside the project fails" 1 'write: EACCES' -- "${base[@]}" jail-worker probe write /outside/x
 		expect "a write to the container's /tmp fails" 1 'write: EACCES' -- "${base[@]}" jail-worker probe write /tmp/x
 		expect "a write to the private \$HOME and \$TMPDIR works" 0 '^wrote$' -- "${base[@]}" jail-worker sh -c 'touch "$HOME/h" "$TMPDIR/t" && echo wrote'
-		expect "the loopback server outside is refused" 1 'connect-tcp: EACCES' -- "${base[@]}" jail-worker probe connect-tcp 127.0.0.1 "$PORT"
+		expect "the loopback server outside is refused" 1 'connect-tcp: (EAFNOSUPPORT|EACCES)' -- "${base[@]}" jail-worker probe connect-tcp 127.0.0.1 "$PORT"
 		expect "a denied system call: EPERM" 1 'ptrace: EPERM' -- "${base[@]}" jail-worker probe ptrace
+		expect "outside the jail: a netlink socket opens" 0 'socket-netlink: ok' -- "${base[@]}" probe socket-netlink
+		expect "no socket but AF_UNIX (network none)" 1 'socket-netlink: EAFNOSUPPORT' -- "${base[@]}" jail-worker probe socket-netlink
+		expect "the timeout holds" 124 '' -- "${base[@]}" jail-worker --jail-timeout=1 sleep 30
+		expect "the private directory is gone afterwards" 0 '^none$' -- "${base[@]}" sh -c 'jail-worker true; ls -d /tmp/aijail.* 2>/dev/null || echo none'
+		expect "the lockdown mode runs too (an allowlist filter)" 0 '^ran$' -- "${base[@]}" jail-worker --jail-mode=lockdown sh -c 'echo ran' 
 		expect "a stub without the fallback: 125, naming the seccomp profile" 125 'seccomp filter was already loaded.*seccomp=unconfined' -- "${base[@]}" jail sh -c true
 		expect "its explain: exit 125" 125 'fallback: +none declared' -- "${base[@]}" jail --jail-explain sh
 	done
