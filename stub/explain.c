@@ -246,6 +246,10 @@ static void print_mount(const struct plan_entry *e)
 		break;
 	}
 	}
+	/* 'link?': what the host's layout made of it (mount_plan.c) */
+	if ((m->flags & AJ_MOUNT_AS_HOST) && !e->missing)
+		out_s(m->op == AJ_MOUNT_LINK ? "\t(the host's own link)"
+		                             : "\t(the host has a directory here: bound read-only)");
 	out_c('\n');
 }
 

@@ -51,8 +51,7 @@ static void follow_host(struct plan_entry *e, size_t *used)
 	char *target = plan_arena + *used;
 	unsigned kind = host_layout(e->path, target, sizeof(plan_arena) - *used);
 
-	*c = *e->m;
-	c->flags &= (uint8_t)~AJ_MOUNT_AS_HOST;
+	*c = *e->m; /* AS_HOST stays: --jail-explain says what was chosen */
 	if (kind == S_IFLNK) {
 		c->target = target;
 		c->landlock = 0; /* where it leads has its own rule */

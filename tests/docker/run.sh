@@ -177,6 +177,12 @@ for layout in merged bindir nousr; do
 		expect "explain: the fallback, and exit 2" 2 'fallback: +landlock, declared' -- "${base[@]}" jail-worker --jail-explain
 		expect "explain: names the seccomp profile" 2 'NOT available here: a seccomp filter.*seccomp=unconfined' -- "${base[@]}" jail-worker --jail-explain
 		expect "explain: lists what is not in force" 2 'not in force:' -- "${base[@]}" jail-worker --jail-explain
+		case $layout in
+		merged) expect "explain: /bin is the image's own link" 2 '/bin -> usr/bin.*the host.s own link' -- "${base[@]}" jail-worker --jail-explain ;;
+		*) expect "explain: /bin is the image's directory, read-only" 2 '/bin.*the host has a directory here' -- "${base[@]}" jail-worker --jail-explain ;;
+		esac
+		[ "$layout" = nousr ] && expect "explain: no /usr, skipped" 2 '/usr.*skipped: missing' -- "${base[@]}" jail-worker --jail-explain
+		[ "$who" = user ] && expect "explain: HOME=/ gets a private home" 2 'home: +\$HOME: it is "/": the jail gets a private one' -- "${base[@]}" jail-worker --jail-explain
 		expect "the command runs" 0 '^ran$' -- "${base[@]}" jail-worker sh -c 'echo ran'
 		expect "a denied file: EACCES" 1 'read: EACCES' -- "${base[@]}" jail-worker probe read id.key
 		expect "a denied directory's file: EACCES" 1 'read: EACCES' -- "${base[@]}" jail-worker probe read secrets/token

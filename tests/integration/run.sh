@@ -761,6 +761,43 @@ if c explain-worker-default; then
 	fi
 fi
 
+# A $HOME that is "/", or unset, gets a private home (made on the host,
+# 0700, removed after the run) instead of a refusal (issue 11).
+if c home-slash-private; then
+	jrun user HOME=/ -- jail-worker sh -c 'touch "$HOME/x" && echo "$HOME"'
+	ph=$OUT
+	if [ "$RC" = 0 ] && [[ $ph == /tmp/aijail.*/home ]] && [ ! -e "$ph" ] && [ ! -e "${ph%/home}" ]; then
+		pass home-slash-private
+	else
+		fail home-slash-private "exit status $RC, HOME $(q "$ph") (it must be /tmp/aijail.*/home, gone afterwards); stderr $(q "$ERR")"
+	fi
+fi
+
+if c home-unset-private; then
+	jrun user HOME= -- jail-worker sh -c 'touch "$HOME/x" && echo "${HOME%/*}" | sed "s/[0-9.]*$//"'
+	expect home-unset-private 0 "/tmp/aijail"
+fi
+
+if c explain-home-private; then
+	jrun user HOME=/ -- jail-worker --jail-explain true
+	if [ "$RC" = 0 ] && [[ $OUT == *'home:      $HOME: it is "/": the jail gets a private one'* ]]; then
+		pass explain-home-private
+	else
+		fail explain-home-private "exit status $RC; no home line in $(q "$(printf '%s\n' "$OUT" | grep -i home | head -3)")"
+	fi
+fi
+
+# The system part follows the host's layout ('link?'): this host's /bin.
+if c layout-as-host; then
+	if [ -L /bin ]; then
+		jrun user -- jail-worker sh -c 'test -L /bin && readlink /bin'
+		expect layout-as-host 0 "$(readlink /bin)"
+	else
+		jrun user -- jail-worker sh -c 'test -d /bin && ! test -L /bin && test -x /bin/sh && echo dir'
+		expect layout-as-host 0 dir
+	fi
+fi
+
 if c lockdown-readonly; then
 	rm -f "$P/f"
 	jrun user -- jail --lockdown sh -c 'echo x > ./f'
