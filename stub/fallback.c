@@ -367,7 +367,9 @@ static void private_make(bool make)
 		if (!make || !mkdir(private_dir, 0700))
 			break;
 		if (errno != EEXIST || k > 100)
-			diep("create", private_dir, errno, NULL);
+			diep("create", private_dir, errno,
+			     "a private $HOME, and the fallback's $TMPDIR, need a writable /tmp "
+			     "(in Kubernetes, an emptyDir there)");
 	}
 	put(private_home, put(private_home, 0, private_dir), "/home");
 	put(private_tmp, put(private_tmp, 0, private_dir), "/tmp");
@@ -394,9 +396,29 @@ const char *home_private(bool make)
 	return home_why;
 }
 
-/* The fallback is chosen: $HOME and $TMPDIR are the private directory's. */
-void fallback_prepare(const char *cause, bool make)
+/* Landlock does not restrict connect(2) to a named Unix socket, and no
+ * mount hides one here: the Docker socket, root on the host, stays
+ * reachable however the policy has the docker toggle.  Off, the fallback
+ * refuses to start where it is. */
+static const char *docker_reachable(const struct aj_variant *v)
 {
+	if (v->features & AJ_FEATURE_DOCKER)
+		return NULL;
+	return var_value(AJ_VAR_DOCKER_SOCKET);
+}
+
+static const char docker_hint[] =
+    "the fallback cannot hide a Unix socket (Landlock does not restrict connecting to one), "
+    "and a Docker socket is root on its host; remove it from the container, or give the "
+    "container the options that allow namespaces";
+
+/* The fallback is chosen: $HOME and $TMPDIR are the private directory's. */
+void fallback_prepare(const struct aj_variant *v, const char *cause, bool make)
+{
+	const char *sock = docker_reachable(v);
+
+	if (make && sock)
+		diep("run without namespaces beside", sock, 0, docker_hint);
 	fallback_active = true;
 	fallback_cause = cause;
 	private_make(make);
@@ -661,6 +683,9 @@ int fallback_explain(const struct run *r, const char *cause)
 	    "Landlock (ABI 4) and every socket family but AF_UNIX by seccomp; the "
 	    "container's network tables in /proc/net stay readable",
 	    "the IPC and UTS namespaces: System V IPC and the host name are the container's",
+	    "hiding Unix sockets: Landlock does not restrict connecting to a named one, so a "
+	    "socket of the container (or a denied one in the project) can be connected to; "
+	    "the Docker socket makes the fallback refuse to start",
 	    "a fresh /proc and a minimal /dev: the container's, with rules on the nodes "
 	    "minimal /dev holds",
 	    "the mode's record for a jail inside this one: a nested jail's own layers add "
@@ -687,6 +712,14 @@ int fallback_explain(const struct run *r, const char *cause)
 	if (!(r->v->flags & AJ_VARIANT_FALLBACK) || mode_outer()) {
 		out_s("none declared: the jail would not start (exit 125); "
 		      "'fallback landlock;' in the policy would run it with Landlock alone\n");
+		return AJ_EXIT_SETUP;
+	}
+	if (docker_reachable(r->v)) {
+		out_s("landlock, declared by the policy, but REFUSED here: ");
+		out_s(var_value(AJ_VAR_DOCKER_SOCKET));
+		out_s(": ");
+		out_s(docker_hint);
+		out_s(" (exit 125)\n");
 		return AJ_EXIT_SETUP;
 	}
 	out_s("landlock, declared by the policy: the command runs without namespaces, with "

@@ -161,6 +161,8 @@ for _ in $(seq 50); do "$B/tests/probe" connect-tcp 127.0.0.1 "$PORT" >/dev/null
 for layout in merged bindir nousr; do
 	make_image "$layout" "$layout"
 done
+# A socket to stand for a Docker socket bound into a container.
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$T/d.sock"
 
 for layout in merged bindir nousr; do
 	img=aj-check:$layout
@@ -200,6 +202,7 @@ for layout in merged bindir nousr; do
 		expect "the timeout holds" 124 '' -- "${base[@]}" jail-worker --jail-timeout=1 sleep 30
 		expect "the private directory is gone afterwards" 0 '^none$' -- "${base[@]}" sh -c 'jail-worker true; ls -d /tmp/aijail.* 2>/dev/null || echo none'
 		expect "the lockdown mode runs too (an allowlist filter)" 0 '^ran$' -- "${base[@]}" jail-worker --jail-mode=lockdown sh -c 'echo ran' 
+		expect "a Docker socket in the container: the fallback refuses (125)" 125 'Docker socket is root on its host' -- -v "$T/d.sock:/var/run/docker.sock" "${base[@]}" jail-worker true
 		expect "a stub without the fallback: 125, naming the seccomp profile" 125 'seccomp filter was already loaded.*seccomp=unconfined' -- "${base[@]}" jail sh -c true
 		expect "its explain: exit 125" 125 'fallback: +none declared' -- "${base[@]}" jail --jail-explain sh
 	done
