@@ -316,30 +316,40 @@ static char private_dir[64]; /* made for this run: $HOME and $TMPDIR go into it 
 static char private_home[80];
 static char private_tmp[80];
 static bool private_made;
-static const char *fallback_cause;
 static char tmpdir_env[96];
 static const char *home_why; /* why $HOME is not the caller's own here */
 
-/* Removed once the target is gone: without following a symlink the jail
- * put there, beneath a descriptor. */
+/* Removed once the target is gone: beneath descriptors, never following
+ * a symlink the jail put there; a directory it made unreadable is made
+ * ours again first.  Nothing here may fail the run: the target's status
+ * is already decided, so what cannot be removed stays. */
 static void remove_tree(int dfd, const char *name, unsigned depth)
 {
 	static _Alignas(8) char buf[32][1024];
-	int fd;
+	char self[32];
+	long n;
+	int pfd, fd;
 
-	if (depth >= 32)
-		return; /* deeper than a temporary tree goes: left behind */
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		unlinkat(dfd, name, 0);
+	if (!unlinkat(dfd, name, 0) || errno != EISDIR || depth >= 32)
 		return;
-	}
-	struct dir_iter it = {fd, buf[depth], sizeof(buf[depth]), 0, 0};
-	for (struct aj_dirent *d; (it.n >= 0) && (d = dir_next(&it, "remove", name));)
-		if (d->d_type == DT_DIR)
-			remove_tree(fd, d->d_name, depth + 1);
-		else if (unlinkat(fd, d->d_name, 0) && errno == EISDIR)
-			remove_tree(fd, d->d_name, depth + 1);
+	pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return;
+	fd_path(self, pfd);
+	(void)chmod(self, 0700); /* the directory itself: pfd is no symlink */
+	fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, buf[depth], sizeof(buf[depth]))) > 0)
+		for (long off = 0; off < n;) {
+			struct aj_dirent *d = (struct aj_dirent *)(buf[depth] + off);
+			const char *e = d->d_name;
+
+			off += d->d_reclen;
+			if (!(e[0] == '.' && (!e[1] || (e[1] == '.' && !e[2]))))
+				remove_tree(fd, e, depth + 1);
+		}
 	close(fd);
 	unlinkat(dfd, name, AT_REMOVEDIR);
 }
@@ -413,14 +423,13 @@ static const char docker_hint[] =
     "container the options that allow namespaces";
 
 /* The fallback is chosen: $HOME and $TMPDIR are the private directory's. */
-void fallback_prepare(const struct aj_variant *v, const char *cause, bool make)
+void fallback_prepare(const struct aj_variant *v, bool make)
 {
 	const char *sock = docker_reachable(v);
 
 	if (make && sock)
 		diep("run without namespaces beside", sock, 0, docker_hint);
 	fallback_active = true;
-	fallback_cause = cause;
 	private_make(make);
 	vars_set(AJ_VAR_HOME, private_home);
 }

@@ -277,7 +277,7 @@ int main(int argc, char **argv)
 	else
 		r->fallback = ns_start(r->v);
 	if (r->fallback && (r->v->flags & AJ_VARIANT_FALLBACK))
-		fallback_prepare(r->v, r->fallback, !o.explain);
+		fallback_prepare(r->v, !o.explain);
 	plan_resolve(r->v);
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
 		(void)var_value(r->v->landlock_rules[i].path.var);

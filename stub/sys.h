@@ -198,7 +198,7 @@ bool proc_covered(const char *proc);
 const char *ns_blocked(const struct aj_variant *v, bool explain);
 const char *home_private(bool make);
 void private_release(void);
-void fallback_prepare(const struct aj_variant *v, const char *cause, bool make);
+void fallback_prepare(const struct aj_variant *v, bool make);
 void fallback_env(char **envp, size_t max);
 noreturn void fallback_run(struct run *r);
 int fallback_explain(const struct run *r, const char *cause);
