@@ -123,7 +123,7 @@ static const char proc_hint[] =
     "parts of /proc are covered here (a container runtime's masked and read-only paths), "
     "and the kernel then refuses a fresh procfs: run the container with docker run "
     "--security-opt systempaths=unconfined, or in Kubernetes with "
-    "securityContext.procMount: Unmasked";
+    "securityContext.procMount: Unmasked (with hostUsers: false)";
 static const char remedy_tail[] =
     "; or declare 'fallback landlock;' in the policy for a jail without namespaces";
 

@@ -57,7 +57,9 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --                    ends the jail's options\n\n"
 	      "Exit status: the command's; 128+N when it died of signal N; 124 on timeout;\n"
 	      "125 when the jail could not be built; 126 when the command cannot run;\n"
-	      "127 when it is not found.\n");
+	      "127 when it is not found.  --jail-explain: 0 when the jail can be built here,\n"
+	      "2 when the policy's fallback (no namespaces) would run instead, 125 when\n"
+	      "nothing would.\n");
 	out_flush();
 	_exit(0);
 }
