@@ -926,6 +926,54 @@ if c nested-jail; then
 	fi
 fi
 
+# The fallback (issue 11) without a container: in a user and mount
+# namespace of the test's own, a bind over a file of /proc covers it as a
+# container runtime does, and the kernel then refuses the jail a procfs.
+# jail-worker declares 'fallback landlock;' and runs without namespaces;
+# the generic jail declares none and exits 125 naming the remedy.
+fb_cover='for f in /proc/keys /proc/timer_list /proc/kcore; do [ -e "$f" ] && { mount --bind /dev/null "$f"; break; }; done && exec "$@"'
+fb_jrun() {
+	local who=$1
+	shift
+	jrun "$who" -- unshare -Urm sh -c "$fb_cover" sh "$@"
+}
+if c fallback-explain; then
+	fb_jrun user "$bin/jail-worker" --jail-explain true
+	if [ "$RC" = 2 ] && [[ $OUT == *"namespaces: NOT available here: parts of /proc are covered"* ]] &&
+		[[ $OUT == *"fallback:  landlock, declared by the policy"* ]] && [[ $OUT == *"not in force:"* ]]; then
+		pass fallback-explain
+	else
+		fail fallback-explain "exit status $RC; $(q "$(printf '%s\n' "$OUT" | grep -E '^(namespaces|fallback)' | head -3)")"
+	fi
+fi
+if c fallback-layers; then
+	fbout=/tmp/aj-fallback-out.$$
+	fb_jrun user "$bin/jail-worker" sh -c './tools/probe read x.key; ./tools/probe read secrets/db.txt; ./tools/probe read .env; ./tools/probe read normal.txt; ./tools/probe write '"$fbout"'; ./tools/probe ptrace; ./tools/probe socket-netlink; echo "$HOME" "$TMPDIR"'
+	fbhome=${OUT##*$'\n'}
+	want="read: EACCES
+read: EACCES
+read: EACCES
+read: 'hello'
+write: EACCES
+ptrace: EPERM
+socket-netlink: EAFNOSUPPORT"
+	if [ "$RC" = 0 ] && [ "${OUT%$'\n'*}" = "$want" ] && [[ $fbhome == /tmp/aijail.*/home\ /tmp/aijail.*/tmp ]] &&
+		[ ! -e "$fbout" ] && [ ! -e "${fbhome%%/home *}" ]; then
+		pass fallback-layers
+	else
+		fail fallback-layers "exit status $RC, stdout $(q "$OUT")"
+	fi
+	rm -f "$fbout"
+fi
+if c fallback-none-declared; then
+	fb_jrun user "$bin/jail" sh -c 'echo ran'
+	if [ "$RC" = 125 ] && [[ $OUT != *ran* ]] && [[ $ERR == *"systempaths=unconfined"* ]]; then
+		pass fallback-none-declared
+	else
+		fail fallback-none-declared "exit status $RC, stdout $(q "$OUT")"
+	fi
+fi
+
 if c cache-rw; then
 	cachefile=$thome/.cache/huggingface/aijail-it-$$
 	# shellcheck disable=SC2088 # expanded inside, by python
