@@ -692,6 +692,9 @@ int fallback_explain(const struct run *r, const char *cause)
 	    "Landlock (ABI 4) and every socket family but AF_UNIX by seccomp; the "
 	    "container's network tables in /proc/net stay readable",
 	    "the IPC and UTS namespaces: System V IPC and the host name are the container's",
+	    "a per-jail process bound without a cgroup: RLIMIT_NPROC then counts every process "
+	    "of the user in the container's user namespace (the host's, under Docker's "
+	    "defaults), not only the jail's",
 	    "hiding Unix sockets: Landlock does not restrict connecting to a named one, so a "
 	    "socket of the container (or a denied one in the project) can be connected to; "
 	    "the Docker socket makes the fallback refuse to start",
