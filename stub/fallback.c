@@ -453,10 +453,6 @@ void fallback_env(char **envp, size_t max)
 }
 
 /* Landlock without a mount namespace: rules on the host's own paths. */
-struct ll_attr {
-	uint64_t fs, net, scoped;
-};
-
 static int fb_fd(const char *path, bool dir)
 {
 	return openat(AT_FDCWD, path, O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
