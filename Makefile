@@ -3,10 +3,12 @@
 #   make deps       install the Debian/Ubuntu packages the build needs (as root)
 #   make deps-test  and those make check's suites and workloads need
 #   make deps-bench and those make bench compares against
+#   make deps-docker and those make check-docker needs (docker.io, busybox-static)
 #   make            build/bin/aijail-compile, build/gen/*.h, build/bin/jail*, and the
 #                   runtime --build links (build/lib/aijail, build/share/aijail)
 #   make check      unit tests (cmocka), policy error corpus, integration tests, escape
 #                   suite, soak, and an install into a temporary folder
+#   make check-docker  the stubs in real Docker containers (a dockerd of its own; root)
 #   make bench      start-up benchmark against bare exec and bubblewrap
 #   make fuzz       build the compiler fuzz target (clang, libFuzzer)
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall the same
@@ -49,7 +51,7 @@ STUB_OPT := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) \
 STUB_CFLAGS := $(STUB_OPT) -Iinclude -Istub -isystem $(B)/kh
 # $(WARN) at the link too: with -flto the code is compiled there again,
 # and its warnings must be errors as well.
-STUB_LDFLAGS := $(WARN) -static -no-pie -flto -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,norelro \
+STUB_LDFLAGS := $(WARN) -static -no-pie -flto -flto-partition=one -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,norelro \
 	-Wl,-z,common-page-size=64 -s
 
 # What make needs (gcc, not build-essential: no C++; musl-tools brings
@@ -63,6 +65,8 @@ DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
 	cargo chromium groff-base
 DEB_BENCH := hyperfine bubblewrap
+# make check-docker: a Docker engine, and a static shell for its images.
+DEB_DOCKER := docker.io busybox-static
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
@@ -86,7 +90,7 @@ RT_FILES    := $(RT)/libaijail-stub.a $(RT)/stub.flags $(RT)/include/aj_table.h 
 SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard policies/*.aj))
 
 .PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
-	install-check fuzz-replay bench fuzz install uninstall clean format
+	install-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -107,6 +111,10 @@ deps-test:
 deps-bench:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_BENCH)
+
+deps-docker:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_DOCKER)
 
 # --- grammar and compiler (glibc, libseccomp) -------------------------------
 

@@ -29,8 +29,9 @@ static const struct mount_form {
     [AJ_MOUNT_RO] = {MOUNT_PATHS, "?", NULL, NULL, 0, AJ_LL_RIGHTS_READ},
     [AJ_MOUNT_RW] = {MOUNT_PATHS, "?+", NULL, NULL, 0, AJ_LL_RIGHTS_ALL},
     [AJ_MOUNT_TMPFS] = {MOUNT_PATHS, "", NULL, NULL, 0755, AJ_LL_RIGHTS_ALL},
-    /* A link's own rights are its directory's. */
-    [AJ_MOUNT_LINK] = {MOUNT_LINK, "", NULL, NULL, 0, 0},
+    /* A link's own rights are its directory's; 'link?' follows the host
+     * (AJ_MOUNT_AS_HOST), a read-only bind where it has a directory. */
+    [AJ_MOUNT_LINK] = {MOUNT_LINK, "?", NULL, NULL, 0, 0},
     [AJ_MOUNT_DEV] = {MOUNT_FIXED, "", "/dev", "minimal", 0,
                       AJ_LL_RIGHTS_ALL & ~(AJ_LL_MAKE_CHAR | AJ_LL_MAKE_BLOCK | AJ_LL_EXECUTE)},
     [AJ_MOUNT_PROC] = {MOUNT_FIXED, "", "/proc", NULL, 0,
@@ -150,6 +151,8 @@ static bool lower_link(struct lowering *lw, const struct stmt *s)
 		return false;
 	}
 	struct m_mount m = {.op = lw->arg, .loc = a->loc};
+	if (lw->flags & AJ_MOUNT_OPTIONAL)
+		m.flags = AJ_MOUNT_AS_HOST;
 	if (!atom_path(lw, a, &m.path))
 		return false;
 	const struct atom *t = a->next->next;
@@ -238,5 +241,7 @@ void mounts_landlock(struct variant *v)
 	for (size_t i = 0; i < v->mounts.n; i++) {
 		struct m_mount *m = &v->mounts.v[i];
 		m->landlock = m->op > 0 && m->op < AJ_MOUNT_OP_COUNT ? forms[m->op].landlock : 0;
+		if (m->op == AJ_MOUNT_LINK && (m->flags & AJ_MOUNT_AS_HOST))
+			m->landlock = forms[AJ_MOUNT_RO].landlock;
 	}
 }

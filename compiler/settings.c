@@ -22,7 +22,7 @@
 #define IN_BLOCKS  (IN_POLICY | IN_MODE | IN_COMMAND)
 
 static lower_fn lower_hostname, lower_network, lower_landlock, lower_timeout, lower_toggle,
-    lower_namespaces;
+    lower_namespaces, lower_fallback;
 
 /* A key, as the table holds it.  lower NULL: a structure key. */
 struct setting {
@@ -51,6 +51,7 @@ static const struct setting settings[] = {
 	{"timeout", lower_timeout, IN_BLOCKS, 0},
 	{"syscalls", syscalls_lower, IN_BLOCKS, 0},
 	{"namespaces", lower_namespaces, IN_BLOCKS, 0},
+	{"fallback", lower_fallback, IN_BLOCKS, 0},
 	AJ_TOGGLES(TOGGLE_SETTING)
 	{"exec", NULL, IN_POLICY, 0},
 	{"mode", NULL, IN_POLICY, 0},
@@ -305,5 +306,20 @@ static bool lower_namespaces(struct lowering *lw, const struct stmt *s)
 		return false;
 	}
 	VEC_PUSH(*lw->out, c);
+	return true;
+}
+
+/* 'fallback landlock;': where no user namespace can be had, run with
+ * Landlock and the other layers alone (stub/fallback.c); 'fallback none;'
+ * fails closed, the default. */
+static bool lower_fallback(struct lowering *lw, const struct stmt *s)
+{
+	static const char *const kinds[] = {"none", "landlock"};
+	if (!set_once(lw, s) || !want_args(s, 1, 1, "fallback none|landlock;"))
+		return false;
+	int n = choose(s->args, "fallback", kinds, 2);
+	if (n < 0)
+		return false;
+	VEC_PUSH(*lw->out, ((struct change){.kind = CH_FALLBACK, .loc = s->loc, .number = (uint64_t)n}));
 	return true;
 }

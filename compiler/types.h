@@ -227,6 +227,7 @@ enum change_kind {
 	CH_SYSCALLS_DEFAULT, /* .action */
 	CH_RULES,            /* .rules: the syscall rules of one target */
 	CH_NAMESPACES,       /* .ns */
+	CH_FALLBACK,         /* .number: 1 for 'fallback landlock' */
 };
 
 /* The kinds of namespace 'namespaces' names, by their clone flag. */

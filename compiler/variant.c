@@ -98,6 +98,12 @@ bool variant_apply(struct variant *v, const change_list *block)
 		case CH_RULES:
 			ok = rules_apply(v, c) && ok;
 			break;
+		case CH_FALLBACK:
+			if (c->number)
+				v->flags |= AJ_VARIANT_FALLBACK;
+			else
+				v->flags &= ~AJ_VARIANT_FALLBACK;
+			break;
 		case CH_NAMESPACES:
 			v->ns_allow = c->ns.allow;
 			v->userns = c->ns.max;

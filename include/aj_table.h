@@ -118,6 +118,10 @@ enum aj_mount_op { AJ_MOUNT_NONE = 0, AJ_MOUNT_OPS(AJ_ENUM_ITEM) AJ_MOUNT_OP_COU
 #define AJ_MOUNT_OPTIONAL 0x01 /* skip silently when the host path is missing */
 #define AJ_MOUNT_CREATE   0x02 /* create the host directory (as the caller) when missing */
 #define AJ_MOUNT_WITH_DEVICES 0x04 /* only when a device entry of the plan has a node here */
+/* LINK only ('link?'): as the host has it, decided at run time: its own
+ * link where it has a link, a read-only bind (.landlock's rights) where it
+ * has a directory, nothing where it has nothing (stub/mount_plan.c). */
+#define AJ_MOUNT_AS_HOST      0x08
 #define AJ_MOUNT_MAP      0x80 /* never emitted: the stub's mark of an --ro or --rw map */
 
 /* Landlock rules mirror the mounts: .landlock is what a rule on the mount's
@@ -356,6 +360,10 @@ enum aj_toggle { AJ_TOGGLES(AJ_ENUM_ITEM) AJ_TOGGLE_COUNT };
 
 #define AJ_VARIANT_NET_FIXED   0x01 /* a mode block set the network: --net cannot widen it */
 #define AJ_VARIANT_PROJECT_RO  0x02 /* the project is mounted read-only: --rw is refused */
+/* 'fallback landlock;': where no user namespace can be had (a container's
+ * seccomp profile, a sysctl, AppArmor), run without namespaces, confined
+ * by Landlock, seccomp and the rest (stub/fallback.c), instead of exit 125. */
+#define AJ_VARIANT_FALLBACK    0x04
 
 /* Where a run's --ro and --rw maps may not go (stub/extra.c; the same rule
  * for paths from the environment, stub/resolve.c): below the system trees,

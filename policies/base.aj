@@ -9,12 +9,15 @@ policy base {
     network none;
     landlock on;
 
-    ro      /usr /etc;
-    ro?     /opt;
-    link    /bin -> usr/bin;
-    link    /sbin -> usr/sbin;
-    link    /lib -> usr/lib;
-    link    /lib64 -> usr/lib64;
+    # The system part follows the layout it finds (an image's as much as
+    # a host's): link? is the host's own link where it has a link, a
+    # read-only bind where it has a directory (an Alpine-style /bin),
+    # nothing where it has nothing.
+    ro?     /usr /etc /opt;
+    link?   /bin -> usr/bin;
+    link?   /sbin -> usr/sbin;
+    link?   /lib -> usr/lib;
+    link?   /lib64 -> usr/lib64;
     tmpfs   /tmp /var/tmp /run;
     ro?     /run/systemd/resolve /run/resolvconf;   # where /etc/resolv.conf may point
     dev     minimal;

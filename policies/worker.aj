@@ -4,6 +4,10 @@ include "jail.aj";
 
 policy worker extends jail {
     default mode worker;
+    # Copied into a container image, where the runtime's seccomp profile
+    # refuses user namespaces: Landlock and the other layers alone
+    # (--jail-explain lists what is then not in force).
+    fallback landlock;
     # Asked for normal by name, still no GPU, no Docker socket and no
     # display: a mode block comes after every command group's own
     # settings (the docker group turns the socket on).

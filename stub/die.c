@@ -13,6 +13,7 @@
 
 int aj_die_reap;           /* the parent's pid 1, killed and reaped by die() */
 void (*aj_die_undo)(void); /* then removes what the parent made for it */
+void (*aj_die_cleanup)(void);
 
 noreturn void diep(const char *step, const char *what, int err, const char *hint)
 {
@@ -40,6 +41,8 @@ noreturn void diep(const char *step, const char *what, int err, const char *hint
 			;
 	if (aj_die_undo)
 		aj_die_undo();
+	if (aj_die_cleanup)
+		aj_die_cleanup();
 	_exit(AJ_EXIT_SETUP);
 }
 

@@ -218,6 +218,11 @@ static void print_mount(const struct plan_entry *e)
 			out_s(", a directory of the root (Landlock confines writes to it)");
 		break;
 	case AJ_MOUNT_LINK:
+		/* 'link?' the host does not have (mount_plan.c, follow_host) */
+		if (e->missing) {
+			out_s("\tskipped: missing on this host");
+			break;
+		}
 		out_s(" -> ");
 		out_s(m->target);
 		break;
@@ -237,6 +242,10 @@ static void print_mount(const struct plan_entry *e)
 		break;
 	}
 	}
+	/* 'link?': what the host's layout made of it (mount_plan.c) */
+	if ((m->flags & AJ_MOUNT_AS_HOST) && !e->missing)
+		out_s(m->op == AJ_MOUNT_LINK ? "\t(the host's own link)"
+		                             : "\t(the host has a directory here: bound read-only)");
 	out_c('\n');
 }
 
@@ -478,6 +487,7 @@ static void print_bounds(void)
 noreturn void explain(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
+	int status;
 
 	out_fd(1);
 	field("policy");
@@ -519,6 +529,9 @@ noreturn void explain(const struct run *r)
 	}
 	out_c('\n');
 	print_landlock(v);
+	/* Where the namespaces cannot be had: why, and what runs instead
+	 * (fallback.c); the status says whether the full jail would. */
+	status = fallback_explain(r, r->fallback);
 	print_toggles(r);
 	field("timeout");
 	if (r->timeout) {
@@ -557,5 +570,5 @@ noreturn void explain(const struct run *r)
 			out_c('\n');
 	}
 	out_flush();
-	_exit(0);
+	_exit(status);
 }

@@ -58,7 +58,9 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --                    ends the jail's options\n\n"
 	      "Exit status: the command's; 128+N when it died of signal N; 124 on timeout;\n"
 	      "125 when the jail could not be built; 126 when the command cannot run;\n"
-	      "127 when it is not found.\n");
+	      "127 when it is not found.  --jail-explain: 0 when the jail can be built here,\n"
+	      "2 when the policy's fallback (no namespaces) would run instead, 125 when\n"
+	      "nothing would.\n");
 	out_flush();
 	_exit(0);
 }
@@ -277,6 +279,8 @@ int main(int argc, char **argv)
 	mode_choose(r, o.mode, o.mode_opt);
 	vars_init();
 	find_project(r);
+	/* After the project's check against the caller's own $HOME. */
+	home_private(!o.explain);
 	r->group = r->argv && !pol->exec ? command_group(pol, r->argv[0], r->project) : 0;
 	idx = r->group * pol->n_modes + r->mode;
 	if (r->mode >= pol->n_modes || r->group >= pol->n_groups)
@@ -285,19 +289,29 @@ int main(int argc, char **argv)
 	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
 	r->v = extra_apply(r);
+	/* Before anything is resolved: the fallback has a $HOME of its own. */
+	if (o.explain)
+		r->fallback = ns_blocked(r->v, true);
+	else
+		r->fallback = ns_start(r->v);
+	if (r->fallback && (r->v->flags & AJ_VARIANT_FALLBACK))
+		fallback_prepare(r->v, !o.explain);
 	plan_resolve(r->v);
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
 		(void)var_value(r->v->landlock_rules[i].path.var);
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)
 		die("build the environment", errno, "the host passes too many variables");
 	r->envp = env_slots;
+	if (fallback_active)
+		fallback_env(env_slots, AJ_ENV_MAX);
 	limits_resolve(r->v);
 	if (o.explain) {
 		scan_project(".", r->v);
 		explain(r);
 	}
+	if (fallback_active)
+		fallback_run(r);
 
-	ns_enter(r->v);
 	signals_block();
 	pid = ns_fork_init(r->v, &fd);
 	if (pid) {

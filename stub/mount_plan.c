@@ -42,6 +42,34 @@ static char plan_arena[AJ_PLAN_ARENA];
 static const char bind_hint[] =
     "the policy needs it; make it readable by you, or mark it optional (?) in the policy";
 
+/* A 'link?' entry, as the host has it (resolve.c: host_layout): the link
+ * with the host's own target, a read-only bind of its directory, or
+ * nothing.  The decided entry is a copy of the table's. */
+static struct aj_mount layout[AJ_PLAN_MAX];
+static unsigned n_layout;
+
+static void follow_host(struct plan_entry *e, size_t *used)
+{
+	struct aj_mount *c = &layout[n_layout];
+	char *target = plan_arena + *used;
+	unsigned kind = host_layout(e->path, target, sizeof(plan_arena) - *used);
+
+	*c = *e->m; /* AS_HOST stays: --jail-explain says what was chosen */
+	if (kind == S_IFLNK) {
+		c->target = target;
+		c->landlock = 0; /* where it leads has its own rule */
+		*used += strlen(target) + 1;
+	} else if (kind == S_IFDIR) {
+		c->op = AJ_MOUNT_RO;
+		c->flags |= AJ_MOUNT_OPTIONAL;
+	} else {
+		e->missing = 1;
+		return;
+	}
+	e->m = c;
+	n_layout++;
+}
+
 /* The variant's spans, as one table, in the order of aj_table.h's rule:
  * by rank, the compiler's completed with what only the run knows (the
  * components of a path with a variable, or of a map), and in table order
@@ -73,6 +101,8 @@ void plan_resolve(const struct aj_variant *v)
 			} else {
 				e.path = plan_arena + used;
 				used += (size_t)l + 1;
+				if (m->flags & AJ_MOUNT_AS_HOST)
+					follow_host(&e, &used);
 				e.rank = m->rank;
 				if (m->path.var || (m->flags & AJ_MOUNT_MAP))
 					for (const char *p = e.path; *p; p++)
@@ -150,7 +180,7 @@ void plan_open_sources(void)
 	/* Our mounts must not propagate to the host, nor its to us.  This
 	 * comes first: a clone of a shared mount would join its peer group. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-		die("make the mounts private", errno, NULL);
+		die("make the mounts private", errno, ns_mount_hint(errno, false));
 	for (unsigned i = 0; i < plan_n; i++)
 		if (plan[i].path && (plan[i].m->op == AJ_MOUNT_RO || plan[i].m->op == AJ_MOUNT_RW))
 			open_source(&plan[i]);
@@ -303,7 +333,8 @@ void plan_build(void)
 		case AJ_MOUNT_PROC:
 			mkdir_p(e->path);
 			if (mount("proc", e->path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
-				diep("mount a procfs on", e->path, errno, NULL);
+				diep("mount a procfs on", e->path, errno,
+				     ns_mount_hint(errno, true)); /* a covered /proc: fallback.c */
 			break;
 		case AJ_MOUNT_DEVICE:
 			if (!device_match("/oldroot", e->path, true) &&

@@ -20,11 +20,6 @@
 
 #include "sys.h"
 
-static const char userns_hint[] =
-    "user namespaces are disabled or restricted here; check the sysctls "
-    "kernel.unprivileged_userns_clone, user.max_user_namespaces and AppArmor's "
-    "kernel.apparmor_restrict_unprivileged_userns";
-
 static int parent_sock = -1; /* pid 1's end of the socket to the parent */
 
 static void write_file(const char *path, const char *s, size_t n)
@@ -32,7 +27,7 @@ static void write_file(const char *path, const char *s, size_t n)
 	int fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
 
 	if (fd < 0 || write(fd, s, n) != (ssize_t)n)
-		diep("write", path, errno, userns_hint);
+		diep("write", path, errno, ns_cause(errno));
 	close(fd);
 }
 
@@ -59,20 +54,8 @@ static void write_map(const char *path, unsigned long id)
 	write_file(path, line, n + 3);
 }
 
-static noreturn void unshare_failed(void)
-{
-	int e = errno;
-
-	if (e == EPERM && mode_outer())
-		die("create the namespaces", e,
-		    "this runs inside a jail, whose system call filter refuses new namespaces: "
-		    "jails do not nest (run the command in the jail you are in)");
-
-	die("create the namespaces", e,
-	    e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS ? userns_hint : NULL);
-}
-
-void ns_enter(const struct aj_variant *v)
+/* Returns 0, or the errno of a failed unshare (nothing changed then). */
+int ns_enter(const struct aj_variant *v)
 {
 	char max[AJ_DEC_MAX + 1];
 	size_t n;
@@ -81,7 +64,7 @@ void ns_enter(const struct aj_variant *v)
 	gid_t gid = getgid();
 
 	if (unshare(CLONE_NEWUSER | CLONE_NEWPID))
-		unshare_failed();
+		return errno;
 	write_file("/proc/self/setgroups", "deny\n", 5);
 	write_map("/proc/self/uid_map", uid);
 	write_map("/proc/self/gid_map", gid);
@@ -103,6 +86,26 @@ void ns_enter(const struct aj_variant *v)
 	 * written through /proc/self, which is then no longer ours. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		die("make the supervisor undumpable", errno, NULL);
+	return 0;
+}
+
+/* The namespaces, or why they cannot be had here when the policy has a
+ * fallback (fallback.c); without one, the real cause and its remedy. */
+const char *ns_start(const struct aj_variant *v)
+{
+	bool fallback = (v->flags & AJ_VARIANT_FALLBACK) && !mode_outer();
+	const char *cause = fallback ? ns_blocked(v, false) : NULL;
+	int e;
+
+	if (cause)
+		return cause;
+	e = ns_enter(v);
+	if (!e)
+		return NULL;
+	cause = ns_cause(e);
+	if (fallback && cause)
+		return cause;
+	die("create the namespaces", e, ns_remedy(v, cause));
 }
 
 /* pid 1 is born in its own mount, IPC, UTS (and network) namespaces: one
@@ -119,17 +122,24 @@ void ns_enter(const struct aj_variant *v)
 pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd)
 {
 	unsigned long flags = SIGCHLD | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
+
+	if (v->network != AJ_NET_HOST && !net_blocked_here(v))
+		flags |= CLONE_NEWNET;
+	return ns_clone(flags, parent_fd);
+}
+
+/* Also the fallback's child, with no namespace flag. */
+pid_t ns_clone(unsigned long flags, int *parent_fd)
+{
 	struct pollfd pfd;
 	int sv[2];
 	pid_t pid;
 
-	if (v->network != AJ_NET_HOST && !net_blocked_here(v))
-		flags |= CLONE_NEWNET;
 	if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		die("create a socket pair", errno, NULL);
 	pid = (pid_t)syscall(SYS_clone, flags, 0, 0, 0, 0);
 	if (pid < 0)
-		unshare_failed();
+		die("create the namespaces", errno, ns_cause(errno));
 	if (pid) {
 		close(sv[1]);
 		*parent_fd = sv[0];

@@ -196,6 +196,38 @@ int source_resolve(const char *path, bool follow, const char **why)
 	return walk_trusted(path, O_NOFOLLOW, why);
 }
 
+/* What the host has at path, for a 'link?' entry (mount_plan.c): S_IFLNK
+ * with its target in target, S_IFDIR, another type, or 0 for nothing.
+ * Looked at on one descriptor, the trusted links on the way followed as
+ * for any source; the entry is then bound (opened again, and checked, by
+ * pid 1) or made a link, neither of which a stale answer can widen. */
+unsigned host_layout(const char *path, char *target, size_t n)
+{
+	const char *why;
+	struct stat st;
+	ssize_t l;
+	int fd = openat2_(AT_FDCWD, path, O_PATH | O_NOFOLLOW, RESOLVE_NO_SYMLINKS);
+
+	if (fd < 0 && errno == ELOOP)
+		fd = walk_trusted(path, O_NOFOLLOW, &why);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return 0;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		l = readlinkat(fd, "", target, n - 1);
+		close(fd);
+		if (l <= 0 || (size_t)l >= n - 1)
+			return 0;
+		target[l] = '\0';
+		return S_IFLNK;
+	}
+	close(fd);
+	return st.st_mode & S_IFMT;
+}
+
 /* ---- the checks of a source's kind ----------------------------------- */
 
 /* "/proc/self/fd/N", where the kernel tells what a descriptor is. */

@@ -35,6 +35,7 @@ extern const struct aj_policy *const aj_the_policy;
 /* die.c: the one way to fail before the target runs. */
 extern int aj_die_reap;
 extern void (*aj_die_undo)(void);
+extern void (*aj_die_cleanup)(void); /* removes the run's private directory (fallback.c) */
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);
 noreturn void die_usage(const char *what, const char *arg);
@@ -91,6 +92,7 @@ struct run {
 	unsigned timeout;
 	const char *project;
 	char **envp;
+	const char *fallback; /* why the namespaces cannot be had, when the fallback runs */
 };
 
 /* scan.c */

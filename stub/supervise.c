@@ -117,6 +117,7 @@ noreturn void supervise_parent(pid_t child)
 			die("wait for the jail", errno, NULL);
 		if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
 			limits_release();
+			private_release();
 			_exit(exit_code(status));
 		}
 	}
@@ -253,7 +254,9 @@ noreturn void supervise_init(const struct run *r)
 		if (sig == SIGALRM) {
 			if (!r->timeout || !past(&deadline))
 				continue;
-			kill(-1, SIGKILL); /* every process of the namespace but us */
+			/* Without a pid namespace (fallback.c), -1 would be
+			 * every process of the user: the target's group. */
+			kill(fallback_active ? -target : -1, SIGKILL);
 			_exit(AJ_EXIT_TIMEOUT);
 		}
 		if (sig != SIGCHLD) {
@@ -266,8 +269,11 @@ noreturn void supervise_init(const struct run *r)
 		 * namespace and waits for it: nothing of the jail outlives
 		 * the status the caller gets. */
 		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
-			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status)))
+			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status))) {
+				if (fallback_active) /* no pid namespace to end the rest */
+					kill(-target, SIGKILL);
 				_exit(exit_code(status));
+			}
 		if (p < 0 && errno != ECHILD)
 			die("wait for the target", errno, NULL);
 	}

@@ -98,7 +98,9 @@ void mkfile_p(const char *path);
 void make_link(const char *path, const char *target);
 
 /* ns.c */
-void ns_enter(const struct aj_variant *v);
+int ns_enter(const struct aj_variant *v);
+const char *ns_start(const struct aj_variant *v);
+pid_t ns_clone(unsigned long flags, int *parent_fd);
 pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd);
 void ns_scan_send(int parent_fd);
 void ns_scan_receive(void);
@@ -183,6 +185,25 @@ void fd_path(char *buf, int fd);
 int source_resolve(const char *path, bool follow, const char **why);
 int source_open(const struct aj_mount *m, const char *path, const char **why);
 const char *place_refused(const char *p, const struct stat *st);
+unsigned host_layout(const char *path, char *target, size_t n);
+
+/* nscause.c: why the namespaces cannot be had, and what lifts it. */
+size_t str_put(char *buf, size_t at, const char *s); /* copies s at buf + at: the new end */
+const char *ns_cause(int err);
+const char *ns_remedy(const struct aj_variant *v, const char *cause);
+const char *ns_mount_hint(int err, bool proc);
+bool proc_covered(const char *proc);
+const char *ns_blocked(const struct aj_variant *v, bool explain);
+
+/* fallback.c: the jail without them that a policy may declare
+ * (AJ_VARIANT_FALLBACK). */
+extern bool fallback_active;
+const char *home_private(bool make);
+void private_release(void);
+void fallback_prepare(const struct aj_variant *v, bool make);
+void fallback_env(char **envp, size_t max);
+noreturn void fallback_run(struct run *r);
+int fallback_explain(const struct run *r, const char *cause);
 
 /* explain.c */
 noreturn void explain(const struct run *r);

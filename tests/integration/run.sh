@@ -763,6 +763,43 @@ if c explain-worker-default; then
 	fi
 fi
 
+# A $HOME that is "/", or unset, gets a private home (made on the host,
+# 0700, removed after the run) instead of a refusal (issue 11).
+if c home-slash-private; then
+	jrun user HOME=/ -- jail-worker sh -c 'touch "$HOME/x" && echo "$HOME"'
+	ph=$OUT
+	if [ "$RC" = 0 ] && [[ $ph == /tmp/aijail.*/home ]] && [ ! -e "$ph" ] && [ ! -e "${ph%/home}" ]; then
+		pass home-slash-private
+	else
+		fail home-slash-private "exit status $RC, HOME $(q "$ph") (it must be /tmp/aijail.*/home, gone afterwards); stderr $(q "$ERR")"
+	fi
+fi
+
+if c home-unset-private; then
+	jrun user HOME= -- jail-worker sh -c 'touch "$HOME/x" && echo "${HOME%/*}" | sed "s/[0-9.]*$//"'
+	expect home-unset-private 0 "/tmp/aijail"
+fi
+
+if c explain-home-private; then
+	jrun user HOME=/ -- jail-worker --jail-explain true
+	if [ "$RC" = 0 ] && [[ $OUT == *'home:      $HOME: it is "/": the jail gets a private one'* ]]; then
+		pass explain-home-private
+	else
+		fail explain-home-private "exit status $RC; no home line in $(q "$(printf '%s\n' "$OUT" | grep -i home | head -3)")"
+	fi
+fi
+
+# The system part follows the host's layout ('link?'): this host's /bin.
+if c layout-as-host; then
+	if [ -L /bin ]; then
+		jrun user -- jail-worker sh -c 'test -L /bin && readlink /bin'
+		expect layout-as-host 0 "$(readlink /bin)"
+	else
+		jrun user -- jail-worker sh -c 'test -d /bin && ! test -L /bin && test -x /bin/sh && echo dir'
+		expect layout-as-host 0 dir
+	fi
+fi
+
 if c lockdown-readonly; then
 	rm -f "$P/f"
 	jrun user -- jail --lockdown sh -c 'echo x > ./f'
@@ -892,6 +929,54 @@ if c nested-jail; then
 		pass nested-jail
 	else
 		fail nested-jail "exit status $RC, stdout $(q "$OUT")"
+	fi
+fi
+
+# The fallback (issue 11) without a container: in a user and mount
+# namespace of the test's own, a bind over a file of /proc covers it as a
+# container runtime does, and the kernel then refuses the jail a procfs.
+# jail-worker declares 'fallback landlock;' and runs without namespaces;
+# the generic jail declares none and exits 125 naming the remedy.
+fb_cover='for f in /proc/keys /proc/timer_list /proc/kcore; do [ -e "$f" ] && { mount --bind /dev/null "$f"; break; }; done && exec "$@"'
+fb_jrun() {
+	local who=$1
+	shift
+	jrun "$who" -- unshare -Urm sh -c "$fb_cover" sh "$@"
+}
+if c fallback-explain; then
+	fb_jrun user "$bin/jail-worker" --jail-explain true
+	if [ "$RC" = 2 ] && [[ $OUT == *"namespaces: NOT available here: parts of /proc are covered"* ]] &&
+		[[ $OUT == *"fallback:  landlock, declared by the policy"* ]] && [[ $OUT == *"not in force:"* ]]; then
+		pass fallback-explain
+	else
+		fail fallback-explain "exit status $RC; $(q "$(printf '%s\n' "$OUT" | grep -E '^(namespaces|fallback)' | head -3)")"
+	fi
+fi
+if c fallback-layers; then
+	fbout=/tmp/aj-fallback-out.$$
+	fb_jrun user "$bin/jail-worker" sh -c './tools/probe read x.key; ./tools/probe read secrets/db.txt; ./tools/probe read .env; ./tools/probe read normal.txt; ./tools/probe write '"$fbout"'; ./tools/probe ptrace; ./tools/probe socket-netlink; echo "$HOME" "$TMPDIR"'
+	fbhome=${OUT##*$'\n'}
+	want="read: EACCES
+read: EACCES
+read: EACCES
+read: 'hello'
+write: EACCES
+ptrace: EPERM
+socket-netlink: EAFNOSUPPORT"
+	if [ "$RC" = 0 ] && [ "${OUT%$'\n'*}" = "$want" ] && [[ $fbhome == /tmp/aijail.*/home\ /tmp/aijail.*/tmp ]] &&
+		[ ! -e "$fbout" ] && [ ! -e "${fbhome%%/home *}" ]; then
+		pass fallback-layers
+	else
+		fail fallback-layers "exit status $RC, stdout $(q "$OUT")"
+	fi
+	rm -f "$fbout"
+fi
+if c fallback-none-declared; then
+	fb_jrun user "$bin/jail" sh -c 'echo ran'
+	if [ "$RC" = 125 ] && [[ $OUT != *ran* ]] && [[ $ERR == *"systempaths=unconfined"* ]]; then
+		pass fallback-none-declared
+	else
+		fail fallback-none-declared "exit status $RC, stdout $(q "$OUT")"
 	fi
 fi
 

@@ -1,0 +1,228 @@
+#!/bin/bash
+# tests/docker/run.sh: the stubs in real Docker containers (make check-docker).
+#
+# Starts a dockerd of its own (networking left alone: no iptables, no
+# bridge; its state under a temporary directory) and stops it by its pid
+# on the way out.  The images are made here, by docker import of a
+# tarball: a static busybox, the stubs and the static probe; nothing is
+# pulled from a registry.  Three layouts: merged /usr (/bin a link), /bin a
+# directory of its own (Alpine-style), and no /usr at all.
+#
+# With Docker's default seccomp profile, as root and as a user without a
+# passwd entry (HOME=/): jail-worker runs in its declared fallback and says
+# so, a denied file is EACCES, a masked file's content cannot be read, a
+# write outside the project fails, a TCP server this script started
+# outside (the container on --network host) is refused, a denied system
+# call is EPERM; the generic jail, which declares no fallback, exits 125
+# naming the container's seccomp profile.  With the options that allow
+# namespaces, the full jail runs and says so.
+#
+# No engine (no dockerd, or one that does not start): SKIPPED, never
+# passed; with AJ_REQUIRE_DOCKER=1 (CI) that is a failure.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+B=$ROOT/build
+pass=0 fail=0
+
+skip() {
+	echo "check-docker: SKIPPED: $*"
+	[ "${AJ_REQUIRE_DOCKER:-0}" = 1 ] && { echo "check-docker: AJ_REQUIRE_DOCKER=1: a skip fails"; exit 1; }
+	exit 0
+}
+
+[ "$(id -u)" = 0 ] || skip "dockerd needs root (run as root)"
+DOCKERD=$(command -v dockerd) || skip "no dockerd (make deps installs docker.io)"
+DOCKER=$(command -v docker) || skip "no docker client"
+command -v python3 >/dev/null || skip "no python3 (make deps installs it)"
+command -v unshare >/dev/null || skip "no unshare (util-linux)"
+BUSYBOX=$(command -v busybox) || skip "no busybox (make deps installs busybox-static)"
+file -L "$BUSYBOX" | grep -q 'statically linked' || skip "$BUSYBOX is not static (busybox-static)"
+for f in "$B/bin/jail-worker" "$B/bin/jail" "$B/tests/probe"; do
+	[ -x "$f" ] || { echo "check-docker: $f is missing (make all build/tests/probe)"; exit 1; }
+done
+
+T=$(mktemp -d /tmp/aj-docker.XXXXXX)
+chmod 711 "$T"
+DPID=
+LPID=
+cleanup() {
+	[ -n "$LPID" ] && kill "$LPID" 2>/dev/null
+	if [ -n "$DPID" ]; then
+		kill "$DPID" 2>/dev/null
+		for _ in $(seq 50); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.2; done
+		kill -9 "$DPID" 2>/dev/null
+		wait "$DPID" 2>/dev/null
+	fi
+	# The vfs layers and the container state: nothing else is ours.
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+export DOCKER_HOST="unix://$T/docker.sock"
+# In a mount namespace of its own: the daemon's mounts (layers, its netns
+# file) die with it, and none lands on the host's tree.
+unshare --mount --propagation private "$DOCKERD" --iptables=false --ip6tables=false --bridge=none --storage-driver=vfs \
+	--data-root "$T/data" --exec-root "$T/exec" --pidfile "$T/dockerd.pid" \
+	-H "$DOCKER_HOST" >"$T/dockerd.log" 2>&1 &
+DPID=$!
+for _ in $(seq 100); do
+	"$DOCKER" version >/dev/null 2>&1 && break
+	kill -0 "$DPID" 2>/dev/null || break
+	sleep 0.2
+done
+if ! "$DOCKER" version >/dev/null 2>&1; then
+	tail -5 "$T/dockerd.log"
+	skip "dockerd did not start (log above)"
+fi
+echo "check-docker: dockerd $("$DOCKER" version --format '{{.Server.Version}}') (pid $DPID, state in $T)"
+
+# One image per layout.  $1: name; $2: where the programs go.
+make_image() {
+	local name=$1 layout=$2 r=$T/img-$1 bin
+	mkdir -p "$r/etc" "$r/tmp" "$r/proj/secrets" "$r/proj/src" "$r/outside" "$r/proc" "$r/dev" "$r/sys"
+	case $layout in
+	merged)
+		mkdir -p "$r/usr/bin" "$r/usr/sbin" "$r/usr/lib"
+		ln -s usr/bin "$r/bin"; ln -s usr/sbin "$r/sbin"; ln -s usr/lib "$r/lib"
+		bin=$r/usr/bin ;;
+	bindir)
+		mkdir -p "$r/bin" "$r/sbin" "$r/lib" "$r/usr/bin"
+		bin=$r/bin ;;
+	nousr)
+		mkdir -p "$r/bin"
+		bin=$r/bin ;;
+	esac
+	cp "$BUSYBOX" "$bin/busybox"
+	for a in sh cat ls echo id env grep touch rm mkdir sleep true; do ln -s busybox "$bin/$a"; done
+	# Alpine keeps the stubs' kind of program in /usr/bin beside a /bin of its own.
+	local sbin=$bin
+	[ "$layout" = bindir ] && sbin=$r/usr/bin
+	cp "$B/bin/jail-worker" "$B/bin/jail" "$B/tests/probe" "$sbin/"
+	echo 'root:x:0:0:root:/root:/bin/sh' >"$r/etc/passwd"
+	echo 'root:x:0:' >"$r/etc/group"
+	echo 'SECRET=env-content' >"$r/proj/.env"
+	echo 'token-content' >"$r/proj/secrets/token"
+	echo 'key-content' >"$r/proj/id.key"
+	echo 'plain' >"$r/proj/src/a.txt"
+	chmod 1777 "$r/tmp"
+	chmod 777 "$r/proj" "$r/proj/src" "$r/outside"
+	chmod 644 "$r/proj/.env" "$r/proj/secrets/token" "$r/proj/id.key"
+	tar --numeric-owner --owner=0 --group=0 -C "$r" -cf "$T/$name.tar" .
+	"$DOCKER" import "$T/$name.tar" "aj-check:$name" >/dev/null || { echo "docker import failed"; exit 1; }
+}
+
+ok() { pass=$((pass + 1)); echo "  ok    $*"; }
+bad() { fail=$((fail + 1)); echo "  FAIL  $*"; }
+
+# expect DESCRIPTION WANT_RC PATTERN -- docker run args…: the run's exit
+# status and combined output.
+expect() {
+	local what=$1 want=$2 pat=$3 out rc
+	shift 4
+	out=$("$DOCKER" run --rm "$@" 2>&1)
+	rc=$?
+	if [ "$rc" = "$want" ] && printf '%s\n' "$out" | grep -Eq -- "$pat"; then
+		ok "$what"
+	else
+		bad "$what (exit $rc, wanted $want; output:)"
+		printf '%s\n' "$out" | sed 's/^/        /' | head -20
+	fi
+}
+
+# expect_not: the output must not contain PATTERN (content that must not leak).
+expect_not() {
+	local what=$1 pat=$2 out
+	shift 3
+	out=$("$DOCKER" run --rm "$@" 2>&1)
+	if printf '%s\n' "$out" | grep -Eq -- "$pat"; then
+		bad "$what (output:)"
+		printf '%s\n' "$out" | sed 's/^/        /' | head -10
+	else
+		ok "$what"
+	fi
+}
+
+# A TCP server outside every container, on the host's loopback.
+PORT=$((20000 + RANDOM % 20000))
+python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+while True:
+    s.accept()[0].close()
+' "$PORT" &
+LPID=$!
+for _ in $(seq 50); do "$B/tests/probe" connect-tcp 127.0.0.1 "$PORT" >/dev/null 2>&1 && break; sleep 0.1; done
+
+for layout in merged bindir nousr; do
+	make_image "$layout" "$layout"
+done
+# A socket to stand for a Docker socket bound into a container.
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$T/d.sock"
+
+for layout in merged bindir nousr; do
+	img=aj-check:$layout
+	for who in root user; do
+		u=()
+		[ "$who" = user ] && u=(--user 1000:1000)
+		base=(-w /proj --network host "${u[@]}" "$img")
+		echo "== $layout, $who, Docker's default seccomp profile"
+		# The probes must see something outside the jail, or their
+		# refusals inside would prove nothing.
+		expect "outside the jail: the secret is readable" 0 'key-content' -- "${base[@]}" cat id.key
+		expect "outside the jail: the loopback server answers" 0 'connect-tcp: ok' -- "${base[@]}" probe connect-tcp 127.0.0.1 "$PORT"
+		expect "outside the jail: ptrace is allowed" 0 'ptrace: ok' -- "${base[@]}" probe ptrace
+		expect "explain: the fallback, and exit 2" 2 'fallback: +landlock, declared' -- "${base[@]}" jail-worker --jail-explain
+		expect "explain: names the seccomp profile" 2 'NOT available here: a seccomp filter.*seccomp=unconfined' -- "${base[@]}" jail-worker --jail-explain
+		expect "explain: lists what is not in force" 2 'not in force:' -- "${base[@]}" jail-worker --jail-explain
+		case $layout in
+		merged) expect "explain: /bin is the image's own link" 2 '/bin -> usr/bin.*the host.s own link' -- "${base[@]}" jail-worker --jail-explain ;;
+		*) expect "explain: /bin is the image's directory, read-only" 2 '/bin.*the host has a directory here' -- "${base[@]}" jail-worker --jail-explain ;;
+		esac
+		[ "$layout" = nousr ] && expect "explain: no /usr, skipped" 2 '/usr.*skipped: missing' -- "${base[@]}" jail-worker --jail-explain
+		[ "$who" = user ] && expect "explain: HOME=/ gets a private home" 2 'home: +\$HOME: it is "/": the jail gets a private one' -- "${base[@]}" jail-worker --jail-explain
+		expect "the command runs" 0 '^ran$' -- "${base[@]}" jail-worker sh -c 'echo ran'
+		expect "a denied file: EACCES" 1 'read: EACCES' -- "${base[@]}" jail-worker probe read id.key
+		expect "a denied directory's file: EACCES" 1 'read: EACCES' -- "${base[@]}" jail-worker probe read secrets/token
+		expect "a masked file: EACCES (denied instead)" 1 'read: EACCES' -- "${base[@]}" jail-worker probe read .env
+		expect_not "a masked file's content is not readable" 'env-content' -- "${base[@]}" jail-worker sh -c 'cat .env; cat /proj/.env'
+		expect "a plain project file is readable" 0 'plain' -- "${base[@]}" jail-worker cat src/a.txt
+		expect "a write in the project works" 0 'write: ok' -- "${base[@]}" jail-worker probe write /proj/src/new.txt
+		expect "a write outside the project fails" 1 'write: EACCES' -- "${base[@]}" jail-worker probe write /outside/x
+		expect "a write to the container's /tmp fails" 1 'write: EACCES' -- "${base[@]}" jail-worker probe write /tmp/x
+		expect "a write to the private \$HOME and \$TMPDIR works" 0 '^wrote$' -- "${base[@]}" jail-worker sh -c 'touch "$HOME/h" "$TMPDIR/t" && echo wrote'
+		expect "the loopback server outside is refused" 1 'connect-tcp: (EAFNOSUPPORT|EACCES)' -- "${base[@]}" jail-worker probe connect-tcp 127.0.0.1 "$PORT"
+		expect "a denied system call: EPERM" 1 'ptrace: EPERM' -- "${base[@]}" jail-worker probe ptrace
+		expect "outside the jail: a netlink socket opens" 0 'socket-netlink: ok' -- "${base[@]}" probe socket-netlink
+		expect "no socket but AF_UNIX (network none)" 1 'socket-netlink: EAFNOSUPPORT' -- "${base[@]}" jail-worker probe socket-netlink
+		expect "the timeout holds" 124 '' -- "${base[@]}" jail-worker --jail-timeout=1 sleep 30
+		expect "the private directory is gone afterwards" 0 '^none$' -- "${base[@]}" sh -c 'jail-worker true; ls -d /tmp/aijail.* 2>/dev/null || echo none'
+		expect "the lockdown mode runs too (an allowlist filter)" 0 '^ran$' -- "${base[@]}" jail-worker --jail-mode=lockdown sh -c 'echo ran' 
+		expect "a Docker socket in the container: the fallback refuses (125)" 125 'Docker socket is root on its host' -- -v "$T/d.sock:/var/run/docker.sock" "${base[@]}" jail-worker true
+		expect "a stub without the fallback: 125, naming the seccomp profile" 125 'seccomp filter was already loaded.*seccomp=unconfined' -- "${base[@]}" jail sh -c true
+		expect "its explain: exit 125" 125 'fallback: +none declared' -- "${base[@]}" jail --jail-explain sh
+	done
+	echo "== $layout, root and user, --security-opt seccomp=unconfined systempaths=unconfined apparmor=unconfined"
+	for who in root user; do
+		u=()
+		[ "$who" = user ] && u=(--user 1000:1000)
+		full=(-w /proj --security-opt seccomp=unconfined --security-opt systempaths=unconfined
+			--security-opt apparmor=unconfined "${u[@]}" "$img")
+		expect "$who: explain: the full jail, exit 0" 0 'namespaces: available: the full jail' -- "${full[@]}" jail-worker --jail-explain
+		expect "$who: the command runs" 0 '^ran$' -- "${full[@]}" jail-worker sh -c 'echo ran'
+		expect "$who: a masked file is empty" 0 "read: ''" -- "${full[@]}" jail-worker probe read .env
+		expect "$who: a denied file: EACCES" 1 'read: EACCES' -- "${full[@]}" jail-worker probe read id.key
+		expect "$who: a write outside the project fails" 1 'write: (EACCES|EROFS|ENOENT)' -- "${full[@]}" jail-worker probe write /outside/x
+		expect "$who: the generic jail runs too" 0 '^ran$' -- "${full[@]}" jail sh -c 'echo ran'
+	done
+	echo "== $layout, seccomp=unconfined only: /proc is covered"
+	expect "the generic jail: 125, naming systempaths=unconfined" 125 'systempaths=unconfined' -- -w /proj --security-opt seccomp=unconfined --security-opt apparmor=unconfined "$img" jail sh -c true
+	expect "jail-worker: the fallback, naming the covered /proc" 0 '^ran$' -- -w /proj --security-opt seccomp=unconfined --security-opt apparmor=unconfined "$img" jail-worker sh -c 'echo ran'
+done
+
+echo "check-docker: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
