@@ -297,16 +297,7 @@ static void fallback_landlock(const struct run *r)
 		for (unsigned i = 0; i < scan->n; i++)
 			if (scan->hits[i].kind == AJ_PATTERN_MASK)
 				scan->hits[i].kind = AJ_PATTERN_DENY;
-		const struct plan_entry *fenced = fence_apply(ruleset, v);
-		if (!fenced) {
-			const char *why, *where;
-
-			(void)fence_plan(v, &why, &where);
-			diep("fence the denied files in", project->path, 0, why);
-		}
-		if (fenced != project)
-			landlock_rule(ruleset, project->fd, project->m->landlock, true,
-			              project->path);
+		(void)fence_project(ruleset, project);
 	} else if (project) {
 		landlock_rule(ruleset, project->fd, project->m->landlock, true, project->path);
 	}

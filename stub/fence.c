@@ -224,6 +224,14 @@ unsigned fence_count(const struct plan_entry *e)
 	return fence_rules(-1, e);
 }
 
+/* The fallback's (fallback.c): there no mount covers a denied entry, so
+ * the project is fenced whatever its mode; a file made beside a denied
+ * one then cannot be read back, which --jail-explain says. */
+unsigned fence_project(int ruleset, const struct plan_entry *e)
+{
+	return fence_rules(ruleset, e);
+}
+
 const struct plan_entry *fence_apply(int ruleset, const struct aj_variant *v)
 {
 	const char *why, *where;

@@ -176,5 +176,6 @@ const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why
                                     const char **where);
 unsigned fence_count(const struct plan_entry *e);
 const struct plan_entry *fence_apply(int ruleset, const struct aj_variant *v);
+unsigned fence_project(int ruleset, const struct plan_entry *e);
 
 #endif
