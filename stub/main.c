@@ -329,6 +329,7 @@ int main(int argc, char **argv)
 	plan_open_sources();
 	plan_build_root();
 	plan_build();
+	ns_limit_late();
 	ns_scan_receive();
 	mask_apply(r->project, r->v);
 	plan_finish(r->project);

@@ -31,13 +31,36 @@ static void write_file(const char *path, const char *s, size_t n)
 	close(fd);
 }
 
-static void write_limit(const char *path, const char *s, size_t n)
-{
-	int fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
+/* The jail's user.max_user_namespaces, in its own user namespace (the
+ * value is per namespace, whichever procfs it is written through). */
+static const char max_userns[] = "/proc/sys/user/max_user_namespaces";
+static char userns_max[AJ_DEC_MAX + 1];
+static size_t userns_len;
 
-	if (fd < 0 || write(fd, s, n) != (ssize_t)n)
-		diep("limit the nested user namespaces through", path, errno, NULL);
-	close(fd);
+static int write_limit(void)
+{
+	int fd = openat(AT_FDCWD, max_userns, O_WRONLY | O_CLOEXEC);
+	int ok = fd >= 0 && write(fd, userns_max, userns_len) == (ssize_t)userns_len;
+	int e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : e;
+}
+
+/* pid 1, once its own /proc is mounted: where the host's /proc/sys is
+ * read-only (a container runtime covers it), the limit is written
+ * through the jail's procfs instead, or the jail does not start. */
+void ns_limit_late(void)
+{
+	int e;
+
+	if (!userns_len || !(e = write_limit())) {
+		userns_len = 0;
+		return;
+	}
+	diep("limit the nested user namespaces through", max_userns, e,
+	     "the host's /proc/sys is read-only and the policy mounts no writable /proc");
 }
 
 /* "ID ID 1\n": the caller keeps its own ids, root included. */
@@ -57,9 +80,7 @@ static void write_map(const char *path, unsigned long id)
 /* Returns 0, or the errno of a failed unshare (nothing changed then). */
 int ns_enter(const struct aj_variant *v)
 {
-	char max[AJ_DEC_MAX + 1];
-	size_t n;
-
+	int e;
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 
@@ -73,9 +94,13 @@ int ns_enter(const struct aj_variant *v)
 	 * (a browser's sandbox).  The value is this namespace's own, written
 	 * while we hold its capabilities; the jail's processes do not, so
 	 * they cannot raise it, and a namespace below cannot exceed it. */
-	n = fmt_u(max, v->userns);
-	max[n++] = '\n';
-	write_limit("/proc/sys/user/max_user_namespaces", max, n);
+	userns_len = fmt_u(userns_max, v->userns);
+	userns_max[userns_len++] = '\n';
+	e = write_limit();
+	if (!e)
+		userns_len = 0;
+	else if (e != EROFS && e != EACCES)
+		diep("limit the nested user namespaces through", max_userns, e, NULL);
 	/* The launcher is empty: neither this process nor pid 1 (which
 	 * inherits it) is dumpable, so no process of the jail, though of the
 	 * same uid, reads our memory, environment, fds or maps through /proc

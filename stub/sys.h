@@ -99,6 +99,7 @@ void make_link(const char *path, const char *target);
 
 /* ns.c */
 int ns_enter(const struct aj_variant *v);
+void ns_limit_late(void);
 const char *ns_start(const struct aj_variant *v);
 pid_t ns_clone(unsigned long flags, int *parent_fd);
 pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd);
