@@ -373,7 +373,7 @@ static void print_env(const struct run *r)
 
 	field("env keep");
 	for (unsigned k = 0; k < v->n_env_keep; k++)
-		for (unsigned i = 0; env_span_counts(&v->env_keep[k], v, false) && i < v->env_keep[k].n;
+		for (unsigned i = 0; i < v->env_keep[k].n && env_span_counts(&v->env_keep[k], v, 0);
 		     i++) {
 			out_s(v->env_keep[k].v[i]);
 			out_c(' ');
@@ -381,7 +381,7 @@ static void print_env(const struct run *r)
 	out_c('\n');
 	field("env drop");
 	for (unsigned k = 0; k < v->n_env_drop; k++)
-		for (unsigned i = 0; env_span_counts(&v->env_drop[k], v, true) && i < v->env_drop[k].n;
+		for (unsigned i = 0; i < v->env_drop[k].n && env_span_counts(&v->env_drop[k], v, 1);
 		     i++) {
 			out_s(v->env_drop[k].v[i]);
 			out_c(' ');

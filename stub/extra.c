@@ -75,8 +75,10 @@ bool extra_toggle(const char *name, const char *opt)
 
 	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++)
 		if (!strcmp(on ? name : name + 3, toggle_names[t])) {
-			toggles_set |= (uint8_t)AJ_TOGGLE_BIT(t);
-			toggles_on = (uint8_t)((toggles_on & ~AJ_TOGGLE_BIT(t)) | (on ? AJ_TOGGLE_BIT(t) : 0));
+			unsigned bit = AJ_TOGGLE_BIT(t);
+
+			toggles_set |= (uint8_t)bit;
+			toggles_on = (uint8_t)((toggles_on & ~bit) | (on ? bit : 0));
 			toggle_opts[t] = opt;
 			return true;
 		}
