@@ -4,6 +4,7 @@
 #include "diag.h"
 #include "sha256.h"
 #include "sysnames.h"
+#include "toggles.h"
 
 #include <seccomp.h>
 #include <stdlib.h>
@@ -303,7 +304,7 @@ static bool line_common(const struct out *o, const struct lines *all, const char
  * caches and variables), and its own.  The generic jail's 24 variants
  * would otherwise repeat them all. */
 static const char *spans(struct out *o, const struct lines *all, size_t idx, const char *type,
-			 const char *span_type, size_t *n_spans)
+			 const char *span_type, const char *more, size_t n_more, size_t *n_spans)
 {
 	int mode = (int)(idx % o->c->modes.n), group = (int)(idx / o->c->modes.n);
 	const int level_mode[4] = {-1, mode, -1, -2}, level_group[4] = {-1, -1, group, -2};
@@ -326,7 +327,48 @@ static const char *spans(struct out *o, const struct lines *all, size_t idx, con
 			      xprintf("\t{.v = %s, .n = %zu},\n", array(o, type, body[l], n[l]), n[l]));
 		++*n_spans;
 	}
-	return array(o, span_type, list, *n_spans);
+	*n_spans += n_more;
+	return array(o, span_type, append(list, "%s", more), *n_spans);
+}
+
+/* The variables of each toggle a run may switch (toggles.c), written once
+ * for the policy: one array a toggle, those dropped when it is off first;
+ * the keep span is all of it, the drop span its head, each tagged with the
+ * toggle (aj_env_span.toggle). */
+static void toggle_env_spans(struct out *o, const struct variant *v, char **keep, size_t *n_keep,
+			     char **drop, size_t *n_drop)
+{
+	size_t n;
+	const struct toggle_env *te = toggle_envs(&n);
+	*keep = xstrdup("");
+	*drop = xstrdup("");
+	*n_keep = *n_drop = 0;
+	for (int t = 0; t < AJ_TOGGLE_COUNT; t++) {
+		if (!toggle_switchable(v, t))
+			continue;
+		char *body = xstrdup("");
+		size_t all = 0, dropped = 0;
+		for (int pass = 1; pass >= 0; pass--)
+			for (size_t i = 0; i < n; i++)
+				if (te[i].toggle == t && te[i].drop_when_off == pass) {
+					body = append(body, "\t%s,\n", lit(te[i].name));
+					all++;
+					dropped += pass;
+				}
+		if (!all)
+			continue;
+		const char *a = array(o, "char *const", body, all);
+		*keep = append(*keep, "%s",
+			       xprintf("\t{.v = %s, .n = %zu, .toggle = 1 + %s},\n", a, all,
+				       toggle_enum[t]));
+		++*n_keep;
+		if (dropped) {
+			*drop = append(*drop, "%s",
+				       xprintf("\t{.v = %s, .n = %zu, .toggle = 1 + %s},\n", a,
+					       dropped, toggle_enum[t]));
+			++*n_drop;
+		}
+	}
 }
 
 static char *steps_body(const struct m_step *st, size_t n)
@@ -383,11 +425,15 @@ static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bo
 static void emit_variant(struct out *o, size_t idx, char **init)
 {
 	const struct variant *v = &o->c->variants.v[idx];
-	size_t n_spans, n_keep, n_drop;
+	size_t n_spans, n_keep, n_drop, n_tkeep, n_tdrop;
+	char *tkeep, *tdrop;
 	const char *mount_spans = spans(o, o->mounts, idx, "struct aj_mount", "struct aj_mount_span",
-					&n_spans);
-	const char *keep = spans(o, o->keep, idx, "char *const", "struct aj_env_span", &n_keep);
-	const char *drop = spans(o, o->drop, idx, "char *const", "struct aj_env_span", &n_drop);
+					"", 0, &n_spans);
+	toggle_env_spans(o, v, &tkeep, &n_tkeep, &tdrop, &n_tdrop);
+	const char *keep = spans(o, o->keep, idx, "char *const", "struct aj_env_span", tkeep,
+				 n_tkeep, &n_keep);
+	const char *drop = spans(o, o->drop, idx, "char *const", "struct aj_env_span", tdrop,
+				 n_tdrop, &n_drop);
 	char *b;
 
 	const char *scan = scan_init(o, &v->scan, v->scan_depth, v->scan_bound);
@@ -442,7 +488,8 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 
 	*init = xprintf("\t{\n\t\t.mode = %s,\n\t\t.command = %s,\n\t\t.hostname = %s,\n"
 			"\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
-			"\t\t.features = 0x%x,\n\t\t.flags = 0x%x,\n\t\t.timeout = %u,\n"
+			"\t\t.features = 0x%x,\n\t\t.toggles_fixed = 0x%x,\n\t\t.flags = 0x%x,\n"
+			"\t\t.timeout = %u,\n"
 			"\t\t.memory = %s\n\t\t.processes = %u,\n"
 			"\t\t.mount_spans = %s, .n_mount_spans = %zu,\n"
 			"\t\t.scan = %s,\n"
@@ -454,7 +501,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			"\t\t.filters = %s, .n_filters = %zu,\n"
 			"\t\t.seccomp_summary = %s,\n%s\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
-			v->landlock_min_abi, v->features,
+			v->landlock_min_abi, v->features, v->toggles_fixed,
 			v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0), v->timeout, memory, v->processes,
 			mount_spans, n_spans, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
 			set, v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)),

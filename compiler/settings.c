@@ -254,6 +254,7 @@ static bool lower_toggle(struct lowering *lw, const struct stmt *s)
 	struct change c = {.kind = CH_TOGGLE, .loc = s->loc};
 	c.toggle.toggle = lw->arg;
 	c.toggle.on = on;
+	c.toggle.fixed = lw->kind == BLOCK_MODE;
 	VEC_PUSH(*lw->out, c);
 	return true;
 }

@@ -67,3 +67,8 @@ int toggle_of_var(int var)
 			return mounts[i].toggle;
 	return -1;
 }
+
+bool toggle_switchable(const struct variant *v, int t)
+{
+	return (v->features & AJ_TOGGLE_BIT(t)) || !(v->toggles_fixed & AJ_TOGGLE_BIT(t));
+}

@@ -22,6 +22,9 @@ struct toggle_env {
 
 const struct toggle_mount *toggle_mounts(size_t *n);
 const struct toggle_env *toggle_envs(size_t *n);
+/* Can a run have toggle t on in the variant: is it on, or off without a
+ * mode block's saying so (aj_variant.toggles_fixed)? */
+bool toggle_switchable(const struct variant *v, int t);
 /* The toggle whose mounts use the variable, -1 for a policy's own. */
 int toggle_of_var(int var);
 

@@ -135,6 +135,7 @@ struct variant {
 	int landlock;
 	int landlock_min_abi;
 	int features;
+	int toggles_fixed; /* aj_variant.toggles_fixed: set by a mode block */
 	int flags; /* AJ_VARIANT_* */
 	unsigned long ns_allow; /* CLONE_NEW* the jail may make ('namespaces') */
 	int userns;             /* aj_variant.userns */
@@ -271,6 +272,7 @@ struct change {
 		struct {
 			int toggle;
 			bool on;
+			bool fixed; /* a mode said it: the run cannot turn it on */
 		} toggle;
 		struct {
 			unsigned long allow; /* CLONE_NEW* */

@@ -91,6 +91,8 @@ bool variant_apply(struct variant *v, const change_list *block)
 				v->features |= AJ_TOGGLE_BIT(c->toggle.toggle);
 			else
 				v->features &= ~AJ_TOGGLE_BIT(c->toggle.toggle);
+			if (c->toggle.fixed)
+				v->toggles_fixed |= AJ_TOGGLE_BIT(c->toggle.toggle);
 			break;
 		case CH_SYSCALLS_DEFAULT:
 			v->sys_default = c->action;
@@ -113,15 +115,21 @@ bool variant_apply(struct variant *v, const change_list *block)
 	return ok;
 }
 
-/* The mounts and variables of the toggles (toggles.c): on, a toggle keeps
- * its variables; off, it drops them. */
+/* The mounts of the toggles (toggles.c) that a run may have on: those
+ * on, and those off that no mode block turned off (a run's --jail-gpu
+ * turns one on, --jail-no-gpu off: the stub skips what carries a toggle
+ * that is off, aj_mount.toggle).  A toggle that is on takes the path from
+ * a mount of the policy's own; one that is off leaves it be.  The
+ * variables of a toggle the run may switch are the emitter's (spans
+ * tagged with it, emit.c); those of one the mode keeps off are dropped
+ * here. */
 static void add_toggles(struct variant *v)
 {
 	static const char *const var_names[AJ_VAR_COUNT] = AJ_VAR_NAMES;
 	size_t n;
 	const struct toggle_mount *tm = toggle_mounts(&n);
 	for (size_t i = 0; i < n; i++) {
-		if (!(v->features & AJ_TOGGLE_BIT(tm[i].toggle)))
+		if (!toggle_switchable(v, tm[i].toggle))
 			continue;
 		struct m_mount m = {
 		    .op = tm[i].op, .flags = tm[i].flags, .toggle = 1 + tm[i].toggle};
@@ -133,15 +141,16 @@ static void add_toggles(struct variant *v)
 			m.path.text = xprintf("$%s", var_names[tm[i].var]);
 		}
 		m.path.tail = xstrdup("");
-		mount_put(v, &m);
+		bool taken = false;
+		for (size_t k = 0; k < v->mounts.n; k++)
+			taken |= strcmp(v->mounts.v[k].path.text, m.path.text) == 0;
+		if (!taken || (v->features & AJ_TOGGLE_BIT(tm[i].toggle)))
+			mount_put(v, &m);
 	}
 	const struct toggle_env *te = toggle_envs(&n);
-	for (size_t i = 0; i < n; i++) {
-		if (v->features & AJ_TOGGLE_BIT(te[i].toggle))
-			env_list_add(&v->env_keep, te[i].name, NULL);
-		else if (te[i].drop_when_off)
+	for (size_t i = 0; i < n; i++)
+		if (!toggle_switchable(v, te[i].toggle) && te[i].drop_when_off)
 			env_list_add(&v->env_drop, te[i].name, NULL);
-	}
 }
 
 /* 'network blocked' keeps the host's network namespace: no socket family

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 14
+#define AJ_ABI 15
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -297,10 +297,14 @@ enum aj_landlock_level {
 enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
 
 /* A span of environment patterns, shared like the mount spans: a
- * variant's keep (or drop) list is the concatenation of its spans. */
+ * variant's keep (or drop) list is the concatenation of its spans.  A
+ * toggle's span (.toggle: 1 + enum aj_toggle) counts only while the run
+ * has the toggle on, in a keep list, or off, in a drop list: the run's
+ * options decide (aj_variant.features as the stub completes it). */
 struct aj_env_span {
 	const char *const *v;
 	uint16_t n;
+	uint8_t toggle; /* 0: always */
 };
 
 /* Environment: start empty, copy variables whose name matches a keep
@@ -415,6 +419,11 @@ struct aj_variant {
 	uint8_t landlock; /* enum aj_landlock_level */
 	uint8_t landlock_min_abi;
 	uint8_t features; /* AJ_FEATURE_* switched on */
+	/* Toggles a mode block set: a run may switch one off, never on when
+	 * the mode has it off (--jail-gpu…).  The mounts of a toggle the run
+	 * may have on are in the table, tagged (aj_mount.toggle), and so are
+	 * its variables (aj_env_span.toggle). */
+	uint8_t toggles_fixed;
 	uint8_t flags;    /* AJ_VARIANT_* */
 	/* User namespaces the jail may create below its own ('userns N'), as
 	 * user.max_user_namespaces of the jail's namespace: 0 but for a

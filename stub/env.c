@@ -1,7 +1,8 @@
 /* env.c: the target's environment.  It starts empty; host variables whose
- * name matches a keep pattern and no drop pattern are copied (the first of duplicates only, as
- * getenv(3) would see it), then the policy's fixed assignments replace or
- * add theirs.  Nothing is allocated: kept entries point at the host's
+ * name matches a keep pattern and no drop pattern are copied (the first of
+ * duplicates only, as getenv(3) would see it; a toggle's patterns count as
+ * the run has it, aj_env_span.toggle), then the policy's fixed assignments
+ * replace or add theirs.  Nothing is allocated: kept entries point at the host's
  * strings, assignments are written into the caller's buffer. */
 #include <errno.h>
 #include <string.h>
@@ -20,11 +21,17 @@ static bool same_name(const char *entry, const char *name, size_t n)
 	return !strncmp(entry, name, n) && entry[n] == '=';
 }
 
+bool env_span_counts(const struct aj_env_span *s, const struct aj_variant *v, bool drop)
+{
+	return !s->toggle || !(v->features & AJ_TOGGLE_BIT(s->toggle - 1)) == drop;
+}
+
 /* Does a pattern of the list (its spans, shared between variants) match? */
-static bool listed(const struct aj_env_span *spans, unsigned n, const char *name)
+static bool listed(const struct aj_env_span *spans, unsigned n, const char *name,
+                   const struct aj_variant *v, bool drop)
 {
 	for (unsigned r = 0; r < n; r++)
-		for (unsigned i = 0; i < spans[r].n; i++)
+		for (unsigned i = 0; env_span_counts(&spans[r], v, drop) && i < spans[r].n; i++)
 			if (glob_match(spans[r].v[i], name))
 				return true;
 	return false;
@@ -38,7 +45,8 @@ static bool kept(const char *entry, size_t n, const struct aj_variant *v)
 		return false; /* no policy names a variable that long */
 	memcpy(name, entry, n);
 	name[n] = '\0';
-	return !listed(v->env_drop, v->n_env_drop, name) && listed(v->env_keep, v->n_env_keep, name);
+	return !listed(v->env_drop, v->n_env_drop, name, v, true) &&
+	       listed(v->env_keep, v->n_env_keep, name, v, false);
 }
 
 static bool set_by_policy(const char *entry, const struct aj_variant *v)

@@ -85,13 +85,12 @@ static void print_mode(const struct run *r)
 
 static void print_mount(const struct plan_entry *e);
 
-/* For each toggle: on or off, who decided (the policy, or the mode when
- * the variant of the same command group in the weakest mode differs), and
- * what it brings (the mounts that carry it: aj_mount.toggle). */
+/* For each toggle: on or off, who decided (the run's option; else the
+ * mode, when its block set it, aj_variant.toggles_fixed; else the policy),
+ * and what it brings (the mounts that carry it: aj_mount.toggle). */
 static void print_toggles(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
-	const struct aj_variant *weakest = &r->pol->variants[r->group * r->pol->n_modes];
 
 	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++) {
 		unsigned bit = AJ_TOGGLE_BIT(t);
@@ -99,7 +98,9 @@ static void print_toggles(const struct run *r)
 
 		field(toggle_names[t]);
 		out_s(on ? "on, by " : "off, by ");
-		if (r->mode && ((v->features ^ weakest->features) & bit)) {
+		if (extra_toggle_option(t)) {
+			out_s(extra_toggle_option(t));
+		} else if (v->toggles_fixed & bit) {
 			out_s("mode ");
 			out_s(r->pol->modes[r->mode]);
 			out_s(" (");
@@ -377,21 +378,25 @@ static void print_scan(const struct run *r)
 static void print_env(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
+	unsigned dropped = 0;
 
 	field("env keep");
 	for (unsigned k = 0; k < v->n_env_keep; k++)
-		for (unsigned i = 0; i < v->env_keep[k].n; i++) {
+		for (unsigned i = 0; i < v->env_keep[k].n && env_span_counts(&v->env_keep[k], v, 0);
+		     i++) {
 			out_s(v->env_keep[k].v[i]);
 			out_c(' ');
 		}
 	out_c('\n');
 	field("env drop");
 	for (unsigned k = 0; k < v->n_env_drop; k++)
-		for (unsigned i = 0; i < v->env_drop[k].n; i++) {
+		for (unsigned i = 0; i < v->env_drop[k].n && env_span_counts(&v->env_drop[k], v, 1);
+		     i++) {
 			out_s(v->env_drop[k].v[i]);
 			out_c(' ');
+			dropped++;
 		}
-	out_s(v->n_env_drop ? "(never passed, whatever keeps them)\n" : "none\n");
+	out_s(dropped ? "(never passed, whatever keeps them)\n" : "none\n");
 	field("env set");
 	for (unsigned i = 0; i < v->n_env_set; i++) {
 		const struct aj_path *p = &v->env_set[i].value;

@@ -1,5 +1,6 @@
 /* extra.c: what the run's options add to the chosen variant: --ro and --rw
- * maps, --net and --no-net (and their --jail-* spellings).
+ * maps, --net and --no-net, the toggles' --gpu and --no-gpu (each
+ * AJ_TOGGLES name, and no-NAME), and their --jail-* spellings.
  *
  * The variant is constant data; a run that changes it works on a copy in
  * fixed-size arrays, nothing allocated.  An extra map is an ordinary bind
@@ -20,8 +21,11 @@
  * sockets and device nodes come in through the toggles, never around
  * them.  These checks run here for an early, clear refusal; pid 1 makes
  * them again on the descriptor it mounts (resolve.c).  --rw is refused in
- * a mode that keeps the project read-only, and --net in a mode that chose
- * its network itself (AJ_VARIANT_NET_FIXED). */
+ * a mode that keeps the project read-only, --net in a mode that chose
+ * its network itself (AJ_VARIANT_NET_FIXED), and a toggle on in a mode
+ * that turns it off (aj_variant.toggles_fixed); off is always allowed.
+ * The toggles only ever come from the stub's own argv: nothing in the
+ * environment switches one. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,6 +38,9 @@ static bool map_rw[AJ_MAX_EXTRA];
 static unsigned n_maps;
 static int net = -1; /* enum aj_network, -1: the variant's */
 static const char *net_opt;
+static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
+static const char *toggle_opts[AJ_TOGGLE_COUNT]; /* the option that set it, NULL: none */
+static uint8_t toggles_on, toggles_set;          /* AJ_TOGGLE_BIT */
 
 static struct aj_variant custom;
 static struct aj_mount mounts[AJ_MAX_EXTRA];
@@ -60,6 +67,27 @@ void extra_net(int network, const char *opt)
 const char *extra_net_option(void)
 {
 	return net_opt;
+}
+
+bool extra_toggle(const char *name, const char *opt)
+{
+	bool on = strncmp(name, "no-", 3) != 0;
+
+	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++)
+		if (!strcmp(on ? name : name + 3, toggle_names[t])) {
+			unsigned bit = AJ_TOGGLE_BIT(t);
+
+			toggles_set |= (uint8_t)bit;
+			toggles_on = (uint8_t)((toggles_on & ~bit) | (on ? bit : 0));
+			toggle_opts[t] = opt;
+			return true;
+		}
+	return false;
+}
+
+const char *extra_toggle_option(unsigned t)
+{
+	return toggle_opts[t];
 }
 
 /* The option that added a mount of the plan, or NULL for the table's. */
@@ -178,13 +206,38 @@ static const char *check_map(unsigned i, char *out)
 	return out;
 }
 
+/* "--gpu: the mode worker turns gpu off" */
+static noreturn void toggle_refused(const struct run *r, unsigned t)
+{
+	static char why[128];
+	const char *parts[] = {"the mode ", r->pol->modes[r->mode], " turns ", toggle_names[t],
+	                       " off"};
+	size_t n = 0;
+
+	for (unsigned i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t l = strlen(parts[i]);
+
+		if (n + l >= sizeof(why))
+			l = sizeof(why) - 1 - n;
+		memcpy(why + n, parts[i], l);
+		n += l;
+	}
+	why[n] = '\0';
+	diep("use", toggle_opts[t], 0, why);
+}
+
 const struct aj_variant *extra_apply(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
+	unsigned wider = toggles_on & ~v->features;
 
-	if (!n_maps && net < 0)
+	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++)
+		if (wider & v->toggles_fixed & AJ_TOGGLE_BIT(t))
+			toggle_refused(r, t);
+	if (!n_maps && net < 0 && !toggles_set)
 		return v;
 	custom = *v;
+	custom.features = (uint8_t)((v->features & ~toggles_set) | toggles_on);
 	if (net >= 0) {
 		if (net > v->network && (v->flags & AJ_VARIANT_NET_FIXED))
 			diep("use", net_opt, 0, "this mode takes the network away");

@@ -39,6 +39,7 @@ static noreturn void help(const struct aj_policy *pol)
 		    "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
 		    "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
 		    "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
+		    "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
 		    "  --timeout S           the same as --jail-timeout=S\n");
 	}
 	out_s("  --jail-explain        show what the jail would be, here and now, and exit\n"
@@ -52,6 +53,8 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-rw=PATH        also PATH, writable (not in a read-only mode)\n"
 	      "  --jail-net            the host's network (not in a mode that takes it away)\n"
 	      "  --jail-no-net         no network at all\n"
+	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
+	      "                        off), T one of" AJ_TOGGLES(AJ_WORD_ITEM) "\n"
 	      "  --jail-timeout=S      kill everything after S seconds\n"
 	      "  --jail-version        the policy's identity and the compiler's version\n"
 	      "  --jail-help           this text\n"
@@ -122,7 +125,7 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		extra_net(AJ_NET_HOST, opt);
 	else if (!strcmp(name, "no-net") && !value)
 		extra_net(AJ_NET_NONE, opt);
-	else
+	else if (value || !extra_toggle(name, opt))
 		return false;
 	return true;
 }

@@ -89,9 +89,13 @@ void plan_resolve(const struct aj_variant *v)
 		for (unsigned i = 0; i < span->n; i++) {
 			const struct aj_mount *m = &span->v[i];
 			struct plan_entry e = {.m = m, .fd = -1, .rank = UINT16_MAX};
-			int l = path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
+			int l;
 			unsigned j;
 
+			/* A toggle the run has off brings nothing. */
+			if (m->toggle && !(v->features & AJ_TOGGLE_BIT(m->toggle - 1)))
+				continue;
+			l = path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
 			if (l == AJ_PATH_UNRESOLVED) {
 				if (!(m->flags & AJ_MOUNT_OPTIONAL))
 					diep("resolve the variable", var_name(m->path.var), 0,

@@ -77,6 +77,9 @@ int path_join(const struct aj_path *p, char *out, size_t n);
 int env_build(char *const *host, const struct aj_variant *v, char **envp, size_t max, char *buf,
               size_t bufsz);
 const char *env_get(char *const *envp, const char *name);
+/* Does the span count in the variant's keep (drop: its drop) list, with
+ * the toggles as the run has them? */
+bool env_span_counts(const struct aj_env_span *s, const struct aj_variant *v, bool drop);
 
 /* The run, as main.c decides it. */
 struct run {

@@ -176,6 +176,8 @@ const char *mode_outer(void);
 void extra_map(const char *path, bool rw, const char *opt);
 void extra_net(int network, const char *opt);
 const char *extra_net_option(void);
+bool extra_toggle(const char *name, const char *opt); /* false: not a toggle's NAME or no-NAME */
+const char *extra_toggle_option(unsigned t);          /* the option that set it, or NULL */
 const char *extra_option(const struct aj_mount *m); /* NULL: not an AJ_MOUNT_MAP */
 const struct aj_variant *extra_apply(const struct run *r);
 

@@ -485,7 +485,7 @@ DOCKER_HOST unset"
 		if [ "$RC" = 0 ] && [[ $OUT == *"mode:      worker (triggered by HERMES_KANBAN_TASK)"* ]] &&
 			[[ $OUT == *"gpu:       off, $why: no GPU device nodes"* ]] &&
 			[[ $OUT == *"display:   off, $why: no X11 or Wayland socket"* ]] &&
-			[[ $OUT == *"docker:    off, by the policy: no Docker socket"* ]]; then
+			[[ $OUT == *"docker:    off, $why: no Docker socket"* ]]; then
 			pass toggles-explain-worker
 		else
 			fail toggles-explain-worker "exit status $RC, stdout $(q "$(printf '%s\n' "$OUT" | sed -n 1,12p)")"

@@ -827,6 +827,8 @@ fi
 # tools (python, venv and pip, npm, cargo, git, uv).
 # shellcheck source=tests/integration/modes.sh
 . "$root/tests/integration/modes.sh"
+# shellcheck source=tests/integration/toggles.sh
+. "$root/tests/integration/toggles.sh"
 # shellcheck source=tests/integration/workloads.sh
 . "$root/tests/integration/workloads.sh"
 # shellcheck source=tests/integration/browser.sh

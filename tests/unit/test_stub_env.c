@@ -18,7 +18,7 @@ static const struct aj_env_set set[] = {
     {"CACHE", {"", AJ_VAR_HOME, "/.cache"}},
     {"RUNTIME", {"", AJ_VAR_XDG_RUNTIME_DIR, ""}},
 };
-static const struct aj_env_span keep_spans[] = {{keep, 2}, {keep + 2, 2}};
+static const struct aj_env_span keep_spans[] = {{keep, 2, 0}, {keep + 2, 2, 0}};
 static const struct aj_variant variant = {
     .env_keep = keep_spans,
     .n_env_keep = 2,
@@ -143,7 +143,7 @@ static void empty_policy(void **state)
 static void drop_wins_over_keep(void **state)
 {
 	static const char *const drop[] = {"HF_TOKEN", "LC_*", "AIJAIL"};
-	static const struct aj_env_span drop_spans[] = {{drop, 3}};
+	static const struct aj_env_span drop_spans[] = {{drop, 3, 0}};
 	struct aj_variant v = variant;
 	char *host[] = {"HF_TOKEN=hf_x", "HF_HOME=/hf", "LC_ALL=C", "PATH=/bin", NULL};
 
@@ -156,6 +156,40 @@ static void drop_wins_over_keep(void **state)
 	assert_string_equal(env_get(slots, "HF_HOME"), "/hf");
 	assert_string_equal(env_get(slots, "PATH"), "/bin");
 	assert_string_equal(env_get(slots, "AIJAIL"), "1");
+}
+
+/* A toggle's span counts as the run has the toggle: its keep span while
+ * it is on, its drop span (the head of the same patterns) while it is
+ * off; whatever else keeps a dropped name. */
+static void toggle_spans(void **state)
+{
+	static const char *const display[] = {"DISPLAY", "XDG_RUNTIME_DIR"};
+	static const char *const also[] = {"XDG_*"};
+	const struct aj_env_span tkeep[] = {{keep, 4, 0},
+	                                    {display, 2, 1 + AJ_TOGGLE_DISPLAY}};
+	const struct aj_env_span tdrop[] = {{display, 1, 1 + AJ_TOGGLE_DISPLAY}};
+	const struct aj_env_span wide[] = {{also, 1, 0}, {display, 1, 1 + AJ_TOGGLE_DISPLAY}};
+	struct aj_variant v = {.env_keep = tkeep, .n_env_keep = 2, .env_drop = tdrop,
+	                       .n_env_drop = 1};
+	char *host[] = {"DISPLAY=:0", "XDG_RUNTIME_DIR=/run/user/1", "PATH=/bin", NULL};
+
+	(void)state;
+	v.features = AJ_FEATURE_DISPLAY;
+	assert_int_equal(env_build(host, &v, slots, 16, arena, sizeof(arena)), 3);
+	assert_string_equal(env_get(slots, "DISPLAY"), ":0");
+	assert_true(env_span_counts(&tkeep[1], &v, false));
+	assert_false(env_span_counts(&tdrop[0], &v, true));
+	v.features = AJ_FEATURE_GPU;
+	assert_int_equal(env_build(host, &v, slots, 16, arena, sizeof(arena)), 1);
+	assert_null(env_get(slots, "DISPLAY"));
+	assert_null(env_get(slots, "XDG_RUNTIME_DIR"));
+	assert_true(env_span_counts(&tdrop[0], &v, true));
+	/* Off, its drop span wins over the policy's own keep. */
+	v.env_keep = wide;
+	v.n_env_keep = 2;
+	char *host2[] = {"DISPLAY=:0", "XDG_X=1", NULL};
+	assert_int_equal(env_build(host2, &v, slots, 16, arena, sizeof(arena)), 1);
+	assert_string_equal(env_get(slots, "XDG_X"), "1");
 }
 
 static void paths(void **state)
@@ -194,6 +228,7 @@ int main(void)
 	    cmocka_unit_test(fails_closed_when_full),
 	    cmocka_unit_test(empty_policy),
 	    cmocka_unit_test(drop_wins_over_keep),
+	    cmocka_unit_test(toggle_spans),
 	    cmocka_unit_test(paths),
 	};
 

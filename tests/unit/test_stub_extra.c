@@ -1,6 +1,7 @@
 /* test_stub_extra.c: what a run's options add (stub/extra.c): --ro and --rw
  * maps, made absolute and checked (refused roots, symlinks, kinds), and
- * --net, against the variant's flags; with stub/resolve.c, stub/vars.c.
+ * --net and the toggles, against the variant's flags; with stub/resolve.c,
+ * stub/vars.c.
  * The checks that need no namespace, on a real tree in /tmp.  extra.c
  * keeps its options for the one run, so each case runs in a child of its
  * own, and die() ends that child as it ends the stub, with its message
@@ -382,6 +383,65 @@ static void net_options(void **state)
 	assert_int_equal(in_child(no_net), 0); /* narrower is always allowed */
 }
 
+/* ---- the toggles ------------------------------------------------------------------- */
+
+static const char *const mode_names[] = {"normal", "worker"};
+static const struct aj_policy toggle_policy = {.modes = mode_names, .n_modes = 2};
+static const char *toggle_args[4];
+
+/* Applies toggle_args as options; says the features the run ends with. */
+static void toggles_apply(void)
+{
+	char buf[64];
+	const struct aj_variant *v;
+
+	for (unsigned i = 0; toggle_args[i]; i++)
+		if (!extra_toggle(toggle_args[i] + 2, toggle_args[i]))
+			say("not a toggle;");
+	v = extra_apply(&(struct run){.pol = &toggle_policy, .v = &variant, .mode = 1});
+	snprintf(buf, sizeof(buf), "features 0x%x%s", v->features,
+	         v == &variant ? " unchanged" : "");
+	say(buf);
+}
+
+static int toggles(const char *a, const char *b)
+{
+	toggle_args[0] = a;
+	toggle_args[1] = b;
+	toggle_args[2] = NULL;
+	return in_child(toggles_apply);
+}
+
+/* On and off by name, the last one winning; on refused where the mode
+ * turned the toggle off, naming it; off always allowed. */
+static void toggle_options(void **state)
+{
+	(void)state;
+	variant.features = AJ_FEATURE_GPU;
+	variant.toggles_fixed = 0;
+	assert_int_equal(toggles(NULL, NULL), 0);
+	assert_string_equal(out, "features 0x1 unchanged");
+	assert_int_equal(toggles("--docker", "--no-gpu"), 0);
+	assert_string_equal(out, "features 0x2");
+	assert_int_equal(toggles("--no-display", "--display"), 0);
+	assert_string_equal(out, "features 0x5");
+	assert_int_equal(toggles("--gpus", NULL), 0);
+	assert_string_equal(out, "not a toggle;features 0x1 unchanged");
+	assert_int_equal(toggles("--no-net", NULL), 0);
+	assert_string_equal(out, "not a toggle;features 0x1 unchanged");
+
+	variant.toggles_fixed = AJ_FEATURE_DOCKER | AJ_FEATURE_GPU;
+	assert_int_equal(toggles("--docker", NULL), AJ_EXIT_SETUP);
+	assert_string_equal(out, "use --docker: the mode worker turns docker off");
+	assert_int_equal(toggles("--no-docker", "--no-gpu"), 0);
+	assert_string_equal(out, "features 0x0");
+	/* Fixed on by the mode: on again changes nothing, off still goes. */
+	assert_int_equal(toggles("--gpu", NULL), 0);
+	assert_string_equal(out, "features 0x1");
+	variant.features = 0;
+	variant.toggles_fixed = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +456,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(at_most_sixteen, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rw_refused_in_a_read_only_mode, setup, teardown),
 	    cmocka_unit_test_setup_teardown(net_options, setup, teardown),
+	    cmocka_unit_test_setup_teardown(toggle_options, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -334,9 +334,47 @@ static void scratch_on_the_root_only(void **state)
 	assert_false(plan_scratch_dir(1));
 }
 
+/* A mount a toggle brings is in the plan only while the run has the
+ * toggle on (aj_variant.features, as extra.c completes it); its variable
+ * is never resolved otherwise. */
+static void toggle_mounts_follow_the_run(void **state)
+{
+	static const struct aj_mount m[] = {
+	    FIXED(AJ_MOUNT_RO, "/usr", 2),
+	    {.op = AJ_MOUNT_DEVICE, .flags = AJ_MOUNT_OPTIONAL, .toggle = 1 + AJ_TOGGLE_GPU,
+	     .rank = 4, .path = {"/dev/nvidiactl", AJ_VAR_NONE, ""}},
+	    {.op = AJ_MOUNT_RO, .toggle = 1 + AJ_TOGGLE_DISPLAY, .rank = 1,
+	     .path = {"", AJ_VAR_XAUTHORITY, ""}},
+	};
+	static const struct aj_mount_span s[] = {{m, 3}};
+	struct aj_variant v = variant(s, 1);
+
+	(void)state;
+	v.features = AJ_FEATURE_GPU;
+	plan_resolve(&v);
+	assert_int_equal(plan_n, 2);
+	assert_string_equal(at(1), "/dev/nvidiactl");
+
+	/* Display on: its required entry, unset here, would stop the jail. */
+	plan_n = 0;
+	v.features = AJ_FEATURE_DISPLAY;
+	if (!setjmp(died)) {
+		plan_resolve(&v);
+		fail();
+	}
+	assert_non_null(strstr(death, "XAUTHORITY"));
+
+	plan_n = 0;
+	v.features = 0;
+	plan_resolve(&v);
+	assert_int_equal(plan_n, 1);
+	assert_string_equal(at(0), "/usr");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup(toggle_mounts_follow_the_run, setup),
 	    cmocka_unit_test_setup(variables_are_substituted, setup),
 	    cmocka_unit_test_setup(ordered_by_rank_across_spans, setup),
 	    cmocka_unit_test_setup(variables_placed_by_resolved_depth, setup),

@@ -238,22 +238,4 @@ policy too-many-mounts {
     ro? /srv/m237;
     ro? /srv/m238;
     ro? /srv/m239;
-    ro? /srv/m240;
-    ro? /srv/m241;
-    ro? /srv/m242;
-    ro? /srv/m243;
-    ro? /srv/m244;
-    ro? /srv/m245;
-    ro? /srv/m246;
-    ro? /srv/m247;
-    ro? /srv/m248;
-    ro? /srv/m249;
-    ro? /srv/m250;
-    ro? /srv/m251;
-    ro? /srv/m252;
-    ro? /srv/m253;
-    ro? /srv/m254;
-    ro? /srv/m255;
-    ro? /srv/m256;
-    ro? /srv/m257;
 }
