@@ -34,12 +34,11 @@ static noreturn void help(const struct aj_policy *pol)
 		out_s(" [OPTION...] [--] COMMAND [ARG...]\n\n"
 		      "Runs COMMAND in the \"");
 		out_s(pol->name);
-		out_s(
-		    "\" jail; its name picks the policy's command group.\n"
-		    "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
-		    "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
-		    "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
-		    "  --timeout S           the same as --jail-timeout=S\n");
+		out_s("\" jail; its name picks the policy's command group.\n"
+		      "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
+		      "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
+		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
+		      "  --timeout S           the same as --jail-timeout=S\n");
 	}
 	out_s("  --jail-explain        show what the jail would be, here and now, and exit\n"
 	      "  --jail-mode=NAME      the mode, weakest first:");
@@ -104,8 +103,8 @@ struct opts {
 static bool jail_option(const struct aj_policy *pol, const char *name, const char *value,
                         const char *opt, struct opts *o)
 {
-	if (!strcmp(name, "explain") && !value)
-		o->explain = true;
+	if (!strcmp(name, "explain") && (!value || !strcmp(value, "json")))
+		o->explain = true, report_json = value;
 	else if (!strcmp(name, "help") && !value)
 		help(pol);
 	else if (!strcmp(name, "version") && !value)

@@ -184,7 +184,18 @@ int source_resolve(const char *path, bool follow, const char **why);
 int source_open(const struct aj_mount *m, const char *path, const char **why);
 const char *place_refused(const char *p, const struct stat *st);
 
-/* explain.c */
+/* explain.c, and report.c: the writer it prints through, as text or as
+ * JSON (report_json); rp_j* write JSON only, rp_t text only. */
 noreturn void explain(const struct run *r);
+extern bool report_json;
+void rp_open(const char *key, char kind);
+void rp_close(void);
+void rp_str(const char *key, const char *s);
+void rp_strn(const char *key, const char *s, size_t n);
+void rp_jstr(const char *key, const char *s);
+void rp_u(const char *key, unsigned long long v);
+void rp_ju(const char *key, unsigned long long v);
+void rp_bool(const char *key, bool b);
+void rp_t(const char *s);
 
 #endif
