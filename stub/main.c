@@ -34,11 +34,12 @@ static noreturn void help(const struct aj_policy *pol)
 		out_s(" [OPTION...] [--] COMMAND [ARG...]\n\n"
 		      "Runs COMMAND in the \"");
 		out_s(pol->name);
-		out_s("\" jail; its name picks the policy's command group.\n"
-		      "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
-		      "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
-		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
-		      "  --timeout S           the same as --jail-timeout=S\n");
+		out_s(
+		    "\" jail; its name picks the policy's command group.\n"
+		    "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
+		    "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
+		    "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
+		    "  --timeout S           the same as --jail-timeout=S\n");
 	}
 	out_s("  --jail-explain        show what the jail would be, here and now, and exit\n"
 	      "  --jail-mode=NAME      the mode, weakest first:");
