@@ -33,11 +33,6 @@ static const char *const ll_rights[] = {
     "make_sym",  "refer",      "truncate",  "ioctl_dev",
 };
 
-static const char *const rlimit_names[] = {
-    "cpu",     "fsize", "data",  "stack",      "core",     "rss",  "nproc",  "nofile",
-    "memlock", "as",    "locks", "sigpending", "msgqueue", "nice", "rtprio", "rttime",
-};
-
 /* What would stop the jail here: each one a reason in the last section. */
 #define BLOCKERS_MAX 8
 static struct {
@@ -52,35 +47,11 @@ static void blocked(const char *layer, const char *path, const char *why)
 	n_blockers++;
 }
 
-static void field(const char *name)
-{
-	size_t n = strlen(name) + 1;
-
-	if (report_json)
-		return;
-	out_s(name);
-	out_c(':');
-	do
-		out_c(' ');
-	while (++n < 11);
-}
-
 static void line(const char *key, const char *name, const char *value)
 {
-	field(name);
+	rp_field(name);
 	rp_str(key, value);
 	rp_t("\n");
-}
-
-/* A limit: JSON null for none. */
-static void limit(const char *key, uint64_t v)
-{
-	if (v != UINT64_MAX)
-		rp_u(key, v);
-	else if (report_json)
-		rp_str(key, NULL);
-	else
-		out_s("unlimited");
 }
 
 static void print_why(const struct run *r)
@@ -93,7 +64,7 @@ static void print_why(const struct run *r)
 
 static void print_mode(const struct run *r)
 {
-	field("mode");
+	rp_field("mode");
 	rp_open("mode", '{');
 	rp_str("name", r->pol->modes[r->mode]);
 	rp_t(" (");
@@ -101,7 +72,7 @@ static void print_mode(const struct run *r)
 	rp_t(")\n");
 	rp_jstr("floor", r->pol->modes[r->floor]);
 	if (r->outer) {
-		field("inside");
+		rp_field("inside");
 		rp_t("a jail in mode ");
 		rp_str("inside", r->outer);
 		rp_t(": no weaker mode than ");
@@ -130,7 +101,7 @@ static void print_toggles(const struct run *r)
 		bool on = v->features & bit;
 		bool by_mode = r->mode && ((v->features ^ weakest->features) & bit);
 
-		field(toggle_names[t]);
+		rp_field(toggle_names[t]);
 		rp_open(toggle_names[t], '{');
 		rp_bool("on", on);
 		rp_t(on ? "on, by " : "off, by ");
@@ -183,7 +154,7 @@ static void print_landlock(const struct aj_variant *v)
 	bool fails = v->landlock == AJ_LANDLOCK_REQUIRE && (!abi || older);
 	bool on = v->landlock != AJ_LANDLOCK_OFF && abi && !fails;
 
-	field("landlock");
+	rp_field("landlock");
 	rp_open("landlock", '{');
 	rp_jstr("level", levels[v->landlock % 3]);
 	rp_ju("min_abi", v->landlock_min_abi);
@@ -242,7 +213,7 @@ static void print_namespaces(const struct run *r)
 		e = errno;
 	else if (waitpid(pid, &status, 0) == pid)
 		e = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
-	field("namespaces");
+	rp_field("namespaces");
 	rp_open("namespaces", '{');
 	rp_open("made", '[');
 	for (unsigned i = 0; i < (net ? 6u : 5u); i++) {
@@ -547,7 +518,7 @@ static void print_scan(const struct run *r)
 	for (unsigned i = 0; i < sc->n_patterns; i++)
 		print_pattern(sc->patterns[i]);
 	rp_close();
-	field("scan");
+	rp_field("scan");
 	rp_t("paths of up to ");
 	rp_u("depth", sc->depth);
 	rp_jstr("bound", sc->bound == AJ_SCAN_BOUND_DENY ? "deny" : "stop");
@@ -579,7 +550,7 @@ static void print_scan(const struct run *r)
 	if (scan->n_pruned > SCAN_PRUNED_SHOWN)
 		rp_t("  …\n");
 	rp_close();
-	field("fence");
+	rp_field("fence");
 	rp_open("fence", '{');
 	rp_jstr("replaces", fenced ? fenced->path : NULL);
 	if (fenced) {
@@ -600,255 +571,9 @@ static void print_scan(const struct run *r)
 	rp_close();
 }
 
-static void print_names(const char *key, const struct aj_env_span *s, unsigned n)
-{
-	rp_open(key, '[');
-	for (unsigned k = 0; k < n; k++)
-		for (unsigned i = 0; i < s[k].n; i++) {
-			rp_str(NULL, s[k].v[i]);
-			rp_t(" ");
-		}
-	rp_close();
-}
-
-/* Names only in JSON: the values of what is passed stay out of it. */
-static void print_env(const struct run *r)
-{
-	const struct aj_variant *v = r->v;
-
-	rp_open("env", '{');
-	field("env keep");
-	print_names("keep", v->env_keep, v->n_env_keep);
-	rp_t("\n");
-	field("env drop");
-	print_names("drop", v->env_drop, v->n_env_drop);
-	rp_t(v->n_env_drop ? "(never passed, whatever keeps them)\n" : "none\n");
-	field("env set");
-	rp_open("set", '[');
-	for (unsigned i = 0; i < v->n_env_set; i++) {
-		const struct aj_path *p = &v->env_set[i].value;
-
-		rp_t(i ? " " : "");
-		rp_str(NULL, v->env_set[i].name);
-		if (report_json)
-			continue;
-		out_c('=');
-		out_s(p->head ? p->head : "");
-		if (p->var) {
-			out_c('$');
-			out_s(var_name(p->var));
-		}
-		out_s(p->tail ? p->tail : "");
-	}
-	rp_close();
-	rp_t("\n");
-	rp_t("environment passed:\n");
-	rp_open("passed", '[');
-	for (char **e = r->envp; *e; e++) {
-		rp_t("  ");
-		if (report_json)
-			rp_strn(NULL, *e, (size_t)(strchrnul(*e, '=') - *e));
-		else
-			out_s(*e);
-		rp_t("\n");
-	}
-	rp_close();
-	rp_close();
-}
-
-static void print_rlimits(const struct aj_variant *v)
-{
-	rp_t("rlimits:");
-	if (!v->n_rlimits)
-		rp_t(" none");
-	rp_t("\n");
-	rp_open("rlimits", '[');
-	for (unsigned i = 0; i < v->n_rlimits; i++) {
-		const struct aj_rlimit *l = &v->rlimits[i];
-
-		rp_open(NULL, '{');
-		rp_t("  ");
-		if (l->resource < sizeof(rlimit_names) / sizeof(rlimit_names[0]))
-			rp_str("resource", rlimit_names[l->resource]);
-		else
-			rp_u("resource", l->resource);
-		rp_t("\tsoft ");
-		limit("soft", l->soft);
-		rp_t(", hard ");
-		limit("hard", l->hard);
-		rp_t("\n");
-		rp_close();
-	}
-	rp_close();
-}
-
-/* 'limit memory', 'limit processes': the figure, and what holds it here. */
-static void print_bounds(void)
-{
-	static const char *const names[LIMIT_N] = {"memory", "processes"};
-
-	limits_probe();
-	rp_t("limits:\n");
-	rp_open("limits", '{');
-	for (unsigned i = 0; i < LIMIT_N; i++) {
-		const struct limit *l = &limits[i];
-		bool mem = i == LIMIT_MEMORY;
-		const char *how = l->by_cgroup           ? "cgroup"
-		                  : !l->value            ? "none"
-		                  : mem                  ? "RLIMIT_DATA"
-		                  : !limits_nproc_here() ? "none"
-		                  : limits_host_root()   ? "none"
-		                                         : "RLIMIT_NPROC";
-
-		rp_t("  ");
-		rp_t(names[i]);
-		rp_t("\t");
-		rp_open(names[i], '{');
-		rp_ju("value", l->value);
-		rp_ju("percent", l->percent);
-		rp_ju("total", l->percent ? l->total : 0);
-		rp_jstr("enforced_by", how);
-		rp_jstr("cgroup", l->by_cgroup ? l->cgroup : NULL);
-		rp_jstr("cgroup_file", l->by_cgroup ? l->file : NULL);
-		if (report_json && l->by_cgroup)
-			rp_u("cgroup_version", l->v2 ? 2 : 1);
-		rp_jstr("why", l->value && !l->by_cgroup ? l->why : NULL);
-		rp_close();
-		if (report_json)
-			continue;
-		if (!l->value) {
-			out_s("unbounded\n");
-			continue;
-		}
-		out_u(mem ? l->value >> 20 : l->value);
-		out_s(mem ? " MiB" : " tasks");
-		if (l->percent) {
-			out_s(" (");
-			out_u(l->percent);
-			out_s("% of ");
-			out_u(l->total >> 20);
-			out_s(" MiB)");
-		}
-		if (l->by_cgroup) {
-			out_s(": the jail as a whole, cgroup ");
-			out_s(l->v2 ? "v2 " : "v1 ");
-			out_s(l->cgroup);
-			out_s(" (");
-			out_s(l->file);
-			out_s(")\n");
-			continue;
-		}
-		if (mem)
-			out_s(": per process (RLIMIT_DATA): ");
-		else if (!limits_nproc_here())
-			out_s(": NOT enforced (RLIMIT_NPROC counts per user before Linux 5.14): ");
-		else if (limits_host_root())
-			out_s(": NOT enforced for root without a pids cgroup (RLIMIT_NPROC "
-			      "does not bind the host's root): ");
-		else
-			out_s(": RLIMIT_NPROC, per user namespace (the jail's tasks): ");
-		out_s(l->why);
-		out_c('\n');
-	}
-	rp_close();
-}
-
-/* The rules of one line of the summary, split where no bracket is open:
- * "ioctl(*, in {0x5412, 0x541c})" is one. */
-static void summary_rules(const char *p, const char *end)
-{
-	while (p < end) {
-		const char *s;
-		int depth = 0;
-
-		while (p < end && *p == ' ')
-			p++;
-		for (s = p; p < end && (depth || *p != ' '); p++)
-			depth += (*p == '(' || *p == '{') - (*p == ')' || *p == '}');
-		if (p > s)
-			rp_strn(NULL, s, (size_t)(p - s));
-	}
-}
-
-/* The compiler's summary (emit.c): "default ACTION (denylist|allowlist)",
- * maybe "allow: N rules …", then "ACTION: rule…" wrapped with an indent. */
-static void summary_json(const char *s)
-{
-	const char *nl = strchrnul(s, '\n'), *paren = strstr(s, " (");
-	bool group = false;
-
-	if (!strncmp(s, "default ", 8) && paren && paren < nl) {
-		rp_strn("default", s + 8, (size_t)(paren - s - 8));
-		rp_strn("list", paren + 2, (size_t)(nl - paren - 3));
-	}
-	rp_open("groups", '[');
-	for (s = *nl ? nl + 1 : nl; *s; s = *nl ? nl + 1 : nl) {
-		const char *colon;
-
-		nl = strchrnul(s, '\n');
-		colon = memchr(s, ':', (size_t)(nl - s));
-		if (*s != ' ' && (!colon || !strncmp(s, "allow:", 6)))
-			continue;
-		if (*s != ' ') {
-			if (group) {
-				rp_close();
-				rp_close();
-			}
-			rp_open(NULL, '{');
-			rp_strn("action", s, (size_t)(colon - s));
-			rp_open("rules", '[');
-			group = true;
-			s = colon + 1;
-		}
-		if (group)
-			summary_rules(s, nl);
-	}
-	if (group) {
-		rp_close();
-		rp_close();
-	}
-	rp_close();
-}
-
-static void print_seccomp(const struct aj_variant *v)
-{
-	const char *s = v->seccomp_summary;
-	unsigned long long total = 0;
-
-	field("seccomp");
-	rp_open("seccomp", '{');
-	rp_open("filters", '[');
-	for (unsigned i = 0; i < v->n_filters; i++) {
-		rp_t(i ? " + " : "");
-		rp_u(NULL, v->filters[i].n);
-		total += v->filters[i].n;
-	}
-	rp_close();
-	rp_ju("instructions", total);
-	rp_t(v->n_filters == 1 ? " BPF instructions in 1 filter\n" : " BPF instructions in ");
-	if (v->n_filters != 1 && !report_json) {
-		out_u(v->n_filters);
-		out_s(" filters, all of them run on every system call\n");
-	}
-	rp_jstr("summary", s);
-	if (report_json && s)
-		summary_json(s);
-	if (!report_json && s && *s) {
-		out_s("  ");
-		for (; *s; s++) {
-			out_c(*s);
-			if (*s == '\n' && s[1])
-				out_s("  ");
-		}
-		if (s[-1] != '\n')
-			out_c('\n');
-	}
-	rp_close();
-}
-
 static void print_buildable(void)
 {
-	field("buildable");
+	rp_field("buildable");
 	rp_open("buildable", '{');
 	rp_bool("ok", !n_blockers);
 	rp_t(n_blockers ? "no: " : "yes");
@@ -879,15 +604,15 @@ noreturn void explain(const struct run *r)
 	out_fd(1);
 	rp_open(NULL, '{');
 	rp_ju("schema", 1);
-	field("policy");
+	rp_field("policy");
 	rp_str("policy", r->pol->name);
 	rp_t(" (");
 	rp_str("stub", aj_progname);
 	rp_t(")\n");
-	field("identity");
+	rp_field("identity");
 	rp_str("identity", r->pol->identity);
 	rp_t(r->pol->identity ? "\n" : "none\n");
-	field("command");
+	rp_field("command");
 	rp_open("command", '{');
 	rp_open("argv", '[');
 	for (char **a = r->argv; a && *a; a++) {
@@ -907,7 +632,7 @@ noreturn void explain(const struct run *r)
 	print_mode(r);
 	line("project", "project", r->project);
 	line("hostname", "hostname", v->hostname);
-	field("network");
+	rp_field("network");
 	rp_open("network", '{');
 	if (v->network == AJ_NET_BLOCKED && !net_blocked_here(v)) {
 		rp_str("level", "blocked");
@@ -937,7 +662,7 @@ noreturn void explain(const struct run *r)
 	print_namespaces(r);
 	print_landlock(v);
 	print_toggles(r);
-	field("timeout");
+	rp_field("timeout");
 	if (r->timeout || report_json) {
 		rp_u("timeout", r->timeout);
 		rp_t(" s\n");
@@ -951,10 +676,7 @@ noreturn void explain(const struct run *r)
 	rp_close();
 	print_scan(r);
 	print_rules(v);
-	print_env(r);
-	print_rlimits(v);
-	print_bounds();
-	print_seccomp(v);
+	explain_process(r);
 	print_buildable();
 	rp_close();
 	if (report_json)

@@ -197,5 +197,7 @@ void rp_u(const char *key, unsigned long long v);
 void rp_ju(const char *key, unsigned long long v);
 void rp_bool(const char *key, bool b);
 void rp_t(const char *s);
+void rp_field(const char *name);
+void explain_process(const struct run *r);
 
 #endif
