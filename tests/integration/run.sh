@@ -796,6 +796,8 @@ fi
 . "$root/tests/integration/browser.sh"
 # shellcheck source=tests/integration/git.sh
 . "$root/tests/integration/git.sh"
+# shellcheck source=tests/integration/explain.sh
+. "$root/tests/integration/explain.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 
