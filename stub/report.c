@@ -366,12 +366,13 @@ static void summary_rules(const char *p, const char *end)
  * maybe "allow: N rules …", then "ACTION: rule…" wrapped with an indent. */
 static void summary_json(const char *s)
 {
-	const char *nl = strchrnul(s, '\n'), *paren = strstr(s, " (");
+	const char *nl = strchrnul(s, '\n'), *paren = memchr(s, '(', (size_t)(nl - s));
 	bool group = false;
 
-	if (!strncmp(s, "default ", 8) && paren && paren < nl) {
-		rp_strn("default", s + 8, (size_t)(paren - s - 8));
-		rp_strn("list", paren + 2, (size_t)(nl - paren - 3));
+	/* memchr, not strstr: that would bring musl's two-way search. */
+	if (!strncmp(s, "default ", 8) && paren && paren > s + 9 && nl[-1] == ')') {
+		rp_strn("default", s + 8, (size_t)(paren - s - 9));
+		rp_strn("list", paren + 1, (size_t)(nl - paren - 2));
 	}
 	rp_open("groups", '[');
 	for (s = *nl ? nl + 1 : nl; *s; s = *nl ? nl + 1 : nl) {

@@ -230,17 +230,21 @@ print(d["buildable"]["ok"], d["namespaces"]["available"], d["mode"]["inside"])' 
 fi
 
 # A project whose name is not UTF-8 and holds a control character and a
-# quote: still valid JSON, each stray byte as \u00XX.
+# quote: still valid JSON.  A well-formed sequence (é) passes through; each
+# byte of an ill-formed one (a lone 0xff, an overlong 0xc0 0x80, a UTF-16
+# surrogate 0xed 0xa0 0x80) is \u00XX.
 if c explain-json-escape; then
-	xp=$T/$'esc\xff\x01"q'
+	xp=$T/$'esc\xff\x01"q\xc3\xa9\xc0\x80\xed\xa0\x80'
 	mkdir -p "$xp"
 	chown "$tuid:$tgid" "$xp"
 	CWD=$xp jrun user -- jail-worker --jail-explain=json true
 	got=$(printf '%s' "$OUT" | "$py" -c 'import json, sys
 raw = sys.stdin.buffer.read()
-d = json.loads(raw.decode("ascii", "strict") if max(raw) < 128 else raw.decode("utf-8"))
-print(d["project"].endswith("esc\u00ff\u0001\"q"), b"\\u00ff" in raw and b"\\u0001" in raw)' 2>&1)
-	if [ "$RC" = 0 ] && [ "$got" = "True True" ]; then pass explain-json-escape; else
+d = json.loads(raw.decode("utf-8", "strict"))
+print(d["project"].endswith("esc\u00ff\u0001\"q\u00e9\u00c0\u0080\u00ed\u00a0\u0080"),
+      b"\\u00ff" in raw and b"\\u0001" in raw and b"\\u00ed\\u00a0\\u0080" in raw,
+      "\u00e9".encode() in raw)' 2>&1)
+	if [ "$RC" = 0 ] && [ "$got" = "True True True" ]; then pass explain-json-escape; else
 		fail explain-json-escape "exit status $RC, $(q "$got")"
 	fi
 	rmdir "$xp"
