@@ -218,6 +218,27 @@ print(d["buildable"]["ok"], [x["layer"] for x in r] == ["mount"] and r[0]["path"
 	rm -rf "$xh"
 fi
 
+# git.sh's repository: .env tracked (a deny, git_tracked), .env.local
+# ignored (a mask, not tracked).
+if c explain-json-git; then
+	if [ ! -d "${gt:-}/.git" ]; then
+		skip explain-json-git "no repository from git.sh (git missing, or its cases not selected)"
+	else
+		CWD=$gt explain_pair user explain-json-git -- jail-worker true
+		got=$("$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+f = {h["path"]: (h["kind"], h["git_tracked"]) for h in d["scan"]["found"]}
+print(f.get(".env"), f.get(".env.local"))' "$T/out/explain-json-git.json" 2>&1)
+		if [ "$JRC" != 0 ]; then
+			fail explain-json-git "exit status $JRC"
+		elif [ "$got" != "('deny', True) ('mask', False)" ]; then
+			fail explain-json-git ".env, .env.local: $(q "$got")"
+		elif explain_check explain-json-git; then
+			pass explain-json-git
+		fi
+	fi
+fi
+
 # Inside a jail, no jail nests: the namespaces cannot be made there.
 if c explain-json-nested; then
 	jrun user -- jail-worker ./tools/jail-worker --jail-explain=json true
