@@ -497,6 +497,8 @@ static void print_hit(unsigned i, bool fenced)
 	}
 	if (h->why == SCAN_BY_SOCKET)
 		rp_t("\t(a Unix socket: no host service without the host's network)");
+	if (h->why != SCAN_BY_GUARD)
+		rp_jstr("covered", NULL);
 	if (h->why == SCAN_BY_GUARD) {
 		rp_bool("covered", fenced);
 		rp_t(fenced ? "\t(guarded, absent: the fence keeps what appears here unreadable)"

@@ -304,6 +304,8 @@ static void print_bounds(void)
 		rp_jstr("cgroup_file", l->by_cgroup ? l->file : NULL);
 		if (report_json && l->by_cgroup)
 			rp_u("cgroup_version", l->v2 ? 2 : 1);
+		else
+			rp_jstr("cgroup_version", NULL);
 		rp_jstr("why", l->value && !l->by_cgroup ? l->why : NULL);
 		rp_close();
 		if (report_json)

@@ -97,6 +97,18 @@ for k in ("keep", "drop", "set", "passed"):
     for name in d["env"][k]:
         if not re.fullmatch(r"[A-Za-z_*][A-Za-z0-9_*?\[\]-]*", name):
             bad.append("env %s entry %r is not a name" % (k, name))
+# stable keys: every element carries the keys docs/explain.md lists
+need = {"mounts": set("op flags toggle var path option state why".split()),
+        "found": set("kind path dir why git_tracked git_note covered".split()),
+        "landlock_rules": set("path var optional rights skipped".split())}
+for name, arr in (("mounts", d["mounts"]), ("found", d["scan"]["found"]),
+                  ("landlock_rules", d["landlock_rules"])):
+    for x in arr:
+        if not need[name] <= set(x):
+            bad.append("%s entry without %s" % (name, sorted(need[name] - set(x))))
+for k in ("memory", "processes"):
+    if set(d["limits"][k]) != set("value percent total enforced_by cgroup cgroup_file cgroup_version why".split()):
+        bad.append("limits.%s keys %s" % (k, sorted(d["limits"][k])))
 print("\n".join(bad))
 EOF
 
