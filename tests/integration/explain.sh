@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # sourced by run.sh, which sets the variables
 # explain.sh: --jail-explain=json (docs/explain.md), sourced by run.sh.
 # Each case runs the JSON form and the text form of the same run, parses
 # the JSON, and holds it against the text: the same mounts in the same
@@ -142,7 +142,7 @@ for spec in \
 	who=${rest%%:*}
 	cmd=${rest#*:}
 	c "$name" || continue
-	if [ "$who" = root ] && [ $as_root -eq 0 ]; then
+	if [ "$who" = root ] && [ "$as_root" -eq 0 ]; then
 		skip "$name" "not running as root"
 		continue
 	fi
@@ -174,8 +174,8 @@ fi
 # form shows the passed ones: the control that the markers arrived.
 if c explain-json-no-values; then
 	mk=AJVAL$$
-	vars=(TERM=$mk-term LANG=$mk-lang HF_HOME=$mk-hf GITHUB_TOKEN=$mk-tok DOCKER_HOST=$mk-dock
-		PYTHONPATH=$mk-pp)
+	vars=("TERM=$mk-term" "LANG=$mk-lang" "HF_HOME=$mk-hf" "GITHUB_TOKEN=$mk-tok"
+		"DOCKER_HOST=$mk-dock" "PYTHONPATH=$mk-pp")
 	for stub in jail-python "jail-worker true"; do
 		# shellcheck disable=SC2086
 		explain_pair user explain-json-no-values "${vars[@]}" -- $stub
@@ -185,9 +185,9 @@ if c explain-json-no-values; then
 		done
 		ctl=$(grep -c -- "=$mk-" "$T/out/explain-json-no-values.txt")
 		grep -qF sk_live_x "$T/out/explain-json-no-values.txt" && leak="$leak STRIPE_SECRET_KEY(text)"
-		[ -z "$leak" ] && [ "$ctl" -ge 2 ] && [ "$JRC" = 0 ] || break
+		if [ -n "$leak" ] || [ "$ctl" -lt 2 ] || [ "$JRC" != 0 ]; then break; fi
 	done
-	ERR=
+	ERR= # fail() shows it: nothing of the last run's stderr is relevant
 	if [ -n "$leak" ]; then
 		fail explain-json-no-values "$stub: values in the JSON of:$leak"
 	elif [ "$JRC" != 0 ]; then
