@@ -1,7 +1,14 @@
-/* explain.c: --jail-explain, the chosen variant in readable form, resolved
- * for this host and this project.  Nothing is built and nothing runs. */
+/* explain.c: --jail-explain, the chosen variant resolved for this host and
+ * this project, as text or (=json) as one JSON object whose keys
+ * docs/explain.md lists.  Nothing is built and nothing runs.  Each section
+ * finds its facts once and writes each through report.c with its key: the
+ * text's prose around a value is rp_t, a fact the text words differently
+ * is rp_j*.  Exit 0 when the jail can be built here, else 125 with the
+ * reasons (the last section). */
+#include <sched.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "sys.h"
 
@@ -26,283 +33,505 @@ static const char *const ll_rights[] = {
     "make_sym",  "refer",      "truncate",  "ioctl_dev",
 };
 
-static const char *const rlimit_names[] = {
-    "cpu",     "fsize", "data",  "stack",      "core",     "rss",  "nproc",  "nofile",
-    "memlock", "as",    "locks", "sigpending", "msgqueue", "nice", "rtprio", "rttime",
-};
+/* What would stop the jail here: each one a reason in the last section. */
+#define BLOCKERS_MAX 8
+static struct {
+	const char *layer, *path, *why;
+} blockers[BLOCKERS_MAX];
+static unsigned n_blockers;
 
-static void field(const char *name)
+static void blocked(const char *layer, const char *path, const char *why)
 {
-	size_t n = strlen(name) + 1;
-
-	out_s(name);
-	out_c(':');
-	do
-		out_c(' ');
-	while (++n < 11);
+	if (n_blockers < BLOCKERS_MAX)
+		blockers[n_blockers] = (typeof(blockers[0])){layer, path, why};
+	n_blockers++;
 }
 
-static void line(const char *name, const char *value)
+static void line(const char *key, const char *name, const char *value)
 {
-	field(name);
-	out_s(value);
-	out_c('\n');
-}
-
-static void limit(uint64_t v)
-{
-	if (v == UINT64_MAX)
-		out_s("unlimited");
-	else
-		out_u(v);
+	rp_field(name);
+	rp_str(key, value);
+	rp_t("\n");
 }
 
 static void print_why(const struct run *r)
 {
-	out_s(r->why);
-	if (r->why_arg) {
-		out_c(' ');
-		out_s(r->why_arg);
-	}
+	rp_str("why", r->why);
+	if (r->why_arg)
+		rp_t(" ");
+	rp_str("by", r->why_arg);
 }
 
 static void print_mode(const struct run *r)
 {
-	field("mode");
-	out_s(r->pol->modes[r->mode]);
-	out_s(" (");
+	rp_field("mode");
+	rp_open("mode", '{');
+	rp_str("name", r->pol->modes[r->mode]);
+	rp_t(" (");
 	print_why(r);
-	out_s(")\n");
+	rp_t(")\n");
+	rp_jstr("floor", r->pol->modes[r->floor]);
 	if (r->outer) {
-		field("inside");
-		out_s("a jail in mode ");
-		out_s(r->outer);
-		out_s(": no weaker mode than ");
-		out_s(r->pol->modes[r->floor]);
-		out_s(" here\n");
+		rp_field("inside");
+		rp_t("a jail in mode ");
+		rp_str("inside", r->outer);
+		rp_t(": no weaker mode than ");
+		rp_t(r->pol->modes[r->floor]);
+		rp_t(" here\n");
+	} else {
+		rp_jstr("inside", NULL);
 	}
+	rp_close();
 }
 
-static void print_mount(const struct plan_entry *e);
+static void print_mount(const struct plan_entry *e, bool tally);
 
 /* For each toggle: on or off, who decided (the run's option; else the
  * mode, when its block set it, aj_variant.toggles_fixed; else the policy),
- * and what it brings (the mounts that carry it: aj_mount.toggle). */
+ * and what it brings (the mounts that carry it: aj_mount.toggle; in JSON
+ * their indexes in "mounts"). */
 static void print_toggles(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
 
+	rp_open("toggles", '{');
 	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++) {
 		unsigned bit = AJ_TOGGLE_BIT(t);
 		bool on = v->features & bit;
+		const char *opt = extra_toggle_option(t);
+		bool by_mode = !opt && (v->toggles_fixed & bit);
 
-		field(toggle_names[t]);
-		out_s(on ? "on, by " : "off, by ");
-		if (extra_toggle_option(t)) {
-			out_s(extra_toggle_option(t));
-		} else if (v->toggles_fixed & bit) {
+		rp_field(toggle_names[t]);
+		rp_open(toggle_names[t], '{');
+		rp_bool("on", on);
+		rp_t(on ? "on, by " : "off, by ");
+		rp_jstr("by", opt ? "option" : by_mode ? "mode" : "policy");
+		rp_jstr("option", opt);
+		if (opt) {
+			rp_t(opt);
+		} else if (by_mode && !report_json) {
 			out_s("mode ");
 			out_s(r->pol->modes[r->mode]);
 			out_s(" (");
 			print_why(r);
 			out_c(')');
 		} else {
-			out_s("the policy");
+			rp_t("the policy");
 		}
+		rp_bool("env_dropped", !on);
 		if (!on) {
-			out_s(": ");
-			out_s(toggle_off[t]);
-			out_s("; its variables are dropped (env drop)\n");
-			continue;
+			rp_t(": ");
+			rp_str("off", toggle_off[t]);
+			rp_t("; its variables are dropped (env drop)\n");
+		} else {
+			rp_jstr("off", NULL);
+			rp_t(":\n");
 		}
-		out_s(":\n");
-		for (unsigned i = 0; i < plan_n; i++)
+		rp_open("mounts", '[');
+		for (unsigned i = 0; on && i < plan_n; i++)
 			if (plan[i].m->toggle == t + 1) {
-				out_s("  ");
-				print_mount(&plan[i]);
+				rp_ju(NULL, i);
+				if (!report_json) {
+					out_s("  ");
+					print_mount(&plan[i], false);
+				}
 			}
-		if (toggle_warn[t]) {
-			out_s("    WARNING: ");
-			out_s(toggle_warn[t]);
-			out_c('\n');
+		rp_close();
+		if (on && toggle_warn[t]) {
+			rp_t("    WARNING: ");
+			rp_str("warning", toggle_warn[t]);
+			rp_t("\n");
+		} else {
+			rp_jstr("warning", NULL);
 		}
+		rp_close();
 	}
+	rp_close();
 }
 
 static void print_landlock(const struct aj_variant *v)
 {
+	static const char *const levels[] = {"off", "best-effort", "required"};
 	int abi = landlock_abi();
+	bool older = abi && abi < v->landlock_min_abi;
+	bool fails = v->landlock == AJ_LANDLOCK_REQUIRE && (!abi || older);
+	bool on = v->landlock != AJ_LANDLOCK_OFF && abi && !fails;
 
-	field("landlock");
+	rp_field("landlock");
+	rp_open("landlock", '{');
+	rp_jstr("level", levels[v->landlock % 3]);
+	rp_ju("min_abi", v->landlock_min_abi);
+	rp_ju("kernel_abi", (unsigned)abi);
+	/* The newest ABI landlock.c's table knows is the most it uses. */
+	rp_ju("applied_abi", on ? (abi > 7 ? 7 : (unsigned)abi) : 0);
+	rp_bool("enforced", on);
+	rp_bool("scoped", on && abi >= 6);
 	if (v->landlock == AJ_LANDLOCK_OFF) {
-		out_s("off");
+		rp_t("off");
 	} else {
-		out_s(v->landlock == AJ_LANDLOCK_REQUIRE ? "required" : "on, best effort");
+		rp_t(v->landlock == AJ_LANDLOCK_REQUIRE ? "required" : "on, best effort");
 		if (v->landlock_min_abi) {
-			out_s(" (policy minimum ABI ");
-			out_u(v->landlock_min_abi);
-			out_c(')');
+			rp_t(" (policy minimum ABI ");
+			if (!report_json)
+				out_u(v->landlock_min_abi);
+			rp_t(")");
 		}
-		if (abi) {
+		if (!report_json && abi) {
 			out_s("; kernel ABI ");
 			out_u((unsigned)abi);
-			out_s(": enforced");
-			if (abi >= 6)
+			out_s(fails ? ": older than the policy's minimum: the jail would not start"
+			            : ": enforced");
+			if (on && abi >= 6)
 				out_s(", abstract unix sockets and signals scoped to the jail");
-		} else {
-			out_s(v->landlock == AJ_LANDLOCK_REQUIRE
-			          ? "; absent from this kernel: the jail would not start"
-			          : "; absent from this kernel: not enforced");
+		} else if (!abi) {
+			rp_t(fails ? "; absent from this kernel: the jail would not start"
+			           : "; absent from this kernel: not enforced");
 		}
 	}
-	out_c('\n');
+	if (fails)
+		blocked("landlock", NULL,
+		        abi ? "the kernel's Landlock ABI is older than the policy requires"
+		            : "the policy requires Landlock and this kernel has none");
+	rp_close();
+	rp_t("\n");
 }
 
-static void print_mount(const struct plan_entry *e)
+/* Which namespaces a run makes (ns.c), and whether this process could
+ * make them: a child tries, and is gone.  Where they cannot be had, why
+ * (nscause.c, or what predicted it: r->fallback), and what the policy's
+ * fallback makes of it (fallback.c).  Returns the status explain ends
+ * with for it: 0 for the full jail, 2 when the fallback would run, 125. */
+static int print_namespaces(const struct run *r)
 {
+	static const char *const kinds[] = {"user", "pid", "mount", "ipc", "uts", "net"};
+	const struct aj_variant *v = r->v;
+	bool net = v->network != AJ_NET_HOST && !net_blocked_here(v);
+	int e = 0, status;
+	const char *cause = r->fallback;
+	pid_t pid = cause ? 0 : (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+
+	if (!pid && !cause)
+		_exit(unshare(CLONE_NEWUSER | CLONE_NEWPID) ||
+		              unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
+		                      (net ? CLONE_NEWNET : 0))
+		          ? errno & 0xff
+		          : 0);
+	if (pid < 0)
+		e = errno;
+	else if (pid && waitpid(pid, &status, 0) == pid)
+		e = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+	if (e && !cause)
+		cause = ns_cause(e);
+	if (e && !cause)
+		cause = strerror(e);
+	rp_field("namespaces");
+	rp_open("namespaces", '{');
+	rp_open("made", '[');
+	for (unsigned i = 0; i < (net ? 6u : 5u); i++) {
+		rp_t(i ? " " : "");
+		rp_str(NULL, kinds[i]);
+	}
+	rp_close();
+	rp_t(" (user namespaces below it: ");
+	rp_u("userns", v->userns);
+	rp_t(")");
+	rp_bool("available", !cause);
+	rp_jstr("why", cause);
+	rp_t(cause ? "; NOT available here: " : "; available: the full jail");
+	rp_t(cause ? cause : "");
+	rp_close();
+	rp_t("\n");
+	status = fallback_explain(r, cause);
+	if (status == AJ_EXIT_SETUP)
+		blocked("namespaces", NULL, cause);
+	return status;
+}
+
+static void print_flags(const struct aj_mount *m)
+{
+	rp_open("flags", '[');
+	if (m->flags & AJ_MOUNT_CREATE) {
+		rp_t("+");
+		rp_jstr(NULL, "create");
+	}
+	if (m->flags & AJ_MOUNT_OPTIONAL) {
+		rp_t("?");
+		rp_jstr(NULL, "optional");
+	}
+	if (m->flags & AJ_MOUNT_WITH_DEVICES)
+		rp_jstr(NULL, "with_devices");
+	if (m->flags & AJ_MOUNT_AS_HOST) {
+		rp_t("?");
+		rp_jstr(NULL, "as_host");
+	}
+	rp_close();
+}
+
+/* One mount of the plan and its state here; tally: count what would stop
+ * the jail (once, in the list of mounts). */
+static void print_mount(const struct plan_entry *e, bool tally)
+{
+	static const char *const more_dev[] = {"pts", "shm", "fd", "stdin", "stdout", "stderr"};
 	const struct aj_mount *m = e->m;
-	const char *why;
+	const char *state = "mounted", *why = NULL, *opt = e->path ? extra_option(m) : NULL;
 	int fd;
 
-	out_s("  ");
-	out_s(m->op < AJ_MOUNT_OP_COUNT && op_names[m->op] ? op_names[m->op] : "?");
-	if (m->flags & AJ_MOUNT_CREATE)
-		out_c('+');
-	if (m->flags & AJ_MOUNT_OPTIONAL)
-		out_c('?');
-	out_c('\t');
+	rp_open(NULL, '{');
+	rp_t("  ");
+	rp_str("op", m->op < AJ_MOUNT_OP_COUNT && op_names[m->op] ? op_names[m->op] : "?");
+	print_flags(m);
+	rp_t("\t");
+	rp_jstr("toggle",
+	        m->toggle && m->toggle <= AJ_TOGGLE_COUNT ? toggle_names[m->toggle - 1] : NULL);
+	rp_jstr("var", m->path.var ? var_name(m->path.var) : NULL);
 	if (!e->path) {
-		out_c('$');
-		out_s(var_name(m->path.var));
-		out_s("\tskipped: $");
-		out_s(var_name(m->path.var));
-		out_s(": ");
-		out_s(var_why(m->path.var));
-		out_c('\n');
+		rp_t("$");
+		rp_t(var_name(m->path.var));
+		rp_jstr("path", NULL);
+		rp_jstr("option", NULL);
+		rp_jstr("state", "skipped");
+		rp_t("\tskipped: $");
+		rp_t(var_name(m->path.var));
+		rp_t(": ");
+		rp_str("why", var_why(m->path.var));
+		rp_t("\n");
+		rp_close();
 		return;
 	}
-	out_s(e->path);
-	if (extra_option(m)) {
-		out_s("\t(");
-		out_s(extra_option(m));
-		out_c(')');
+	rp_str("path", e->path);
+	if (opt) {
+		rp_t("\t(");
+		rp_str("option", opt);
+		rp_t(")");
+	} else {
+		rp_jstr("option", NULL);
 	}
 	switch (m->op) {
 	case AJ_MOUNT_RO:
 	case AJ_MOUNT_RW:
 		if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices()) {
-			out_s("\tskipped: none of the plan's device nodes is on this host");
+			state = "skipped";
+			why = "none of the plan's device nodes is on this host";
+			rp_t("\tskipped: ");
+			rp_t(why);
 		} else if ((fd = source_open(m, e->path, &why)) >= 0) {
 			close(fd);
 		} else if (why) {
 			/* The same checks pid 1 makes on what it mounts. */
-			out_s(m->flags & AJ_MOUNT_OPTIONAL ? "\tskipped: "
-			                                   : "\tREFUSED: the jail would not start: ");
+			state = m->flags & AJ_MOUNT_OPTIONAL ? "skipped" : "refused";
+			rp_t(m->flags & AJ_MOUNT_OPTIONAL
+			         ? "\tskipped: "
+			         : "\tREFUSED: the jail would not start: ");
 			if (m->path.var) {
-				out_c('$');
-				out_s(var_name(m->path.var));
-				out_s(": ");
+				rp_t("$");
+				rp_t(var_name(m->path.var));
+				rp_t(": ");
 			}
-			out_s(why);
+			rp_t(why);
 		} else {
-			out_s(m->flags & AJ_MOUNT_CREATE ? "\t(created: missing on this host)"
-			      : m->flags & AJ_MOUNT_OPTIONAL
-			          ? "\tskipped: missing on this host"
-			          : "\tMISSING: the jail would not start");
+			state = m->flags & AJ_MOUNT_CREATE     ? "created"
+			        : m->flags & AJ_MOUNT_OPTIONAL ? "skipped"
+			                                       : "missing";
+			why = "missing on this host";
+			rp_t(m->flags & AJ_MOUNT_CREATE ? "\t(created: missing on this host)"
+			     : m->flags & AJ_MOUNT_OPTIONAL
+			         ? "\tskipped: missing on this host"
+			         : "\tMISSING: the jail would not start");
 		}
+		if (tally && (!strcmp(state, "refused") || !strcmp(state, "missing")))
+			blocked("mount", e->path, why);
 		break;
 	case AJ_MOUNT_TMPFS:
-	case AJ_MOUNT_SCRATCH:
-		out_s("\tmode ");
-		out_o(m->mode);
-		if (m->op == AJ_MOUNT_SCRATCH && plan_scratch_dir((unsigned)(e - plan)))
-			out_s(", a directory of the root (Landlock confines writes to it)");
+	case AJ_MOUNT_SCRATCH: {
+		bool dir = m->op == AJ_MOUNT_SCRATCH && plan_scratch_dir((unsigned)(e - plan));
+
+		rp_t("\tmode ");
+		if (report_json) {
+			rp_ju("mode", m->mode);
+		} else {
+			out_o(m->mode);
+		}
+		rp_bool("scratch", dir);
+		if (dir)
+			rp_t(", a directory of the root (Landlock confines writes to it)");
 		break;
+	}
 	case AJ_MOUNT_LINK:
 		/* 'link?' the host does not have (mount_plan.c, follow_host) */
 		if (e->missing) {
-			out_s("\tskipped: missing on this host");
+			state = "skipped";
+			why = "missing on this host";
+			rp_t("\tskipped: missing on this host");
+			rp_jstr("target", m->target);
 			break;
 		}
-		out_s(" -> ");
-		out_s(m->target);
+		rp_t(" -> ");
+		rp_str("target", m->target);
 		break;
 	case AJ_MOUNT_DEV:
-		out_s("\t");
+		rp_t("\t");
+		rp_open("nodes", '[');
 		for (unsigned i = 0; dev_nodes[i]; i++) {
-			out_s(dev_nodes[i]);
-			out_c(' ');
+			rp_str(NULL, dev_nodes[i]);
+			rp_t(" ");
 		}
-		out_s("pts shm fd stdin stdout stderr");
+		for (unsigned i = 0; i < sizeof(more_dev) / sizeof(more_dev[0]); i++) {
+			rp_t(i ? " " : "");
+			rp_str(NULL, more_dev[i]);
+		}
+		rp_close();
 		break;
 	case AJ_MOUNT_DEVICE: {
 		unsigned n = device_match("", e->path, false);
-		out_s("\t");
-		out_u(n);
-		out_s(n == 1 ? " node on this host" : " nodes on this host");
+
+		if (!n) {
+			state = "skipped";
+			why = "no such node on this host";
+		}
+		rp_t("\t");
+		rp_u("count", n);
+		rp_t(n == 1 ? " node on this host" : " nodes on this host");
 		break;
 	}
 	}
 	/* 'link?': what the host's layout made of it (mount_plan.c) */
 	if ((m->flags & AJ_MOUNT_AS_HOST) && !e->missing)
-		out_s(m->op == AJ_MOUNT_LINK ? "\t(the host's own link)"
-		                             : "\t(the host has a directory here: bound read-only)");
-	out_c('\n');
+		rp_t(m->op == AJ_MOUNT_LINK ? "\t(the host's own link)"
+		                            : "\t(the host has a directory here: bound read-only)");
+	rp_jstr("layout", !(m->flags & AJ_MOUNT_AS_HOST) ? NULL
+	                  : e->missing                    ? "none"
+	                  : m->op == AJ_MOUNT_LINK        ? "link"
+	                                                  : "directory");
+	rp_jstr("state", state);
+	if (e->path)
+		rp_jstr("why", why);
+	rp_t("\n");
+	rp_close();
 }
 
 static void print_rights(uint64_t a)
 {
-	if (a == AJ_LL_RIGHTS_ALL) {
-		out_s(" all");
-		return;
-	}
+	rp_open("rights", '[');
+	if (a == AJ_LL_RIGHTS_ALL)
+		rp_t(" all");
 	for (unsigned i = 0; i < sizeof(ll_rights) / sizeof(ll_rights[0]); i++)
-		if (a & (1ULL << i)) {
-			out_c(' ');
-			out_s(ll_rights[i]);
+		if ((a & (1ULL << i)) && (report_json || a != AJ_LL_RIGHTS_ALL)) {
+			rp_t(" ");
+			rp_str(NULL, ll_rights[i]);
 		}
+	rp_close();
+}
+
+/* One Landlock rule; path NULL: its variable is unset, and it is skipped. */
+static void print_rule(const char *path, unsigned var, bool optional, uint64_t access)
+{
+	rp_open(NULL, '{');
+	rp_t("  ");
+	if (!path) {
+		rp_t("$");
+		rp_t(var_name(var));
+	}
+	rp_str("path", path);
+	rp_jstr("var", var ? var_name(var) : NULL);
+	rp_bool("optional", optional);
+	if (optional)
+		rp_t("?");
+	print_rights(access);
+	rp_bool("skipped", !path);
+	rp_t(!path ? "\t(skipped: unset)\n" : "\n");
+	rp_close();
 }
 
 static void print_rules(const struct aj_variant *v)
 {
 	char path[AJ_PATH_MAX];
 
-	if (v->landlock == AJ_LANDLOCK_OFF)
+	rp_open("landlock_rules", '[');
+	if (v->landlock == AJ_LANDLOCK_OFF) {
+		rp_close();
 		return;
-	out_s("landlock rules:\n");
+	}
+	rp_t("landlock rules:\n");
 	for (unsigned i = 0; i < v->n_landlock_rules; i++) {
 		const struct aj_landlock_rule *r = &v->landlock_rules[i];
 
-		bool unset = path_join(&r->path, path, sizeof(path)) < 0;
-
-		out_s("  ");
-		if (unset) {
-			out_c('$');
-			out_s(var_name(r->path.var));
-		} else {
-			out_s(path);
-		}
-		print_rights(r->access);
-		out_s(unset ? "\t(skipped: unset)\n" : "\n");
+		print_rule(path_join(&r->path, path, sizeof(path)) < 0 ? NULL : path, r->path.var,
+		           false, r->access);
 	}
 	/* The mounts' own rules, in the plan's order; a skipped mount has none. */
 	for (unsigned i = 0; i < plan_n; i++) {
 		const struct plan_entry *e = &plan[i];
 
-		if (!e->m->landlock)
-			continue;
-		out_s("  ");
-		if (!e->path) {
-			out_c('$');
-			out_s(var_name(e->m->path.var));
-		} else {
-			out_s(e->path);
-		}
-		if (e->m->flags & AJ_MOUNT_OPTIONAL)
-			out_c('?');
-		print_rights(e->m->landlock);
-		out_s(!e->path ? "\t(skipped: unset)\n" : "\n");
+		if (e->m->landlock)
+			print_rule(e->path, e->m->path.var, e->m->flags & AJ_MOUNT_OPTIONAL,
+			           e->m->landlock);
 	}
+	rp_close();
+}
+
+/* "mask\t.env\t(any case)": kind, pattern, note. */
+static void print_pattern(const char *p)
+{
+	static const char *const keys[] = {"kind", "pattern", "note"};
+
+	rp_open(NULL, '{');
+	rp_t("  ");
+	for (unsigned k = 0; k < 3; k++) {
+		const char *end = k < 2 ? strchrnul(p, '\t') : p + strlen(p);
+
+		rp_strn(keys[k], *p || k < 2 ? p : NULL, (size_t)(end - p));
+		if (*end)
+			rp_t("\t");
+		p = *end ? end + 1 : end;
+	}
+	rp_t("\n");
+	rp_close();
+}
+
+static void print_hit(unsigned i, bool fenced)
+{
+	static const char *const whys[] = {"name",  "hardlink", "permissions",
+	                                   "depth", "guard",    "socket"};
+	const struct scan_hit *h = &scan->hits[i];
+	const char *note = git_note(i);
+
+	rp_open(NULL, '{');
+	rp_t("  ");
+	rp_str("kind", !h->kind ? "guard" : h->kind == AJ_PATTERN_DENY ? "deny" : "mask");
+	rp_t("\t");
+	rp_str("path", scan->arena + h->off);
+	rp_bool("dir", h->isdir);
+	if (h->isdir)
+		rp_t("/");
+	rp_jstr("why", h->why < 6 ? whys[h->why] : NULL);
+	if (h->why == SCAN_BY_HARDLINK)
+		rp_t("\t(another name of a matched file)");
+	if (h->why == SCAN_BY_PERM)
+		rp_t("\t(yours but unreadable: its content could not be checked)");
+	if (h->why == SCAN_BY_DEPTH)
+		rp_t("\t(at the depth bound: its content was not checked)");
+	/* git_note: "\t(tracked by git: …)", "\t(in a git repository whose
+	 * index could not be read: …)", or "". */
+	if (report_json) {
+		if (!strncmp(note, "\t(in a git", 10))
+			rp_str("git_tracked", NULL);
+		else
+			rp_bool("git_tracked", !strncmp(note, "\t(tracked", 9));
+		rp_strn("git_note", *note ? note + 2 : NULL, *note ? strlen(note) - 3 : 0);
+	} else {
+		out_s(note);
+	}
+	if (h->why == SCAN_BY_SOCKET)
+		rp_t("\t(a Unix socket: no host service without the host's network)");
+	if (h->why != SCAN_BY_GUARD)
+		rp_jstr("covered", NULL);
+	if (h->why == SCAN_BY_GUARD) {
+		rp_bool("covered", fenced);
+		rp_t(fenced ? "\t(guarded, absent: the fence keeps what appears here unreadable)"
+		            : "\t(guarded, absent: NOT covered, see the fence below)");
+	}
+	rp_t("\n");
+	rp_close();
 }
 
 static void print_scan(const struct run *r)
@@ -311,269 +540,176 @@ static void print_scan(const struct run *r)
 	const char *why, *where;
 	const struct plan_entry *fenced = fence_plan(r->v, &why, &where);
 
-	out_s("patterns:\n");
-	for (unsigned i = 0; i < sc->n_patterns; i++) {
-		out_s("  ");
-		out_s(sc->patterns[i]);
-		out_c('\n');
-	}
-	field("scan");
-	out_s("paths of up to ");
-	out_u(sc->depth);
-	out_s(sc->bound == AJ_SCAN_BOUND_DENY ? " components; a directory deeper is denied\n"
-	                                      : " components; a deeper directory stops the jail\n");
-	out_s("masked and denied in ");
-	out_s(r->project);
-	out_s(":\n");
+	rp_open("scan", '{');
+	rp_t("patterns:\n");
+	rp_open("patterns", '[');
+	for (unsigned i = 0; i < sc->n_patterns; i++)
+		print_pattern(sc->patterns[i]);
+	rp_close();
+	rp_field("scan");
+	rp_t("paths of up to ");
+	rp_u("depth", sc->depth);
+	rp_jstr("bound", sc->bound == AJ_SCAN_BOUND_DENY ? "deny" : "stop");
+	rp_t(sc->bound == AJ_SCAN_BOUND_DENY ? " components; a directory deeper is denied\n"
+	                                     : " components; a deeper directory stops the jail\n");
+	rp_t("masked and denied in ");
+	rp_str("project", r->project);
+	rp_t(":\n");
 	if (!scan->n)
-		out_s("  (nothing)\n");
-	for (unsigned i = 0; i < scan->n; i++) {
-		const struct scan_hit *h = &scan->hits[i];
-		out_s(!h->kind ? "  guard\t" : h->kind == AJ_PATTERN_DENY ? "  deny\t" : "  mask\t");
-		out_s(scan->arena + h->off);
-		if (h->isdir)
-			out_c('/');
-		if (h->why == SCAN_BY_HARDLINK)
-			out_s("\t(another name of a matched file)");
-		if (h->why == SCAN_BY_PERM)
-			out_s("\t(yours but unreadable: its content could not be checked)");
-		if (h->why == SCAN_BY_DEPTH)
-			out_s("\t(at the depth bound: its content was not checked)");
-		out_s(git_note(i));
-		if (h->why == SCAN_BY_SOCKET)
-			out_s("\t(a Unix socket: no host service without the host's network)");
-		if (h->why == SCAN_BY_GUARD)
-			out_s(fenced ? "\t(guarded, absent: the fence keeps what appears here unreadable)"
-			             : "\t(guarded, absent: NOT covered, see the fence below)");
-		out_c('\n');
-	}
-	out_s("pruned (not walked, not masked inside): ");
-	out_u(scan->n_pruned);
-	out_s(scan->n_pruned == 1 ? " directory\n" : " directories\n");
+		rp_t("  (nothing)\n");
+	rp_open("found", '[');
+	for (unsigned i = 0; i < scan->n; i++)
+		print_hit(i, fenced);
+	rp_close();
+	rp_open("pruned", '{');
+	rp_t("pruned (not walked, not masked inside): ");
+	rp_u("count", scan->n_pruned);
+	rp_t(scan->n_pruned == 1 ? " directory\n" : " directories\n");
+	rp_open("paths", '[');
 	for (unsigned i = 0; i < scan->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
 		if (scan->pruned[i] == UINT32_MAX)
 			continue;
-		out_s("  prune\t");
-		out_s(scan->arena + scan->pruned[i]);
-		out_s("/\n");
+		rp_t("  prune\t");
+		rp_str(NULL, scan->arena + scan->pruned[i]);
+		rp_t("/\n");
 	}
+	rp_close();
+	rp_close();
 	if (scan->n_pruned > SCAN_PRUNED_SHOWN)
-		out_s("  …\n");
-	field("fence");
+		rp_t("  …\n");
+	rp_close();
+	rp_field("fence");
+	rp_open("fence", '{');
+	rp_jstr("replaces", fenced ? fenced->path : NULL);
 	if (fenced) {
-		out_u(fence_count(fenced));
-		out_s(" Landlock rules in place of the project's one: nothing denied or guarded "
-		      "is granted\n");
+		rp_u("rules", fence_count(fenced));
+		rp_t(" Landlock rules in place of the project's one: nothing denied or guarded "
+		     "is granted\n");
+		rp_jstr("why", NULL);
+		rp_jstr("where", NULL);
 	} else {
-		out_s("none: ");
-		out_s(why);
-		if (where) {
-			out_c(' ');
-			out_s(where);
-		}
-		out_c('\n');
+		rp_ju("rules", 0);
+		rp_t("none: ");
+		rp_str("why", why);
+		if (where)
+			rp_t(" ");
+		rp_str("where", where);
+		rp_t("\n");
 	}
+	rp_close();
 }
 
-static void print_env(const struct run *r)
+static void print_buildable(void)
 {
-	const struct aj_variant *v = r->v;
-	unsigned dropped = 0;
-
-	field("env keep");
-	for (unsigned k = 0; k < v->n_env_keep; k++)
-		for (unsigned i = 0; i < v->env_keep[k].n && env_span_counts(&v->env_keep[k], v, 0);
-		     i++) {
-			out_s(v->env_keep[k].v[i]);
-			out_c(' ');
-		}
-	out_c('\n');
-	field("env drop");
-	for (unsigned k = 0; k < v->n_env_drop; k++)
-		for (unsigned i = 0; i < v->env_drop[k].n && env_span_counts(&v->env_drop[k], v, 1);
-		     i++) {
-			out_s(v->env_drop[k].v[i]);
-			out_c(' ');
-			dropped++;
-		}
-	out_s(dropped ? "(never passed, whatever keeps them)\n" : "none\n");
-	field("env set");
-	for (unsigned i = 0; i < v->n_env_set; i++) {
-		const struct aj_path *p = &v->env_set[i].value;
-		out_s(i ? " " : "");
-		out_s(v->env_set[i].name);
-		out_c('=');
-		out_s(p->head ? p->head : "");
-		if (p->var) {
-			out_c('$');
-			out_s(var_name(p->var));
-		}
-		out_s(p->tail ? p->tail : "");
+	rp_field("buildable");
+	rp_open("buildable", '{');
+	rp_bool("ok", !n_blockers);
+	rp_t(n_blockers ? "no: " : "yes");
+	rp_open("reasons", '[');
+	for (unsigned i = 0; i < n_blockers && i < BLOCKERS_MAX; i++) {
+		rp_t(i ? "; " : "");
+		rp_open(NULL, '{');
+		rp_str("layer", blockers[i].layer);
+		rp_t(": ");
+		rp_str("path", blockers[i].path);
+		if (blockers[i].path)
+			rp_t(": ");
+		rp_str("why", blockers[i].why);
+		rp_close();
 	}
-	out_c('\n');
-	out_s("environment passed:\n");
-	for (char **e = r->envp; *e; e++) {
-		out_s("  ");
-		out_s(*e);
-		out_c('\n');
-	}
-}
-
-static void print_limits(const struct aj_variant *v)
-{
-	out_s("rlimits:");
-	if (!v->n_rlimits)
-		out_s(" none");
-	out_c('\n');
-	for (unsigned i = 0; i < v->n_rlimits; i++) {
-		const struct aj_rlimit *l = &v->rlimits[i];
-		out_s("  ");
-		if (l->resource < sizeof(rlimit_names) / sizeof(rlimit_names[0]))
-			out_s(rlimit_names[l->resource]);
-		else
-			out_u(l->resource);
-		out_s("\tsoft ");
-		limit(l->soft);
-		out_s(", hard ");
-		limit(l->hard);
-		out_c('\n');
-	}
-}
-
-/* 'limit memory', 'limit processes': the figure, and what holds it here. */
-static void print_bounds(void)
-{
-	static const char *const names[LIMIT_N] = {"memory", "processes"};
-
-	limits_probe();
-	out_s("limits:\n");
-	for (unsigned i = 0; i < LIMIT_N; i++) {
-		const struct limit *l = &limits[i];
-
-		out_s("  ");
-		out_s(names[i]);
-		out_c('\t');
-		if (!l->value) {
-			out_s("unbounded\n");
-			continue;
-		}
-		out_u(i == LIMIT_MEMORY ? l->value >> 20 : l->value);
-		out_s(i == LIMIT_MEMORY ? " MiB" : " tasks");
-		if (l->percent) {
-			out_s(" (");
-			out_u(l->percent);
-			out_s("% of ");
-			out_u(l->total >> 20);
-			out_s(" MiB)");
-		}
-		if (l->by_cgroup) {
-			out_s(": the jail as a whole, cgroup ");
-			out_s(l->v2 ? "v2 " : "v1 ");
-			out_s(l->cgroup);
-			out_s(" (");
-			out_s(l->file);
-			out_s(")\n");
-			continue;
-		}
-		if (i == LIMIT_MEMORY)
-			out_s(": per process (RLIMIT_DATA): ");
-		else if (!limits_nproc_here())
-			out_s(": NOT enforced (RLIMIT_NPROC counts per user before Linux 5.14): ");
-		else if (limits_host_root())
-			out_s(": NOT enforced for root without a pids cgroup (RLIMIT_NPROC "
-			      "does not bind the host's root): ");
-		else
-			out_s(": RLIMIT_NPROC, per user namespace (the jail's tasks): ");
-		out_s(l->why);
-		out_c('\n');
-	}
+	rp_close();
+	if (n_blockers > BLOCKERS_MAX)
+		rp_t("; …");
+	rp_close();
+	rp_t("\n");
 }
 
 noreturn void explain(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
+	const char *group = v->command ? v->command : "";
 	int status;
 
 	out_fd(1);
-	field("policy");
-	out_s(r->pol->name);
-	out_s(" (");
-	out_s(aj_progname);
-	out_s(")\n");
-	line("identity", r->pol->identity ? r->pol->identity : "none");
-	field("command");
+	rp_open(NULL, '{');
+	rp_ju("schema", 1);
+	rp_field("policy");
+	rp_str("policy", r->pol->name);
+	rp_t(" (");
+	rp_str("stub", aj_progname);
+	rp_t(")\n");
+	rp_field("identity");
+	rp_str("identity", r->pol->identity);
+	rp_t(r->pol->identity ? "\n" : "none\n");
+	rp_field("command");
+	rp_open("command", '{');
+	rp_open("argv", '[');
 	for (char **a = r->argv; a && *a; a++) {
-		out_s(a == r->argv ? "" : " ");
-		out_s(*a);
+		rp_t(a == r->argv ? "" : " ");
+		rp_str(NULL, *a);
 	}
-	if (v->command && *v->command) {
-		out_s(" (command group ");
-		out_s(v->command);
-		out_c(')');
-	}
-	out_c('\n');
-	print_mode(r);
-	line("project", r->project);
-	line("hostname", v->hostname);
-	field("network");
-	if (v->network == AJ_NET_BLOCKED && !net_blocked_here(v))
-		out_s("blocked, here in a private network namespace without interfaces (Landlock "
-		      "on and its ABI 6 are needed to scope the host's abstract sockets)");
-	else if (v->network < AJ_NET_COUNT) {
-		out_s(net_names[v->network]);
-		out_s(" (");
-		out_s(net_meaning[v->network]);
-		out_c(')');
+	rp_close();
+	if (*group) {
+		rp_t(" (command group ");
+		rp_str("group", group);
+		rp_t(")");
 	} else {
-		out_c('?');
+		rp_jstr("group", group);
 	}
+	rp_close();
+	rp_t("\n");
+	print_mode(r);
+	line("project", "project", r->project);
+	line("hostname", "hostname", v->hostname);
+	rp_field("network");
+	rp_open("network", '{');
+	if (v->network == AJ_NET_BLOCKED && !net_blocked_here(v)) {
+		rp_str("level", "blocked");
+		rp_t(", ");
+		rp_str("meaning",
+		       "here in a private network namespace without interfaces (Landlock "
+		       "on and its ABI 6 are needed to scope the host's abstract sockets)");
+	} else if (v->network < AJ_NET_COUNT) {
+		rp_str("level", net_names[v->network]);
+		rp_t(" (");
+		rp_str("meaning", net_meaning[v->network]);
+		rp_t(")");
+	} else {
+		rp_t("?");
+	}
+	rp_jstr("namespace",
+	        v->network != AJ_NET_HOST && !net_blocked_here(v) ? "private" : "host");
 	if (extra_net_option()) {
-		out_s(" (");
-		out_s(extra_net_option());
-		out_c(')');
+		rp_t(" (");
+		rp_str("option", extra_net_option());
+		rp_t(")");
+	} else {
+		rp_jstr("option", NULL);
 	}
-	out_c('\n');
+	rp_close();
+	rp_t("\n");
+	status = print_namespaces(r);
 	print_landlock(v);
-	/* Where the namespaces cannot be had: why, and what runs instead
-	 * (fallback.c); the status says whether the full jail would. */
-	status = fallback_explain(r, r->fallback);
 	print_toggles(r);
-	field("timeout");
-	if (r->timeout) {
-		out_u(r->timeout);
-		out_s(" s\n");
+	rp_field("timeout");
+	if (r->timeout || report_json) {
+		rp_u("timeout", r->timeout);
+		rp_t(" s\n");
 	} else {
 		out_s("none\n");
 	}
-	out_s("mounts, in order:\n");
+	rp_t("mounts, in order:\n");
+	rp_open("mounts", '[');
 	for (unsigned i = 0; i < plan_n; i++)
-		print_mount(&plan[i]);
+		print_mount(&plan[i], true);
+	rp_close();
 	print_scan(r);
 	print_rules(v);
-	print_env(r);
-	print_limits(v);
-	print_bounds();
-	field("seccomp");
-	for (unsigned i = 0; i < v->n_filters; i++) {
-		out_s(i ? " + " : "");
-		out_u(v->filters[i].n);
-	}
-	out_s(v->n_filters == 1 ? " BPF instructions in 1 filter\n" : " BPF instructions in ");
-	if (v->n_filters != 1) {
-		out_u(v->n_filters);
-		out_s(" filters, all of them run on every system call\n");
-	}
-	if (v->seccomp_summary && *v->seccomp_summary) {
-		const char *s = v->seccomp_summary;
-		out_s("  ");
-		for (; *s; s++) {
-			out_c(*s);
-			if (*s == '\n' && s[1])
-				out_s("  ");
-		}
-		if (s[-1] != '\n')
-			out_c('\n');
-	}
+	explain_process(r);
+	print_buildable();
+	rp_close();
+	if (report_json)
+		out_c('\n');
 	out_flush();
-	_exit(status);
+	_exit(n_blockers ? AJ_EXIT_SETUP : status);
 }

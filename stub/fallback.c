@@ -34,17 +34,6 @@ bool fallback_active;
 /* ---- the fallback -------------------------------------------------------- */
 
 /* --jail-explain's "name:" column (explain.c). */
-static void label(const char *name)
-{
-	size_t n = strlen(name) + 1;
-
-	out_s(name);
-	out_c(':');
-	do
-		out_c(' ');
-	while (++n < 11);
-}
-
 static char private_dir[64]; /* made for this run: $HOME and $TMPDIR go into it */
 static char private_home[80];
 static char private_tmp[80];
@@ -422,57 +411,76 @@ int fallback_explain(const struct run *r, const char *cause)
 	    "the mode's record for a jail inside this one: a nested jail's own layers add "
 	    "to these, its mode floor is not checked",
 	};
+	bool declared = (r->v->flags & AJ_VARIANT_FALLBACK) && !mode_outer();
+	const char *refused = declared && cause && docker_reachable(r->v) ? docker_hint : NULL;
+	bool no_landlock = r->v->landlock == AJ_LANDLOCK_OFF || !landlock_abi();
+	int status = !cause ? 0 : !declared || refused || no_landlock ? AJ_EXIT_SETUP : 2;
 
+	rp_open("home", '{');
+	rp_bool("private", home_why != NULL);
 	if (home_why) {
-		label("home");
-		out_s("$HOME: ");
-		out_s(home_why);
-		out_s(": the jail gets a private one, ");
-		out_s(private_home);
-		out_s(", made for the run and removed after it\n");
+		rp_field("home");
+		rp_t("$HOME: ");
+		rp_str("why", home_why);
+		rp_t(": the jail gets a private one, ");
+		rp_str("path", private_home);
+		rp_t(", made for the run and removed after it\n");
+	} else {
+		rp_jstr("why", NULL);
+		rp_jstr("path", NULL);
 	}
-	label("namespaces");
+	rp_close();
+	rp_open("fallback", '{');
+	rp_bool("declared", declared);
+	rp_bool("runs", status == 2);
 	if (!cause) {
-		out_s("available: the full jail\n");
+		rp_jstr("why", NULL);
+		rp_jstr("private_dir", NULL);
+		rp_open("not_in_force", '[');
+		rp_close();
+		rp_close();
 		return 0;
 	}
-	out_s("NOT available here: ");
-	out_s(cause);
-	out_c('\n');
-	label("fallback");
-	if (!(r->v->flags & AJ_VARIANT_FALLBACK) || mode_outer()) {
-		out_s("none declared: the jail would not start (exit 125); "
-		      "'fallback landlock;' in the policy would run it with Landlock alone\n");
-		return AJ_EXIT_SETUP;
+	rp_field("fallback");
+	if (!declared) {
+		rp_str("why", "none declared: the jail would not start (exit 125); 'fallback "
+		              "landlock;' in the policy would run it with Landlock alone");
+		rp_t("\n");
+	} else if (refused) {
+		rp_t("landlock, declared by the policy, but REFUSED here: ");
+		rp_t(var_value(AJ_VAR_DOCKER_SOCKET));
+		rp_t(": ");
+		rp_str("why", refused);
+		rp_t(" (exit 125)\n");
+	} else {
+		rp_t("landlock, declared by the policy: the command runs without namespaces, with "
+		     "Landlock, seccomp, the environment, rlimits and bounds, no_new_privs, closed "
+		     "fds and a new session\n");
+		rp_jstr("why", no_landlock ? "the kernel has no Landlock, or the policy turns it off"
+		                           : NULL);
+		if (no_landlock)
+			rp_t("  the kernel has no Landlock, or the policy turns it off: the jail would "
+			     "not start (exit 125)\n");
+		else if (landlock_abi() < 4 && r->v->network != AJ_NET_HOST)
+			rp_t("  WARNING: Landlock ABI below 4 here: TCP is NOT refused\n");
+		rp_t("  private directory ");
+		rp_str("private_dir", private_dir);
+		rp_t(" ($HOME ");
+		rp_t(private_home);
+		rp_t(", $TMPDIR ");
+		rp_t(private_tmp);
+		rp_t("), made for the run and removed after it\n");
+		rp_t("not in force:\n");
 	}
-	if (docker_reachable(r->v)) {
-		out_s("landlock, declared by the policy, but REFUSED here: ");
-		out_s(var_value(AJ_VAR_DOCKER_SOCKET));
-		out_s(": ");
-		out_s(docker_hint);
-		out_s(" (exit 125)\n");
-		return AJ_EXIT_SETUP;
+	if (!declared || refused)
+		rp_jstr("private_dir", NULL);
+	rp_open("not_in_force", '[');
+	for (unsigned i = 0; status == 2 && i < sizeof(missing) / sizeof(missing[0]); i++) {
+		rp_t("  ");
+		rp_str(NULL, missing[i]);
+		rp_t("\n");
 	}
-	out_s("landlock, declared by the policy: the command runs without namespaces, with "
-	      "Landlock, seccomp, the environment, rlimits and bounds, no_new_privs, closed "
-	      "fds and a new session\n");
-	if (r->v->landlock == AJ_LANDLOCK_OFF || !landlock_abi())
-		out_s("  the kernel has no Landlock, or the policy turns it off: the jail would "
-		      "not start (exit 125)\n");
-	else if (landlock_abi() < 4 && r->v->network != AJ_NET_HOST)
-		out_s("  WARNING: Landlock ABI below 4 here: TCP is NOT refused\n");
-	out_s("  private directory ");
-	out_s(private_dir);
-	out_s(" ($HOME ");
-	out_s(private_home);
-	out_s(", $TMPDIR ");
-	out_s(private_tmp);
-	out_s("), made for the run and removed after it\n");
-	out_s("not in force:\n");
-	for (unsigned i = 0; i < sizeof(missing) / sizeof(missing[0]); i++) {
-		out_s("  ");
-		out_s(missing[i]);
-		out_c('\n');
-	}
-	return r->v->landlock == AJ_LANDLOCK_OFF || !landlock_abi() ? AJ_EXIT_SETUP : 2;
+	rp_close();
+	rp_close();
+	return status;
 }

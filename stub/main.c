@@ -109,8 +109,8 @@ struct opts {
 static bool jail_option(const struct aj_policy *pol, const char *name, const char *value,
                         const char *opt, struct opts *o)
 {
-	if (!strcmp(name, "explain") && !value)
-		o->explain = true;
+	if (!strcmp(name, "explain") && (!value || !strcmp(value, "json")))
+		o->explain = true, report_json = value;
 	else if (!strcmp(name, "help") && !value)
 		help(pol);
 	else if (!strcmp(name, "version") && !value)

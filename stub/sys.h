@@ -208,7 +208,20 @@ void fallback_env(char **envp, size_t max);
 noreturn void fallback_run(struct run *r);
 int fallback_explain(const struct run *r, const char *cause);
 
-/* explain.c */
+/* explain.c, and report.c: the writer it prints through, as text or as
+ * JSON (report_json); rp_j* write JSON only, rp_t text only. */
 noreturn void explain(const struct run *r);
+extern bool report_json;
+void rp_open(const char *key, char kind);
+void rp_close(void);
+void rp_str(const char *key, const char *s);
+void rp_strn(const char *key, const char *s, size_t n);
+void rp_jstr(const char *key, const char *s);
+void rp_u(const char *key, unsigned long long v);
+void rp_ju(const char *key, unsigned long long v);
+void rp_bool(const char *key, bool b);
+void rp_t(const char *s);
+void rp_field(const char *name);
+void explain_process(const struct run *r);
 
 #endif

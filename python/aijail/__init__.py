@@ -224,8 +224,13 @@ def explain(cmd=None, *, stub=None, mode=None, cwd=None, env=None, ro_maps=(), r
             no_net=False):
     """What the jail would be here and now: the stub's --jail-explain=json, a dict.
 
-    cmd names the command (the generic jail picks its command group by it).
-    Raises ExplainUnsupported when the stub has no JSON form of --jail-explain.
+    The keys are docs/explain.md's.  cmd names the command (the generic jail
+    picks its command group by it).  A jail that cannot be built here is
+    still explained: the dict's ["buildable"]["ok"] is False and
+    ["buildable"]["reasons"] says why (the stub exits 125 then).  Raises
+    SandboxError when the stub stops before it can explain (a bad option, a
+    refused map, a project it will not jail), ExplainUnsupported when the
+    stub has no JSON form of --jail-explain.
     """
     stub = find_stub(stub)
     argv = _stub_argv(stub, ro_maps, rw_maps, no_net, None, mode, ["--jail-explain=json"])
@@ -236,6 +241,13 @@ def explain(cmd=None, *, stub=None, mode=None, cwd=None, env=None, ro_maps=(), r
         argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, universal_newlines=True, timeout=60,
     )
+    try:
+        found = json.loads(cp.stdout) if cp.stdout.strip() else None
+    except ValueError as e:
+        raise SandboxError("%s --jail-explain=json printed no JSON: %s" % (stub, e), argv,
+                           cp.stderr, cp.returncode) from None
+    if cp.returncode in (0, EXIT_SETUP) and isinstance(found, dict) and "buildable" in found:
+        return found
     if cp.returncode == EXIT_SETUP:
         msg = _stub_message(stub, cp.stderr)
         if "unknown option" in msg and "--jail-explain=json" in msg:
@@ -243,16 +255,10 @@ def explain(cmd=None, *, stub=None, mode=None, cwd=None, env=None, ro_maps=(), r
                 "this stub has no --jail-explain=json (%s)" % msg, argv, cp.stderr
             )
         raise SandboxError(msg, argv, cp.stderr)
-    if cp.returncode != 0:
-        raise SandboxError(
-            "%s --jail-explain=json exited %d: %s" % (stub, cp.returncode, cp.stderr.strip()),
-            argv, cp.stderr, cp.returncode,
-        )
-    try:
-        return json.loads(cp.stdout)
-    except ValueError as e:
-        raise SandboxError("%s --jail-explain=json printed no JSON: %s" % (stub, e), argv,
-                           cp.stderr, cp.returncode) from None
+    raise SandboxError(
+        "%s --jail-explain=json exited %d: %s" % (stub, cp.returncode, cp.stderr.strip()),
+        argv, cp.stderr, cp.returncode,
+    )
 
 
 def status(*, stub=None, status_tool=None, mode=None, cwd=None, env=None, no_net=False,

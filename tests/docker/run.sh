@@ -212,7 +212,7 @@ for layout in merged bindir nousr; do
 		[ "$who" = user ] && u=(--user 1000:1000)
 		full=(-w /proj --security-opt seccomp=unconfined --security-opt systempaths=unconfined
 			--security-opt apparmor=unconfined "${u[@]}" "$img")
-		expect "$who: explain: the full jail, exit 0" 0 'namespaces: available: the full jail' -- "${full[@]}" jail-worker --jail-explain
+		expect "$who: explain: the full jail, exit 0" 0 'namespaces: .*available: the full jail' -- "${full[@]}" jail-worker --jail-explain
 		expect "$who: the command runs" 0 '^ran$' -- "${full[@]}" jail-worker sh -c 'echo ran'
 		expect "$who: a masked file is empty" 0 "read: ''" -- "${full[@]}" jail-worker probe read .env
 		expect "$who: a denied file: EACCES" 1 'read: EACCES' -- "${full[@]}" jail-worker probe read id.key

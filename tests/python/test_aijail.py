@@ -259,12 +259,27 @@ class Status(Base):
 
 class Explain(Base):
     def test_explain(self):
-        try:
-            e = aijail.explain(["python3"], cwd=self.project)
-        except aijail.ExplainUnsupported as exc:
-            self.skipTest(str(exc))
+        e = aijail.explain(["python3"], cwd=self.project, env=self.env)
         self.assertIsInstance(e, dict)
-        self.assertIn("policy", e)
+        self.assertEqual(e["stub"], os.path.basename(self.stub))
+        self.assertEqual(e["command"]["group"], "python")
+        self.assertTrue(e["buildable"]["ok"], e["buildable"])
+        self.assertEqual(e["project"], os.path.realpath(self.project))
+        found = {(h["kind"], h["path"]) for h in e["scan"]["found"]}
+        self.assertIn(("mask", ".env"), found)
+        # names only: the dropped secret's value appears nowhere
+        self.assertNotIn(SECRET_AWS, json.dumps(e))
+        self.assertNotIn("AWS_SECRET_ACCESS_KEY", e["env"]["passed"])
+
+    def test_explain_no_net(self):
+        e = aijail.explain(["true"], cwd=self.project, no_net=True)
+        self.assertEqual(e["network"]["level"], "none")
+        self.assertEqual(e["network"]["namespace"], "private")
+
+    def test_explain_refused(self):
+        with self.assertRaises(aijail.SandboxError) as cm:
+            aijail.explain(["true"], cwd=self.project, ro_maps=["/usr/lib"])
+        self.assertIn("system directory", cm.exception.message)
 
 
 if __name__ == "__main__":

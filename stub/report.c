@@ -1,0 +1,458 @@
+/* report.c: the one writer --jail-explain prints through, and its
+ * sections on the process the target would be: environment, rlimits,
+ * limits, system call filter.  Each fact is
+ * written once, with its JSON key: the text form prints the value and the
+ * prose around it (rp_t), the JSON form the key, the value and the nesting
+ * (rp_open, rp_close).  Nothing is allocated: two bits per open level say
+ * whether a comma is due and which bracket closes it.
+ *
+ * Strings are escaped as RFC 8259 has it; a byte that does not begin a
+ * well-formed UTF-8 sequence (an overlong form, a surrogate, past U+10FFFF,
+ * a truncated one) is written \u00XX, so that any path becomes valid JSON
+ * and each such byte stays visible (docs/explain.md). */
+#include <string.h>
+
+#include "sys.h"
+
+static const char *const rlimit_names[] = {
+    "cpu",     "fsize", "data",  "stack",      "core",     "rss",  "nproc",  "nofile",
+    "memlock", "as",    "locks", "sigpending", "msgqueue", "nice", "rtprio", "rttime",
+};
+
+bool report_json;
+static uint32_t more;  /* bit d: level d has a member already */
+static uint32_t array; /* bit d: level d is an array */
+static unsigned depth;
+
+static void key(const char *k)
+{
+	if (more & (1u << depth))
+		out_c(',');
+	more |= 1u << depth;
+	if (k) {
+		out_c('"');
+		out_s(k);
+		out_s("\":");
+	}
+}
+
+void rp_open(const char *k, char kind)
+{
+	if (!report_json)
+		return;
+	key(k);
+	out_c(kind);
+	depth++;
+	more &= ~(1u << depth);
+	array = kind == '[' ? array | 1u << depth : array & ~(1u << depth);
+}
+
+void rp_close(void)
+{
+	if (!report_json || !depth)
+		return;
+	out_c(array & (1u << depth) ? ']' : '}');
+	depth--;
+}
+
+/* The length of the well-formed UTF-8 sequence at s (at most n bytes), or
+ * 0: the ranges of RFC 3629's table. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+static void escaped(const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+
+	out_c('"');
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		size_t l;
+
+		if (c == '"' || c == '\\') {
+			out_c('\\');
+			out_c((char)c);
+		} else if (c == '\n') {
+			out_s("\\n");
+		} else if (c == '\t') {
+			out_s("\\t");
+		} else if (c >= 0x20 && c < 0x7f) {
+			out_c((char)c);
+		} else if (c >= 0x80 && (l = utf8_len(s + i, n - i))) {
+			while (l--)
+				out_c((char)s[i++]);
+			continue;
+		} else {
+			out_s("\\u00");
+			out_c(hex[c >> 4]);
+			out_c(hex[c & 15]);
+		}
+		i++;
+	}
+	out_c('"');
+}
+
+void rp_strn(const char *k, const char *s, size_t n)
+{
+	if (!report_json) {
+		if (s)
+			while (n--)
+				out_c(*s++);
+		return;
+	}
+	key(k);
+	if (s)
+		escaped(s, n);
+	else
+		out_s("null");
+}
+
+void rp_str(const char *k, const char *s)
+{
+	rp_strn(k, s, s ? strlen(s) : 0);
+}
+
+void rp_jstr(const char *k, const char *s)
+{
+	if (report_json)
+		rp_str(k, s);
+}
+
+void rp_u(const char *k, unsigned long long v)
+{
+	if (report_json)
+		key(k);
+	out_u(v);
+}
+
+void rp_ju(const char *k, unsigned long long v)
+{
+	if (report_json)
+		rp_u(k, v);
+}
+
+void rp_bool(const char *k, bool b)
+{
+	if (!report_json)
+		return;
+	key(k);
+	out_s(b ? "true" : "false");
+}
+
+void rp_t(const char *s)
+{
+	if (!report_json)
+		out_s(s);
+}
+
+/* "name:" and the padding of a line of the text form. */
+void rp_field(const char *name)
+{
+	size_t n = strlen(name) + 1;
+
+	if (report_json)
+		return;
+	out_s(name);
+	out_c(':');
+	do
+		out_c(' ');
+	while (++n < 11);
+}
+
+/* A limit: JSON null for none. */
+static void limit(const char *key, uint64_t v)
+{
+	if (v != UINT64_MAX)
+		rp_u(key, v);
+	else if (report_json)
+		rp_str(key, NULL);
+	else
+		out_s("unlimited");
+}
+
+/* The spans that count in this run (a toggle's, only while it is on, or
+ * off for its drops: env_span_counts); returns how many names. */
+static unsigned print_names(const char *key, const struct aj_variant *v,
+                            const struct aj_env_span *s, unsigned n, bool drop)
+{
+	unsigned names = 0;
+
+	rp_open(key, '[');
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned i = 0; i < s[k].n && env_span_counts(&s[k], v, drop); i++) {
+			rp_str(NULL, s[k].v[i]);
+			rp_t(" ");
+			names++;
+		}
+	rp_close();
+	return names;
+}
+
+/* Names only in JSON: the values of what is passed stay out of it. */
+static void print_env(const struct run *r)
+{
+	const struct aj_variant *v = r->v;
+
+	rp_open("env", '{');
+	rp_field("env keep");
+	print_names("keep", v, v->env_keep, v->n_env_keep, 0);
+	rp_t("\n");
+	rp_field("env drop");
+	rp_t(print_names("drop", v, v->env_drop, v->n_env_drop, 1)
+	         ? "(never passed, whatever keeps them)\n"
+	         : "none\n");
+	rp_field("env set");
+	rp_open("set", '[');
+	for (unsigned i = 0; i < v->n_env_set; i++) {
+		const struct aj_path *p = &v->env_set[i].value;
+
+		rp_t(i ? " " : "");
+		rp_str(NULL, v->env_set[i].name);
+		if (report_json)
+			continue;
+		out_c('=');
+		out_s(p->head ? p->head : "");
+		if (p->var) {
+			out_c('$');
+			out_s(var_name(p->var));
+		}
+		out_s(p->tail ? p->tail : "");
+	}
+	rp_close();
+	rp_t("\n");
+	rp_t("environment passed:\n");
+	rp_open("passed", '[');
+	for (char **e = r->envp; *e; e++) {
+		rp_t("  ");
+		if (report_json)
+			rp_strn(NULL, *e, (size_t)(strchrnul(*e, '=') - *e));
+		else
+			out_s(*e);
+		rp_t("\n");
+	}
+	rp_close();
+	rp_close();
+}
+
+static void print_rlimits(const struct aj_variant *v)
+{
+	rp_t("rlimits:");
+	if (!v->n_rlimits)
+		rp_t(" none");
+	rp_t("\n");
+	rp_open("rlimits", '[');
+	for (unsigned i = 0; i < v->n_rlimits; i++) {
+		const struct aj_rlimit *l = &v->rlimits[i];
+
+		rp_open(NULL, '{');
+		rp_t("  ");
+		if (l->resource < sizeof(rlimit_names) / sizeof(rlimit_names[0]))
+			rp_str("resource", rlimit_names[l->resource]);
+		else
+			rp_u("resource", l->resource);
+		rp_t("\tsoft ");
+		limit("soft", l->soft);
+		rp_t(", hard ");
+		limit("hard", l->hard);
+		rp_t("\n");
+		rp_close();
+	}
+	rp_close();
+}
+
+/* 'limit memory', 'limit processes': the figure, and what holds it here. */
+static void print_bounds(void)
+{
+	static const char *const names[LIMIT_N] = {"memory", "processes"};
+
+	limits_probe();
+	rp_t("limits:\n");
+	rp_open("limits", '{');
+	for (unsigned i = 0; i < LIMIT_N; i++) {
+		const struct limit *l = &limits[i];
+		bool mem = i == LIMIT_MEMORY;
+		const char *how = l->by_cgroup           ? "cgroup"
+		                  : !l->value            ? "none"
+		                  : mem                  ? "RLIMIT_DATA"
+		                  : !limits_nproc_here() ? "none"
+		                  : limits_host_root()   ? "none"
+		                                         : "RLIMIT_NPROC";
+
+		rp_t("  ");
+		rp_t(names[i]);
+		rp_t("\t");
+		rp_open(names[i], '{');
+		rp_ju("value", l->value);
+		rp_ju("percent", l->percent);
+		rp_ju("total", l->percent ? l->total : 0);
+		rp_jstr("enforced_by", how);
+		rp_jstr("cgroup", l->by_cgroup ? l->cgroup : NULL);
+		rp_jstr("cgroup_file", l->by_cgroup ? l->file : NULL);
+		if (report_json && l->by_cgroup)
+			rp_u("cgroup_version", l->v2 ? 2 : 1);
+		else
+			rp_jstr("cgroup_version", NULL);
+		rp_jstr("why", l->value && !l->by_cgroup ? l->why : NULL);
+		rp_close();
+		if (report_json)
+			continue;
+		if (!l->value) {
+			out_s("unbounded\n");
+			continue;
+		}
+		out_u(mem ? l->value >> 20 : l->value);
+		out_s(mem ? " MiB" : " tasks");
+		if (l->percent) {
+			out_s(" (");
+			out_u(l->percent);
+			out_s("% of ");
+			out_u(l->total >> 20);
+			out_s(" MiB)");
+		}
+		if (l->by_cgroup) {
+			out_s(": the jail as a whole, cgroup ");
+			out_s(l->v2 ? "v2 " : "v1 ");
+			out_s(l->cgroup);
+			out_s(" (");
+			out_s(l->file);
+			out_s(")\n");
+			continue;
+		}
+		if (mem)
+			out_s(": per process (RLIMIT_DATA): ");
+		else if (!limits_nproc_here())
+			out_s(": NOT enforced (RLIMIT_NPROC counts per user before Linux 5.14): ");
+		else if (limits_host_root())
+			out_s(": NOT enforced for root without a pids cgroup (RLIMIT_NPROC "
+			      "does not bind the host's root): ");
+		else
+			out_s(": RLIMIT_NPROC, per user namespace (the jail's tasks): ");
+		out_s(l->why);
+		out_c('\n');
+	}
+	rp_close();
+}
+
+/* The rules of one line of the summary, split where no bracket is open:
+ * "ioctl(*, in {0x5412, 0x541c})" is one. */
+static void summary_rules(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *s;
+		int open = 0;
+
+		while (p < end && *p == ' ')
+			p++;
+		for (s = p; p < end && (open || *p != ' '); p++)
+			open += (*p == '(' || *p == '{') - (*p == ')' || *p == '}');
+		if (p > s)
+			rp_strn(NULL, s, (size_t)(p - s));
+	}
+}
+
+/* The compiler's summary (emit.c): "default ACTION (denylist|allowlist)",
+ * maybe "allow: N rules …", then "ACTION: rule…" wrapped with an indent. */
+static void summary_json(const char *s)
+{
+	const char *nl = strchrnul(s, '\n'), *paren = memchr(s, '(', (size_t)(nl - s));
+	bool group = false;
+
+	/* memchr, not strstr: that would bring musl's two-way search. */
+	if (!strncmp(s, "default ", 8) && paren && paren > s + 9 && nl[-1] == ')') {
+		rp_strn("default", s + 8, (size_t)(paren - s - 9));
+		rp_strn("list", paren + 1, (size_t)(nl - paren - 2));
+	}
+	rp_open("groups", '[');
+	for (s = *nl ? nl + 1 : nl; *s; s = *nl ? nl + 1 : nl) {
+		const char *colon;
+
+		nl = strchrnul(s, '\n');
+		colon = memchr(s, ':', (size_t)(nl - s));
+		if (*s != ' ' && (!colon || !strncmp(s, "allow:", 6)))
+			continue;
+		if (*s != ' ') {
+			if (group) {
+				rp_close();
+				rp_close();
+			}
+			rp_open(NULL, '{');
+			rp_strn("action", s, (size_t)(colon - s));
+			rp_open("rules", '[');
+			group = true;
+			s = colon + 1;
+		}
+		if (group)
+			summary_rules(s, nl);
+	}
+	if (group) {
+		rp_close();
+		rp_close();
+	}
+	rp_close();
+}
+
+static void print_seccomp(const struct aj_variant *v)
+{
+	const char *s = v->seccomp_summary;
+	unsigned long long total = 0;
+
+	rp_field("seccomp");
+	rp_open("seccomp", '{');
+	rp_open("filters", '[');
+	for (unsigned i = 0; i < v->n_filters; i++) {
+		rp_t(i ? " + " : "");
+		rp_u(NULL, v->filters[i].n);
+		total += v->filters[i].n;
+	}
+	rp_close();
+	rp_ju("instructions", total);
+	rp_t(v->n_filters == 1 ? " BPF instructions in 1 filter\n" : " BPF instructions in ");
+	if (v->n_filters != 1 && !report_json) {
+		out_u(v->n_filters);
+		out_s(" filters, all of them run on every system call\n");
+	}
+	rp_jstr("summary", s);
+	if (report_json && s)
+		summary_json(s);
+	if (!report_json && s && *s) {
+		out_s("  ");
+		for (; *s; s++) {
+			out_c(*s);
+			if (*s == '\n' && s[1])
+				out_s("  ");
+		}
+		if (s[-1] != '\n')
+			out_c('\n');
+	}
+	rp_close();
+}
+
+void explain_process(const struct run *r)
+{
+	print_env(r);
+	print_rlimits(r->v);
+	print_bounds();
+	print_seccomp(r->v);
+}
