@@ -796,6 +796,8 @@ fi
 . "$root/tests/integration/browser.sh"
 # shellcheck source=tests/integration/git.sh
 . "$root/tests/integration/git.sh"
+# shellcheck source=tests/integration/scancache.sh
+. "$root/tests/integration/scancache.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 
