@@ -115,14 +115,16 @@ static void walk(int dfd, char *rel, size_t len, bool collect, int ifd)
 			if (l)
 				rel[l++] = '/';
 			memcpy(rel + l, d->d_name, nl + 1);
-			int fd = openat(dfd, d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int fd =
+			    openat(dfd, d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd >= 0) {
 				if (collect)
 					add_dir(rel);
-				if (ifd >= 0 && inotify_add_watch(ifd, rel,
-				                                  IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM |
-				                                      IN_DELETE_SELF | IN_MOVE_SELF |
-				                                      IN_ONLYDIR | IN_DONT_FOLLOW) < 0)
+				if (ifd >= 0 &&
+				    inotify_add_watch(ifd, rel,
+				                      IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM |
+				                          IN_DELETE_SELF | IN_MOVE_SELF |
+				                          IN_ONLYDIR | IN_DONT_FOLLOW) < 0)
 					die("inotify_add_watch");
 				walk(fd, rel, l + nl, collect, ifd);
 				close(fd);
@@ -181,7 +183,8 @@ static void *worker(void *arg)
 				mine++;
 				if (d->d_type != DT_DIR)
 					continue;
-				int fd = openat(dfd, d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				int fd = openat(dfd, d->d_name,
+				                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 				if (fd < 0)
 					continue;
 				subs[ns++] = fd;
@@ -312,7 +315,8 @@ static void watch_new(int ifd, int root, const char *rel)
 	DIR *d = fdopendir(fd);
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
 		if (secret_name(e->d_name))
 			note_hit(rel, e->d_name);
@@ -388,7 +392,7 @@ static int ask(const char *sock, const char *want, bool *found)
 
 static void inotify_bench(const char *dir, int requests)
 {
-	char tmpl[] = "/tmp/ajwatch.XXXXXX", sock[128], rel[4096] = "";
+	char tmpl[] = "/tmp/ajwatch.XXXXXX", sock[96], rel[4096] = "";
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	if (!mkdtemp(tmpl))
 		die("mkdtemp");
@@ -411,8 +415,6 @@ static void inotify_bench(const char *dir, int requests)
 			die("inotify_add_watch (fs.inotify.max_user_watches?)");
 		if (w < (1 << 20))
 			wdpath[w] = dirv[i];
-		const char *b = strrchr(dirv[i], '/');
-		(void)b;
 	}
 	/* the hits of the initial walk: the .env files, by name */
 	for (size_t i = 0; i < ndir; i++) {
@@ -491,10 +493,11 @@ static void inotify_bench(const char *dir, int requests)
 	waitpid(helper, NULL, 0);
 	unlink(sock);
 	rmdir(tmpl);
-	printf("inotify\tsetup_ms %.1f\twatches %zu\trequest_us median %.0f p99 %.0f min %.0f\thits %d"
-	       "\tnew_deep_env %s\tnew_dir_env %s\n",
-	       setup, ndir + 1, lat[requests / 2], lat[requests * 99 / 100], lat[0], base,
-	       deep_ok ? "found" : "MISSED", newdir_ok ? "found" : "MISSED");
+	printf(
+	    "inotify\tsetup_ms %.1f\twatches %zu\trequest_us median %.0f p99 %.0f min %.0f\thits %d"
+	    "\tnew_deep_env %s\tnew_dir_env %s\n",
+	    setup, ndir + 1, lat[requests / 2], lat[requests * 99 / 100], lat[0], base,
+	    deep_ok ? "found" : "MISSED", newdir_ok ? "found" : "MISSED");
 }
 
 /* --- seccomp user notification on open/openat -------------------------------- */
@@ -593,13 +596,16 @@ static int notif_run(const char *mode, char **argv)
 				if (dfd == AT_FDCWD)
 					snprintf(base, sizeof(base), "/proc/%d/cwd", req.pid);
 				else
-					snprintf(base, sizeof(base), "/proc/%d/fd/%d", req.pid, dfd);
+					snprintf(base, sizeof(base), "/proc/%d/fd/%d", req.pid,
+					         dfd);
 				bfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
 			}
 			if (secret_name(b))
 				fd = open("/dev/null", (flags & O_ACCMODE) | O_CLOEXEC);
 			else
-				fd = bfd < 0 && path[0] != '/' ? -1 : openat(bfd, path, flags | O_CLOEXEC, fm);
+				fd = bfd < 0 && path[0] != '/'
+				         ? -1
+				         : openat(bfd, path, flags | O_CLOEXEC, fm);
 			if (bfd >= 0)
 				close(bfd);
 			if (fd < 0) {

@@ -591,6 +591,10 @@ def main():
         if rows:
             cmdl.append(f"{label}:")
             cmdl.append("")
+            if f == "agent-cmds.tsv":
+                cmdl.append("- each `NAME: jail` row is `jail` followed by its bare command, each `NAME: bwrap` row "
+                            "the bwrap twin of jail-worker with this project followed by it")
+                rows = [r for r in rows if r[0].endswith(": bare")]
             for r in rows:
                 nm = f"{r[0]} ({'tree' if r[1] == 'tree' else 'ru_maxrss'})" if f == "rss-cmds.tsv" else r[0]
                 cmdl.append(f"- {nm}: " + ("as above" if r[-1] in seen else f"`{r[-1]}`"))
