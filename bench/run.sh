@@ -688,16 +688,23 @@ run_agent() {
 }
 
 # The candidates of issue 13 on the large project: walks, the statx of
-# every directory, the watcher's set-up and request latency.
+# every directory, interleaved (ROUNDS*2 iterations of each, 3 fresh
+# processes per iteration, so that each ratio compares the same minutes);
+# then the watcher's set-up and request latency.
 run_candidates() {
-	local big=$fix/big cand=$work/tools/candidates n=$((ROUNDS * 2))
+	local big=$fix/big cand=$work/tools/candidates n=$((ROUNDS * 2)) i m a
 	[ -e "$big/.git" ] || (cd / && "${AS[@]}" python3 "$work/tools/bigproj.py" make "$big") || return 0
-	log "[$p] candidates on $big"
+	log "[$p] candidates on $big: $n iterations"
 	: >"$out/candidates.tsv"
-	(cd / && "${AS[@]}" "$cand" walk "$big" "$n" && "${AS[@]}" "$cand" pwalk "$big" "$n" 2 &&
-		"${AS[@]}" "$cand" pwalk "$big" "$n" 4 && "${AS[@]}" "$cand" statdirs "$big" "$n" &&
-		"${AS[@]}" "$cand" inotify "$big" 2000) >>"$out/candidates.tsv" 2>>"$out/notes.txt" ||
-		pnote "candidates: a prototype failed"
+	for ((i = 1; i <= n; i++)); do
+		for m in walk statdirs "pwalk 2" "pwalk 4"; do
+			read -ra a <<<"$m"
+			(cd / && "${AS[@]}" "$cand" "${a[0]}" "$big" 3 "${a[@]:1}") 2>>"$out/notes.txt" |
+				sed "s/^/$i\t/" >>"$out/candidates.tsv" || pnote "candidates: $m failed"
+		done
+	done
+	(cd / && "${AS[@]}" "$cand" inotify "$big" 2000) 2>>"$out/notes.txt" | sed 's/^/0\t/' >>"$out/candidates.tsv" ||
+		pnote "candidates: the watcher prototype failed"
 	printf 'watches\tfs.inotify.max_user_watches %s, max_queued_events %s\n' \
 		"$(cat /proc/sys/fs/inotify/max_user_watches)" "$(cat /proc/sys/fs/inotify/max_queued_events)" >>"$out/meta.tsv"
 }
