@@ -121,6 +121,151 @@ def time_table(rounds, order, failed, base_of):
     return lines
 
 
+# The targets of issue 13 (point 2).
+T13_BIG = 1.5        # jail-worker in the 145k-entry project / in the small one
+T13_PER_OPEN = 0.05  # per-open cost of what replaces the walk, × Landlock and seccomp alone
+T13_FLOOR = 1.25     # (jail-worker - bare) / (floor - bare)
+T13_BWRAP = 0.3      # (jail-worker - bare) / (bwrap - bare)
+T13_MOUNTS = 0.03    # jail-worker's slowdown with 200 mounts - unshare's
+
+
+def issue13(d, meta, rounds):
+    """Lines of the issue 13 sections and their targets."""
+    out, targets = [], []
+    p = out.append
+    have = set()
+    for r in rounds:
+        have |= set(r)
+    # --- small project: floor and bwrap --------------------------------------
+    for fl in ("floor", "floor -n"):
+        if not ({STUB, "bare", fl} <= have):
+            continue
+        v = per_round(rounds, lambda s, b, f: (s - b) / (f - b), STUB, "bare", fl)
+        lim = f"≤ {T13_FLOOR}"
+        if fl == "floor":
+            targets.append(("small project: (jail-worker − bare) / (floor − bare), same namespaces",
+                            fmt_range(v, "{:.2f}"), lim, verdict(st.median(v), T13_FLOOR)))
+        else:
+            targets.append(("small project: (jail-worker − bare) / (floor −n − bare), floor without a network namespace",
+                            fmt_range(v, "{:.2f}"), lim, "reported"))
+        if BLK in have and fl == "floor -n":
+            v = per_round(rounds, lambda s, b, f: (s - b) / (f - b), BLK, "bare", fl)
+            targets.append(("small project: (jail-worker-blocked − bare) / (floor −n − bare), both without",
+                            fmt_range(v, "{:.2f}"), lim, f"reported ({verdict(st.median(v), T13_FLOOR)})"))
+    if {STUB, "bare", "bwrap"} <= have:
+        v = per_round(rounds, lambda s, b, w: (s - b) / (w - b), STUB, "bare", "bwrap")
+        targets.append(("small project: (jail-worker − bare) / (bwrap − bare)", fmt_range(v, "{:.3f}"),
+                        f"≤ {T13_BWRAP}", verdict(st.median(v), T13_BWRAP)))
+    # --- the large project ----------------------------------------------------
+    brounds, border, bfailed = rounds_of(os.path.join(d, "big-r*.json"))
+    if brounds:
+        p(f"## The 145,000-entry project ({meta.get('big_tree', '?')} entries, directories, files; "
+          f"{len(brounds)} rounds, interleaved)")
+        p("")
+        base = {r[0]: r[1] for r in read_tsv(os.path.join(d, "big-cmds.tsv"))}
+        out.extend(time_table(brounds, border, bfailed, base))
+        p("")
+        p("`env -C DIR` puts each launch in its project; `bare, small` is `env -C` with `/bin/true`. "
+          "The `seccomp allow`, `notify continue` and `notify addfd` rows are bench/candidates.c's "
+          "prototype of candidate (d): a filter on open/openat that decides nothing, one that sends "
+          "every open to a supervisor which lets the kernel go on, and one whose supervisor opens the "
+          "file itself (/dev/null for a .env) and hands the descriptor back.")
+        p("")
+        v = per_round(brounds, lambda b, s: b / s, "jail-worker, big", "jail-worker, small")
+        if v:
+            targets.append(("145k-entry project: repeat launch / launch in the small project",
+                            fmt_range(v, "{:.1f}"), f"≤ {T13_BIG}", verdict(st.median(v), T13_BIG)))
+            targets.append(("145k-entry project: first launch no slower than today's walk",
+                            "trivially: every launch is today's walk (no cache on the launch path)", "≤ 1", "PASS"))
+        for w in ("git status", "python imports"):
+            for k in ("notify continue", "notify addfd"):
+                v = per_round(brounds, lambda a, s: a / s - 1, f"{w}, {k}", f"{w}, seccomp allow")
+                if v:
+                    targets.append((f"per open, candidate (d) `{k}`, {w}: × seccomp alone − 1",
+                                    fmt_range(v, "{:+.3f}"), f"≤ {T13_PER_OPEN}",
+                                    f"reported ({verdict(st.median(v), T13_PER_OPEN)})"))
+        targets.append(("per open, what replaces the walk",
+                        "nothing does yet: the walk (and the watcher of candidate b) adds no work per open",
+                        f"≤ {T13_PER_OPEN}", "n/a"))
+    if meta.get("big_newenv"):
+        res = meta["big_newenv"].split(":", 1)
+        targets.append(("a .env made since the previous launch is masked on the next", res[1].strip(),
+                        "masked", res[0]))
+    # --- mounts: stub's slowdown vs unshare's ---------------------------------
+    pr, _, _ = rounds_of(os.path.join(d, "mounts-plain-r*.json"))
+    orr, _, _ = rounds_of(os.path.join(d, "mounts-outside-r*.json"))
+    if pr and orr:
+        def slow(n):
+            return [st.median(b[n]) / st.median(a[n]) for a, b in zip(pr, orr) if a.get(n) and b.get(n)]
+        js, us = slow(STUB), slow("unshare")
+        if js and us:
+            diff = [a - b for a, b in zip(js, us)]
+            targets.append(("200 more host mounts: jail-worker's slowdown − unshare's",
+                            f"{fmt_range(diff, '{:+.3f}')} (jail-worker × {st.median(js):.3f}, unshare × {st.median(us):.3f})",
+                            f"≤ {T13_MOUNTS}", verdict(st.median(diff), T13_MOUNTS)))
+    # --- the agent's commands --------------------------------------------------
+    arounds, aorder, afailed = rounds_of(os.path.join(d, "agent-r*.json"))
+    diffs = {}
+    for r in read_tsv(os.path.join(d, "agent-diff.tsv")):
+        diffs[(r[0], r[1])] = (r[2], r[3] if len(r) > 3 else "")
+    if arounds:
+        names = [r[0] for r in read_tsv(os.path.join(d, "agent-list.tsv"))]
+        p(f"## 20 agent commands, side by side ({len(arounds)} rounds, interleaved; cwd: the 20,000-file git repo)")
+        p("")
+        p("| command | bare median ms | jail: + ms | bwrap: + ms | jail output | bwrap output |")
+        p("|---|---:|---:|---:|---|---|")
+        ndiff = {"jail": [], "bwrap": []}
+        for n in names:
+            b = pooled(arounds, f"{n}: bare")
+            if not b:
+                continue
+            row = f"| {n} | {st.median(b):.1f} |"
+            for k in ("jail", "bwrap"):
+                o = per_round(arounds, lambda x, y: x - y, f"{n}: {k}", f"{n}: bare")
+                row += f" {fmt_range(o, '{:+.1f}')} |"
+            for k in ("jail", "bwrap"):
+                s, why = diffs.get((n, k), ("–", ""))
+                if s == "differs":
+                    ndiff[k].append(n)
+                    row += f" differs: `{why.strip()[:80]}` |"
+                else:
+                    row += f" {s} |"
+            p(row)
+        p("")
+        for k in ("jail", "bwrap"):
+            targets.append((f"agent commands whose output differs from bare, under {k}",
+                            ", ".join(ndiff[k]) or "none", "none", "PASS" if not ndiff[k] else "FAIL"))
+    # --- candidates --------------------------------------------------------------
+    cand = read_tsv(os.path.join(d, "candidates.tsv"))
+    if cand:
+        its = {}
+        for r in cand:
+            if r[1] != "inotify":
+                its.setdefault(r[0], {})[r[1]] = (float(r[2]), float(r[3]), r[4])
+        p(f"## Candidates on the 145,000-entry project (bench/candidates.c; {len(its)} interleaved "
+          "iterations, each the median of 3 fresh processes)")
+        p("")
+        p("| candidate | median ms (min–max over iterations) | × serial walk, same iteration | what it saw |")
+        p("|---|---:|---:|---|")
+        what = {"walk": "serial getdents walk", "statdirs": "(a) cache validation: fstatat of every directory",
+                "pwalk-2": "(c) parallel walk, 2 threads", "pwalk-4": "(c) parallel walk, 4 threads"}
+        for n in ("walk", "statdirs", "pwalk-2", "pwalk-4"):
+            v = [it[n][0] for it in its.values() if n in it]
+            rr = [it[n][0] / it["walk"][0] for it in its.values() if n in it and "walk" in it and it["walk"][0]]
+            seen = next((it[n][2] for it in its.values() if n in it), "?")
+            if v:
+                p(f"| {what[n]} | {fmt_range(v, '{:.1f}')} | {fmt_range(rr)} | {seen} entries |")
+        for r in cand:
+            if r[1] == "inotify":
+                p(f"| (b) watcher: walk + a watch on every directory, once | {r[2].split()[1]} | | "
+                  f"{r[3]}; {r[5]}; {r[6]}; {r[7]} |")
+                p(f"| (b) watcher: one request over a path socket, queue drained first | | | {r[4]} |")
+        p("")
+        p(f"inotify limits: {meta.get('watches', '?')}.")
+        p("")
+    return out, targets
+
+
 def main():
     d = sys.argv[1]
     meta = dict((r[0], r[1] if len(r) > 1 else "") for r in read_tsv(os.path.join(d, "meta.tsv")))
@@ -428,6 +573,9 @@ def main():
         targets.append(("`jail-python -c pass` vs `python3 -c pass`",
                         f"× {fmt_range(v, '{:.3f}')}, + {fmt_range(o)} ms{extra}", "reported", "–"))
 
+    lines13, targets13 = issue13(d, meta, rounds)
+    out.extend(lines13)
+
     # --- targets first in the file, then the tables -------------------------
     tl = ["## Targets of issue 6 (ratios within rounds: median (min–max over rounds))", "",
           "| target | measured | limit | result |", "|---|---|---|---|"]
@@ -435,17 +583,29 @@ def main():
         tl.append(f"| {name} | {val} | {lim} | **{res}** |" if res in ("PASS", "FAIL")
                   else f"| {name} | {val} | {lim} | {res} |")
     tl.append("")
+    if targets13:
+        tl += ["## Targets of issue 13 (ratios within rounds: median (min–max over rounds))", "",
+               "| target | measured | limit | result |", "|---|---|---|---|"]
+        for name, val, lim, res in targets13:
+            tl.append(f"| {name} | {val} | {lim} | **{res}** |" if res in ("PASS", "FAIL")
+                      else f"| {name} | {val} | {lim} | {res} |")
+        tl.append("")
     head_end = next(i for i, l in enumerate(out) if l.startswith("## ")) if any(
         l.startswith("## ") for l in out) else len(out)
     out[head_end:head_end] = tl
 
     cmdl, seen = [], set()
     for label, f in (("start-up", "main-cmds.tsv"), ("file-heavy (cwd: the large project)", "heavy-cmds.tsv"),
-                     ("mounts", "mounts-cmds.tsv"), ("RSS", "rss-cmds.tsv"), ("throughput", "tput-cmds.tsv")):
+                     ("mounts", "mounts-cmds.tsv"), ("large project", "big-cmds.tsv"),
+                     ("agent commands", "agent-cmds.tsv"), ("RSS", "rss-cmds.tsv"), ("throughput", "tput-cmds.tsv")):
         rows = read_tsv(os.path.join(d, f))
         if rows:
             cmdl.append(f"{label}:")
             cmdl.append("")
+            if f == "agent-cmds.tsv":
+                cmdl.append("- each `NAME: jail` row is `jail` followed by its bare command, each `NAME: bwrap` row "
+                            "the bwrap twin of jail-worker with this project followed by it")
+                rows = [r for r in rows if r[0].endswith(": bare")]
             for r in rows:
                 nm = f"{r[0]} ({'tree' if r[1] == 'tree' else 'ru_maxrss'})" if f == "rss-cmds.tsv" else r[0]
                 cmdl.append(f"- {nm}: " + ("as above" if r[-1] in seen else f"`{r[-1]}`"))

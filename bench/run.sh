@@ -34,8 +34,13 @@
 #   RSS_REPS     RSS samples per command (10; QUICK 3)
 #   PASSES       "user root" (root) or "self" (otherwise)
 #   BENCH_USER   the unprivileged user (ajbench)
-#   PARTS        "main heavy mounts rss size tput scan" (any subset; scan is
-#                bench/scan.sh, the project scan's discovery, issue 4)
+#   PARTS        "main heavy mounts rss size tput big agent candidates scan"
+#                (any subset; scan is bench/scan.sh, the project scan's
+#                discovery, issue 4; big, agent and candidates are issue 13's:
+#                the 145,000-entry project of bench/bigproj.py, the 20 agent
+#                commands side by side, the prototypes of bench/candidates.c)
+#   AGENT_RUNS   runs per agent command per round (10; QUICK 3)
+#   BIG_RUNS     runs per command per round in the large project (20; QUICK 5)
 #   RESULTS      where the reports go (bench/results); SAVE=0 prints only
 #   AIJAIL_BUILD the build dir with bin/ (build)
 #   BASELINE     another build dir (say a worktree of an older commit): its
@@ -64,8 +69,9 @@ TPUT_REPS=${TPUT_REPS:-${d[6]}}
 TPUT_JOBS=${TPUT_JOBS:-"2 4"}
 RSS_REPS=${RSS_REPS:-${d[7]}}
 MOUNTS=${MOUNTS:-200}
+if [ "${QUICK:-0}" = 1 ]; then AGENT_RUNS=${AGENT_RUNS:-3} BIG_RUNS=${BIG_RUNS:-5}; else AGENT_RUNS=${AGENT_RUNS:-10} BIG_RUNS=${BIG_RUNS:-20}; fi
 BENCH_USER=${BENCH_USER:-ajbench}
-PARTS=${PARTS:-"main heavy mounts rss size tput scan"}
+PARTS=${PARTS:-"main heavy mounts rss size tput big agent candidates scan"}
 RESULTS=${RESULTS:-$here/results}
 SAVE=${SAVE:-1}
 HF_TIMEOUT=${HF_TIMEOUT:-3600}
@@ -108,7 +114,8 @@ trap 'exit 130' INT TERM
 
 bin=$work/bin
 mkdir -p "$bin" "$work/tools"
-cp "$here/fixture.py" "$here/throughput.py" "$work/tools/" # readable by the bench user
+cp "$here/fixture.py" "$here/throughput.py" "$here/bigproj.py" "$work/tools/" # readable by the bench user
+printf 'import json, email, http.client\n' >"$work/tools/imports.py" # copied into .git of the projects: the jail's /tmp is its own
 for f in "$build"/bin/*; do
 	[ -f "$f" ] && cp -p "$f" "$bin/"
 done
@@ -143,6 +150,18 @@ if "$musl" -Os -static -s -o "$work/tools/maxrss" "$here/maxrss.c" 2>"$work/tool
 else
 	note "RSS: could not build the helpers with $musl ($(head -c 200 "$work/tools/cc.err")); RSS skipped"
 	PARTS=${PARTS//rss/}
+fi
+
+# floor: the kernel's floor (issue 13), static like the stubs; candidates:
+# the prototypes of what could replace the walk, with the host's cc.
+if "$musl" -O2 -static -s -o "$work/tools/floor" "$here/floor.c" 2>"$work/tools/cc.err"; then
+	:
+else
+	note "floor: could not build bench/floor.c ($(head -c 200 "$work/tools/cc.err")); its rows are skipped"
+fi
+if ! ${CC:-cc} -O2 -pthread -o "$work/tools/candidates" "$here/candidates.c" 2>"$work/tools/cc.err"; then
+	note "candidates: could not build bench/candidates.c ($(head -c 200 "$work/tools/cc.err")); skipped"
+	PARTS=${PARTS//candidates/}
 fi
 
 # jail-worker with Landlock off: bench/policies/worker-nolandlock.aj compiled
@@ -184,9 +203,10 @@ plain_path "$work"
 # --- per pass ------------------------------------------------------------------
 
 # The bubblewrap twin of jail-worker: policies/base.aj + jail.aj + worker.aj,
-# as `jail-worker --jail-explain` shows it.  $1 = project, $2 = HOME.
+# as `jail-worker --jail-explain` shows it.  $1 = project, $2 = HOME, $3 =
+# the project's matches (default: the small project's).
 bwrap_cmd() {
-	local proj=$1 home=$2 kind path
+	local proj=$1 home=$2 matches=${3:-$out/matches.txt} kind path
 	printf 'bwrap --unshare-all --die-with-parent --new-session --hostname jail'
 	printf ' --ro-bind /usr /usr --ro-bind /etc /etc'
 	[ -d /opt ] && printf ' --ro-bind /opt /opt'
@@ -198,7 +218,7 @@ bwrap_cmd() {
 		mask | deny-file) printf ' --ro-bind /dev/null %s' "$path" ;;
 		deny-dir) printf ' --perms 0000 --tmpfs %s' "$path" ;;
 		esac
-	done <"$out/matches.txt"
+	done <"$matches"
 	printf ' --chdir %s --clearenv' "$proj"
 	printf ' --setenv PATH %s --setenv TERM dumb --setenv LANG C.UTF-8 --setenv USER %s --setenv LOGNAME %s' \
 		"$CLEANPATH" "$uname" "$uname"
@@ -342,6 +362,8 @@ run_pass() {
 		: >"$f"
 		add "$f" bare bare /bin/true
 		[ "$have_unshare" = 1 ] && add "$f" unshare bare "unshare -Urmpf --mount-proc /bin/true"
+		[ -x "$work/tools/floor" ] && add "$f" floor bare "$work/tools/floor /bin/true"
+		[ -x "$work/tools/floor" ] && add "$f" "floor -n" bare "$work/tools/floor -n /bin/true"
 		[ -n "$bw" ] && add "$f" bwrap bare "$bw /bin/true"
 		[ -x "$bin/jail-worker" ] && add "$f" jail-worker bare "$bin/jail-worker /bin/true"
 		[ -x "$bin/jail-worker-landlock" ] && add "$f" jail-worker-landlock bare "$bin/jail-worker-landlock /bin/true"
@@ -454,6 +476,10 @@ run_pass() {
 			pnote "throughput failed"
 	fi
 
+	want big && [ -x "$bin/jail-worker" ] && run_big
+	want agent && [ -x "$bin/jail" ] && run_agent
+	want candidates && run_candidates
+
 	# --- report ---------------------------------------------------------------------
 	local rep=$work/report-$p.md
 	python3 "$here/report.py" "$out" >"$rep"
@@ -535,6 +561,152 @@ run_mounts() {
 	rmdir "$mdir"/m* "$mdir" 2>/dev/null || true
 	rmdir "$inner"/m* "$inner" 2>/dev/null || true
 	inner=
+}
+
+# --- issue 13: the large project, the agent's commands, the candidates ------
+
+# The 145,000-entry project (bench/bigproj.py, made once as the pass user):
+# jail-worker there against the small project, interleaved (env -C puts
+# both in their project, bare `env -C` is the base of both); git status and
+# python imports there, bare, under jail-worker and under the seccomp
+# notification prototypes; and a .env made since the previous launch must
+# be masked on the next one.
+run_big() {
+	local big=$fix/big f=$out/big-cmds.tsv r deep got c
+	local cand=$work/tools/candidates
+	log "[$p] large project: $big (made once, about a minute)"
+	(cd / && "${AS[@]}" python3 "$work/tools/bigproj.py" make "$big") || {
+		pnote "big: bench/bigproj.py failed, the large-project part is skipped"
+		return 0
+	}
+	plain_path "$big"
+	printf 'big_tree\t%s\n' "$(cd / && "${AS[@]}" python3 "$work/tools/bigproj.py" count "$big")" >>"$out/meta.tsv"
+	"${AS[@]}" cp "$work/tools/imports.py" "$big/.git/ajbench-imports.py"
+	cwd=$big
+	: >"$f"
+	add "$f" "bare, small" "bare, small" "env -C $proj /bin/true"
+	add "$f" "jail-worker, small" "bare, small" "env -C $proj $bin/jail-worker /bin/true"
+	add "$f" "jail-worker, big" "bare, small" "env -C $big $bin/jail-worker /bin/true"
+	for c in "git status:git status --porcelain" "python imports:python3 .git/ajbench-imports.py"; do
+		local w=${c%%:*} cmd=${c#*:}
+		add "$f" "$w" "$w" "$cmd"
+		add "$f" "$w, jail-worker" "$w" "$bin/jail-worker $cmd"
+		if [ -x "$cand" ]; then
+			add "$f" "$w, seccomp allow" "$w" "$cand notif allow $cmd"
+			add "$f" "$w, notify continue" "$w" "$cand notif continue $cmd"
+			add "$f" "$w, notify addfd" "$w" "$cand notif addfd $cmd"
+		fi
+	done
+	for ((r = 1; r <= ROUNDS; r++)); do
+		log "[$p] large project round $r/$ROUNDS: $(wc -l <"$f") commands x $BIG_RUNS runs"
+		hf "$out/big-r$r.json" "$f" "$BIG_RUNS" 2 "$r"
+	done
+	# A .env deep in the tree and one in a new directory, both made after
+	# a launch, read by the next one.
+	deep=$(python3 "$work/tools/bigproj.py" deep "$big")
+	plain_path "$deep"
+	(cd "$big" && "${AS[@]}" "$bin/jail-worker" /bin/true) || true
+	(cd "$big" && "${AS[@]}" sh -c 'printf "TOKEN=new\n" >"$1/.env.ajbench" && mkdir -p ajbench-new/x &&
+		printf "TOKEN=new\n" >ajbench-new/x/.env' sh "$deep")
+	got=$(cd "$big" && "${AS[@]}" "$bin/jail-worker" cat "$deep/.env.ajbench" ajbench-new/x/.env 2>&1) || true
+	if [ -n "$got" ] && [[ $got == *TOKEN=new* ]]; then
+		printf 'big_newenv\tFAIL: read %s\n' "$(head -c 100 <<<"$got" | tr '\n' ' ')" >>"$out/meta.tsv"
+	else
+		printf 'big_newenv\tPASS: %s/.env.ajbench and ajbench-new/x/.env, made after a launch, read empty by the next\n' \
+			"$deep" >>"$out/meta.tsv"
+	fi
+	(cd "$big" && "${AS[@]}" rm -rf "$deep/.env.ajbench" ajbench-new)
+	cwd=$proj
+}
+
+# The same 20 agent commands in the large git repo, bare, under `jail` and
+# under bubblewrap with jail-worker's policy, interleaved; and whether each
+# one's output (stdout and stderr) differs from bare.
+run_agent() {
+	local repo=$fix/bigrepo f=$out/agent-cmds.tsv list=$out/agent-list.tsv bwa="" r i name c argv k
+	"${AS[@]}" python3 "$work/tools/fixture.py" matches "$repo" "$root/policies/base.aj" \
+		"$root/policies/jail.aj" "$root/policies/worker.aj" >"$out/agent-matches.txt"
+	command -v bwrap >/dev/null && bwa=$(bwrap_cmd "$repo" "$uhome" "$out/agent-matches.txt")
+	"${AS[@]}" cp "$work/tools/imports.py" "$repo/.git/ajbench-imports.py"
+	cwd=$repo
+	cat >"$list" <<-EOF
+		git status	git status --porcelain
+		git log	git log --oneline -20
+		git diff	git diff HEAD --stat
+		git show	git show --stat HEAD
+		git ls-files	git ls-files lib07
+		git grep	git grep -n f_3_4_ -- lib03
+		grep -r	grep -rn f_3_4_ lib03
+		find	find lib05 -name *.c
+		sed	sed -n 1,5p lib00/mod00/f000.c
+		cat	cat README
+		head	head -3 lib01/mod01/f001.c
+		wc	wc -l lib02/mod02/f002.c
+		sort	sort lib00/.gitignore README
+		ls -la	ls -la
+		du	du -s lib00
+		python3	python3 .git/ajbench-imports.py
+		node	node -e 1+1
+		gcc	gcc -fsyntax-only lib00/mod00/f000.c
+		file write	cp README ajbench-copy.txt
+		id	id
+	EOF
+	: >"$f"
+	mkdir -p "$out/agent-out"
+	[ "$me" -eq 0 ] && chown "$uid:$gid" "$out/agent-out"
+	: >"$out/agent-diff.tsv"
+	i=0
+	while IFS=$'\t' read -r name c; do
+		i=$((i + 1))
+		add "$f" "$name: bare" "$name: bare" "$c"
+		add "$f" "$name: jail" "$name: bare" "$bin/jail $c"
+		[ -n "$bwa" ] && add "$f" "$name: bwrap" "$name: bare" "$bwa $c"
+		for k in bare jail bwrap; do
+			local pre=""
+			case $k in jail) pre="$bin/jail" ;; bwrap) [ -n "$bwa" ] || continue; pre=$bwa ;; esac
+			read -ra argv <<<"$pre $c"
+			(cd "$repo" && timeout 60 "${AS[@]}" "${argv[@]}" </dev/null >"$out/agent-out/$i-$k" 2>&1) || true
+		done
+		for k in jail bwrap; do
+			[ -e "$out/agent-out/$i-$k" ] || continue
+			if cmp -s "$out/agent-out/$i-bare" "$out/agent-out/$i-$k"; then
+				printf '%s\t%s\tsame\t\n' "$name" "$k" >>"$out/agent-diff.tsv"
+			else
+				printf '%s\t%s\tdiffers\t%s\n' "$name" "$k" "$(diff "$out/agent-out/$i-bare" "$out/agent-out/$i-$k" |
+					grep '^[<>]' | head -2 | cut -c1-90 | tr '\t\n' '  ')" >>"$out/agent-diff.tsv"
+			fi
+		done
+	done <"$list"
+	(cd "$repo" && "${AS[@]}" rm -f ajbench-copy.txt)
+	local ar=$((ROUNDS < 3 ? ROUNDS : 3))
+	for ((r = 1; r <= ar; r++)); do
+		log "[$p] agent commands round $r/$ar: $(wc -l <"$f") commands x $AGENT_RUNS runs"
+		hf "$out/agent-r$r.json" "$f" "$AGENT_RUNS" 1 "$r"
+	done
+	(cd "$repo" && "${AS[@]}" rm -f ajbench-copy.txt)
+	cwd=$proj
+}
+
+# The candidates of issue 13 on the large project: walks, the statx of
+# every directory, interleaved (ROUNDS*2 iterations of each, 3 fresh
+# processes per iteration, so that each ratio compares the same minutes);
+# then the watcher's set-up and request latency.
+run_candidates() {
+	local big=$fix/big cand=$work/tools/candidates n=$((ROUNDS * 2)) i m a
+	[ -e "$big/.git" ] || (cd / && "${AS[@]}" python3 "$work/tools/bigproj.py" make "$big") || return 0
+	log "[$p] candidates on $big: $n iterations"
+	: >"$out/candidates.tsv"
+	for ((i = 1; i <= n; i++)); do
+		for m in walk statdirs "pwalk 2" "pwalk 4"; do
+			read -ra a <<<"$m"
+			(cd / && "${AS[@]}" "$cand" "${a[0]}" "$big" 3 "${a[@]:1}") 2>>"$out/notes.txt" |
+				sed "s/^/$i\t/" >>"$out/candidates.tsv" || pnote "candidates: $m failed"
+		done
+	done
+	(cd / && "${AS[@]}" "$cand" inotify "$big" 2000) 2>>"$out/notes.txt" | sed 's/^/0\t/' >>"$out/candidates.tsv" ||
+		pnote "candidates: the watcher prototype failed"
+	printf 'watches\tfs.inotify.max_user_watches %s, max_queued_events %s\n' \
+		"$(cat /proc/sys/fs/inotify/max_user_watches)" "$(cat /proc/sys/fs/inotify/max_queued_events)" >>"$out/meta.tsv"
 }
 
 for p in $PASSES; do

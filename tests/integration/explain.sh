@@ -57,7 +57,7 @@ def value(name):
 tm = [l.split("\t")[:2] for l in section("mounts, in order:", "patterns:")]
 jm = []
 for m in d["mounts"]:
-    fl = ("+" if "create" in m["flags"] else "") + ("?" if "optional" in m["flags"] else "")
+    fl = ("+" if "create" in m["flags"] else "") + ("?" if "optional" in m["flags"] or "as_host" in m["flags"] else "")
     path = m["path"] if m["path"] is not None else "$" + m["var"]
     if m["op"] == "link":
         path += " -> " + m["target"]

@@ -837,6 +837,8 @@ fi
 . "$root/tests/integration/git.sh"
 # shellcheck source=tests/integration/explain.sh
 . "$root/tests/integration/explain.sh"
+# shellcheck source=tests/integration/scancache.sh
+. "$root/tests/integration/scancache.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 
