@@ -42,7 +42,7 @@ static noreturn void help(const struct aj_policy *pol)
 		    "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
 		    "  --timeout S           the same as --jail-timeout=S\n");
 	}
-	out_s("  --jail-explain        show what the jail would be, here and now, and exit\n"
+	out_s("  --jail-explain[=json] show what the jail would be, here and now, and exit\n"
 	      "  --jail-mode=NAME      the mode, weakest first:");
 	for (unsigned i = 0; i < pol->n_modes; i++) {
 		out_c(' ');
