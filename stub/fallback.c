@@ -29,7 +29,6 @@
 
 #include "sys.h"
 
-bool fallback_active;
 
 /* ---- the fallback -------------------------------------------------------- */
 

@@ -27,6 +27,10 @@
 
 #include "stub.h"
 
+/* The scan's results, which this reads and where it turns masks into
+ * denies: the caller's (scan.c), so that this file needs nothing of it. */
+static struct scan_result *sr;
+
 /* ---- the index file -------------------------------------------------------
  *
  * "DIRC", version (2, 3 or 4), number of entries, all big-endian; then each
@@ -275,9 +279,9 @@ static bool candidate(const struct scan_hit *h)
  * tracked by another, inside it? */
 static bool open_question(const struct look *lk, unsigned i)
 {
-	const char *rel = scan->arena + scan->hits[i].off;
+	const char *rel = sr->arena + sr->hits[i].off;
 
-	return candidate(&scan->hits[i]) && (note[i] == GIT_NONE || note[i] == GIT_UNREAD) &&
+	return candidate(&sr->hits[i]) && (note[i] == GIT_NONE || note[i] == GIT_UNREAD) &&
 	       (!lk->down || (!strncmp(rel, lk->down, lk->dlen) && rel[lk->dlen] == '/'));
 }
 
@@ -320,9 +324,9 @@ static int look_entry(void *ctx, const char *path, size_t len, uint32_t mode)
 	bool sparse = path[len - 1] == '/'; /* a sparse index's directory entry */
 
 	(void)mode;
-	for (unsigned i = 0; i < scan->n && lk->left; i++) {
-		const struct scan_hit *h = &scan->hits[i];
-		const char *key = scan->arena + h->off + (lk->down ? lk->dlen + 1 : 0);
+	for (unsigned i = 0; i < sr->n && lk->left; i++) {
+		const struct scan_hit *h = &sr->hits[i];
+		const char *key = sr->arena + h->off + (lk->down ? lk->dlen + 1 : 0);
 		size_t kl;
 		int at;
 
@@ -403,7 +407,7 @@ static void look(int dfd, struct look *lk)
 
 	lk->left = 0;
 	memset(passed, 0, sizeof(passed));
-	for (unsigned i = 0; i < scan->n; i++)
+	for (unsigned i = 0; i < sr->n; i++)
 		lk->left += open_question(lk, i);
 	if (!lk->left || (ifd = open_index(dfd)) < 0)
 		return;
@@ -411,7 +415,7 @@ static void look(int dfd, struct look *lk)
 		r = gi_read(ifd, (size_t)st.st_size, look_entry, lk);
 	close(ifd);
 	if (r < 0)
-		for (unsigned i = 0; i < scan->n; i++)
+		for (unsigned i = 0; i < sr->n; i++)
 			if (open_question(lk, i))
 				note[i] = GIT_UNREAD;
 }
@@ -455,7 +459,7 @@ static int outer_repo(int pfd, const char *project, const char **up)
  * above it that holds a .git, looked at once, from the top down. */
 static void nested_repos(int pfd, unsigned i, char (*nested)[AJ_PATH_MAX], unsigned *n_nested)
 {
-	const char *rel = scan->arena + scan->hits[i].off, *c = rel;
+	const char *rel = sr->arena + sr->hits[i].off, *c = rel;
 	char name[AJ_PATH_MAX];
 	int cur = pfd;
 
@@ -493,7 +497,7 @@ static void nested_repos(int pfd, unsigned i, char (*nested)[AJ_PATH_MAX], unsig
 /* One line, once: which, why it matters, what to do. */
 static void warn(void)
 {
-	const char *first = scan->arena + scan->hits[first_tracked].off;
+	const char *first = sr->arena + sr->hits[first_tracked].off;
 	char buf[2 * AJ_PATH_MAX + 512], num[AJ_DEC_MAX];
 	bool more = n_tracked > 1;
 	size_t n = 0;
@@ -536,8 +540,9 @@ static void warn(void)
 	}
 }
 
-void git_tracked_scan(int pfd, const char *project)
+void git_tracked_scan(struct scan_result *res, int pfd, const char *project)
 {
+	sr = res;
 	static char nested[GIT_REPOS_MAX][AJ_PATH_MAX];
 	char up[AJ_PATH_MAX];
 	unsigned n_nested = 0, n_cand = 0;
@@ -546,12 +551,12 @@ void git_tracked_scan(int pfd, const char *project)
 
 	memset(note, 0, sizeof(note));
 	n_tracked = 0;
-	for (unsigned i = 0; i < scan->n; i++)
-		n_cand += candidate(&scan->hits[i]);
+	for (unsigned i = 0; i < sr->n; i++)
+		n_cand += candidate(&sr->hits[i]);
 	if (!n_cand)
 		return; /* nothing covered: no git at all */
-	for (unsigned i = 0; i < scan->n; i++)
-		if (candidate(&scan->hits[i]) && strchr(scan->arena + scan->hits[i].off, '/'))
+	for (unsigned i = 0; i < sr->n; i++)
+		if (candidate(&sr->hits[i]) && strchr(sr->arena + sr->hits[i].off, '/'))
 			nested_repos(pfd, i, nested, &n_nested);
 	dfd = outer_repo(pfd, project, &where);
 	if (dfd >= 0) {
@@ -567,9 +572,9 @@ void git_tracked_scan(int pfd, const char *project)
 		}
 		close(dfd);
 	}
-	for (unsigned i = 0; i < scan->n; i++) {
+	for (unsigned i = 0; i < sr->n; i++) {
 		if (note[i] == GIT_DENIED)
-			scan->hits[i].kind = AJ_PATTERN_DENY;
+			sr->hits[i].kind = AJ_PATTERN_DENY;
 		if ((note[i] == GIT_DENIED || note[i] == GIT_TRACKED) && !n_tracked++)
 			first_tracked = i;
 	}
@@ -579,7 +584,7 @@ void git_tracked_scan(int pfd, const char *project)
 
 const char *git_note(unsigned i)
 {
-	if (i >= scan->n || i >= AJ_SCAN_MAX)
+	if (!sr || i >= sr->n || i >= AJ_SCAN_MAX)
 		return "";
 	switch (note[i]) {
 	case GIT_TRACKED:

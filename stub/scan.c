@@ -505,6 +505,6 @@ void scan_project(const char *project, const struct aj_variant *v)
 			    "secrets, four times; stop what is moving them, and try again");
 	}
 	check_guards(fd);
-	git_tracked_scan(fd, var_value(AJ_VAR_PROJECT));
+	git_tracked_scan(scan, fd, var_value(AJ_VAR_PROJECT));
 	close(fd);
 }

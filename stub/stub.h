@@ -138,7 +138,7 @@ void scan_project(const char *project, const struct aj_variant *v);
 #define GI_ENAME    (-5) /* a path that contradicts its length, or too long */
 typedef int gitindex_fn(void *ctx, const char *path, size_t len, uint32_t mode);
 int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_fn *fn, void *ctx);
-void git_tracked_scan(int project_fd, const char *project);
+void git_tracked_scan(struct scan_result *res, int project_fd, const char *project);
 const char *git_note(unsigned hit);
 
 /* mount_plan.c */

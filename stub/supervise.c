@@ -48,6 +48,7 @@ struct k_sigaction {
  * started, a killed agent's command), whether or not the target ever
  * reads its stdin.  The kernel tells us with a signal of our own. */
 #define SIG_CALLER_GONE SIGRTMAX
+bool fallback_active;
 static pid_t caller;
 
 void signals_block(void)
@@ -117,7 +118,8 @@ noreturn void supervise_parent(pid_t child)
 			die("wait for the jail", errno, NULL);
 		if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
 			limits_release();
-			private_release();
+			if (aj_die_cleanup)
+				aj_die_cleanup(); /* the fallback's private directory */
 			_exit(exit_code(status));
 		}
 	}

@@ -164,6 +164,10 @@ void seccomp_install(const struct aj_variant *v);
 
 /* supervise.c */
 void signals_block(void);
+/* No pid namespace around the target: the fallback's run (fallback.c sets
+ * it), where the end of the run kills the target's group, not the
+ * namespace. */
+extern bool fallback_active;
 noreturn void supervise_parent(pid_t child);
 noreturn void supervise_init(const struct run *r);
 
@@ -200,7 +204,6 @@ const char *ns_blocked(const struct aj_variant *v, bool explain);
 
 /* fallback.c: the jail without them that a policy may declare
  * (AJ_VARIANT_FALLBACK). */
-extern bool fallback_active;
 const char *home_private(bool make);
 void private_release(void);
 void fallback_prepare(const struct aj_variant *v, bool make);

@@ -408,7 +408,7 @@ static void look_at(const char *project_rel)
 	snprintf(p, sizeof(p), "%s%s%s", top, *project_rel ? "/" : "", project_rel);
 	fd = open(p, O_RDONLY | O_DIRECTORY);
 	assert_true(fd >= 0);
-	git_tracked_scan(fd, p);
+	git_tracked_scan(scan, fd, p);
 	close(fd);
 }
 
