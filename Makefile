@@ -90,7 +90,7 @@ RT_FILES    := $(RT)/libaijail-stub.a $(RT)/stub.flags $(RT)/include/aj_table.h 
 SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard policies/*.aj))
 
 .PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
-	install-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker
+	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -235,7 +235,7 @@ orchestrator-check: $(STUBS)
 
 .PHONY: man-check status-check python-check orchestrator-check
 
-check: all unit-check corpus-check fuzz-replay integration-check escape-check install-check \
+check: all layers-check unit-check corpus-check fuzz-replay integration-check escape-check install-check \
 	status-check python-check orchestrator-check man-check
 	@echo "make check: all suites passed"
 

@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/wait.h>

@@ -57,6 +57,10 @@ $(B)/obj/test/stub/%.o: stub/%.c $(wildcard stub/*.h) include/aj_table.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c -o $@ $<
 
+# The stub's files, built for the unit tests, form no cycle (tests/layers).
+layers-check: $(patsubst stub/%.c,$(B)/obj/test/stub/%.o,$(STUB_SRC))
+	tests/layers/stub.py $^
+
 unit-check: $(UNIT_BINS)
 	@fail=0; n=0; \
 	for t in $(UNIT_BINS); do \
