@@ -15,6 +15,8 @@ static const char *const net_meaning[AJ_NET_COUNT] = {
     [AJ_NET_BLOCKED] = "the host's network namespace: only Unix sockets, no TCP, the host's "
                        "abstract sockets scoped away; its network tables stay readable",
     [AJ_NET_LOOPBACK] = "a private network namespace, lo only",
+    [AJ_NET_ALLOW] =
+        "a private network namespace, lo only; the hosts below through the stub's proxy",
     [AJ_NET_HOST] = "the host's network",
 };
 
@@ -520,6 +522,8 @@ noreturn void explain(const struct run *r)
 		out_s(extra_net_option());
 		out_c(')');
 	}
+	if (v->network == AJ_NET_ALLOW)
+		proxy_explain();
 	out_c('\n');
 	print_landlock(v);
 	print_toggles(r);

@@ -158,7 +158,9 @@ void seccomp_install(const struct aj_variant *v);
 
 /* supervise.c */
 extern sigset_t sig_orig;
+extern sigset_t sig_wait; /* what the parent and pid 1 take synchronously */
 void signals_block(void);
+void supervise_signal(pid_t child, int sig);
 noreturn void supervise_parent(pid_t child);
 noreturn void supervise_init(const struct run *r);
 
@@ -182,6 +184,15 @@ int source_resolve(const char *path, bool follow, const char **why);
 const char *source_check(const struct aj_mount *m, const char *path, int fd);
 int source_open(const struct aj_mount *m, const char *path, const char **why);
 const char *place_refused(const char *p, const struct stat *st);
+
+/* proxy.c: 'network allow' (hosts.c reads the hosts). */
+void proxy_allow_host(const char *value, const char *opt);
+const struct aj_variant *proxy_apply(const struct aj_variant *v);
+void proxy_hosts(const struct aj_variant *v, char *const *envp);
+void proxy_env(const struct aj_variant *v, char **envp, size_t max);
+void proxy_explain(void);
+void proxy_listen(int parent_sock);
+noreturn void proxy_run(pid_t child, int fd);
 
 /* explain.c */
 noreturn void explain(const struct run *r);

@@ -1,0 +1,943 @@
+/* proxy.c: 'network allow': named hosts through a proxy in the stub's
+ * parent.
+ *
+ * The jail has a network namespace with lo only.  pid 1 listens there on
+ * 127.0.0.1:AJ_PROXY_PORT and hands the listening socket to the parent,
+ * which stays in the host's network namespace for the whole run: the
+ * parent accepts the jail's connections itself, so nothing relays inside
+ * and no thread or process is added.  It speaks HTTP CONNECT and plain
+ * HTTP with an absolute URI, resolves names itself (the jail has no
+ * resolver and no route to one), and connects only to a listed name and
+ * port whose addresses are public, or to an address the list names
+ * literally.  Everything else gets a 403, and the jail's stderr one line
+ * naming the host, the policy and the option that allows it.
+ *
+ * For a variant without the level none of this runs: the parent waits in
+ * supervise_parent() as before.
+ *
+ * The hosts are the variant's, where the registry a followed tool's own
+ * configuration names (its variables, then its file in $HOME, read once,
+ * bounded) replaces the tool's default, and --jail-allow-host's. */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "hosts.h"
+#include "sys.h"
+
+#define PX_EXTRA 16 /* --jail-allow-host options of one run */
+#define PX_CONF  8  /* hosts a tool's configuration adds */
+#define PX_ALL   (AJ_HOSTS_MAX + PX_EXTRA + PX_CONF)
+
+static char extra[PX_EXTRA][AJ_HOST_MAX];
+static const char *extra_opt[PX_EXTRA];
+static unsigned n_extra;
+
+static char conf[PX_CONF][AJ_HOST_MAX];
+static unsigned n_conf;
+static bool conf_replaces;    /* conf[0] is the registry itself: the default goes */
+static char conf_url[512];    /* that registry, handed to the tool if it was only in a file */
+static const char *conf_var;  /* the variable the tool reads it from */
+static const char *conf_from; /* where it was read, for --jail-explain */
+
+static const char *hosts[PX_ALL];
+static unsigned n_hosts;
+static struct aj_variant custom;
+
+void proxy_allow_host(const char *value, const char *opt)
+{
+	size_t at;
+	const char *why;
+
+	if (n_extra == PX_EXTRA)
+		die_usage("too many --jail-allow-host options (at most 16)", opt);
+	why = host_normal(value, true, extra[n_extra], AJ_HOST_MAX, &at);
+	if (why)
+		die_usage(why, opt);
+	extra_opt[n_extra++] = opt;
+}
+
+/* --jail-allow-host raises a network without hosts to 'allow' (unless a
+ * mode fixed it) and narrows the host's network to it; --jail-net gives
+ * the whole network whatever the list, and says so. */
+const struct aj_variant *proxy_apply(const struct aj_variant *v)
+{
+	const char *net_opt = extra_net_option();
+
+	if (n_extra && net_opt)
+		diep("use", extra_opt[0], 0, "--jail-net and --jail-no-net take no host list");
+	if (net_opt && v->network == AJ_NET_HOST && v->n_hosts) {
+		out_fd(2);
+		out_s(aj_progname);
+		out_s(": ");
+		out_s(net_opt);
+		out_s(": the whole network, not only the hosts of policy ");
+		out_s(aj_the_policy->name);
+		out_c('\n');
+		out_flush();
+	}
+	if (!n_extra)
+		return v;
+	if (v->network < AJ_NET_ALLOW && (v->flags & AJ_VARIANT_NET_FIXED))
+		diep("use", extra_opt[0], 0, "this mode takes the network away");
+	custom = *v;
+	if (v->network != AJ_NET_ALLOW)
+		custom.n_hosts = custom.n_followed = custom.follow = 0;
+	custom.network = AJ_NET_ALLOW;
+	return &custom;
+}
+
+/* ---- the followed tool's configuration ---------------------------------- */
+
+/* A key of a tool's file whose value is a registry's URL.  replaces: it is
+ * the registry (the default goes); else one more. */
+struct conf_key {
+	uint8_t follow;
+	bool replaces;
+	bool suffix;         /* the key ends so ("@scope:registry") */
+	const char *section; /* only in a section whose name starts so; NULL: any */
+	const char *key;
+};
+
+static const struct conf_key conf_keys[] = {
+    {AJ_FOLLOW_NPM, true, false, NULL, "registry"},
+    {AJ_FOLLOW_NPM, false, true, NULL, ":registry"},
+    {AJ_FOLLOW_PIP, true, false, NULL, "index-url"},
+    {AJ_FOLLOW_PIP, false, false, NULL, "extra-index-url"},
+    {AJ_FOLLOW_UV, true, false, NULL, "index-url"},
+    {AJ_FOLLOW_UV, false, false, NULL, "extra-index-url"},
+    {AJ_FOLLOW_UV, false, false, "index", "url"},
+    {AJ_FOLLOW_CARGO, true, false, "source.", "registry"},
+    {AJ_FOLLOW_CARGO, false, false, "registries.", "index"},
+};
+
+/* The variables each tool reads first (a list for UV_INDEX). */
+struct conf_env {
+	uint8_t follow;
+	bool replaces;
+	const char *name;
+};
+
+static const struct conf_env conf_envs[] = {
+    {AJ_FOLLOW_NPM, true, "NPM_CONFIG_REGISTRY"},
+    {AJ_FOLLOW_NPM, true, "npm_config_registry"},
+    {AJ_FOLLOW_PIP, true, "PIP_INDEX_URL"},
+    {AJ_FOLLOW_PIP, false, "PIP_EXTRA_INDEX_URL"},
+    {AJ_FOLLOW_UV, true, "UV_DEFAULT_INDEX"},
+    {AJ_FOLLOW_UV, true, "UV_INDEX_URL"},
+    {AJ_FOLLOW_UV, false, "UV_INDEX"},
+    {AJ_FOLLOW_UV, false, "UV_EXTRA_INDEX_URL"},
+};
+
+/* The file each tool reads, below $HOME (cargo: $CARGO_HOME, else
+ * ~/.cargo), and the variable that hands its registry to the tool, whose
+ * own $HOME in the jail is empty. */
+struct conf_file {
+	uint8_t follow;
+	const char *tail;
+	const char *var;
+};
+
+static const struct conf_file conf_files[] = {
+    {AJ_FOLLOW_NPM, "/.npmrc", "NPM_CONFIG_REGISTRY"},
+    {AJ_FOLLOW_PIP, "/.config/pip/pip.conf", "PIP_INDEX_URL"},
+    {AJ_FOLLOW_PIP, "/.pip/pip.conf", "PIP_INDEX_URL"},
+    {AJ_FOLLOW_UV, "/.config/uv/uv.toml", "UV_DEFAULT_INDEX"},
+    {AJ_FOLLOW_CARGO, "/config.toml", NULL},
+};
+
+static void conf_add(const char *url, size_t n, bool replaces, const char *from)
+{
+	char h[AJ_HOST_MAX];
+
+	if (!url_host(url, n, h, sizeof(h)))
+		return; /* not an http(s) registry: nothing to allow */
+	if (replaces && conf_replaces)
+		return; /* the first one holds, as the tool reads it */
+	if (n_conf == PX_CONF)
+		return;
+	if (replaces) {
+		/* The registry goes first. */
+		memmove(conf[1], conf[0], n_conf * sizeof(conf[0]));
+		memcpy(conf[0], h, sizeof(h));
+		conf_replaces = true;
+		conf_from = from;
+		if (n < sizeof(conf_url)) {
+			memcpy(conf_url, url, n);
+			conf_url[n] = '\0';
+		}
+	} else {
+		memcpy(conf[n_conf], h, sizeof(h));
+	}
+	n_conf++;
+}
+
+static bool section_is(const char *sec, size_t sl, const char *want)
+{
+	size_t wl = strlen(want);
+
+	/* [index] and [[index]] alike; "source." is a prefix. */
+	if (want[wl - 1] == '.')
+		return sl > wl && !memcmp(sec, want, wl);
+	return sl == wl && !memcmp(sec, want, wl);
+}
+
+/* One line "key = value" (quotes and blanks around value dropped). */
+static void conf_line(uint8_t follow, const char *sec, size_t sl, const char *p, const char *end,
+                      const char *from)
+{
+	const char *k = p, *ke, *val, *ve;
+
+	while (p < end && *p != '=' && *p != ' ' && *p != '\t')
+		p++;
+	ke = p;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end || *p != '=' || ke == k)
+		return;
+	p++;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p < end && (*p == '"' || *p == '\'')) {
+		char q = *p++;
+
+		val = p;
+		while (p < end && *p != q)
+			p++;
+		ve = p;
+	} else {
+		val = p;
+		while (p < end && *p != ' ' && *p != '\t' && *p != '#' && *p != ';')
+			p++;
+		ve = p;
+	}
+	for (unsigned i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++) {
+		const struct conf_key *c = &conf_keys[i];
+		size_t cl = strlen(c->key), kl = (size_t)(ke - k);
+
+		if (c->follow != follow || (c->section && !section_is(sec, sl, c->section)))
+			continue;
+		if (c->suffix ? kl > cl && !memcmp(ke - cl, c->key, cl)
+		              : kl == cl && !memcmp(k, c->key, cl))
+			conf_add(val, (size_t)(ve - val), c->replaces, from);
+	}
+}
+
+/* The file is the user's, but it is read as data: a fixed buffer, the
+ * first 16 KiB only, no line longer than it, nothing but the keys above. */
+static void conf_read(uint8_t follow, const char *path)
+{
+	static char buf[16384];
+	const char *sec = "", *p, *end;
+	size_t sl = 0, n = 0;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf + n, sizeof(buf) - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	for (p = buf, end = buf + n; p < end;) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+
+		if (!e)
+			break; /* an unfinished last line */
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < e && *p == '[') {
+			const char *q = p;
+
+			while (q < e && *q == '[')
+				q++;
+			sec = q;
+			while (q < e && *q != ']')
+				q++;
+			sl = (size_t)(q - sec);
+		} else if (p < e && *p != '#' && *p != ';') {
+			conf_line(follow, sec, sl, p, e > p && e[-1] == '\r' ? e - 1 : e, path);
+		}
+		p = e + 1;
+	}
+}
+
+static void conf_follow(const struct aj_variant *v, char *const *envp)
+{
+	static char path[AJ_PATH_MAX];
+	const char *home = var_value(AJ_VAR_HOME);
+
+	for (unsigned i = 0; i < sizeof(conf_envs) / sizeof(conf_envs[0]); i++) {
+		const struct conf_env *c = &conf_envs[i];
+		const char *val = c->follow == v->follow ? env_get(envp, c->name) : NULL;
+
+		/* UV_INDEX is a list, "[name=]URL" each. */
+		while (val && *val) {
+			const char *e = strchrnul(val, ' '),
+			           *eq = memchr(val, '=', (size_t)(e - val));
+			const char *u = eq && !memchr(val, ':', (size_t)(eq - val)) ? eq + 1 : val;
+
+			conf_add(u, (size_t)(e - u), c->replaces, c->name);
+			if (c->replaces && conf_replaces)
+				conf_url[0] = '\0'; /* the tool sees the variable itself */
+			val = *e ? e + 1 : e;
+		}
+	}
+	for (unsigned i = 0; i < sizeof(conf_files) / sizeof(conf_files[0]); i++) {
+		const struct conf_file *f = &conf_files[i];
+		const char *base = home;
+		size_t bl, tl = strlen(f->tail);
+		bool had = conf_replaces;
+
+		if (f->follow != v->follow)
+			continue;
+		if (f->follow == AJ_FOLLOW_CARGO) {
+			const char *ch = env_get(envp, "CARGO_HOME");
+
+			if (ch && ch[0] == '/') {
+				base = ch;
+			} else if (home && strlen(home) + 8 < sizeof(path)) {
+				memcpy(path, home, strlen(home));
+				memcpy(path + strlen(home), "/.cargo", 8);
+				base = path;
+			}
+		}
+		if (!base || (bl = strlen(base)) + tl + 1 > sizeof(path))
+			continue;
+		memmove(path, base, bl);
+		memcpy(path + bl, f->tail, tl + 1);
+		conf_read(v->follow, path);
+		if (!had && conf_replaces)
+			conf_var = f->var;
+	}
+}
+
+static bool listed(const char *h)
+{
+	for (unsigned i = 0; i < n_hosts; i++)
+		if (!strcmp(hosts[i], h))
+			return true;
+	return false;
+}
+
+static void add(const char *h)
+{
+	if (n_hosts < PX_ALL && !listed(h))
+		hosts[n_hosts++] = h;
+}
+
+void proxy_hosts(const struct aj_variant *v, char *const *envp)
+{
+	if (v->network != AJ_NET_ALLOW)
+		return;
+	if (v->follow)
+		conf_follow(v, envp);
+	for (unsigned i = 0; i < n_conf; i++)
+		add(conf[i]);
+	for (unsigned i = conf_replaces ? v->n_followed : 0; i < v->n_hosts; i++)
+		add(v->hosts[i]);
+	for (unsigned i = 0; i < n_extra; i++)
+		add(extra[i]);
+}
+
+/* ---- the jail's environment ---------------------------------------------- */
+
+static const char *const proxy_vars[] = {
+    "HTTPS_PROXY=http://127.0.0.1:3128",
+    "https_proxy=http://127.0.0.1:3128",
+    "HTTP_PROXY=http://127.0.0.1:3128",
+    "http_proxy=http://127.0.0.1:3128",
+    "ALL_PROXY=http://127.0.0.1:3128",
+    "all_proxy=http://127.0.0.1:3128",
+    "NO_PROXY=",
+    "no_proxy=",
+};
+
+static bool env_put(char **envp, size_t max, const char *entry)
+{
+	size_t nl = (size_t)(strchr(entry, '=') - entry) + 1, n = 0;
+
+	for (; envp[n]; n++)
+		if (!strncmp(envp[n], entry, nl)) {
+			envp[n] = (char *)entry;
+			return true;
+		}
+	if (n + 1 >= max)
+		return false;
+	envp[n] = (char *)entry;
+	envp[n + 1] = NULL;
+	return true;
+}
+
+void proxy_env(const struct aj_variant *v, char **envp, size_t max)
+{
+	static char registry[sizeof(conf_url) + 32];
+
+	if (v->network != AJ_NET_ALLOW)
+		return;
+	for (unsigned i = 0; i < sizeof(proxy_vars) / sizeof(proxy_vars[0]); i++)
+		if (!env_put(envp, max, proxy_vars[i]))
+			die("build the environment", E2BIG, "the host passes too many variables");
+	/* A registry only the file named: the tool in the jail, whose $HOME
+	 * is empty, gets it in its variable. */
+	if (conf_var && conf_url[0] && !env_get(envp, conf_var)) {
+		size_t l = strlen(conf_var);
+
+		memcpy(registry, conf_var, l);
+		registry[l] = '=';
+		memcpy(registry + l + 1, conf_url, strlen(conf_url) + 1);
+		if (!env_put(envp, max, registry))
+			die("build the environment", E2BIG, "the host passes too many variables");
+	}
+}
+
+void proxy_explain(void)
+{
+	for (unsigned i = 0; i < n_hosts; i++) {
+		out_s("\n\t\t");
+		out_s(hosts[i]);
+		if (i < n_conf && conf_from) {
+			out_s("\t(from ");
+			out_s(i == 0 && conf_replaces ? conf_from : "the tool's configuration");
+			out_c(')');
+		}
+	}
+	out_s("\n\t\tthrough http://127.0.0.1:3128 (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
+}
+
+/* ---- pid 1: the listening socket, handed to the parent ------------------- */
+
+void proxy_listen(int parent_sock)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+	                        .sin_port = htons(AJ_PROXY_PORT),
+	                        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c = {0};
+	char byte = 'L';
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = c.buf,
+	                     .msg_controllen = sizeof(c.buf)};
+	int s = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0 || syscall(SYS_bind, s, &a, sizeof(a)) || syscall(SYS_listen, s, 128))
+		die("listen for the jail's proxy on 127.0.0.1:3128", errno, NULL);
+	c.h.cmsg_level = SOL_SOCKET;
+	c.h.cmsg_type = SCM_RIGHTS;
+	c.h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(&c.h), &s, sizeof(int));
+	if (syscall(SYS_sendmsg, parent_sock, &msg, MSG_NOSIGNAL) != 1)
+		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
+	close(s);
+}
+
+/* ---- the parent: the proxy ------------------------------------------------ */
+
+#define PX_CONNS 64
+#define PX_HEAD  8192
+#define PX_BUF   65536
+#define PX_ADDRS 8
+
+enum { PX_HEAD_READ, PX_CONNECTING, PX_RELAY, PX_REPLY };
+
+struct buf {
+	size_t off, n;
+	char d[PX_BUF];
+};
+
+struct conn {
+	int c, u; /* the jail's end, the host's; -1 when closed */
+	uint8_t state;
+	bool c_eof, u_eof, u_shut, c_shut;
+	bool connect;  /* CONNECT: the client waits for a 200 */
+	size_t head_n; /* bytes of head */
+	unsigned n_addr, next_addr;
+	struct sockaddr_storage addr[PX_ADDRS];
+	socklen_t addr_len[PX_ADDRS];
+	char head[PX_HEAD];
+	char target[AJ_HOST_MAX];
+	struct buf up, down; /* to the host, to the jail */
+};
+
+static struct conn conns[PX_CONNS];
+
+/* Refusals already reported: one line per host and reason. */
+static char told[32][AJ_HOST_MAX];
+static unsigned n_told;
+
+static void tell(const char *target, const char *why, bool literal_hint)
+{
+	char h[AJ_HOST_MAX];
+	const char *c = strrchr(target, ':');
+
+	for (unsigned i = 0; i < n_told && i < 32; i++)
+		if (!strcmp(told[i], target))
+			return;
+	memcpy(told[n_told++ % 32], target, strlen(target) + 1);
+	memcpy(h, target, strlen(target) + 1);
+	out_fd(2);
+	out_s(aj_progname);
+	out_s(": refused a connection to ");
+	out_s(target);
+	out_s(": ");
+	out_s(why);
+	out_s(" (policy ");
+	out_s(aj_the_policy->name);
+	if (literal_hint) {
+		out_s("); to allow it, list its address: --jail-allow-host=ADDRESS");
+		out_s(c ? c : "");
+	} else {
+		out_s("); --jail-allow-host=");
+		out_s(h);
+		out_s(" allows it");
+	}
+	out_c('\n');
+	out_flush();
+}
+
+static void set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static void conn_close(struct conn *k)
+{
+	if (k->c >= 0)
+		close(k->c);
+	if (k->u >= 0)
+		close(k->u);
+	k->c = k->u = -1;
+}
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	if (n > PX_BUF - b->off - b->n)
+		n = PX_BUF - b->off - b->n;
+	memcpy(b->d + b->off + b->n, s, n);
+	b->n += n;
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* A reply of the proxy's own, then the connection ends. */
+static void reply(struct conn *k, const char *status, const char *text)
+{
+	char len[AJ_DEC_MAX + 1];
+
+	len[fmt_u(len, strlen(text) + 1)] = '\0';
+	k->down.off = k->down.n = 0;
+	puts_(&k->down, "HTTP/1.1 ");
+	puts_(&k->down, status);
+	puts_(&k->down, "\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ");
+	puts_(&k->down, len);
+	puts_(&k->down, "\r\n\r\n");
+	puts_(&k->down, text);
+	puts_(&k->down, "\n");
+	if (k->u >= 0)
+		close(k->u);
+	k->u = -1;
+	k->state = PX_REPLY;
+}
+
+static bool allowed(const char *target)
+{
+	for (unsigned i = 0; i < n_hosts; i++)
+		if (host_match(hosts[i], target))
+			return true;
+	return false;
+}
+
+static void try_connect(struct conn *k)
+{
+	while (k->next_addr < k->n_addr) {
+		unsigned i = k->next_addr++;
+		int s = (int)syscall(SYS_socket, k->addr[i].ss_family,
+		                     SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+		if (s < 0)
+			continue;
+		if (!syscall(SYS_connect, s, &k->addr[i], k->addr_len[i]) || errno == EINPROGRESS) {
+			k->u = s;
+			k->state = PX_CONNECTING;
+			return;
+		}
+		close(s);
+	}
+	reply(k, "502 Bad Gateway", "aijail: the host did not answer");
+}
+
+/* The addresses of k->target the list lets it reach. */
+static void resolve(struct conn *k)
+{
+	char host[AJ_HOST_MAX], *port;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *r;
+	const char *why = NULL;
+	bool literal = host_literal(k->target);
+	int e;
+
+	memcpy(host, k->target, strlen(k->target) + 1);
+	port = strrchr(host, ':');
+	*port++ = '\0';
+	if (host[0] == '[') {
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = '\0';
+	}
+	hints.ai_flags = literal ? AI_NUMERICHOST | AI_NUMERICSERV : AI_NUMERICSERV;
+	e = getaddrinfo(host, port, &hints, &res);
+	if (e) {
+		reply(k, "502 Bad Gateway", "aijail: the host's name does not resolve");
+		return;
+	}
+	k->n_addr = k->next_addr = 0;
+	for (r = res; r && k->n_addr < PX_ADDRS; r = r->ai_next) {
+		const char *bad = literal ? NULL : addr_refused(r->ai_addr);
+
+		if (bad) {
+			why = bad;
+			continue;
+		}
+		if (r->ai_addrlen > sizeof(k->addr[0]))
+			continue;
+		memcpy(&k->addr[k->n_addr], r->ai_addr, r->ai_addrlen);
+		k->addr_len[k->n_addr++] = r->ai_addrlen;
+	}
+	freeaddrinfo(res);
+	if (!k->n_addr && why) {
+		static char msg[160] = "it resolves to ";
+		size_t l = strlen(why);
+
+		memcpy(msg + 15, why, l + 1);
+		tell(k->target, msg, true);
+		reply(k, "403 Forbidden",
+		      "aijail: the host resolves to an address the jail may not reach");
+		return;
+	}
+	try_connect(k);
+}
+
+static bool ieq(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char x = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] + 32) : a[i];
+
+		if (x != b[i])
+			return false;
+	}
+	return true;
+}
+
+/* The request's head is complete (end: past its blank line).  CONNECT
+ * HOST:PORT, or METHOD http://HOST[:PORT]/PATH, rewritten to the origin
+ * form with the proxy's own headers dropped and one request only. */
+static void request(struct conn *k, size_t end)
+{
+	char *h = k->head, *sp1, *sp2, *eol;
+	size_t at;
+
+	eol = memchr(h, '\r', end);
+	sp1 = eol ? memchr(h, ' ', (size_t)(eol - h)) : NULL;
+	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
+	if (!sp2) {
+		reply(k, "400 Bad Request", "aijail: not an HTTP proxy request");
+		return;
+	}
+	*sp2 = '\0';
+	k->connect = (size_t)(sp1 - h) == 7 && !memcmp(h, "CONNECT", 7);
+	if (k->connect) {
+		if (host_normal(sp1 + 1, false, k->target, sizeof(k->target), &at)) {
+			reply(k, "400 Bad Request", "aijail: CONNECT names HOST:PORT");
+			return;
+		}
+	} else {
+		char *path = sp1 + 1;
+
+		if (strncmp(path, "http://", 7)) {
+			reply(k, "400 Bad Request",
+			      "aijail: the proxy takes CONNECT, or http:// URIs");
+			return;
+		}
+		path += 7;
+		while (*path && *path != '/' && *path != '?')
+			path++;
+		if (!url_host(sp1 + 1, (size_t)(path - sp1 - 1), k->target, sizeof(k->target))) {
+			reply(k, "400 Bad Request", "aijail: a bad host in the URI");
+			return;
+		}
+		/* METHOD /PATH VERSION, then the headers but the proxy's own
+		 * and Connection: one request per connection. */
+		put(&k->up, h, (size_t)(sp1 + 1 - h));
+		if (*path != '/')
+			puts_(&k->up, "/");
+		puts_(&k->up, path);
+		puts_(&k->up, " ");
+		put(&k->up, sp2 + 1, (size_t)(eol + 2 - sp2 - 1));
+		for (char *l = eol + 2; l < h + end - 2;) {
+			char *le = memchr(l, '\n', (size_t)(h + end - l));
+			size_t ll;
+
+			if (!le)
+				break;
+			ll = (size_t)(le + 1 - l);
+			if (!(ll > 6 && ieq(l, "proxy-", 6)) &&
+			    !(ll > 11 && ieq(l, "connection:", 11)) &&
+			    !(ll > 11 && ieq(l, "keep-alive:", 11)))
+				put(&k->up, l, ll);
+			l = le + 1;
+		}
+		puts_(&k->up, "Connection: close\r\n\r\n");
+	}
+	/* Bytes the client sent after the head. */
+	put(&k->up, h + end, k->head_n - end);
+	if (!allowed(k->target)) {
+		tell(k->target, "not in the list", false);
+		reply(k, "403 Forbidden", "aijail: this host is not in the jail's network list");
+		return;
+	}
+	resolve(k);
+}
+
+static void head_read(struct conn *k)
+{
+	ssize_t r = read(k->c, k->head + k->head_n, sizeof(k->head) - k->head_n);
+	char *e;
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (r <= 0) {
+		conn_close(k);
+		return;
+	}
+	k->head_n += (size_t)r;
+	e = memmem(k->head, k->head_n, "\r\n\r\n", 4);
+	if (e)
+		request(k, (size_t)(e + 4 - k->head));
+	else if (k->head_n == sizeof(k->head))
+		reply(k, "431 Request Header Fields Too Large",
+		      "aijail: the request's head is too long");
+}
+
+/* Move what one side sent to the other. */
+static bool pump(int from, int to, struct buf *b, bool *eof)
+{
+	if (!b->n && !*eof) {
+		ssize_t r = read(from, b->d, PX_BUF);
+
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		if (r < 0)
+			return false;
+		if (!r)
+			*eof = true;
+		b->off = 0;
+		b->n = (size_t)r;
+	}
+	while (b->n) {
+		ssize_t w = send(to, b->d + b->off, b->n, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		if (w <= 0)
+			return false;
+		b->off += (size_t)w;
+		b->n -= (size_t)w;
+	}
+	return true;
+}
+
+static void connected(struct conn *k)
+{
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	if (getsockopt(k->u, SOL_SOCKET, SO_ERROR, &err, &l) || err) {
+		close(k->u);
+		k->u = -1;
+		try_connect(k);
+		return;
+	}
+	k->state = PX_RELAY;
+	if (k->connect)
+		puts_(&k->down, "HTTP/1.1 200 Connection established\r\n\r\n");
+}
+
+static void step(struct conn *k, short cr, short ur)
+{
+	switch (k->state) {
+	case PX_HEAD_READ:
+		if (cr)
+			head_read(k);
+		return;
+	case PX_CONNECTING:
+		if (ur)
+			connected(k);
+		if (k->state != PX_RELAY)
+			return;
+		/* the 200, and what the client sent already */
+		__attribute__((fallthrough));
+	case PX_RELAY:
+		if (!pump(k->c, k->u, &k->up, &k->c_eof) ||
+		    !pump(k->u, k->c, &k->down, &k->u_eof)) {
+			conn_close(k);
+			return;
+		}
+		if (k->c_eof && !k->up.n && !k->u_shut)
+			shutdown(k->u, SHUT_WR), k->u_shut = true;
+		if (k->u_eof && !k->down.n && !k->c_shut)
+			shutdown(k->c, SHUT_WR), k->c_shut = true;
+		if (k->u_shut && k->c_shut)
+			conn_close(k);
+		return;
+	case PX_REPLY: {
+		bool eof = true;
+
+		if (!pump(k->c, k->c, &k->down, &eof) || !k->down.n)
+			conn_close(k);
+		return;
+	}
+	}
+}
+
+static void accept_one(int listener)
+{
+	int s = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (s < 0)
+		return;
+	for (unsigned i = 0; i < PX_CONNS; i++) {
+		struct conn *k = &conns[i];
+
+		if (k->c >= 0)
+			continue;
+		memset(k, 0, offsetof(struct conn, head));
+		k->up.off = k->up.n = k->down.off = k->down.n = 0;
+		k->c = s;
+		k->u = -1;
+		return;
+	}
+	close(s);
+}
+
+/* pid 1's listening socket, over the socket pair; -1 when pid 1 ended
+ * before it sent one (its status says why). */
+static int receive_listener(int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	char byte;
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = c.buf,
+	                     .msg_controllen = sizeof(c.buf)};
+	struct cmsghdr *h;
+	int s = -1;
+	long r;
+
+	while ((r = syscall(SYS_recvmsg, fd, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	h = r == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+	    h->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&s, CMSG_DATA(h), sizeof(int));
+	return s;
+}
+
+noreturn void proxy_run(pid_t child, int fd)
+{
+	static struct pollfd p[2 + 2 * PX_CONNS];
+	int listener = receive_listener(fd);
+	int sfd;
+
+	if (listener < 0)
+		supervise_parent(child);
+	set_nonblock(listener);
+	sfd = signalfd(-1, &sig_wait, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		die("run the jail's proxy", errno, NULL);
+	for (unsigned i = 0; i < PX_CONNS; i++)
+		conns[i].c = conns[i].u = -1;
+	for (;;) {
+		unsigned n = 2, free_slots = 0;
+
+		p[0] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		p[1] = (struct pollfd){.fd = listener, .events = POLLIN};
+		for (unsigned i = 0; i < PX_CONNS; i++) {
+			struct conn *k = &conns[i];
+			short ce = 0, ue = 0;
+
+			if (k->c < 0) {
+				free_slots++;
+				p[n++] = (struct pollfd){.fd = -1};
+				p[n++] = (struct pollfd){.fd = -1};
+				continue;
+			}
+			if (k->state == PX_HEAD_READ)
+				ce = POLLIN;
+			else if (k->state == PX_CONNECTING)
+				ue = POLLOUT;
+			else if (k->state == PX_REPLY)
+				ce = POLLOUT;
+			else {
+				if (k->up.n)
+					ue |= POLLOUT;
+				else if (!k->c_eof)
+					ce |= POLLIN;
+				if (k->down.n)
+					ce |= POLLOUT;
+				else if (!k->u_eof)
+					ue |= POLLIN;
+			}
+			p[n++] = (struct pollfd){.fd = ce ? k->c : -1, .events = ce};
+			p[n++] = (struct pollfd){.fd = ue ? k->u : -1, .events = ue};
+		}
+		if (!free_slots)
+			p[1].fd = -1;
+		if (poll(p, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("run the jail's proxy", errno, NULL);
+		}
+		if (p[0].revents) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				supervise_signal(child, (int)si.ssi_signo);
+		}
+		for (unsigned i = 0; i < PX_CONNS; i++) {
+			short cr = p[2 + 2 * i].revents, ur = p[3 + 2 * i].revents;
+
+			if (conns[i].c >= 0 && (cr || ur))
+				step(&conns[i], cr, ur);
+		}
+		if (p[1].revents & POLLIN)
+			accept_one(listener);
+	}
+}
