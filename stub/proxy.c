@@ -45,6 +45,7 @@ static bool conf_replaces;    /* conf[0] is the registry itself: the default goe
 static char conf_url[512];    /* that registry, handed to the tool if it was only in a file */
 static const char *conf_var;  /* the variable the tool reads it from */
 static const char *conf_from; /* where it was read, for --jail-explain */
+static char conf_from_buf[AJ_PATH_MAX];
 
 static const char *hosts[PX_ALL];
 static unsigned n_hosts;
@@ -167,7 +168,10 @@ static void conf_add(const char *url, size_t n, bool replaces, const char *from)
 		memmove(conf[1], conf[0], n_conf * sizeof(conf[0]));
 		memcpy(conf[0], h, sizeof(h));
 		conf_replaces = true;
-		conf_from = from;
+		if (strlen(from) < sizeof(conf_from_buf)) {
+			memcpy(conf_from_buf, from, strlen(from) + 1);
+			conf_from = conf_from_buf;
+		}
 		if (n < sizeof(conf_url)) {
 			memcpy(conf_url, url, n);
 			conf_url[n] = '\0';
