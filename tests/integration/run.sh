@@ -792,6 +792,8 @@ fi
 . "$root/tests/integration/workloads.sh"
 # shellcheck source=tests/integration/browser.sh
 . "$root/tests/integration/browser.sh"
+# shellcheck source=tests/integration/egress.sh
+. "$root/tests/integration/egress.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 
