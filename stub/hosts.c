@@ -63,6 +63,48 @@ static const char *check_name(const char *s, size_t n, size_t *at)
 	return NULL;
 }
 
+/* RFC 5952's text of an IPv6 address (musl's inet_ntop would bring
+ * printf into the stub): lower-case hex groups, the longest run of two or
+ * more zero groups as "::".  out holds 40 bytes. */
+static void v6_text(const uint8_t *b, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	int best = -1, best_n = 1;
+
+	for (int i = 0; i < 8;) {
+		int n = 0;
+
+		while (i + n < 8 && !b[2 * (i + n)] && !b[2 * (i + n) + 1])
+			n++;
+		if (n > best_n)
+			best = i, best_n = n;
+		i += n ? n : 1;
+	}
+	for (int i = 0; i < 8; i++) {
+		unsigned g = (unsigned)b[2 * i] << 8 | b[2 * i + 1];
+		bool lead = true;
+
+		if (i == best) {
+			*out++ = ':';
+			if (!i)
+				*out++ = ':';
+			i += best_n - 1;
+			continue;
+		}
+		for (int sh = 12; sh >= 0; sh -= 4) {
+			unsigned d = g >> sh & 0xf;
+
+			if (d || !lead || !sh) {
+				*out++ = hex[d];
+				lead = false;
+			}
+		}
+		if (i < 7)
+			*out++ = ':';
+	}
+	*out = '\0';
+}
+
 const char *host_normal(const char *in, bool pattern, char *out, size_t size, size_t *at)
 {
 	char host[AJ_HOST_MAX];
@@ -111,7 +153,7 @@ const char *host_normal(const char *in, bool pattern, char *out, size_t size, si
 
 		if (inet_pton(AF_INET6, host, &a) != 1)
 			return *at = 1, "not an IPv6 address";
-		inet_ntop(AF_INET6, &a, host, sizeof(host));
+		v6_text(a.s6_addr, host);
 	} else if (hn > 1 && host[0] == '*' && host[1] == '.') {
 		if (!pattern)
 			return "a host to reach has no '*'";

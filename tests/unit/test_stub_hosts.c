@@ -34,6 +34,12 @@ static void normal_spelling(void **state)
 	assert_string_equal(norm("[0:0::0:1]", true), "[::1]:443");
 	assert_string_equal(norm("localhost", true), "localhost:443");
 	assert_string_equal(norm("a-b.c0", true), "a-b.c0:443");
+	assert_string_equal(norm("[2001:DB8:0:0:1:0:0:1]:1", true), "[2001:db8::1:0:0:1]:1");
+	assert_string_equal(norm("[2001:db8::]", true), "[2001:db8::]:443");
+	assert_string_equal(norm("[::]", true), "[::]:443");
+	assert_string_equal(norm("[1:2:3:4:5:6:7:8]", true), "[1:2:3:4:5:6:7:8]:443");
+	assert_string_equal(norm("[1:0:3:4:5:6:7:8]", true), "[1:0:3:4:5:6:7:8]:443");
+	assert_string_equal(norm("[fe80::0:0:1]", true), "[fe80::1]:443");
 }
 
 static void bad_hosts(void **state)
