@@ -341,3 +341,90 @@ bool url_host(const char *url, size_t n, char *out, size_t size)
 		memcpy(host + hl, tls ? ":443" : ":80", tls ? 5 : 4);
 	return !host_normal(host, false, out, size, &at);
 }
+
+/* ---- DNS messages: the parent's own resolver (proxy.c) ------------------ */
+
+size_t dns_query(const char *name, uint16_t type, uint16_t id, uint8_t *out, size_t size)
+{
+	size_t n = 12, nl = strlen(name);
+
+	if (!nl || nl > 253 || 12 + nl + 2 + 4 > size)
+		return 0;
+	memset(out, 0, 12);
+	out[0] = (uint8_t)(id >> 8);
+	out[1] = (uint8_t)id;
+	out[2] = 0x01; /* recursion desired */
+	out[5] = 1;    /* one question */
+	for (const char *p = name; *p;) {
+		const char *dot = strchrnul(p, '.');
+		size_t l = (size_t)(dot - p);
+
+		if (!l || l > 63)
+			return 0;
+		out[n++] = (uint8_t)l;
+		memcpy(out + n, p, l);
+		n += l;
+		p = *dot ? dot + 1 : dot;
+	}
+	out[n++] = 0;
+	out[n++] = (uint8_t)(type >> 8);
+	out[n++] = (uint8_t)type;
+	out[n++] = 0;
+	out[n++] = 1; /* class IN */
+	return n;
+}
+
+/* Past one (possibly compressed) name at m[i]; 0 when it runs out. */
+static size_t skip_name(const uint8_t *m, size_t n, size_t i)
+{
+	while (i < n) {
+		if (!m[i])
+			return i + 1;
+		if ((m[i] & 0xc0) == 0xc0)
+			return i + 2 <= n ? i + 2 : 0;
+		if (m[i] & 0xc0)
+			return 0;
+		i += 1 + (size_t)m[i];
+	}
+	return 0;
+}
+
+int dns_answers(const uint8_t *m, size_t n, const uint8_t *q, size_t qn, uint8_t (*addr)[16],
+                int max)
+{
+	unsigned an;
+	size_t i;
+	int got = 0;
+	uint16_t type;
+
+	/* Our id, a response, the question we asked (the same bytes). */
+	if (n < qn || qn < 17 || m[0] != q[0] || m[1] != q[1] || !(m[2] & 0x80) ||
+	    memcmp(m + 4, q + 4, 2) || memcmp(m + 12, q + 12, qn - 12))
+		return -1;
+	if ((m[3] & 0x0f) == 3)
+		return 0; /* no such name */
+	if (m[3] & 0x0f)
+		return -1;
+	type = (uint16_t)(q[qn - 4] << 8 | q[qn - 3]);
+	an = (unsigned)m[6] << 8 | m[7];
+	i = qn;
+	while (an-- && got < max) {
+		unsigned rt, rc, rl;
+
+		i = skip_name(m, n, i);
+		if (!i || i + 10 > n)
+			break;
+		rt = (unsigned)m[i] << 8 | m[i + 1];
+		rc = (unsigned)m[i + 2] << 8 | m[i + 3];
+		rl = (unsigned)m[i + 8] << 8 | m[i + 9];
+		i += 10;
+		if (i + rl > n)
+			break;
+		if (rt == type && rc == 1 && rl == (type == 1 ? 4u : 16u)) {
+			memset(addr[got], 0, 16);
+			memcpy(addr[got++], m + i, rl);
+		}
+		i += rl;
+	}
+	return got;
+}

@@ -19,14 +19,16 @@
  * configuration names (its variables, then its file in $HOME, read once,
  * bounded) replaces the tool's default, and --jail-allow-host's. */
 #include <errno.h>
-#include <netdb.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "hosts.h"
 #include "sys.h"
@@ -521,10 +523,10 @@ static void tell(const char *target, const char *why, bool literal_hint)
 
 static void set_nonblock(int fd)
 {
-	int fl = fcntl(fd, F_GETFL);
+	long fl = syscall(SYS_fcntl, fd, F_GETFL);
 
 	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+		syscall(SYS_fcntl, fd, F_SETFL, fl | O_NONBLOCK);
 }
 
 static void conn_close(struct conn *k)
@@ -596,43 +598,249 @@ static void try_connect(struct conn *k)
 	reply(k, "502 Bad Gateway", "aijail: the host did not answer");
 }
 
+/* ---- the parent's resolver ------------------------------------------------
+ *
+ * musl's getaddrinfo would bring malloc and stdio into every stub: /etc/hosts,
+ * then the first answer of the nameservers of /etc/resolv.conf (A and AAAA,
+ * over UDP), each file read into a fixed buffer.  It blocks the proxy while
+ * it waits (at most 2 s a nameserver). */
+
+#define PX_NS 3
+
+static size_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	size_t n = 0;
+
+	if (fd < 0)
+		return 0;
+	while (n < size) {
+		ssize_t r = read(fd, buf + n, size - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	return n;
+}
+
+/* The next blank-separated word of [*p, end) on this line, NUL-terminated
+ * in w (size 64); false at the line's end. */
+static bool word(const char **p, const char *end, char *w)
+{
+	const char *s = *p;
+	size_t n = 0;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s == end || *s == '\n' || *s == '#')
+		return false;
+	while (s < end && *s != ' ' && *s != '\t' && *s != '\n' && *s != '#') {
+		if (n < 63)
+			w[n++] = *s;
+		s++;
+	}
+	w[n] = '\0';
+	*p = s;
+	return true;
+}
+
+static void next_line(const char **p, const char *end)
+{
+	const char *e = memchr(*p, '\n', (size_t)(end - *p));
+
+	*p = e ? e + 1 : end;
+}
+
+static bool parse_addr(const char *text, unsigned port, struct sockaddr_storage *out,
+                       socklen_t *len)
+{
+	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+
+	if (inet_pton(AF_INET, text, &a4.sin_addr) == 1) {
+		memcpy(out, &a4, sizeof(a4));
+		*len = sizeof(a4);
+	} else if (inet_pton(AF_INET6, text, &a6.sin6_addr) == 1) {
+		memcpy(out, &a6, sizeof(a6));
+		*len = sizeof(a6);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static void add_addr(struct conn *k, const char *text, unsigned port)
+{
+	if (k->n_addr < PX_ADDRS &&
+	    parse_addr(text, port, &k->addr[k->n_addr], &k->addr_len[k->n_addr]))
+		k->n_addr++;
+}
+
+static void add_raw(struct conn *k, const uint8_t *b, bool v6, unsigned port)
+{
+	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+
+	if (k->n_addr == PX_ADDRS)
+		return;
+	if (v6) {
+		memcpy(&a6.sin6_addr, b, 16);
+		memcpy(&k->addr[k->n_addr], &a6, sizeof(a6));
+		k->addr_len[k->n_addr++] = sizeof(a6);
+	} else {
+		memcpy(&a4.sin_addr, b, 4);
+		memcpy(&k->addr[k->n_addr], &a4, sizeof(a4));
+		k->addr_len[k->n_addr++] = sizeof(a4);
+	}
+}
+
+static bool from_hosts(struct conn *k, const char *host, unsigned port)
+{
+	static char buf[16384];
+	size_t n = read_small("/etc/hosts", buf, sizeof(buf));
+	const char *p = buf, *end = buf + n;
+
+	while (p < end) {
+		char addr[64], name[64];
+
+		if (word(&p, end, addr))
+			while (word(&p, end, name))
+				if (!strcasecmp(name, host))
+					add_addr(k, addr, port);
+		next_line(&p, end);
+	}
+	return k->n_addr > 0;
+}
+
+/* Both questions to one nameserver; true when it answered both. */
+static bool ask(struct conn *k, const struct sockaddr_storage *ns, socklen_t nl, const char *host,
+                unsigned port)
+{
+	uint8_t q[2][300], m[1232];
+	size_t qn[2];
+	bool done[2] = {false, false};
+	uint16_t id[2];
+	int s =
+	    (int)syscall(SYS_socket, ns->ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct timespec t0, t;
+
+	if (s < 0)
+		return false;
+	if (syscall(SYS_getrandom, id, sizeof(id), 0) != sizeof(id))
+		id[0] = (uint16_t)getpid(), id[1] = (uint16_t)(id[0] ^ 0x5a5a);
+	qn[0] = dns_query(host, 1, id[0], q[0], sizeof(q[0]));
+	qn[1] = dns_query(host, 28, id[1], q[1], sizeof(q[1]));
+	if (!qn[0] || !qn[1] || syscall(SYS_connect, s, ns, nl) ||
+	    send(s, q[0], qn[0], MSG_NOSIGNAL) < 0 || send(s, q[1], qn[1], MSG_NOSIGNAL) < 0) {
+		close(s);
+		return false;
+	}
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t0);
+	while (!done[0] || !done[1]) {
+		struct pollfd p = {.fd = s, .events = POLLIN};
+		long left;
+		ssize_t r;
+
+		syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+		left = 2000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			break;
+		while ((r = recv(s, m, sizeof(m), 0)) > 0)
+			for (int i = 0; i < 2; i++) {
+				uint8_t a[PX_ADDRS][16];
+				int got = done[i]
+				              ? -1
+				              : dns_answers(m, (size_t)r, q[i], qn[i], a, PX_ADDRS);
+
+				if (got < 0)
+					continue;
+				done[i] = true;
+				for (int j = 0; j < got; j++)
+					add_raw(k, a[j], i == 1, port);
+			}
+	}
+	close(s);
+	return done[0] && done[1];
+}
+
+static void from_dns(struct conn *k, const char *host, unsigned port)
+{
+	static char buf[8192];
+	size_t n = read_small("/etc/resolv.conf", buf, sizeof(buf));
+	const char *p = buf, *end = buf + n;
+	unsigned asked = 0;
+
+	while (p < end && asked < PX_NS) {
+		char key[64], val[64];
+
+		if (word(&p, end, key) && !strcmp(key, "nameserver") && word(&p, end, val)) {
+			struct sockaddr_storage ns;
+			socklen_t nl;
+
+			if (parse_addr(val, 53, &ns, &nl)) {
+				asked++;
+				if (ask(k, &ns, nl, host, port))
+					return;
+			}
+		}
+		next_line(&p, end);
+	}
+	if (!asked) {
+		struct sockaddr_storage ns;
+		socklen_t nl;
+
+		if (parse_addr("127.0.0.1", 53, &ns, &nl))
+			ask(k, &ns, nl, host, port);
+	}
+}
+
 /* The addresses of k->target the list lets it reach. */
 static void resolve(struct conn *k)
 {
 	char host[AJ_HOST_MAX], *port;
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *r;
 	const char *why = NULL;
 	bool literal = host_literal(k->target);
-	int e;
+	unsigned pn = 0, kept = 0;
 
 	memcpy(host, k->target, strlen(k->target) + 1);
 	port = strrchr(host, ':');
 	*port++ = '\0';
+	for (const char *d = port; *d; d++)
+		pn = pn * 10 + (unsigned)(*d - '0');
 	if (host[0] == '[') {
 		memmove(host, host + 1, strlen(host));
 		host[strlen(host) - 1] = '\0';
 	}
-	hints.ai_flags = literal ? AI_NUMERICHOST | AI_NUMERICSERV : AI_NUMERICSERV;
-	e = getaddrinfo(host, port, &hints, &res);
-	if (e) {
+	k->n_addr = k->next_addr = 0;
+	if (literal)
+		add_addr(k, host, pn);
+	else if (!from_hosts(k, host, pn))
+		from_dns(k, host, pn);
+	if (!k->n_addr) {
 		reply(k, "502 Bad Gateway", "aijail: the host's name does not resolve");
 		return;
 	}
-	k->n_addr = k->next_addr = 0;
-	for (r = res; r && k->n_addr < PX_ADDRS; r = r->ai_next) {
-		const char *bad = literal ? NULL : addr_refused(r->ai_addr);
+	/* A name may lead only to public addresses; a literal is what the
+	 * list says. */
+	for (unsigned i = 0; i < k->n_addr; i++) {
+		const char *bad = literal ? NULL : addr_refused((struct sockaddr *)&k->addr[i]);
 
 		if (bad) {
 			why = bad;
 			continue;
 		}
-		if (r->ai_addrlen > sizeof(k->addr[0]))
-			continue;
-		memcpy(&k->addr[k->n_addr], r->ai_addr, r->ai_addrlen);
-		k->addr_len[k->n_addr++] = r->ai_addrlen;
+		if (kept != i) {
+			k->addr[kept] = k->addr[i];
+			k->addr_len[kept] = k->addr_len[i];
+		}
+		kept++;
 	}
-	freeaddrinfo(res);
-	if (!k->n_addr && why) {
+	k->n_addr = kept;
+	if (!k->n_addr) {
 		static char msg[160] = "it resolves to ";
 		size_t l = strlen(why);
 
@@ -729,7 +937,7 @@ static void request(struct conn *k, size_t end)
 static void head_read(struct conn *k)
 {
 	ssize_t r = read(k->c, k->head + k->head_n, sizeof(k->head) - k->head_n);
-	char *e;
+	char *e = NULL;
 
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -737,8 +945,12 @@ static void head_read(struct conn *k)
 		conn_close(k);
 		return;
 	}
+	/* The blank line may straddle two reads: look from 3 bytes back. */
+	for (size_t i = k->head_n > 3 ? k->head_n - 3 : 0; !e && i + 4 <= k->head_n + (size_t)r;
+	     i++)
+		if (!memcmp(k->head + i, "\r\n\r\n", 4))
+			e = k->head + i;
 	k->head_n += (size_t)r;
-	e = memmem(k->head, k->head_n, "\r\n\r\n", 4);
 	if (e)
 		request(k, (size_t)(e + 4 - k->head));
 	else if (k->head_n == sizeof(k->head))

@@ -185,6 +185,49 @@ static void urls(void **state)
 	assert_null(url("registry.npmjs.org"));
 }
 
+/* A response to our question: a CNAME, then an A record, names
+ * compressed; a wrong id, a wrong question, NXDOMAIN, a short message. */
+static void dns(void **state)
+{
+	uint8_t q[300], m[512], a[4][16];
+	size_t qn = dns_query("registry.npmjs.org", 1, 0x1234, q, sizeof(q)), n;
+	static const uint8_t answers[] = {
+	    0xc0, 0x0c, 0, 5,  0, 1, 0, 0, 0, 60, 0, 4, 1,   'x', 0xc0, 0x15, /* CNAME */
+	    0xc0, 0x0c, 0, 1,  0, 1, 0, 0, 0, 60, 0, 4, 104, 16,  1,    34,   /* A */
+	    0xc0, 0x0c, 0, 28, 0, 1, 0, 0, 0, 60, 0, 4, 1,   2,   3,    4,    /* not the type */
+	};
+
+	(void)state;
+	assert_int_equal(qn, 12 + 20 + 4);
+	assert_int_equal(q[0], 0x12);
+	assert_int_equal(q[12], 8);
+	assert_memory_equal(q + 13, "registry", 8);
+	assert_int_equal(dns_query("a..b", 1, 1, q + 100, 100), 0);
+	memcpy(m, q, qn);
+	m[2] |= 0x80;
+	m[7] = 3;
+	memcpy(m + qn, answers, sizeof(answers));
+	n = qn + sizeof(answers);
+	assert_int_equal(dns_answers(m, n, q, qn, a, 4), 1);
+	assert_memory_equal(a[0], ((uint8_t[]){104, 16, 1, 34}), 4);
+	/* Cut short: the records that fit, never past the end. */
+	assert_int_equal(dns_answers(m, n - 20, q, qn, a, 4), 0);
+	m[1] ^= 1;
+	assert_int_equal(dns_answers(m, n, q, qn, a, 4), -1);
+	m[1] ^= 1;
+	m[14] ^= 0x20;
+	assert_int_equal(dns_answers(m, n, q, qn, a, 4), -1);
+	m[14] ^= 0x20;
+	m[3] = 3;
+	assert_int_equal(dns_answers(m, n, q, qn, a, 4), 0);
+	m[3] = 2;
+	assert_int_equal(dns_answers(m, n, q, qn, a, 4), -1);
+	m[3] = 0;
+	m[2] &= 0x7f;
+	assert_int_equal(dns_answers(m, n, q, qn, a, 4), -1);
+	assert_int_equal(dns_answers(m, 10, q, qn, a, 4), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +236,7 @@ int main(void)
 	    cmocka_unit_test(matching),
 	    cmocka_unit_test(classification),
 	    cmocka_unit_test(urls),
+	    cmocka_unit_test(dns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
