@@ -62,7 +62,7 @@ void proxy_allow_host(const char *value, const char *opt)
 		die_usage("too many --jail-allow-host options (at most 16)", opt);
 	why = host_normal(value, true, extra[n_extra], AJ_HOST_MAX, &at);
 	if (why)
-		die_usage(why, opt);
+		die_usage(why, value);
 	extra_opt[n_extra++] = opt;
 }
 
