@@ -29,7 +29,8 @@ eg_port() {
 # eg_serve ADDR PORT: a plain HTTP server of $T/eg/www, in the background.
 eg_serve() {
 	$py -m http.server --bind "$1" --directory "$T/eg/www" "$2" >/dev/null 2>&1 &
-	bgpids+=($!)
+	eg_pids+=($!)
+	bgpids+=($!) # for run.sh's cleanup, if it ends before this file does
 	for _ in $(seq 50); do
 		(exec 3<>"/dev/tcp/$1/$2") 2>/dev/null && return 0
 		sleep 0.1
@@ -40,6 +41,7 @@ eg_serve() {
 # In the jail: curl ARGS…, printing the HTTP status and the body.
 EG_CURL='curl -s -m 10 -w " %{http_code}" "$@"; echo " rc=$?"'
 
+eg_pids=() # the servers, stopped at the end: later cases wait for their own children
 if [ $want_eg = 1 ]; then
 	mkdir -p "$T/eg/www"
 	printf 'egress-ok' >"$T/eg/www/hi.txt"
@@ -163,6 +165,17 @@ except socket.gaierror as e:
 			fail egress-explain "--jail-explain does not list the hosts: $(q "$(printf '%s\n' "$OUT" | grep -A3 '^network')")"
 		fi
 	fi
+fi
+
+if [ ${#eg_pids[@]} -gt 0 ]; then
+	kill "${eg_pids[@]}" 2>/dev/null
+	wait "${eg_pids[@]}" 2>/dev/null
+	eg_keep=()
+	for eg_p in "${bgpids[@]}"; do
+		[[ " ${eg_pids[*]} " == *" $eg_p "* ]] || eg_keep+=("$eg_p")
+	done
+	bgpids=("${eg_keep[@]}")
+	eg_pids=()
 fi
 
 # --- jail-npm against the registry --------------------------------------------------
