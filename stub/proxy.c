@@ -1137,8 +1137,16 @@ noreturn void proxy_run(pid_t child, int fd)
 	int listener = receive_listener(fd);
 	int sfd;
 
+	sigset_t pipe_sig;
+
 	if (listener < 0)
 		supervise_parent(child);
+	/* splice() into a socket the jail closed raises SIGPIPE, which
+	 * would end the run: taken as EPIPE instead. */
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &pipe_sig, NULL))
+		die("run the jail's proxy", errno, NULL);
 	set_nonblock(listener);
 	sfd = signalfd(-1, &sig_wait, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)

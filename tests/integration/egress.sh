@@ -12,7 +12,7 @@
 # Then jail-npm against the real registry, when it can be reached.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
-eg_cases="egress-listed-http egress-listed-connect egress-unlisted egress-direct egress-dns
+eg_cases="egress-listed-http egress-listed-connect egress-client-gone egress-unlisted egress-direct egress-dns
 	egress-loopback-name egress-loopback-literal egress-allow-host egress-jail-net
 	egress-worker-no-proxy egress-explain egress-npm-install egress-npm-postinstall"
 want_eg=0
@@ -45,6 +45,7 @@ eg_pids=() # the servers, stopped at the end: later cases wait for their own chi
 if [ $want_eg = 1 ]; then
 	mkdir -p "$T/eg/www"
 	printf 'egress-ok' >"$T/eg/www/hi.txt"
+	head -c 33554432 /dev/zero >"$T/eg/www/big.bin"
 	p_listed=$(eg_port "$eg_addr")
 	p_unlisted=$(eg_port "$eg_addr")
 	p_lo_name=$(eg_port 127.0.0.1)
@@ -86,6 +87,22 @@ if [ $want_eg = 1 ] && [ $eg_ok = 1 ]; then
 	if c egress-listed-connect; then
 		jrun user -- jail-egress sh -c "$EG_CURL" sh --proxytunnel "http://$eg_addr:$p_listed/hi.txt"
 		expect egress-listed-connect 0 "egress-ok 200 rc=0"
+	fi
+	# A client that hangs up mid-download: the proxy (the stub's parent)
+	# carries on, and the run's status is the command's.
+	if c egress-client-gone; then
+		jrun user -- jail-egress sh -c 'for i in 1 2 3 4 5; do
+	curl -s "$1/big.bin" | head -c 10 >/dev/null
+	$2 -c "import socket, sys
+s = socket.create_connection((\"127.0.0.1\", 3128))
+s.sendall(b\"GET $1/big.bin HTTP/1.1\r\n\r\n\")
+s.recv(10)
+s.shutdown(socket.SHUT_RDWR)
+s.close()"
+done
+sleep 0.5
+curl -s "$1/hi.txt"; echo " rc=$?"' sh "http://$eg_addr:$p_listed" "$py"
+		expect egress-client-gone 0 "egress-ok rc=0"
 	fi
 	if c egress-unlisted; then
 		jrun user -- jail-egress sh -c "$EG_CURL" sh -o /dev/null "http://$eg_addr:$p_unlisted/hi.txt"
