@@ -491,6 +491,10 @@ struct conn {
 
 static struct conn conns[PX_CONNS];
 
+/* Out of descriptors, the listener stays readable: it is left alone
+ * until a connection ends, rather than polled in a loop. */
+static bool accept_paused;
+
 /* Refusals already reported: one line per host and reason. */
 static char told[32][AJ_HOST_MAX];
 static unsigned n_told;
@@ -535,6 +539,7 @@ static void set_nonblock(int fd)
 
 static void conn_close(struct conn *k)
 {
+	accept_paused = false;
 	for (int i = 0; i < 2; i++) {
 		if (k->up.p[i] >= 0)
 			close(k->up.p[i]);
@@ -1087,8 +1092,11 @@ static void accept_one(int listener)
 {
 	int s = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-	if (s < 0)
+	if (s < 0) {
+		accept_paused =
+		    errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM;
 		return;
+	}
 	for (unsigned i = 0; i < PX_CONNS; i++) {
 		struct conn *k = &conns[i];
 
@@ -1158,6 +1166,10 @@ noreturn void proxy_run(pid_t child, int fd)
 		k->up.p[0] = k->up.p[1] = k->down.p[0] = k->down.p[1] = -1;
 	}
 	for (;;) {
+		/* Only the descriptors waited on: the kernel refuses more
+		 * entries than RLIMIT_NOFILE. */
+		static uint8_t slot_conn[2 * PX_CONNS], slot_up[2 * PX_CONNS];
+		static short rc[PX_CONNS], ru[PX_CONNS];
 		unsigned n = 2, free_slots = 0;
 
 		p[0] = (struct pollfd){.fd = sfd, .events = POLLIN};
@@ -1166,10 +1178,9 @@ noreturn void proxy_run(pid_t child, int fd)
 			struct conn *k = &conns[i];
 			short ce = 0, ue = 0;
 
+			rc[i] = ru[i] = 0;
 			if (k->c < 0) {
 				free_slots++;
-				p[n++] = (struct pollfd){.fd = -1};
-				p[n++] = (struct pollfd){.fd = -1};
 				continue;
 			}
 			if (k->state == PX_HEAD_READ)
@@ -1188,10 +1199,16 @@ noreturn void proxy_run(pid_t child, int fd)
 				else if (!k->u_eof)
 					ue |= POLLIN;
 			}
-			p[n++] = (struct pollfd){.fd = ce ? k->c : -1, .events = ce};
-			p[n++] = (struct pollfd){.fd = ue ? k->u : -1, .events = ue};
+			if (ce) {
+				slot_conn[n - 2] = (uint8_t)i, slot_up[n - 2] = 0;
+				p[n++] = (struct pollfd){.fd = k->c, .events = ce};
+			}
+			if (ue) {
+				slot_conn[n - 2] = (uint8_t)i, slot_up[n - 2] = 1;
+				p[n++] = (struct pollfd){.fd = k->u, .events = ue};
+			}
 		}
-		if (!free_slots)
+		if (!free_slots || accept_paused)
 			p[1].fd = -1;
 		if (poll(p, n, -1) < 0) {
 			if (errno == EINTR)
@@ -1204,12 +1221,14 @@ noreturn void proxy_run(pid_t child, int fd)
 			while (read(sfd, &si, sizeof(si)) == sizeof(si))
 				supervise_signal(child, (int)si.ssi_signo);
 		}
-		for (unsigned i = 0; i < PX_CONNS; i++) {
-			short cr = p[2 + 2 * i].revents, ur = p[3 + 2 * i].revents;
-
-			if (conns[i].c >= 0 && (cr || ur))
-				step(&conns[i], cr, ur);
-		}
+		for (unsigned j = 2; j < n; j++)
+			if (slot_up[j - 2])
+				ru[slot_conn[j - 2]] = p[j].revents;
+			else
+				rc[slot_conn[j - 2]] = p[j].revents;
+		for (unsigned i = 0; i < PX_CONNS; i++)
+			if (conns[i].c >= 0 && (rc[i] || ru[i]))
+				step(&conns[i], rc[i], ru[i]);
 		if (p[1].revents & POLLIN)
 			accept_one(listener);
 	}
