@@ -12,7 +12,7 @@
 # Then jail-npm against the real registry, when it can be reached.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
-eg_cases="egress-listed-http egress-listed-connect egress-client-gone egress-unlisted egress-direct egress-dns
+eg_cases="egress-listed-http egress-listed-connect egress-client-gone egress-low-nofile egress-unlisted egress-direct egress-dns
 	egress-loopback-name egress-loopback-literal egress-allow-host egress-jail-net
 	egress-worker-no-proxy egress-explain egress-npm-install egress-npm-postinstall"
 want_eg=0
@@ -103,6 +103,16 @@ done
 sleep 0.5
 curl -s "$1/hi.txt"; echo " rc=$?"' sh "http://$eg_addr:$p_listed" "$py"
 		expect egress-client-gone 0 "egress-ok rc=0"
+	fi
+	# A low descriptor limit (the caller's): the proxy's poll stays
+	# within it, and waits for descriptors rather than spinning.
+	if c egress-low-nofile; then
+		jrun user -- prlimit --nofile=24:24 "$bin/jail-egress" sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do
+	(exec 3<>/dev/tcp/127.0.0.1/3128; sleep 2) &
+done
+sleep 0.5
+curl -s -m 8 "$1/hi.txt"; echo " rc=$?"; wait' sh "http://$eg_addr:$p_listed"
+		expect egress-low-nofile 0 "egress-ok rc=0"
 	fi
 	if c egress-unlisted; then
 		jrun user -- jail-egress sh -c "$EG_CURL" sh -o /dev/null "http://$eg_addr:$p_unlisted/hi.txt"
