@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2154 # sourced by run.sh, which sets the variables
+# shellcheck shell=bash disable=SC2154,SC2016 # sourced by run.sh, which sets the variables
 # egress.sh: 'network allow', seen from inside: plain HTTP servers started
 # here, on the host, outside every jail (on an address of this machine
 # that is not loopback when it has one, else on 127.0.0.1, listed
@@ -41,6 +41,7 @@ eg_serve() {
 # In the jail: curl ARGS…, printing the HTTP status and the body.
 EG_CURL='curl -s -m 10 -w " %{http_code}" "$@"; echo " rc=$?"'
 
+eg_ok=0
 eg_pids=() # the servers, stopped at the end: later cases wait for their own children
 if [ $want_eg = 1 ]; then
 	mkdir -p "$T/eg/www"
@@ -78,7 +79,7 @@ EOF
 	fi
 fi
 
-if [ $want_eg = 1 ] && [ $eg_ok = 1 ]; then
+if [ $want_eg = 1 ] && [ "$eg_ok" = 1 ]; then
 	if c egress-listed-http; then
 		jrun user -- jail-egress sh -c "$EG_CURL" sh "http://$eg_addr:$p_listed/hi.txt"
 		expect egress-listed-http 0 "egress-ok 200 rc=0"
