@@ -129,7 +129,7 @@ curl -s -m 8 "$1/hi.txt"; echo " rc=$?"; wait' sh "http://$eg_addr:$p_listed"
 	fi
 	# Past the proxy there is no route: lo is the jail's only interface.
 	if c egress-direct; then
-		jrun user -- jail-egress $py -c 'import socket, sys, errno
+		jrun user -- jail-egress "$py" -c 'import socket, sys, errno
 try:
     socket.create_connection((sys.argv[1], int(sys.argv[2])), 5).close()
     print("ok")
@@ -142,7 +142,7 @@ except OSError as e:
 		fi
 	fi
 	if c egress-dns; then
-		jrun user -- jail-egress $py -c 'import socket
+		jrun user -- jail-egress "$py" -c 'import socket
 try:
     socket.getaddrinfo("registry.npmjs.org", 443)
     print("resolved")
@@ -212,7 +212,7 @@ want_egnpm=0
 for n in egress-npm-install egress-npm-postinstall; do c "$n" && want_egnpm=1; done
 if [ $want_egnpm = 1 ] && ! command -v npm >/dev/null; then
 	skip egress-npm "npm is not installed (make deps-test installs it)"
-elif [ $want_egnpm = 1 ] && ! why=$(timeout 30 $py -c 'import sys, urllib.request
+elif [ $want_egnpm = 1 ] && ! why=$(timeout 30 "$py" -c 'import sys, urllib.request
 try:
     urllib.request.urlopen("https://registry.npmjs.org/is-number", timeout=20).read(1)
 except Exception as e:
