@@ -135,6 +135,8 @@ $(B)/obj/compiler/%.o: compiler/%.c $(wildcard compiler/*.h) include/aj_table.h 
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
+$(B)/obj/compiler/hosts.o: stub/hosts.c stub/hosts.h
+
 $(B)/bin/aijail-compile: $(COMPILER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ -lseccomp

@@ -196,6 +196,17 @@ static bool check_mode_order(const struct compiled *c)
 				why =
 				    xprintf("its network is %s, mode '%s' has %s",
 				            net_names[s->network], w->mode, net_names[w->network]);
+			for (int k = 0; !why && s->network == AJ_NET_ALLOW &&
+			                w->network == AJ_NET_ALLOW && k < s->n_hosts;
+			     k++) {
+				int j = 0;
+				while (j < w->n_hosts && strcmp(w->hosts[j], s->hosts[k]))
+					j++;
+				if (j == w->n_hosts)
+					why = xprintf(
+					    "it allows host \"%s\", which mode '%s' does not",
+					    s->hosts[k], w->mode);
+			}
 			for (size_t k = 0; k < s->patterns.n && !why; k++)
 				if (s->patterns.v[k].kind == AJ_PATTERN_PRUNE &&
 				    !pattern_in(w, &s->patterns.v[k]))

@@ -480,6 +480,15 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 				  array(o, "struct aj_bpf_insn", b, mf->insns.n), mf->insns.n, mf->role);
 	}
 	const char *fl = array(o, "struct aj_filter", filters, v->filters.n);
+	b = xstrdup("");
+	for (int i = 0; i < v->n_hosts; i++)
+		b = append(b, "\t%s,\n", lit(v->hosts[i]));
+	const char *hosts =
+	    v->n_hosts
+	        ? xprintf("\t\t.hosts = %s, .n_hosts = %d, .n_followed = %d, .follow = %d,\n",
+	                  array(o, "char *const", b, (size_t)v->n_hosts), v->n_hosts, v->n_followed,
+	                  v->follow)
+	        : "";
 	const char *memory = v->memory & AJ_MEMORY_PERCENT
 				     ? xprintf("AJ_MEMORY_PERCENT | %llu,",
 					       (unsigned long long)(v->memory & ~AJ_MEMORY_PERCENT))
@@ -499,13 +508,13 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			"\t\t.env_set = %s, .n_env_set = %zu,\n"
 			"\t\t.rlimits = %s, .n_rlimits = %zu,\n"
 			"\t\t.filters = %s, .n_filters = %zu,\n"
-			"\t\t.seccomp_summary = %s,\n%s\t},\n",
+			"\t\t.seccomp_summary = %s,\n%s%s\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
 			v->landlock_min_abi, v->features, v->toggles_fixed,
 			v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0), v->timeout, memory, v->processes,
 			mount_spans, n_spans, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
 			set, v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)),
-			v->userns ? xprintf("\t\t.userns = %d,\n", v->userns) : "");
+			v->userns ? xprintf("\t\t.userns = %d,\n", v->userns) : "", hosts);
 }
 
 /* Everything of the header but its first comment and the identity: what

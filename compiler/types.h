@@ -132,6 +132,9 @@ struct variant {
 	const char *command;
 	const char *hostname;
 	int network;
+	const char **hosts; /* 'network allow' (aj_variant.hosts) */
+	int n_hosts, n_followed, follow;
+	struct loc network_loc; /* the statement that set the network */
 	int landlock;
 	int landlock_min_abi;
 	int features;
@@ -265,6 +268,9 @@ struct change {
 		struct {
 			int level;
 			bool fixed; /* a mode said it: --net cannot widen it */
+			/* 'network allow': normal hosts, the followed tool's first */
+			const char **hosts;
+			int n_hosts, n_followed, follow; /* follow: enum aj_follow */
 		} network;
 		struct {
 			int level, min_abi;

@@ -76,6 +76,11 @@ bool variant_apply(struct variant *v, const change_list *block)
 			break;
 		case CH_NETWORK:
 			v->network = c->network.level; /* the order of enum aj_network */
+			v->hosts = c->network.hosts;
+			v->n_hosts = c->network.n_hosts;
+			v->n_followed = c->network.n_followed;
+			v->follow = c->network.follow;
+			v->network_loc = c->loc;
 			if (c->network.fixed)
 				v->flags |= AJ_VARIANT_NET_FIXED;
 			break;

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 15
+#define AJ_ABI 16
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -287,14 +287,39 @@ enum aj_landlock_level {
  *             Landlock ABI 6, or with Landlock off, the stub falls back to
  *             NONE's network namespace.
  *   LOOPBACK  a private network namespace with lo up
+ *   ALLOW     LOOPBACK, and named hosts through a proxy that the stub's
+ *             parent runs in the host's network namespace (stub/proxy.c):
+ *             aj_variant.hosts, and the registry the 'follow' tool's own
+ *             configuration names
  *   HOST      the host's network namespace */
 #define AJ_NETWORKS(X)                                                                             \
 	X(AJ_NET_NONE, "none")                                                                     \
 	X(AJ_NET_BLOCKED, "blocked")                                                               \
 	X(AJ_NET_LOOPBACK, "loopback")                                                             \
+	X(AJ_NET_ALLOW, "allow")                                                                   \
 	X(AJ_NET_HOST, "host")
 
 enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
+
+/* An allowed host, as the compiler normalises it: "NAME:PORT", NAME in
+ * lower case, a literal IPv4 address, or an IPv6 one in brackets; "*.NAME"
+ * for every name below NAME (not NAME itself).  At most AJ_HOSTS_MAX in a
+ * variant, each shorter than AJ_HOST_MAX. */
+#define AJ_HOSTS_MAX  64
+#define AJ_HOST_MAX   260
+#define AJ_PROXY_PORT 3128 /* where the jail reaches the proxy, on its own 127.0.0.1 */
+
+/* 'network allow follow TOOL': the registry that the tool's own
+ * configuration names at run time replaces the statement's hosts (its
+ * documented default); stub/proxy.c reads it. */
+#define AJ_FOLLOWS(X)                                                                              \
+	X(AJ_FOLLOW_NONE, "")                                                                      \
+	X(AJ_FOLLOW_NPM, "npm")                                                                    \
+	X(AJ_FOLLOW_PIP, "pip")                                                                    \
+	X(AJ_FOLLOW_UV, "uv")                                                                      \
+	X(AJ_FOLLOW_CARGO, "cargo")
+
+enum aj_follow { AJ_FOLLOWS(AJ_ENUM_ITEM) AJ_FOLLOW_COUNT };
 
 /* A span of environment patterns, shared like the mount spans: a
  * variant's keep (or drop) list is the concatenation of its spans.  A
@@ -398,6 +423,9 @@ struct aj_variant {
 	const struct aj_rlimit *rlimits;
 	const struct aj_filter *filters; /* installed in order, at least one */
 	const char *seccomp_summary; /* deny rules by action, for --jail-explain */
+	/* 'network allow': the hosts, and which of them a followed tool's
+	 * configured registry replaces (the first n_followed). */
+	const char *const *hosts;
 	/* Containment of a runaway ('limit memory', 'limit processes'): the
 	 * whole jail's bound, through a cgroup where the caller owns one
 	 * (memory.max, pids.max), else per process (RLIMIT_DATA, and
@@ -416,6 +444,9 @@ struct aj_variant {
 	uint8_t n_mount_spans;
 	uint8_t n_filters;
 	uint8_t network;  /* enum aj_network */
+	uint8_t n_hosts;
+	uint8_t n_followed; /* hosts[0 .. n_followed) are the followed tool's default */
+	uint8_t follow;     /* enum aj_follow */
 	uint8_t landlock; /* enum aj_landlock_level */
 	uint8_t landlock_min_abi;
 	uint8_t features; /* AJ_FEATURE_* switched on */

@@ -3,8 +3,12 @@ include "base.aj";
 
 policy cargo extends base {
     exec cargo;
-    network host;               # crates.io
+    # crates.io only (its sparse index, its downloads, its API): a source
+    # replacement in $CARGO_HOME/config.toml replaces them.  Git
+    # dependencies need --jail-allow-host=github.com.
+    network allow follow cargo "index.crates.io:443" "static.crates.io:443" "crates.io:443";
     rw+ ~/.cargo/registry ~/.cargo/git;
+    ro? ~/.cargo/config.toml ~/.cargo/config;   # its source replacement (a mirror), read-only
     ro? ~/.cargo/bin ~/.rustup;  # the toolchain rustup installed
     env keep "CARGO_*" "RUSTUP_*" RUSTFLAGS;
     # cargo runs a rustc per core, about 8 tasks each (-j 32: 255 tasks

@@ -5,7 +5,9 @@ include "base.aj";
 
 policy npm extends base {
     exec npm;
-    network host;               # the registry
+    # The registry only, through the stub's proxy: npm's own setting
+    # (NPM_CONFIG_REGISTRY, else registry= in ~/.npmrc) when it names one.
+    network allow follow npm "registry.npmjs.org:443";
     rw+ ~/.npm ~/.cache/pnpm;   # npm's cache (npx's too), pnpm's metadata cache
     rw+ ~/.local/share/pnpm/store;   # pnpm's package store, not its global bin dir
     env keep "NPM_CONFIG_*" "npm_config_*" NODE_ENV NODE_OPTIONS;

@@ -39,6 +39,7 @@ static noreturn void help(const struct aj_policy *pol)
 		    "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
 		    "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
 		    "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
+		    "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
 		    "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
 		    "  --timeout S           the same as --jail-timeout=S\n");
 	}
@@ -53,6 +54,8 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-rw=PATH        also PATH, writable (not in a read-only mode)\n"
 	      "  --jail-net            the host's network (not in a mode that takes it away)\n"
 	      "  --jail-no-net         no network at all\n"
+	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
+	      "                        proxy: the network is then the named hosts only\n"
 	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
 	      "                        off), T one of" AJ_TOGGLES(AJ_WORD_ITEM) "\n"
 	      "  --jail-timeout=S      kill everything after S seconds\n"
@@ -125,6 +128,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		extra_net(AJ_NET_HOST, opt);
 	else if (!strcmp(name, "no-net") && !value)
 		extra_net(AJ_NET_NONE, opt);
+	else if (!strcmp(name, "allow-host") && value)
+		proxy_allow_host(value, opt);
 	else if (value || !extra_toggle(name, opt))
 		return false;
 	return true;
@@ -143,7 +148,7 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
  * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
-	static const char *const takes_value[] = {"mode", "timeout", "ro", "rw"};
+	static const char *const takes_value[] = {"mode", "timeout", "ro", "rw", "allow-host"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -291,7 +296,7 @@ int main(int argc, char **argv)
 	r->v = &pol->variants[idx];
 	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
-	r->v = extra_apply(r);
+	r->v = proxy_apply(extra_apply(r));
 	/* Before anything is resolved: the fallback has a $HOME of its own. */
 	if (o.explain)
 		r->fallback = ns_blocked(r->v, true);
@@ -305,6 +310,8 @@ int main(int argc, char **argv)
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)
 		die("build the environment", errno, "the host passes too many variables");
 	r->envp = env_slots;
+	proxy_hosts(r->v, r->envp);
+	proxy_env(r->v, env_slots, AJ_ENV_MAX);
 	if (fallback_active)
 		fallback_env(env_slots, AJ_ENV_MAX);
 	limits_resolve(r->v);
@@ -325,6 +332,8 @@ int main(int argc, char **argv)
 		caps_clear(limits_keep());
 		scan_project(".", r->v);
 		ns_scan_send(fd);
+		if (r->v->network == AJ_NET_ALLOW)
+			proxy_run(pid, fd);
 		supervise_parent(pid);
 	}
 	init_prepare(r->v);

@@ -299,6 +299,8 @@ void init_prepare(const struct aj_variant *v)
 
 	if (sethostname(h, strlen(h)))
 		die("set the host name", errno, NULL);
-	if (v->network == AJ_NET_LOOPBACK)
+	if (v->network == AJ_NET_LOOPBACK || v->network == AJ_NET_ALLOW)
 		loopback_up();
+	if (v->network == AJ_NET_ALLOW)
+		proxy_listen(parent_sock);
 }

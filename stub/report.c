@@ -449,6 +449,74 @@ static void print_seccomp(const struct aj_variant *v)
 	rp_close();
 }
 
+static const char *const ll_rights[] = {
+    "execute",   "write_file", "read_file", "read_dir",  "remove_dir", "remove_file",
+    "make_char", "make_dir",   "make_reg",  "make_sock", "make_fifo",  "make_block",
+    "make_sym",  "refer",      "truncate",  "ioctl_dev",
+};
+
+static void print_rights(uint64_t a)
+{
+	rp_open("rights", '[');
+	if (a == AJ_LL_RIGHTS_ALL)
+		rp_t(" all");
+	for (unsigned i = 0; i < sizeof(ll_rights) / sizeof(ll_rights[0]); i++)
+		if ((a & (1ULL << i)) && (report_json || a != AJ_LL_RIGHTS_ALL)) {
+			rp_t(" ");
+			rp_str(NULL, ll_rights[i]);
+		}
+	rp_close();
+}
+
+/* One Landlock rule; path NULL: its variable is unset, and it is skipped. */
+static void print_rule(const char *path, unsigned var, bool optional, uint64_t access)
+{
+	rp_open(NULL, '{');
+	rp_t("  ");
+	if (!path) {
+		rp_t("$");
+		rp_t(var_name(var));
+	}
+	rp_str("path", path);
+	rp_jstr("var", var ? var_name(var) : NULL);
+	rp_bool("optional", optional);
+	if (optional)
+		rp_t("?");
+	print_rights(access);
+	rp_bool("skipped", !path);
+	rp_t(!path ? "\t(skipped: unset)\n" : "\n");
+	rp_close();
+}
+
+/* The variant's own Landlock rules, then the mounts', in the plan's order;
+ * a skipped mount has none. */
+void explain_landlock_rules(const struct aj_variant *v)
+{
+	char path[AJ_PATH_MAX];
+
+	rp_open("landlock_rules", '[');
+	if (v->landlock == AJ_LANDLOCK_OFF) {
+		rp_close();
+		return;
+	}
+	rp_t("landlock rules:\n");
+	for (unsigned i = 0; i < v->n_landlock_rules; i++) {
+		const struct aj_landlock_rule *r = &v->landlock_rules[i];
+
+		print_rule(path_join(&r->path, path, sizeof(path)) < 0 ? NULL : path, r->path.var,
+		           false, r->access);
+	}
+	/* The mounts' own rules, in the plan's order; a skipped mount has none. */
+	for (unsigned i = 0; i < plan_n; i++) {
+		const struct plan_entry *e = &plan[i];
+
+		if (e->m->landlock)
+			print_rule(e->path, e->m->path.var, e->m->flags & AJ_MOUNT_OPTIONAL,
+			           e->m->landlock);
+	}
+	rp_close();
+}
+
 void explain_process(const struct run *r)
 {
 	print_env(r);

@@ -29,8 +29,8 @@
 
 #include "sys.h"
 
-static sigset_t sig_orig;
-static sigset_t sig_wait;
+sigset_t sig_orig;
+sigset_t sig_wait;
 
 static const int forwarded[] = {SIGINT,  SIGTERM, SIGHUP,   SIGQUIT,
                                 SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
@@ -92,37 +92,42 @@ static int next_signal(void)
 	}
 }
 
-/* pid 1 is reaped, never left to an init that in many containers never
- * reaps; that wait includes the teardown of the jail's namespaces. */
+/* What the parent does with one signal; it ends the run when pid 1 has
+ * ended.  pid 1 is reaped, never left to an init that in many containers
+ * never reaps; that wait includes the teardown of the jail's namespaces. */
+void supervise_signal(pid_t child, int sig)
+{
+	int status;
+	pid_t p;
+
+	if (sig == SIGALRM)
+		return;
+	if (sig == SIG_CALLER_GONE) {
+		/* Sent by the kernel, or by a host process of ours that could
+		 * have killed the jail anyway. */
+		if (getppid() != caller)
+			kill(child, SIGKILL);
+		return;
+	}
+	if (sig != SIGCHLD) {
+		kill(child, sig);
+		return;
+	}
+	p = waitpid(child, &status, WNOHANG);
+	if (p < 0)
+		die("wait for the jail", errno, NULL);
+	if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
+		limits_release();
+		if (aj_die_cleanup)
+			aj_die_cleanup(); /* the fallback's private directory */
+		_exit(exit_code(status));
+	}
+}
+
 noreturn void supervise_parent(pid_t child)
 {
-	for (;;) {
-		int sig = next_signal(), status;
-		pid_t p;
-
-		if (sig == SIGALRM)
-			continue;
-		if (sig == SIG_CALLER_GONE) {
-			/* Sent by the kernel, or by a host process of ours
-			 * that could have killed the jail anyway. */
-			if (getppid() != caller)
-				kill(child, SIGKILL);
-			continue;
-		}
-		if (sig != SIGCHLD) {
-			kill(child, sig);
-			continue;
-		}
-		p = waitpid(child, &status, WNOHANG);
-		if (p < 0)
-			die("wait for the jail", errno, NULL);
-		if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
-			limits_release();
-			if (aj_die_cleanup)
-				aj_die_cleanup(); /* the fallback's private directory */
-			_exit(exit_code(status));
-		}
-	}
+	for (;;)
+		supervise_signal(child, next_signal());
 }
 
 static noreturn void exec_failed(const char *cmd, int err)

@@ -163,7 +163,10 @@ void limits_apply(void);
 void seccomp_install(const struct aj_variant *v);
 
 /* supervise.c */
+extern sigset_t sig_orig;
+extern sigset_t sig_wait; /* what the parent and pid 1 take synchronously */
 void signals_block(void);
+void supervise_signal(pid_t child, int sig);
 /* No pid namespace around the target: the fallback's run (fallback.c sets
  * it), where the end of the run kills the target's group, not the
  * namespace. */
@@ -193,6 +196,15 @@ int source_resolve(const char *path, bool follow, const char **why);
 int source_open(const struct aj_mount *m, const char *path, const char **why);
 const char *place_refused(const char *p, const struct stat *st);
 unsigned host_layout(const char *path, char *target, size_t n);
+
+/* proxy.c: 'network allow' (hosts.c reads the hosts). */
+void proxy_allow_host(const char *value, const char *opt);
+const struct aj_variant *proxy_apply(const struct aj_variant *v);
+void proxy_hosts(const struct aj_variant *v, char *const *envp);
+void proxy_env(const struct aj_variant *v, char **envp, size_t max);
+void proxy_explain(void);
+void proxy_listen(int parent_sock);
+noreturn void proxy_run(pid_t child, int fd);
 
 /* nscause.c: why the namespaces cannot be had, and what lifts it. */
 size_t str_put(char *buf, size_t at, const char *s); /* copies s at buf + at: the new end */
@@ -226,5 +238,6 @@ void rp_bool(const char *key, bool b);
 void rp_t(const char *s);
 void rp_field(const char *name);
 void explain_process(const struct run *r);
+void explain_landlock_rules(const struct aj_variant *v);
 
 #endif

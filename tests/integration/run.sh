@@ -839,6 +839,8 @@ fi
 . "$root/tests/integration/explain.sh"
 # shellcheck source=tests/integration/scancache.sh
 . "$root/tests/integration/scancache.sh"
+# shellcheck source=tests/integration/egress.sh
+. "$root/tests/integration/egress.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 

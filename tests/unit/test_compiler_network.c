@@ -85,6 +85,52 @@ static void blocked_ranks_between_none_and_loopback(void **state)
 	assert_non_null(strstr(diags(), "its network is loopback, mode 'normal' has blocked"));
 }
 
+/* 'network allow': normal hosts, the followed tool's default first, and
+ * a mode may only keep or drop hosts. */
+static void allow_lists_hosts(void **state)
+{
+	(void)state;
+	struct compiled *c = compile_str("policy p {\n"
+					 "    network allow \"A.example.org\" follow pip \"pypi.org\"\n"
+					 "        \"files.pythonhosted.org:443\" \"[::1]:8080\";\n"
+					 "}\n");
+	assert_non_null(c);
+	const struct variant *v = &c->variants.v[0];
+	assert_int_equal(v->network, AJ_NET_ALLOW);
+	assert_int_equal(v->follow, AJ_FOLLOW_PIP);
+	assert_int_equal(v->n_hosts, 4);
+	assert_int_equal(v->n_followed, 3);
+	assert_string_equal(v->hosts[0], "pypi.org:443");
+	assert_string_equal(v->hosts[1], "files.pythonhosted.org:443");
+	assert_string_equal(v->hosts[2], "[::1]:8080");
+	assert_string_equal(v->hosts[3], "a.example.org:443");
+	/* Sockets stay: the jail's own namespace has lo only. */
+	assert_int_equal(socket_verdict(v, AF_INET), AJ_RET_ALLOW);
+}
+
+static void allow_ranks_between_loopback_and_host(void **state)
+{
+	(void)state;
+	assert_non_null(compile_str("policy p {\n"
+				    "    network host;\n"
+				    "    mode worker { network allow \"a.org\" \"b.org\"; }\n"
+				    "    mode strict { network allow \"a.org\"; }\n"
+				    "    mode lockdown { network loopback; }\n"
+				    "}\n"));
+	arena_free();
+	assert_null(compile_str("policy p {\n"
+				"    network allow \"a.org\";\n"
+				"    mode worker { network allow \"a.org\" \"b.org\"; }\n"
+				"}\n"));
+	assert_non_null(strstr(diags(), "it allows host \"b.org:443\", which mode 'normal' does not"));
+	arena_free();
+	assert_null(compile_str("policy p {\n"
+				"    network loopback;\n"
+				"    mode worker { network allow \"a.org\"; }\n"
+				"}\n"));
+	assert_non_null(strstr(diags(), "its network is allow, mode 'normal' has loopback"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -92,6 +138,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(other_levels_keep_sockets, setup, teardown),
 		cmocka_unit_test_setup_teardown(blocked_ranks_between_none_and_loopback, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(allow_lists_hosts, setup, teardown),
+		cmocka_unit_test_setup_teardown(allow_ranks_between_loopback_and_host, setup,
 						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

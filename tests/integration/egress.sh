@@ -1,0 +1,250 @@
+# shellcheck shell=bash disable=SC2154,SC2016 # sourced by run.sh, which sets the variables
+# egress.sh: 'network allow', seen from inside: plain HTTP servers started
+# here, on the host, outside every jail (on an address of this machine
+# that is not loopback when it has one, else on 127.0.0.1, listed
+# literally), and a test policy that lists some of them.  A listed
+# host:port answers through the stub's proxy (absolute-URI HTTP and
+# CONNECT), an unlisted one gets a 403 and one line on stderr, a
+# connection that ignores the proxy has no route, the jail has no DNS, a
+# listed name that resolves to loopback is refused unless the address is
+# listed literally, --jail-allow-host adds a host, --jail-net gives the
+# whole network and says so, and a profile without a list has no proxy.
+# Then jail-npm against the real registry, when it can be reached.
+# Sourced by run.sh (its helpers, fixture and counters); not run alone.
+
+eg_cases="egress-listed-http egress-listed-connect egress-client-gone egress-low-nofile egress-unlisted egress-direct egress-dns
+	egress-loopback-name egress-loopback-literal egress-allow-host egress-jail-net
+	egress-worker-no-proxy egress-explain egress-npm-install egress-npm-postinstall"
+want_eg=0
+for n in $eg_cases; do c "$n" && want_eg=1; done
+
+eg_addr=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
+[ -n "$eg_addr" ] || eg_addr=127.0.0.1
+
+# eg_port: a free TCP port of eg_addr.
+eg_port() {
+	$py -c 'import socket, sys; s = socket.socket(); s.bind((sys.argv[1], 0)); print(s.getsockname()[1])' "$1"
+}
+
+# eg_serve ADDR PORT: a plain HTTP server of $T/eg/www, in the background.
+eg_serve() {
+	$py -m http.server --bind "$1" --directory "$T/eg/www" "$2" >/dev/null 2>&1 &
+	eg_pids+=($!)
+	bgpids+=($!) # for run.sh's cleanup, if it ends before this file does
+	for _ in $(seq 50); do
+		(exec 3<>"/dev/tcp/$1/$2") 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# In the jail: curl ARGS…, printing the HTTP status and the body.
+EG_CURL='curl -s -m 10 -w " %{http_code}" "$@"; echo " rc=$?"'
+
+eg_ok=0
+eg_pids=() # the servers, stopped at the end: later cases wait for their own children
+if [ $want_eg = 1 ]; then
+	mkdir -p "$T/eg/www"
+	printf 'egress-ok' >"$T/eg/www/hi.txt"
+	head -c 33554432 /dev/zero >"$T/eg/www/big.bin"
+	p_listed=$(eg_port "$eg_addr")
+	p_unlisted=$(eg_port "$eg_addr")
+	p_lo_name=$(eg_port 127.0.0.1)
+	p_lo_lit=$(eg_port 127.0.0.1)
+	cat >"$T/eg/egress.aj" <<EOF
+include "base.aj";
+
+policy egress extends base {
+    network allow "$eg_addr:$p_listed" "localhost:$p_lo_name" "127.0.0.1:$p_lo_lit";
+}
+EOF
+	eg_ok=1
+	if ! "$build/bin/aijail-compile" --build -I "$root/policies" -o "$bin/jail-egress" "$T/eg/egress.aj" \
+		>"$T/eg/build.log" 2>&1; then
+		eg_ok=0
+		ERR=$(cat "$T/eg/build.log")
+		fail egress-build "aijail-compile --build of the test policy failed"
+	fi
+	chmod 0755 "$bin/jail-egress" 2>/dev/null
+	for ap in "$eg_addr:$p_listed" "$eg_addr:$p_unlisted" "127.0.0.1:$p_lo_name" "127.0.0.1:$p_lo_lit"; do
+		eg_serve "${ap%:*}" "${ap##*:}" || {
+			eg_ok=0
+			ERR=
+			fail egress-servers "the test server on $ap did not start"
+		}
+	done
+	if ! command -v curl >/dev/null; then
+		eg_ok=0
+		skip egress "curl is not installed: the proxy cases need a client that speaks to it"
+	fi
+fi
+
+if [ $want_eg = 1 ] && [ "$eg_ok" = 1 ]; then
+	if c egress-listed-http; then
+		jrun user -- jail-egress sh -c "$EG_CURL" sh "http://$eg_addr:$p_listed/hi.txt"
+		expect egress-listed-http 0 "egress-ok 200 rc=0"
+	fi
+	# CONNECT: curl tunnels through the proxy even for http://.
+	if c egress-listed-connect; then
+		jrun user -- jail-egress sh -c "$EG_CURL" sh --proxytunnel "http://$eg_addr:$p_listed/hi.txt"
+		expect egress-listed-connect 0 "egress-ok 200 rc=0"
+	fi
+	# A client that hangs up mid-download: the proxy (the stub's parent)
+	# carries on, and the run's status is the command's.
+	if c egress-client-gone; then
+		jrun user -- jail-egress sh -c 'for i in 1 2 3 4 5; do
+	curl -s "$1/big.bin" | head -c 10 >/dev/null
+	$2 -c "import socket, sys
+s = socket.create_connection((\"127.0.0.1\", 3128))
+s.sendall(b\"GET $1/big.bin HTTP/1.1\r\n\r\n\")
+s.recv(10)
+s.shutdown(socket.SHUT_RDWR)
+s.close()"
+done
+sleep 0.5
+curl -s "$1/hi.txt"; echo " rc=$?"' sh "http://$eg_addr:$p_listed" "$py"
+		expect egress-client-gone 0 "egress-ok rc=0"
+	fi
+	# A low descriptor limit (the caller's): the proxy's poll stays
+	# within it, and waits for descriptors rather than spinning.
+	if c egress-low-nofile; then
+		jrun user -- prlimit --nofile=24:24 "$bin/jail-egress" sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do
+	(exec 3<>/dev/tcp/127.0.0.1/3128; sleep 2) &
+done
+sleep 0.5
+curl -s -m 8 "$1/hi.txt"; echo " rc=$?"; wait' sh "http://$eg_addr:$p_listed"
+		expect egress-low-nofile 0 "egress-ok rc=0"
+	fi
+	if c egress-unlisted; then
+		jrun user -- jail-egress sh -c "$EG_CURL" sh -o /dev/null "http://$eg_addr:$p_unlisted/hi.txt"
+		line="jail-egress: refused a connection to $eg_addr:$p_unlisted: not in the list (policy egress); --jail-allow-host=$eg_addr:$p_unlisted allows it"
+		if [ "$RC" != 0 ] || [ "$OUT" != " 403 rc=0" ]; then
+			fail egress-unlisted "exit status $RC, stdout $(q "$OUT"); expected a 403"
+		elif [ "$(printf '%s\n' "$ERR" | grep -c 'refused a connection')" != 1 ] ||
+			! printf '%s\n' "$ERR" | grep -qxF "$line"; then
+			fail egress-unlisted "stderr is not the one line $(q "$line")"
+		else
+			pass egress-unlisted
+		fi
+	fi
+	# Past the proxy there is no route: lo is the jail's only interface.
+	if c egress-direct; then
+		jrun user -- jail-egress "$py" -c 'import socket, sys, errno
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), 5).close()
+    print("ok")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))' "$eg_addr" "$p_listed"
+		if [ "$eg_addr" = 127.0.0.1 ]; then
+			expect egress-direct 0 ECONNREFUSED
+		else
+			expect egress-direct 0 ENETUNREACH
+		fi
+	fi
+	if c egress-dns; then
+		jrun user -- jail-egress "$py" -c 'import socket
+try:
+    socket.getaddrinfo("registry.npmjs.org", 443)
+    print("resolved")
+except socket.gaierror as e:
+    print("no-dns")'
+		expect egress-dns 0 no-dns
+	fi
+	# "localhost" is listed by name: it resolves to loopback, refused.
+	if c egress-loopback-name; then
+		jrun user -- jail-egress sh -c "$EG_CURL" sh -o /dev/null "http://localhost:$p_lo_name/hi.txt"
+		if [ "$OUT" = " 403 rc=0" ] &&
+			[[ $ERR == *"refused a connection to localhost:$p_lo_name: it resolves to a loopback address"* ]]; then
+			pass egress-loopback-name
+		else
+			fail egress-loopback-name "exit status $RC, stdout $(q "$OUT"); expected a 403 and the line"
+		fi
+	fi
+	if c egress-loopback-literal; then
+		jrun user -- jail-egress sh -c "$EG_CURL" sh "http://127.0.0.1:$p_lo_lit/hi.txt"
+		expect egress-loopback-literal 0 "egress-ok 200 rc=0"
+	fi
+	if c egress-allow-host; then
+		jrun user -- jail-egress --jail-allow-host="$eg_addr:$p_unlisted" sh -c "$EG_CURL" sh \
+			"http://$eg_addr:$p_unlisted/hi.txt"
+		expect egress-allow-host 0 "egress-ok 200 rc=0"
+	fi
+	if c egress-jail-net; then
+		jrun user -- jail-egress --jail-net sh -c "$EG_CURL" sh --noproxy '*' "http://$eg_addr:$p_unlisted/hi.txt"
+		if [ "$RC" = 0 ] && [ "$OUT" = "egress-ok 200 rc=0" ] &&
+			[[ $ERR == *"--jail-net: the whole network, not only the hosts of policy egress"* ]]; then
+			pass egress-jail-net
+		else
+			fail egress-jail-net "exit status $RC, stdout $(q "$OUT"); expected the server and the line"
+		fi
+	fi
+	# A policy without a list: no proxy variables, nothing on the port.
+	if c egress-worker-no-proxy; then
+		jrun user -- jail-worker sh -c 'echo "${HTTPS_PROXY-unset}"; ./tools/probe connect-tcp 127.0.0.1 3128'
+		if [ "$RC" = 1 ] && [[ $OUT == "unset"$'\n'"connect-tcp: E"* ]]; then pass egress-worker-no-proxy; else
+			fail egress-worker-no-proxy "exit status $RC, $(q "$OUT")"
+		fi
+	fi
+	if c egress-explain; then
+		jrun user -- jail-egress --jail-explain
+		if [[ $OUT == *"network:   allow"*"$eg_addr:$p_listed"*"localhost:$p_lo_name"* ]]; then
+			pass egress-explain
+		else
+			fail egress-explain "--jail-explain does not list the hosts: $(q "$(printf '%s\n' "$OUT" | grep -A3 '^network')")"
+		fi
+	fi
+fi
+
+if [ ${#eg_pids[@]} -gt 0 ]; then
+	kill "${eg_pids[@]}" 2>/dev/null
+	wait "${eg_pids[@]}" 2>/dev/null
+	eg_keep=()
+	for eg_p in "${bgpids[@]}"; do
+		[[ " ${eg_pids[*]} " == *" $eg_p "* ]] || eg_keep+=("$eg_p")
+	done
+	bgpids=("${eg_keep[@]}")
+	eg_pids=()
+fi
+
+# --- jail-npm against the registry --------------------------------------------------
+
+want_egnpm=0
+for n in egress-npm-install egress-npm-postinstall; do c "$n" && want_egnpm=1; done
+if [ $want_egnpm = 1 ] && ! command -v npm >/dev/null; then
+	skip egress-npm "npm is not installed (make deps-test installs it)"
+elif [ $want_egnpm = 1 ] && ! why=$(timeout 30 "$py" -c 'import sys, urllib.request
+try:
+    urllib.request.urlopen("https://registry.npmjs.org/is-number", timeout=20).read(1)
+except Exception as e:
+    print(e); sys.exit(1)'); then
+	skip egress-npm "the npm registry is unreachable from this machine ($why): the allowlisted install is not tested"
+elif [ $want_egnpm = 1 ]; then
+	en=$T/eg/npm
+	mkdir -p "$en/evil"
+	# A local package whose install script calls out to an unlisted host.
+	cat >"$en/evil/package.json" <<'EOF'
+{"name": "aijail-evil", "version": "1.0.0",
+ "scripts": {"postinstall": "curl -s -m 10 -o /dev/null -w '%{http_connect}' https://example.com/ >../postinstall.out; true"}}
+EOF
+	printf '{"name": "aijail-egress", "version": "1.0.0"}\n' >"$en/package.json"
+	chown -R "$tuid:$tgid" "$en"
+	if c egress-npm-install; then
+		WLDIR=$en wl_run -- jail-npm install --no-audit --no-fund --no-update-notifier --prefer-online is-number@7.0.0
+		v=$(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' "$en/node_modules/is-number/package.json" 2>/dev/null)
+		if [ "$RC" = 0 ] && [ "$v" = 7.0.0 ] && [[ $ERR != *"refused a connection"* ]]; then
+			pass egress-npm-install
+		else
+			fail egress-npm-install "exit status $RC, node_modules/is-number version $(q "$v")"
+		fi
+	fi
+	if c egress-npm-postinstall; then
+		WLDIR=$en wl_run -- jail-npm install --no-audit --no-fund --no-update-notifier --foreground-scripts ./evil
+		got=$(cat "$en/postinstall.out" 2>/dev/null)
+		if [ "$RC" = 0 ] && [ "$got" = 403 ] &&
+			[[ $ERR == *"jail-npm: refused a connection to example.com:443: not in the list (policy npm); --jail-allow-host=example.com:443 allows it"* ]]; then
+			pass egress-npm-postinstall
+		else
+			fail egress-npm-postinstall "exit status $RC, the script got $(q "$got"); expected 403 and the line"
+		fi
+	fi
+fi

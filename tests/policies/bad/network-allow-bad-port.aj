@@ -1,0 +1,3 @@
+policy p {
+    network allow "registry.npmjs.org:99999";
+}

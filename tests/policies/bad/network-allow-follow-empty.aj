@@ -1,0 +1,3 @@
+policy p {
+    network allow "a.org" follow npm;
+}

@@ -1,0 +1,3 @@
+policy p {
+    network allow "pypi.org" "PyPI.org:443";
+}
