@@ -238,15 +238,7 @@ static void conf_read(uint8_t follow, const char *path)
 		close(fd);
 		return;
 	}
-	for (;;) {
-		ssize_t r = read(fd, buf + n, sizeof(buf) - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
+	n = fd_read(fd, buf, sizeof(buf));
 	close(fd);
 	for (p = buf, end = buf + n; p < end;) {
 		const char *e = memchr(p, '\n', (size_t)(end - p));

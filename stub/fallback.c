@@ -237,11 +237,7 @@ static void fallback_landlock(const struct run *r)
 		case AJ_MOUNT_RW:
 			if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices())
 				continue;
-			fd = source_open(m, e->path, &e->why);
-			if (fd < 0 && errno == ENOENT && (m->flags & AJ_MOUNT_CREATE)) {
-				mkdir_p(e->path);
-				fd = source_open(m, e->path, &e->why);
-			}
+			fd = plan_source_open(m, e->path, &e->why);
 			if (fd < 0) {
 				if ((m->flags & AJ_MOUNT_OPTIONAL) &&
 				    (e->why || errno == ENOENT || errno == ENOTDIR))

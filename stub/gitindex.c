@@ -167,23 +167,6 @@ int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_f
 	return used < 0 ? (int)used : (int)g.i;
 }
 
-/* read(2) until n bytes or the end. */
-static size_t fill(int fd, unsigned char *b, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, b + got, n - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return got;
-}
-
 static int first_only(void *ctx, const char *path, size_t len, uint32_t mode)
 {
 	(void)ctx, (void)path, (void)len, (void)mode;
@@ -201,7 +184,7 @@ static int gi_read(int fd, size_t size, gitindex_fn *fn, void *ctx)
 	long used;
 	int r;
 
-	got = have = fill(fd, buf, size < sizeof(buf) ? size : sizeof(buf));
+	got = have = fd_read(fd, (char *)buf, size < sizeof(buf) ? size : sizeof(buf));
 	if (have < 12 || have < (size < sizeof(buf) ? size : sizeof(buf)))
 		return GI_ETRUNC;
 	/* SHA-256's ids, when only they make the first entry whole. */
@@ -238,7 +221,7 @@ static int gi_read(int fd, size_t size, gitindex_fn *fn, void *ctx)
 		if (have == sizeof(buf))
 			return GI_ENAME; /* no whole entry in the buffer */
 		size_t want = sizeof(buf) - have < size - got ? sizeof(buf) - have : size - got;
-		size_t n = fill(fd, buf + have, want);
+		size_t n = fd_read(fd, (char *)(buf + have), want);
 
 		if (n < want || !want)
 			return GI_ETRUNC; /* shrunk since fstat */

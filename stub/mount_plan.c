@@ -136,6 +136,19 @@ bool plan_has_devices(void)
 	return found;
 }
 
+/* A bind's source, opened once (resolve.c), the host directory made
+ * first where the policy says so ('rw+'): also the fallback's. */
+int plan_source_open(const struct aj_mount *m, const char *path, const char **why)
+{
+	int fd = source_open(m, path, why);
+
+	if (fd < 0 && errno == ENOENT && (m->flags & AJ_MOUNT_CREATE)) {
+		mkdir_p(path);
+		fd = source_open(m, path, why);
+	}
+	return fd;
+}
+
 /* Locked flags (nosuid, nodev, noexec, atime of a mount we inherited from
  * a more privileged namespace) can only be added to, never cleared, and
  * mount_setattr() only adds; AT_RECURSIVE makes every submount of the
@@ -151,11 +164,7 @@ static void open_source(struct plan_entry *e)
 		e->missing = 1;
 		return;
 	}
-	fd = source_open(m, e->path, &e->why);
-	if (fd < 0 && errno == ENOENT && (m->flags & AJ_MOUNT_CREATE)) {
-		mkdir_p(e->path);
-		fd = source_open(m, e->path, &e->why);
-	}
+	fd = plan_source_open(m, e->path, &e->why);
 	if (fd < 0) {
 		int err = errno;
 

@@ -1,5 +1,6 @@
 /* out.c: buffered output to one fd at a time, so that neither --jail-explain
- * nor die() pulls stdio and its printf into a static binary. */
+ * nor die() pulls stdio and its printf into a static binary; and the one
+ * loop that reads a small file whole (fd_read). */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,4 +91,22 @@ void out_o(unsigned u)
 	while (u >>= 3);
 	*--p = '0';
 	out_n(p, (size_t)(b + sizeof(b) - p));
+}
+
+/* Up to size bytes of fd, until its end (a read interrupted by a signal
+ * is taken again): how many.  The fd is the caller's. */
+size_t fd_read(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	while (n < size) {
+		ssize_t r = read(fd, buf + n, size - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	return n;
 }

@@ -256,17 +256,7 @@ static bool xauth_format(int pfd)
 	fd = openat(AT_FDCWD, link, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return false;
-	for (;;) {
-		ssize_t r = read(fd, buf + n, sizeof(buf) - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-		if (n == sizeof(buf))
-			break;
-	}
+	n = fd_read(fd, (char *)buf, sizeof(buf));
 	close(fd);
 	if (n == 0 || n == sizeof(buf))
 		return false;

@@ -26,20 +26,10 @@
 static size_t read_small(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	size_t n = 0;
+	size_t n = fd < 0 ? 0 : fd_read(fd, buf, size);
 
-	if (fd < 0)
-		return 0;
-	while (n < size) {
-		ssize_t r = read(fd, buf + n, size - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return n;
 }
 

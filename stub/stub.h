@@ -47,6 +47,8 @@ void out_c(char c);
 void out_u(unsigned long long u);
 #define AJ_DEC_MAX 21 /* the digits of any unsigned long long, and a NUL */
 size_t fmt_u(char *buf, unsigned long long u);
+/* Up to size bytes of fd, to its end: how many (the one read loop). */
+size_t fd_read(int fd, char *buf, size_t size);
 void out_o(unsigned u);
 void out_flush(void);
 
@@ -156,6 +158,7 @@ extern unsigned plan_n;
 bool plan_scratch_dir(unsigned i); /* SCRATCH or DEV entry i is a directory of the root */
 void plan_resolve(const struct aj_variant *v);
 void plan_open_sources(void);
+int plan_source_open(const struct aj_mount *m, const char *path, const char **why);
 bool plan_has_devices(void);
 void plan_build_root(void);
 void plan_build(void);
