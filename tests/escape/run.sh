@@ -36,6 +36,8 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/results.sh
+. "$root/tests/lib/results.sh"
 build=${AIJAIL_BUILD:-$root/build}
 tmo=${AIJAIL_ESC_TIMEOUT:-60}
 race_n=${AIJAIL_ESC_RACE_LAUNCHES:-300}
@@ -45,30 +47,9 @@ SUITE_START=$SECONDS
 
 # --- results -------------------------------------------------------------------
 
-npass=0
-nfail=0
-nskip=0
-failed=()
 
-pass() {
-	npass=$((npass + 1))
-	echo "PASS $1${2:+ ($2)}"
-}
 
-# fail NAME WHY: the last command's stderr follows, indented.
-fail() {
-	nfail=$((nfail + 1))
-	failed+=("$1")
-	echo "FAIL $1: $2"
-	if [ -n "${ERR:-}" ]; then
-		printf '%s\n' "$ERR" | head -n 6 | sed 's/^/    stderr: /'
-	fi
-}
 
-skip() {
-	nskip=$((nskip + 1))
-	echo "SKIP $1: $2"
-}
 
 # c NAME: true when the case is selected.
 c() {

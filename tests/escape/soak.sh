@@ -14,29 +14,14 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/results.sh
+. "$root/tests/lib/results.sh"
 build=${AIJAIL_BUILD:-$root/build}
 n=${AIJAIL_SOAK:-20000}
 seed=${AIJAIL_SOAK_SEED:-$RANDOM}
 py=/usr/bin/python3
 [ -x $py ] || py=$(command -v python3)
 
-npass=0
-nfail=0
-nskip=0
-failed=()
-skip() {
-	nskip=$((nskip + 1))
-	echo "SKIP $1: $2"
-}
-pass() {
-	npass=$((npass + 1))
-	echo "PASS $1${2:+ ($2)}"
-}
-fail() {
-	nfail=$((nfail + 1))
-	failed+=("$1")
-	echo "FAIL $1: $2"
-}
 
 # shellcheck source=tests/lib/user.sh
 . "$root/tests/lib/user.sh"

@@ -19,28 +19,10 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/results.sh
+. "$root/tests/lib/results.sh"
 make=${MAKE:-make}
 
-npass=0
-nfail=0
-nskip=0
-failed=()
-pass() {
-	npass=$((npass + 1))
-	echo "PASS $*"
-}
-fail() {
-	nfail=$((nfail + 1))
-	failed+=("$1")
-	echo "FAIL $1: $2"
-	if [ -n "${ERR:-}" ]; then
-		printf '%s\n' "$ERR" | head -n 8 | sed 's/^/    stderr: /'
-	fi
-}
-skip() {
-	nskip=$((nskip + 1))
-	echo "SKIP $1: $2"
-}
 
 # shellcheck source=tests/lib/user.sh
 . "$root/tests/lib/user.sh"
@@ -233,10 +215,10 @@ hidden "$tmp/w" "$bin/aijail-compile" --build worker.aj
 size_inst=$(stat -c %s "$bin/jail-worker")
 size_built=$(stat -c %s "$tmp/w/jail-worker" 2>/dev/null || echo 0)
 if [ "$RC" -eq 0 ] && cmp -s "$tmp/w/jail-worker" "$bin/jail-worker"; then
-	pass same-as-installed "(jail-worker: $size_built bytes, byte-identical to make's)"
+	pass same-as-installed "jail-worker: $size_built bytes, byte-identical to make's"
 elif [ "$RC" -eq 0 ] && [ $((size_built - size_inst)) -le 512 ] && [ $((size_inst - size_built)) -le 512 ] &&
 	[ "$("$tmp/w/jail-worker" --jail-version)" = "$("$bin/jail-worker" --jail-version)" ]; then
-	pass same-as-installed "(jail-worker: $size_built bytes by --build, $size_inst by make; same identity)"
+	pass same-as-installed "jail-worker: $size_built bytes by --build, $size_inst by make; same identity"
 else
 	fail same-as-installed "exit $RC; --build: $size_built bytes, make: $size_inst bytes"
 fi

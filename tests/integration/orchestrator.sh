@@ -12,24 +12,11 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/results.sh
+. "$root/tests/lib/results.sh"
 build=${AIJAIL_BUILD:-$root/build}
 wait_s=10
 
-npass=0
-nfail=0
-nskip=0
-pass() {
-	npass=$((npass + 1))
-	echo "PASS $1"
-}
-fail() {
-	nfail=$((nfail + 1))
-	echo "FAIL $1: $2"
-}
-skip() {
-	nskip=$((nskip + 1))
-	echo "SKIP $1: $2"
-}
 
 # shellcheck source=tests/lib/user.sh
 . "$root/tests/lib/user.sh"

@@ -21,6 +21,8 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/results.sh
+. "$root/tests/lib/results.sh"
 build=${AIJAIL_BUILD:-$root/build}
 tmo=${AIJAIL_IT_TIMEOUT:-60}
 only=${1:-*}
@@ -28,30 +30,9 @@ py=/usr/bin/python3
 
 # --- results -----------------------------------------------------------------
 
-npass=0
-nfail=0
-nskip=0
-failed=()
 
-pass() {
-	npass=$((npass + 1))
-	echo "PASS $1"
-}
 
-# fail NAME WHY: WHY is one line; the last command's stderr follows, indented.
-fail() {
-	nfail=$((nfail + 1))
-	failed+=("$1")
-	echo "FAIL $1: $2"
-	if [ -n "${ERR:-}" ]; then
-		printf '%s\n' "$ERR" | head -n 8 | sed 's/^/    stderr: /'
-	fi
-}
 
-skip() {
-	nskip=$((nskip + 1))
-	echo "SKIP $1: $2"
-}
 
 selected() {
 	# shellcheck disable=SC2053
