@@ -380,11 +380,60 @@ static int open_index(int dfd)
 	return ifd;
 }
 
+/* The watcher asks for the same looks again and again: each is kept with
+ * what identifies its index file (a rewrite by git is a rename: another
+ * inode) and the hits it was asked about, and replayed while both hold. */
+#define GIT_MEMO_MAX (GIT_REPOS_MAX + 1)
+unsigned git_memo;
+static struct memo {
+	unsigned gen;
+	uint64_t dev, ino, size, mtime, ctime;
+	char where[AJ_PATH_MAX]; /* up, then down */
+	uint8_t set[AJ_SCAN_MAX]; /* the note the look gave, or 0xff */
+} memo[GIT_MEMO_MAX];
+static unsigned memo_next;
+
+static struct memo *memo_find(const struct stat *st, const struct look *lk, bool make)
+{
+	char where[AJ_PATH_MAX];
+	size_t ul = lk->ulen, dl = lk->down ? lk->dlen : 0;
+	struct memo *m;
+
+	if (ul + dl + 2 > sizeof(where))
+		return NULL;
+	memcpy(where, lk->up ? lk->up : "", ul);
+	where[ul] = '|';
+	memcpy(where + ul + 1, lk->down ? lk->down : "", dl);
+	where[ul + 1 + dl] = '\0';
+	for (unsigned k = 0; k < GIT_MEMO_MAX; k++) {
+		m = &memo[k];
+		if (m->gen == git_memo && m->dev == st->st_dev && m->ino == st->st_ino &&
+		    m->size == (uint64_t)st->st_size &&
+		    m->mtime == (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec &&
+		    m->ctime == (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec &&
+		    !strcmp(m->where, where))
+			return m;
+	}
+	if (!make)
+		return NULL;
+	m = &memo[memo_next++ % GIT_MEMO_MAX];
+	m->gen = git_memo;
+	m->dev = st->st_dev;
+	m->ino = st->st_ino;
+	m->size = (uint64_t)st->st_size;
+	m->mtime = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+	m->ctime = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
+	memcpy(m->where, where, strlen(where) + 1);
+	return m;
+}
+
 /* Reads the index of the repository at dfd against the hits.  No index
  * (none yet, or a .git that leads nowhere): nothing tracked.  One that
  * does not parse: its hits are noted as unread, and stay as they are. */
 static void look(int dfd, struct look *lk)
 {
+	static uint8_t before[AJ_SCAN_MAX];
+	struct memo *m;
 	struct stat st;
 	int ifd, r = -1;
 
@@ -394,13 +443,27 @@ static void look(int dfd, struct look *lk)
 		lk->left += open_question(lk, i);
 	if (!lk->left || (ifd = open_index(dfd)) < 0)
 		return;
-	if (!fstat(ifd, &st) && (uint64_t)st.st_size <= (1ULL << 31))
+	if (fstat(ifd, &st)) {
+		st.st_size = -1;
+	} else if (git_memo && (m = memo_find(&st, lk, false))) {
+		close(ifd);
+		for (unsigned i = 0; i < sr->n; i++)
+			if (m->set[i] != 0xff)
+				note[i] = m->set[i];
+		return;
+	}
+	if (git_memo)
+		memcpy(before, note, sizeof(before));
+	if (st.st_size >= 0 && (uint64_t)st.st_size <= (1ULL << 31))
 		r = gi_read(ifd, (size_t)st.st_size, look_entry, lk);
 	close(ifd);
 	if (r < 0)
 		for (unsigned i = 0; i < sr->n; i++)
 			if (open_question(lk, i))
 				note[i] = GIT_UNREAD;
+	if (git_memo && st.st_size >= 0 && (m = memo_find(&st, lk, true)))
+		for (unsigned i = 0; i < AJ_SCAN_MAX; i++)
+			m->set[i] = i < sr->n && note[i] != before[i] ? note[i] : 0xff;
 }
 
 /* The repository around the project: the project or its nearest parent
@@ -523,6 +586,8 @@ static void warn(void)
 	}
 }
 
+static void conclude(void);
+
 void git_tracked_scan(struct scan_result *res, int pfd, const char *project)
 {
 	sr = res;
@@ -555,6 +620,13 @@ void git_tracked_scan(struct scan_result *res, int pfd, const char *project)
 		}
 		close(dfd);
 	}
+	conclude();
+}
+
+/* Masks of tracked files denied, and the warning. */
+static void conclude(void)
+{
+	n_tracked = 0;
 	for (unsigned i = 0; i < sr->n; i++) {
 		if (note[i] == GIT_DENIED)
 			sr->hits[i].kind = AJ_PATTERN_DENY;
@@ -563,6 +635,19 @@ void git_tracked_scan(struct scan_result *res, int pfd, const char *project)
 	}
 	if (n_tracked)
 		warn();
+}
+
+const uint8_t *git_notes(void)
+{
+	return note;
+}
+
+void git_notes_apply(struct scan_result *res, const uint8_t *notes)
+{
+	sr = res;
+	for (unsigned i = 0; i < AJ_SCAN_MAX; i++)
+		note[i] = i < res->n && notes[i] <= GIT_UNREAD ? notes[i] : GIT_NONE;
+	conclude();
 }
 
 const char *git_note(unsigned i)

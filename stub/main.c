@@ -270,7 +270,7 @@ int main(int argc, char **argv)
 	struct opts o = {0};
 	unsigned idx;
 	pid_t pid;
-	int first, fd, ruleset;
+	int first, fd, ruleset, wfd;
 
 	if (pol->abi != AJ_ABI || !pol->n_modes || !pol->n_groups)
 		die("read the policy", 0, "it was compiled for another stub");
@@ -297,6 +297,9 @@ int main(int argc, char **argv)
 	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
 	r->v = proxy_apply(extra_apply(r));
+	/* Before any namespace: a watcher found is outside them all, one
+	 * started stays so. */
+	wfd = o.explain ? -1 : watch_ask(r->v);
 	/* Before anything is resolved: the fallback has a $HOME of its own. */
 	if (o.explain)
 		r->fallback = ns_blocked(r->v, true);
@@ -330,7 +333,7 @@ int main(int argc, char **argv)
 		aj_die_reap = pid;
 		limits_place(pid); /* as the caller could: a v1 hierarchy's root is mode 0555 */
 		caps_clear(limits_keep());
-		scan_project(".", r->v);
+		watch_scan(wfd, r->v);
 		ns_scan_send(fd);
 		if (r->v->network == AJ_NET_ALLOW)
 			proxy_run(pid, fd);

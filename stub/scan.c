@@ -62,6 +62,7 @@ static struct dir_rec {
 	uint64_t ino, mtime, ctime, state;
 	uint32_t off; /* path in dir_arena ("" for the project) */
 	uint16_t depth;
+	uint16_t dead; /* the watcher's: no longer in the tree at that path */
 } dirs[SCAN_DIRS];
 static unsigned n_dirs;
 static uint32_t dir_used;
@@ -75,6 +76,12 @@ static struct {
 /* One buffer per level: a directory's entries are still being read while
  * its subdirectories are walked.  Untouched levels cost no memory. */
 static _Alignas(8) char dbuf[AJ_SCAN_DEPTH_MAX][SCAN_BUF];
+
+/* The watcher's (watch.c): told of every directory the walk reads, and
+ * counting every change of the hits. */
+int (*scan_on_dir)(int fd, unsigned rec);
+unsigned scan_changes;
+static bool broken; /* a directory it could not watch */
 
 static const char search_hint[] =
     "a directory of the project cannot be searched, so it cannot be checked for secrets; "
@@ -107,6 +114,8 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 		unstable = true;
 		return;
 	}
+	if (scan_on_dir && scan->used + len + 1 > sizeof(scan->arena))
+		scan_compact();
 	if (scan->n == AJ_SCAN_MAX || scan->used + len + 1 > sizeof(scan->arena))
 		diep("mask", rel, 0,
 		     "too many masked or denied paths in this project; "
@@ -122,6 +131,7 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 	    .ino = st.st_ino,
 	};
 	scan->used += (uint32_t)len + 1;
+	scan_changes++;
 }
 
 /* For --jail-explain: how many directories were left unwalked, and the
@@ -206,13 +216,20 @@ static uint32_t *dir_slot(uint64_t ino)
 	return &dir_hash[h];
 }
 
+static bool indexed(uint64_t ino)
+{
+	uint32_t slot = *dir_slot(ino);
+
+	return slot && !dirs[slot - 1].dead;
+}
+
 /* A directory about to be read (rel, len bytes), as fstat saw it before. */
 static void note_dir(const struct stat *st, size_t len, unsigned depth, uint64_t state)
 {
 	uint32_t *slot = dir_slot(st->st_ino);
 	struct dir_rec *d;
 
-	if (*slot)
+	if (*slot && !dirs[*slot - 1].dead)
 		return; /* the same directory under a second name: a hard link, never */
 	if (n_dirs == SCAN_DIRS || dir_used + len + 1 > sizeof(dir_arena))
 		diep("scan", rel, 0,
@@ -224,6 +241,7 @@ static void note_dir(const struct stat *st, size_t len, unsigned depth, uint64_t
 	d->ctime = ns_of(&st->st_ctim);
 	d->state = state;
 	d->depth = (uint16_t)depth;
+	d->dead = 0;
 	d->off = dir_used;
 	memcpy(dir_arena + dir_used, rel, len);
 	dir_arena[dir_used + len] = '\0';
@@ -260,11 +278,15 @@ static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len
 		 * below the mount. */
 		if (st.st_dev == dev && ino && st.st_ino != ino) {
 			unstable = true;
-		} else if (relisting && *dir_slot(st.st_ino)) {
+		} else if (relisting && indexed(st.st_ino)) {
 			/* read already, and checked again on its own */
 		} else {
 			if (!second_pass)
 				note_dir(&st, len, depth, state);
+			/* Watched before it is read: nothing made in between
+			 * is missed. */
+			if (scan_on_dir && scan_on_dir(fd, *dir_slot(st.st_ino) - 1) < 0)
+				broken = true;
 			walk(fd, st.st_dev, len, depth, state);
 		}
 		close(fd);
@@ -456,21 +478,21 @@ static void check_guards(int pfd)
 	rel[0] = '\0';
 }
 
-void scan_project(const char *project, const struct aj_variant *v)
+static bool setup(const struct aj_variant *v)
 {
-	struct stat st;
-	int fd;
-
 	sc = v->scan;
 	deny_sockets = v->network != AJ_NET_HOST;
 	if (!sc->n_floating && !sc->n_steps && !sc->n_guards && !deny_sockets)
-		return;
+		return false;
 	if (sc->depth < 1 || sc->depth > AJ_SCAN_DEPTH_MAX || sc->n_steps > AJ_SCAN_STEPS)
 		die("read the policy", 0, "its scan table was compiled for another stub");
 	me = getuid();
-	fd = openat(AT_FDCWD, project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st))
-		diep("scan", project, errno, NULL);
+	return true;
+}
+
+/* The walk of the project at fd (st), and what it found. */
+static void walk_all(int fd, const struct stat *st, const char *project)
+{
 	/* A walk that saw the tree move is not trusted: it may have listed a
 	 * directory twice under two names and missed the other.  Again, from
 	 * the start, a few times; a tree that never holds still fails closed. */
@@ -487,15 +509,17 @@ void scan_project(const char *project, const struct aj_variant *v)
 		rel[0] = '\0';
 		if (lseek(fd, 0, SEEK_SET))
 			diep("scan", project, errno, NULL);
-		note_dir(&st, 0, 0, sc->start);
-		walk(fd, st.st_dev, 0, 0, sc->start);
+		note_dir(st, 0, 0, sc->start);
+		if (scan_on_dir && scan_on_dir(fd, 0) < 0)
+			broken = true;
+		walk(fd, st->st_dev, 0, 0, sc->start);
 		if (!unstable && !verify(fd))
 			unstable = true;
 		if (n_links && !unstable) {
 			second_pass = true;
 			if (lseek(fd, 0, SEEK_SET))
 				diep("scan", project, errno, NULL);
-			walk(fd, st.st_dev, 0, 0, sc->start);
+			walk(fd, st->st_dev, 0, 0, sc->start);
 		}
 		if (!unstable)
 			break;
@@ -504,7 +528,164 @@ void scan_project(const char *project, const struct aj_variant *v)
 			    "its directories were renamed or replaced while it was checked for "
 			    "secrets, four times; stop what is moving them, and try again");
 	}
+}
+
+void scan_project(const char *project, const struct aj_variant *v)
+{
+	struct stat st;
+	int fd;
+
+	if (!setup(v))
+		return;
+	fd = openat(AT_FDCWD, project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st))
+		diep("scan", project, errno, NULL);
+	walk_all(fd, &st, project);
 	check_guards(fd);
 	git_tracked_scan(scan, fd, var_value(AJ_VAR_PROJECT));
 	close(fd);
+}
+
+unsigned scan_dirs(void)
+{
+	return n_dirs;
+}
+
+void scan_guards(int pfd, const struct aj_variant *v)
+{
+	if (setup(v))
+		check_guards(pfd);
+}
+
+/* ---- the index the watcher keeps (watch.c) --------------------------------
+ *
+ * The walk's records and hits, kept current event by event: whatever an
+ * event names is dropped (with everything below it, for a directory) and
+ * classified again from its directory's record, as the walk would have
+ * (a new directory is watched, then walked).  A record whose path leads
+ * elsewhere now belongs to a directory moved since: the move's own events
+ * drop it and walk it where it went. */
+
+/* The whole walk, into the index; false: no index can be kept (a
+ * directory that could not be watched). */
+bool scan_index(int pfd, const struct aj_variant *v)
+{
+	struct stat st;
+
+	broken = false;
+	if (!setup(v))
+		return false;
+	if (fstat(pfd, &st))
+		die("scan", errno, NULL);
+	walk_all(pfd, &st, ".");
+	scan->n_pruned = 0; /* explain's, never asked of the watcher */
+	return !broken;
+}
+
+/* Too many records of directories gone since: a new index packs them. */
+bool scan_full(void)
+{
+	return n_dirs > SCAN_DIRS - SCAN_DIRS / 4 || dir_used > SCAN_DIR_ARENA - SCAN_DIR_ARENA / 4;
+}
+
+bool scan_live(unsigned rec)
+{
+	return rec < n_dirs && !dirs[rec].dead;
+}
+
+/* The hits' paths packed again, those removed since gone. */
+void scan_compact(void)
+{
+	static char tmp[AJ_SCAN_ARENA];
+	uint32_t used = 0;
+
+	for (unsigned i = 0; i < scan->n; i++) {
+		const char *p = scan->arena + scan->hits[i].off;
+		size_t l = strlen(p) + 1;
+
+		memcpy(tmp + used, p, l);
+		scan->hits[i].off = used;
+		used += (uint32_t)l;
+	}
+	memcpy(scan->arena, tmp, used);
+	scan->used = used;
+	scan->n_pruned = 0;
+}
+
+static size_t rec_path(unsigned rec, const char *name)
+{
+	const char *p = dir_arena + dirs[rec].off;
+	size_t pl = strlen(p), nl = strlen(name), l = 0;
+
+	if (pl + nl + 2 > sizeof(rel))
+		return 0;
+	memcpy(rel, p, pl);
+	l = pl;
+	if (l)
+		rel[l++] = '/';
+	memcpy(rel + l, name, nl + 1);
+	return l + nl;
+}
+
+static bool at_or_below(const char *p, size_t len, bool tree)
+{
+	return !strncmp(p, rel, len) && (!p[len] || (tree && p[len] == '/'));
+}
+
+/* What the index holds at name in rec's directory; tree: below it too. */
+void scan_drop(unsigned rec, const char *name, bool tree)
+{
+	size_t len;
+
+	if (!scan_live(rec) || !(len = rec_path(rec, name)))
+		return;
+	for (unsigned i = 0; i < scan->n;) {
+		if (at_or_below(scan->arena + scan->hits[i].off, len, tree)) {
+			scan->hits[i] = scan->hits[--scan->n];
+			scan_changes++;
+		} else {
+			i++;
+		}
+	}
+	if (tree)
+		for (unsigned i = 1; i < n_dirs; i++)
+			if (!dirs[i].dead && at_or_below(dir_arena + dirs[i].off, len, true))
+				dirs[i].dead = 1;
+	rel[0] = '\0';
+}
+
+/* name in rec's directory, classified again (and walked, a directory).
+ * false: the index cannot be trusted any more (a directory that could not
+ * be watched, a path too long, or the record's directory unreadable). */
+bool scan_redo(int pfd, unsigned rec, const char *name)
+{
+	const struct dir_rec *d = &dirs[rec];
+	struct stat st;
+	size_t len;
+	int fd;
+
+	if (!scan_live(rec))
+		return true;
+	if (!(len = rec_path(rec, name)))
+		return false;
+	fd = rec ? openat2_(pfd, dir_arena + d->off, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+	                    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+	         : openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || st.st_ino != d->ino) {
+		bool moved = fd >= 0 || errno == ENOENT || errno == ENOTDIR || errno == EXDEV ||
+		             errno == ELOOP;
+
+		if (fd >= 0)
+			close(fd);
+		rel[0] = '\0';
+		return moved; /* moved away since: its move's events say where */
+	}
+	unstable = broken = false;
+	n_links = 0; /* the watcher checks each answer's links itself */
+	relisting = true;
+	entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u, d->state);
+	relisting = false;
+	close(fd);
+	rel[0] = '\0';
+	return !broken;
 }

@@ -127,6 +127,23 @@ struct scan_result {
 };
 extern struct scan_result *const scan;
 void scan_project(const char *project, const struct aj_variant *v);
+unsigned scan_dirs(void);
+void scan_guards(int project_fd, const struct aj_variant *v);
+/* The index the watcher keeps (scan.c's records and hits, watch.c). */
+extern int (*scan_on_dir)(int fd, unsigned rec);
+extern unsigned scan_changes;
+bool scan_index(int project_fd, const struct aj_variant *v);
+bool scan_live(unsigned rec);
+bool scan_full(void);
+void scan_compact(void);
+void scan_drop(unsigned rec, const char *name, bool tree);
+bool scan_redo(int project_fd, unsigned rec, const char *name);
+
+/* watch.c: the scan from a watcher of the project, else the walk.
+ * watch_ask() before any namespace (-1: no watcher), watch_scan() where
+ * the walk would run. */
+int watch_ask(const struct aj_variant *v);
+void watch_scan(int fd, const struct aj_variant *v);
 
 /* gitindex.c: which hits a git repository tracks, from its index (the
  * masks among them become denies; one warning line names them).
@@ -142,6 +159,13 @@ typedef int gitindex_fn(void *ctx, const char *path, size_t len, uint32_t mode);
 int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_fn *fn, void *ctx);
 void git_tracked_scan(struct scan_result *res, int project_fd, const char *project);
 const char *git_note(unsigned hit);
+/* The watcher's: git_memo nonzero, an index's look is replayed while the
+ * index file and the hits (git_memo, their generation) are unchanged;
+ * git_notes() what the last scan noted, git_notes_apply() the same from a
+ * watcher's answer (and the warning). */
+extern unsigned git_memo;
+const uint8_t *git_notes(void);
+void git_notes_apply(struct scan_result *res, const uint8_t *notes);
 
 /* mount_plan.c */
 struct plan_entry {
