@@ -395,9 +395,9 @@ static void print_mount(const struct plan_entry *e, bool tally)
 		rp_t(m->op == AJ_MOUNT_LINK ? "\t(the host's own link)"
 		                            : "\t(the host has a directory here: bound read-only)");
 	rp_jstr("layout", !(m->flags & AJ_MOUNT_AS_HOST) ? NULL
-	                  : e->missing                    ? "none"
-	                  : m->op == AJ_MOUNT_LINK        ? "link"
-	                                                  : "directory");
+	                  : e->missing                   ? "none"
+	                  : m->op == AJ_MOUNT_LINK       ? "link"
+	                                                 : "directory");
 	rp_jstr("state", state);
 	if (e->path)
 		rp_jstr("why", why);
@@ -490,6 +490,8 @@ static void print_scan(const struct run *r)
 	                                     : " components; a deeper directory stops the jail\n");
 	rp_t("masked and denied in ");
 	rp_str("project", r->project);
+	rp_t(", found by ");
+	rp_str("source", watch_source);
 	rp_t(":\n");
 	if (!scan->n)
 		rp_t("  (nothing)\n");

@@ -388,7 +388,7 @@ unsigned git_memo;
 static struct memo {
 	unsigned gen;
 	uint64_t dev, ino, size, mtime, ctime;
-	char where[AJ_PATH_MAX]; /* up, then down */
+	char where[AJ_PATH_MAX];  /* up, then down */
 	uint8_t set[AJ_SCAN_MAX]; /* the note the look gave, or 0xff */
 } memo[GIT_MEMO_MAX];
 static unsigned memo_next;
@@ -409,8 +409,10 @@ static struct memo *memo_find(const struct stat *st, const struct look *lk, bool
 		m = &memo[k];
 		if (m->gen == git_memo && m->dev == st->st_dev && m->ino == st->st_ino &&
 		    m->size == (uint64_t)st->st_size &&
-		    m->mtime == (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec &&
-		    m->ctime == (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec &&
+		    m->mtime == (uint64_t)st->st_mtim.tv_sec * 1000000000u +
+		                    (uint64_t)st->st_mtim.tv_nsec &&
+		    m->ctime == (uint64_t)st->st_ctim.tv_sec * 1000000000u +
+		                    (uint64_t)st->st_ctim.tv_nsec &&
 		    !strcmp(m->where, where))
 			return m;
 	}

@@ -34,14 +34,13 @@ static noreturn void help(const struct aj_policy *pol)
 		out_s(" [OPTION...] [--] COMMAND [ARG...]\n\n"
 		      "Runs COMMAND in the \"");
 		out_s(pol->name);
-		out_s(
-		    "\" jail; its name picks the policy's command group.\n"
-		    "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
-		    "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
-		    "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
-		    "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
-		    "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
-		    "  --timeout S           the same as --jail-timeout=S\n");
+		out_s("\" jail; its name picks the policy's command group.\n"
+		      "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
+		      "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
+		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
+		      "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
+		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
+		      "  --timeout S           the same as --jail-timeout=S\n");
 	}
 	out_s("  --jail-explain[=json] show what the jail would be, here and now, and exit\n"
 	      "  --jail-mode=NAME      the mode, weakest first:");
@@ -57,16 +56,22 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
 	      "                        proxy: the network is then the named hosts only\n"
 	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
-	      "                        off), T one of" AJ_TOGGLES(AJ_WORD_ITEM) "\n"
-	      "  --jail-timeout=S      kill everything after S seconds\n"
-	      "  --jail-version        the policy's identity and the compiler's version\n"
-	      "  --jail-help           this text\n"
-	      "  --                    ends the jail's options\n\n"
-	      "Exit status: the command's; 128+N when it died of signal N; 124 on timeout;\n"
-	      "125 when the jail could not be built; 126 when the command cannot run;\n"
-	      "127 when it is not found.  --jail-explain: 0 when the jail can be built here,\n"
-	      "2 when the policy's fallback (no namespaces) would run instead, 125 when\n"
-	      "nothing would.\n");
+	      "                        off), T one of" AJ_TOGGLES(
+	          AJ_WORD_ITEM) "\n"
+	                        "  --jail-timeout=S      kill everything after S seconds\n"
+	                        "  --jail-version        the policy's identity and the compiler's "
+	                        "version\n"
+	                        "  --jail-help           this text\n"
+	                        "  --                    ends the jail's options\n\n"
+	                        "Exit status: the command's; 128+N when it died of signal N; 124 "
+	                        "on timeout;\n"
+	                        "125 when the jail could not be built; 126 when the command cannot "
+	                        "run;\n"
+	                        "127 when it is not found.  --jail-explain: 0 when the jail can be "
+	                        "built here,\n"
+	                        "2 when the policy's fallback (no namespaces) would run instead, "
+	                        "125 when\n"
+	                        "nothing would.\n");
 	out_flush();
 	_exit(0);
 }
@@ -299,7 +304,7 @@ int main(int argc, char **argv)
 	r->v = proxy_apply(extra_apply(r));
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
-	wfd = o.explain ? -1 : watch_ask(r->v);
+	wfd = watch_ask(r->v);
 	/* Before anything is resolved: the fallback has a $HOME of its own. */
 	if (o.explain)
 		r->fallback = ns_blocked(r->v, true);
@@ -319,7 +324,7 @@ int main(int argc, char **argv)
 		fallback_env(env_slots, AJ_ENV_MAX);
 	limits_resolve(r->v);
 	if (o.explain) {
-		scan_project(".", r->v);
+		watch_scan(wfd, r->v);
 		explain(r);
 	}
 	if (fallback_active)

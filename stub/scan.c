@@ -293,7 +293,8 @@ static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len
 		return;
 	}
 	if (errno == ENOENT)
-		return; /* removed (a build's temporary folder), or moved: verify() finds where to */
+		return; /* removed (a build's temporary folder), or moved: verify() finds where to
+		         */
 	if (errno == ENOTDIR || errno == ELOOP) {
 		unstable = true; /* listed as a directory, replaced since */
 		return;
@@ -412,7 +413,8 @@ static bool verify(int pfd)
 			if (ns_of(&st.st_mtim) == d->mtime && ns_of(&st.st_ctim) == d->ctime)
 				continue;
 			fd = i ? openat2_(pfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
-			                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+			                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			                      RESOLVE_NO_MAGICLINKS)
 			       : openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			if (fd < 0 || fstat(fd, &st) || st.st_ino != d->ino) {
 				if (fd >= 0)
@@ -460,18 +462,21 @@ static void check_guards(int pfd)
 			memcpy(rel, p, len + n);
 			rel[len + n] = '\0';
 			for (unsigned i = 0; i < scan->n && !covered; i++)
-				covered = scan->hits[i].kind && !strcmp(scan->arena + scan->hits[i].off, rel);
+				covered = scan->hits[i].kind &&
+				          !strcmp(scan->arena + scan->hits[i].off, rel);
 			if (covered)
 				break;
 			if (fstatat(pfd, rel, &st, AT_SYMLINK_NOFOLLOW)) {
 				if (errno != ENOENT)
-					diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
+					diep("inspect", rel, errno,
+					     errno == EACCES ? search_hint : NULL);
 				add_hit(-1, NULL, 0, 0, T_UNKNOWN, SCAN_BY_GUARD, len + n);
 				break;
 			}
 			len += n;
 			if (!p[len] || !S_ISDIR(st.st_mode))
-				break; /* present (masked by its pattern), or under a non-directory */
+				break; /* present (masked by its pattern), or under a non-directory
+				        */
 			len++;
 		}
 	}

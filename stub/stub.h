@@ -18,10 +18,10 @@ extern const struct aj_policy *const aj_the_policy;
  * AJ_MAX_EXTRA, AJ_ENV_MAX, AJ_SCAN_MAX).  Running out of any of them fails
  * closed (exit 125). */
 #define AJ_PLAN_MAX   (AJ_MAX_MOUNTS + AJ_MAX_EXTRA) /* entries of a run's plan */
-#define AJ_PLAN_ARENA 16384 /* resolved mount paths */
-#define AJ_SCAN_ARENA 65536 /* their paths, relative to the project */
-#define AJ_SCAN_LINKS 32    /* matched files that have other hard links */
-#define AJ_ENV_ARENA  8192  /* NAME=value strings the stub writes */
+#define AJ_PLAN_ARENA 16384                          /* resolved mount paths */
+#define AJ_SCAN_ARENA 65536                          /* their paths, relative to the project */
+#define AJ_SCAN_LINKS 32                             /* matched files that have other hard links */
+#define AJ_ENV_ARENA  8192                           /* NAME=value strings the stub writes */
 
 /* Exit codes, as env(1) and timeout(1) use them. */
 #define AJ_EXIT_TIMEOUT  124
@@ -110,17 +110,17 @@ struct scan_hit {
 	uint64_t dev; /* what the scan saw there: a cover goes on that object only */
 	uint64_t ino; /* 0: not known (an entry in a directory it could not search) */
 };
-#define SCAN_BY_NAME     0
-#define SCAN_BY_HARDLINK 1 /* another name of a matched file */
-#define SCAN_BY_PERM     2 /* a directory of ours we could not read */
-#define SCAN_BY_DEPTH    3 /* at the policy's depth bound ('scan depth N deny') */
-#define SCAN_BY_GUARD    4 /* kind 0: a guarded path, absent (its first missing part) */
-#define SCAN_BY_SOCKET   5 /* a Unix socket, in a jail without the host's network */
+#define SCAN_BY_NAME      0
+#define SCAN_BY_HARDLINK  1 /* another name of a matched file */
+#define SCAN_BY_PERM      2 /* a directory of ours we could not read */
+#define SCAN_BY_DEPTH     3 /* at the policy's depth bound ('scan depth N deny') */
+#define SCAN_BY_GUARD     4 /* kind 0: a guarded path, absent (its first missing part) */
+#define SCAN_BY_SOCKET    5 /* a Unix socket, in a jail without the host's network */
 #define SCAN_PRUNED_SHOWN 8 /* pruned directories --jail-explain names */
 struct scan_result {
 	uint32_t n;
-	uint32_t used;     /* bytes of arena */
-	uint32_t n_pruned; /* directories not walked (prune patterns) */
+	uint32_t used;                      /* bytes of arena */
+	uint32_t n_pruned;                  /* directories not walked (prune patterns) */
 	uint32_t pruned[SCAN_PRUNED_SHOWN]; /* the first ones' paths, in the arena */
 	struct scan_hit hits[AJ_SCAN_MAX];
 	char arena[AJ_SCAN_ARENA];
@@ -142,6 +142,7 @@ bool scan_redo(int project_fd, unsigned rec, const char *name);
 /* watch.c: the scan from a watcher of the project, else the walk.
  * watch_ask() before any namespace (-1: no watcher), watch_scan() where
  * the walk would run. */
+extern const char *watch_source; /* "the walk" or "the watcher", for explain */
 int watch_ask(const struct aj_variant *v);
 void watch_scan(int fd, const struct aj_variant *v);
 
@@ -171,11 +172,11 @@ void git_notes_apply(struct scan_result *res, const uint8_t *notes);
 struct plan_entry {
 	const struct aj_mount *m;
 	const char *path; /* resolved, in plan_arena; NULL: an optional entry's variable is unset */
-	uint16_t rank;   /* its order (aj_table.h), completed; UINT16_MAX: unresolved */
-	uint8_t missing; /* optional, and its source is absent on this host */
-	uint8_t isdir;   /* RO/RW: the source is a directory */
-	int fd;          /* RO/RW: the cloned source tree (open until fds_close) */
-	const char *why; /* RO/RW: why the source was refused (skipped when optional) */
+	uint16_t rank;    /* its order (aj_table.h), completed; UINT16_MAX: unresolved */
+	uint8_t missing;  /* optional, and its source is absent on this host */
+	uint8_t isdir;    /* RO/RW: the source is a directory */
+	int fd;           /* RO/RW: the cloned source tree (open until fds_close) */
+	const char *why;  /* RO/RW: why the source was refused (skipped when optional) */
 };
 extern struct plan_entry plan[AJ_PLAN_MAX];
 extern unsigned plan_n;

@@ -50,8 +50,8 @@
 #define WATCH_MIN     1000
 #define WATCH_IDLE    900
 #define WD_MAX        (1 << 20)
-#define WATCH_EVENTS                                                                     \
-	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | \
+#define WATCH_EVENTS                                                                               \
+	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF |        \
 	 IN_MOVE_SELF | IN_ONLYDIR)
 
 enum { ANS_OK = 0, ANS_WALK = 1 };
@@ -68,6 +68,7 @@ struct watch_ans {
 	uint32_t n, used;
 };
 
+const char *watch_source = "the walk";
 static char key[24];  /* "w-" and 16 hex digits: the project, the policy, the stub */
 static int rdir = -1; /* the runtime directory, O_PATH */
 static uint64_t proj_dev, proj_ino;
@@ -327,6 +328,7 @@ void watch_scan(int s, const struct aj_variant *v)
 			diep("scan", ".", errno, NULL);
 		scan_guards(pfd, v);
 		close(pfd);
+		watch_source = "the watcher";
 		return;
 	}
 	if (s >= 0)
@@ -347,7 +349,7 @@ void watch_scan(int s, const struct aj_variant *v)
 
 /* ---- the watcher --------------------------------------------------------- */
 
-static int ifd = -1, pfd = -1;
+static int ifd = -1, pfd = -1, mfd = -1;
 static uint32_t wd_rec[WD_MAX]; /* a watch's directory record + 1 */
 static int wd_top;
 static bool ready;
@@ -429,7 +431,7 @@ static bool events(void)
 					_exit(0); /* the project is gone */
 				if (rec == 0 && (e->mask & IN_ATTRIB))
 					return false; /* its own mode: can it still be read? */
-				continue;     /* its parent's event names it */
+				continue;             /* its parent's event names it */
 			}
 			scan_drop((unsigned)rec, e->name, e->mask & IN_ISDIR);
 		}
@@ -486,6 +488,9 @@ static void reply(int c, const struct aj_variant *v)
 		return;
 	h.dev = proj_dev;
 	h.ino = proj_ino;
+	struct pollfd mp = {mfd, POLLPRI, 0};
+	if (ready && poll(&mp, 1, 0) > 0)
+		rebuild(v); /* a mount made or removed: what is below it now? */
 	for (unsigned tries = 0; ready && tries < 8; tries++) {
 		int r;
 
@@ -531,8 +536,9 @@ static noreturn void serve(const struct aj_variant *v)
 {
 	static struct sockaddr_un a;
 	static char lock[64], sock[64];
-	static int ls = -1, mfd = -1;
+	static int ls = -1;
 	static uint64_t last;
+	static struct stat sst;
 	unsigned idle = env_num("AIJAIL_WATCH_IDLE", WATCH_IDLE);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC), lk;
 
@@ -563,6 +569,8 @@ static noreturn void serve(const struct aj_variant *v)
 	if (pfd < 0 || mfd < 0 || ls < 0 || syscall(SYS_bind, ls, &a, sizeof(a)) ||
 	    syscall(SYS_listen, ls, 64))
 		_exit(1);
+	if (fstatat(rdir, sock, &sst, AT_SYMLINK_NOFOLLOW))
+		_exit(1);
 	last = now_s();
 	if (setjmp(failed)) {
 		/* A walk or an event that would have ended a launch: every
@@ -582,9 +590,16 @@ static noreturn void serve(const struct aj_variant *v)
 		uint64_t t = now_s();
 		int r;
 
+		struct stat now;
+
 		if (t - last >= idle)
 			break;
-		r = poll(p, 3, (int)(idle - (t - last)) * 1000);
+		/* Our socket removed or replaced: launches cannot reach us,
+		 * and the next watcher needs the lock. */
+		if (fstatat(rdir, sock, &now, AT_SYMLINK_NOFOLLOW) || now.st_ino != sst.st_ino ||
+		    now.st_dev != sst.st_dev)
+			_exit(0);
+		r = poll(p, 3, (int)(idle - (t - last) < 5 ? idle - (t - last) : 5) * 1000);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (r <= 0)

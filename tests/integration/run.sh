@@ -820,6 +820,8 @@ fi
 . "$root/tests/integration/explain.sh"
 # shellcheck source=tests/integration/scancache.sh
 . "$root/tests/integration/scancache.sh"
+# shellcheck source=tests/integration/watch.sh
+. "$root/tests/integration/watch.sh"
 # shellcheck source=tests/integration/egress.sh
 . "$root/tests/integration/egress.sh"
 
