@@ -587,6 +587,7 @@ run_big() {
 	add "$f" "bare, small" "bare, small" "env -C $proj /bin/true"
 	add "$f" "jail-worker, small" "bare, small" "env -C $proj $bin/jail-worker /bin/true"
 	add "$f" "jail-worker, big" "bare, small" "env -C $big $bin/jail-worker /bin/true"
+	add "$f" "jail-worker, big, the walk" "bare, small" "env -C $big AIJAIL_WATCH=0 $bin/jail-worker /bin/true"
 	for c in "git status:git status --porcelain" "python imports:python3 .git/ajbench-imports.py"; do
 		local w=${c%%:*} cmd=${c#*:}
 		add "$f" "$w" "$w" "$cmd"
@@ -597,6 +598,11 @@ run_big() {
 			add "$f" "$w, notify addfd" "$w" "$cand notif addfd $cmd"
 		fi
 	done
+	# The watcher: the first launch walks and marks the project, the
+	# second starts the watcher, the next ones ask it.
+	for r in 1 2 3; do (cd "$big" && "${AS[@]}" "$bin/jail-worker" /bin/true) || true; done
+	printf 'big_source\t%s\n' "$(cd "$big" && "${AS[@]}" "$bin/jail-worker" --jail-explain=json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["scan"]["source"])' 2>&1)" >>"$out/meta.tsv"
 	for ((r = 1; r <= ROUNDS; r++)); do
 		log "[$p] large project round $r/$ROUNDS: $(wc -l <"$f") commands x $BIG_RUNS runs"
 		hf "$out/big-r$r.json" "$f" "$BIG_RUNS" 2 "$r"

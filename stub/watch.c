@@ -153,15 +153,16 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 }
 
 /* Which watcher answers this launch: the project, the stub binary, the
- * policy, the variant's scan table, whether sockets are denied. */
+ * policy, the variant's scan table, whether sockets are denied, the mount
+ * namespace. */
 static bool make_key(const struct aj_variant *v)
 {
 	const char *id = aj_the_policy->identity ? aj_the_policy->identity : "";
-	struct stat pst, est;
-	uint64_t h = 0xcbf29ce484222325ULL, x[8];
+	struct stat pst, est, mst;
+	uint64_t h = 0xcbf29ce484222325ULL, x[9];
 	static const char hex[] = "0123456789abcdef";
 
-	if (stat(".", &pst) || stat("/proc/self/exe", &est))
+	if (stat(".", &pst) || stat("/proc/self/exe", &est) || stat("/proc/self/ns/mnt", &mst))
 		return false;
 	proj_dev = pst.st_dev;
 	proj_ino = pst.st_ino;
@@ -173,6 +174,7 @@ static bool make_key(const struct aj_variant *v)
 	x[5] = (uintptr_t)v->scan;
 	x[6] = (uint64_t)(v->network != AJ_NET_HOST) << 32 | AJ_ABI;
 	x[7] = getuid();
+	x[8] = mst.st_ino; /* a watcher sees the mounts of its own namespace */
 	h = fnv(fnv(h, x, sizeof(x)), id, strlen(id));
 	memcpy(key, "w-", 2);
 	for (unsigned i = 0; i < 16; i++)

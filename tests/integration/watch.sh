@@ -291,6 +291,7 @@ EOF
 			pass watch-mount
 		fi
 		rmdir "$wp/mnt" 2>/dev/null
+		watchers_kill
 	fi
 fi
 
