@@ -19,7 +19,6 @@
 #include "proxy.h"
 #include "sys.h"
 
-
 #define PX_EXTRA 16 /* --jail-allow-host options of one run */
 #define PX_CONF  8  /* hosts a tool's configuration adds */
 #define PX_ALL   (AJ_HOSTS_MAX + PX_EXTRA + PX_CONF)
@@ -398,9 +397,10 @@ void proxy_explain(void)
 {
 	rp_open("hosts", '[');
 	for (unsigned i = 0; i < n_hosts; i++) {
-		const char *from = i < n_conf && conf_from
-		                       ? (i == 0 && conf_replaces ? conf_from : "the tool's configuration")
-		                       : NULL;
+		const char *from =
+		    i < n_conf && conf_from
+		        ? (i == 0 && conf_replaces ? conf_from : "the tool's configuration")
+		        : NULL;
 
 		rp_open(NULL, '{');
 		rp_t("\n\t\t");

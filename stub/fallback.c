@@ -29,7 +29,6 @@
 
 #include "sys.h"
 
-
 /* ---- the fallback -------------------------------------------------------- */
 
 /* --jail-explain's "name:" column (explain.c). */
@@ -451,10 +450,12 @@ int fallback_explain(const struct run *r, const char *cause)
 		rp_t("landlock, declared by the policy: the command runs without namespaces, with "
 		     "Landlock, seccomp, the environment, rlimits and bounds, no_new_privs, closed "
 		     "fds and a new session\n");
-		rp_jstr("why", no_landlock ? "the kernel has no Landlock, or the policy turns it off"
-		                           : NULL);
+		rp_jstr("why", no_landlock
+		                   ? "the kernel has no Landlock, or the policy turns it off"
+		                   : NULL);
 		if (no_landlock)
-			rp_t("  the kernel has no Landlock, or the policy turns it off: the jail would "
+			rp_t("  the kernel has no Landlock, or the policy turns it off: the jail "
+			     "would "
 			     "not start (exit 125)\n");
 		else if (landlock_abi() < 4 && r->v->network != AJ_NET_HOST)
 			rp_t("  WARNING: Landlock ABI below 4 here: TCP is NOT refused\n");

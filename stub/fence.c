@@ -44,7 +44,8 @@ static bool on_the_way(const char *rel, size_t len, unsigned first)
 	for (unsigned i = 0; i < first && i < scan->n; i++) {
 		const char *t = scan->arena + scan->hits[i].off;
 
-		if (fence_target(&scan->hits[i]) && (!len || (!strncmp(t, rel, len) && t[len] == '/')))
+		if (fence_target(&scan->hits[i]) &&
+		    (!len || (!strncmp(t, rel, len) && t[len] == '/')))
 			return true;
 	}
 	return false;
@@ -151,8 +152,9 @@ static unsigned fence_dir(int ruleset, const struct plan_entry *e, const char *r
 	/* In pid 1, beneath the project's mount, as the covers; the caller
 	 * (--jail-explain, counting only) has no mount yet. */
 	if (e->fd >= 0)
-		dfd = openat2_(e->fd, len ? path + pl + 1 : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
-		               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		dfd =
+		    openat2_(e->fd, len ? path + pl + 1 : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+		             RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	else
 		dfd = openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)

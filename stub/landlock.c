@@ -40,9 +40,9 @@ static const struct {
 	uint8_t net;
 	uint8_t attr_size;
 } ll_abi[LL_ABI_KNOWN + 1] = {
-    [1] = {AJ_LL_MAKE_SYM * 2 - 1, 0, 0, 8},            /* execute .. make_sym */
-    [2] = {AJ_LL_REFER * 2 - 1, 0, 0, 8},               /* + refer */
-    [3] = {AJ_LL_TRUNCATE * 2 - 1, 0, 0, 8},            /* + truncate */
+    [1] = {AJ_LL_MAKE_SYM * 2 - 1, 0, 0, 8},               /* execute .. make_sym */
+    [2] = {AJ_LL_REFER * 2 - 1, 0, 0, 8},                  /* + refer */
+    [3] = {AJ_LL_TRUNCATE * 2 - 1, 0, 0, 8},               /* + truncate */
     [4] = {AJ_LL_TRUNCATE * 2 - 1, 0, AJ_LL_NET_TCP, 16},  /* + TCP */
     [5] = {AJ_LL_IOCTL_DEV * 2 - 1, 0, AJ_LL_NET_TCP, 16}, /* + ioctl on devices */
     [6] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, AJ_LL_NET_TCP, 24},
@@ -77,7 +77,8 @@ int landlock_abi(void)
  * elsewhere it gets a private namespace, as 'none' (aj_table.h). */
 bool net_blocked_here(const struct aj_variant *v)
 {
-	return v->network == AJ_NET_BLOCKED && v->landlock != AJ_LANDLOCK_OFF && landlock_abi() >= 6;
+	return v->network == AJ_NET_BLOCKED && v->landlock != AJ_LANDLOCK_OFF &&
+	       landlock_abi() >= 6;
 }
 
 /* The one place a rule's rights are narrowed: to what the ruleset handles

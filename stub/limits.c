@@ -87,8 +87,7 @@ static const char *own_path(const char *ctl, char *out)
 
 	for (const char *l = own; *l;) {
 		const char *end = strchrnul(l, '\n');
-		const char *c = strchr(l, ':'),
-		           *p = c ? strchr(c + 1, ':') : NULL;
+		const char *c = strchr(l, ':'), *p = c ? strchr(c + 1, ':') : NULL;
 
 		if (c && c > end)
 			c = p = NULL;

@@ -93,7 +93,8 @@ static bool try_step(const struct aj_scan *sc, const struct aj_step *st, const c
                      size_t len, char *low)
 {
 	if (st->flags & AJ_NAME_NOCASE) {
-		if (len < st->min || len > st->max || (st->first && fold(name[0]) != (char)st->first))
+		if (len < st->min || len > st->max ||
+		    (st->first && fold(name[0]) != (char)st->first))
 			return false;
 		if (!low[0])
 			for (size_t i = 0; i <= len; i++)

@@ -175,7 +175,8 @@ static void open_source(struct plan_entry *e)
 		diep("bind", e->path, e->why ? 0 : err, e->why ? e->why : bind_hint);
 	}
 	/* The checked descriptor is what is cloned: no second lookup. */
-	e->fd = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+	e->fd = sys_open_tree(fd, "",
+	                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
 	if (e->fd < 0)
 		diep("bind", e->path, errno, bind_hint);
 	close(fd);

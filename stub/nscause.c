@@ -282,4 +282,3 @@ const char *ns_blocked(const struct aj_variant *v, bool explain)
 		cause = proc_hint;
 	return cause;
 }
-

@@ -86,8 +86,8 @@ struct conn {
 	int c, u; /* the jail's end, the host's; -1 when closed */
 	uint8_t state;
 	bool c_eof, u_eof, u_shut, c_shut;
-	bool connect;  /* CONNECT: the client waits for a 200 */
-	size_t head_n; /* bytes of head */
+	bool connect;       /* CONNECT: the client waits for a 200 */
+	size_t head_n;      /* bytes of head */
 	struct px_addrs to; /* the target's addresses, the reachable ones */
 	unsigned next_addr;
 	char head[PX_HEAD];

@@ -283,7 +283,8 @@ static bool xauth_format(int pfd)
 		}
 		bool known = false;
 		for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			known |= name_len == strlen(names[i]) && !memcmp(buf + name, names[i], name_len);
+			known |=
+			    name_len == strlen(names[i]) && !memcmp(buf + name, names[i], name_len);
 		if (!known)
 			return false;
 		records++;
@@ -365,7 +366,8 @@ static const char *source_check(const struct aj_mount *m, const char *path, int 
 		if (n <= 0)
 			return "it cannot be inspected";
 		real[n] = '\0';
-		return place_refused(path, &st) ? place_refused(path, &st) : place_refused(real, &st);
+		return place_refused(path, &st) ? place_refused(path, &st)
+		                                : place_refused(real, &st);
 	}
 	}
 	if (m->flags & AJ_MOUNT_MAP)

@@ -81,8 +81,7 @@ static bool parse_addr(const char *text, unsigned port, struct sockaddr_storage 
 
 static void add_addr(struct px_addrs *k, const char *text, unsigned port)
 {
-	if (k->n < PX_ADDRS &&
-	    parse_addr(text, port, &k->a[k->n], &k->len[k->n]))
+	if (k->n < PX_ADDRS && parse_addr(text, port, &k->a[k->n], &k->len[k->n]))
 		k->n++;
 }
 
@@ -123,8 +122,8 @@ static bool from_hosts(struct px_addrs *k, const char *host, unsigned port)
 }
 
 /* Both questions to one nameserver; true when it answered both. */
-static bool ask(struct px_addrs *k, const struct sockaddr_storage *ns, socklen_t nl, const char *host,
-                unsigned port)
+static bool ask(struct px_addrs *k, const struct sockaddr_storage *ns, socklen_t nl,
+                const char *host, unsigned port)
 {
 	uint8_t q[2][300], m[1232];
 	size_t qn[2];
@@ -203,7 +202,6 @@ static void from_dns(struct px_addrs *k, const char *host, unsigned port)
 			ask(k, &ns, nl, host, port);
 	}
 }
-
 
 void px_resolve(struct px_addrs *k, const char *host, unsigned port, bool literal)
 {

@@ -535,20 +535,9 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 	}
 }
 
-void scan_project(const char *project, const struct aj_variant *v)
+bool scan_needed(const struct aj_variant *v)
 {
-	struct stat st;
-	int fd;
-
-	if (!setup(v))
-		return;
-	fd = openat(AT_FDCWD, project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st))
-		diep("scan", project, errno, NULL);
-	walk_all(fd, &st, project);
-	check_guards(fd);
-	git_tracked_scan(scan, fd, var_value(AJ_VAR_PROJECT));
-	close(fd);
+	return setup(v);
 }
 
 unsigned scan_dirs(void)
@@ -571,9 +560,9 @@ void scan_guards(int pfd, const struct aj_variant *v)
  * elsewhere now belongs to a directory moved since: the move's own events
  * drop it and walk it where it went. */
 
-/* The whole walk, into the index; false: no index can be kept (a
- * directory that could not be watched). */
-bool scan_index(int pfd, const struct aj_variant *v)
+/* The whole walk, into the index; false: nothing to scan, or no index
+ * can be kept (a directory that could not be watched). */
+bool scan_walk(int pfd, const struct aj_variant *v)
 {
 	struct stat st;
 
@@ -583,8 +572,17 @@ bool scan_index(int pfd, const struct aj_variant *v)
 	if (fstat(pfd, &st))
 		die("scan", errno, NULL);
 	walk_all(pfd, &st, ".");
-	scan->n_pruned = 0; /* explain's, never asked of the watcher */
 	return !broken;
+}
+
+unsigned scan_links(void)
+{
+	return n_links;
+}
+
+void scan_links_clear(void)
+{
+	n_links = 0;
 }
 
 /* Too many records of directories gone since: a new index packs them. */
@@ -686,7 +684,6 @@ bool scan_redo(int pfd, unsigned rec, const char *name)
 		return moved; /* moved away since: its move's events say where */
 	}
 	unstable = broken = false;
-	n_links = 0; /* the watcher checks each answer's links itself */
 	relisting = true;
 	entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u, d->state);
 	relisting = false;

@@ -132,7 +132,18 @@ void scan_guards(int project_fd, const struct aj_variant *v);
 /* The index the watcher keeps (scan.c's records and hits, watch.c). */
 extern int (*scan_on_dir)(int fd, unsigned rec);
 extern unsigned scan_changes;
-bool scan_index(int project_fd, const struct aj_variant *v);
+bool scan_needed(const struct aj_variant *v);
+bool scan_walk(int project_fd, const struct aj_variant *v);
+unsigned scan_links(void);
+void scan_links_clear(void);
+/* settle.c: the walk's watches and their events (scan_project is there). */
+#define SCAN_EV_NONE 0  /* no event */
+#define SCAN_EV_SOME 1  /* events, applied to the index */
+#define SCAN_EV_LOST -1 /* events lost or not followed: walk again */
+#define SCAN_EV_GONE -2 /* the project itself was removed */
+int scan_watch_begin(void);
+void scan_watch_end(void);
+int scan_events(int project_fd);
 bool scan_live(unsigned rec);
 bool scan_full(void);
 void scan_compact(void);

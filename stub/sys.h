@@ -185,7 +185,7 @@ void extra_net(int network, const char *opt);
 const char *extra_net_option(void);
 bool extra_toggle(const char *name, const char *opt); /* false: not a toggle's NAME or no-NAME */
 const char *extra_toggle_option(unsigned t);          /* the option that set it, or NULL */
-const char *extra_option(const struct aj_mount *m); /* NULL: not an AJ_MOUNT_MAP */
+const char *extra_option(const struct aj_mount *m);   /* NULL: not an AJ_MOUNT_MAP */
 const struct aj_variant *extra_apply(const struct run *r);
 
 /* resolve.c: the one rule for every mount source, and where no map may go. */

@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -49,10 +48,6 @@
 #define WATCH_WAIT_MS 5000
 #define WATCH_MIN     1000
 #define WATCH_IDLE    900
-#define WD_MAX        (1 << 20)
-#define WATCH_EVENTS                                                                               \
-	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF |        \
-	 IN_MOVE_SELF | IN_ONLYDIR)
 
 enum { ANS_OK = 0, ANS_WALK = 1 };
 
@@ -352,43 +347,22 @@ void watch_scan(int s, const struct aj_variant *v)
 /* ---- the watcher --------------------------------------------------------- */
 
 static int ifd = -1, pfd = -1, mfd = -1;
-static uint32_t wd_rec[WD_MAX]; /* a watch's directory record + 1 */
-static int wd_top;
 static bool ready;
 static jmp_buf failed;
 static struct scan_result ans;
 static int client = -1;
-
-static int on_dir(int fd, unsigned rec)
-{
-	char p[32] = "/proc/self/fd/";
-	int wd;
-
-	p[14 + fmt_u(p + 14, (unsigned)fd)] = '\0';
-	wd = inotify_add_watch(ifd, p, WATCH_EVENTS);
-	if (wd < 0 || wd >= WD_MAX)
-		return -1;
-	wd_rec[wd] = rec + 1;
-	if (wd > wd_top)
-		wd_top = wd;
-	return wd;
-}
+static char sockname[64];
 
 /* The whole index again: after anything it cannot follow event by event. */
 static void rebuild(const struct aj_variant *v)
 {
 	ready = false;
-	if (ifd >= 0)
-		close(ifd);
-	memset(wd_rec, 0, (size_t)(wd_top + 1) * sizeof(wd_rec[0]));
-	wd_top = 0;
-	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ifd = scan_watch_begin();
 	if (ifd < 0)
 		return;
-	scan_on_dir = on_dir;
-	ready = scan_index(pfd, v);
+	ready = scan_walk(pfd, v);
 	if (!ready) {
-		close(ifd);
+		scan_watch_end();
 		ifd = -1;
 	}
 }
@@ -398,54 +372,17 @@ static void on_die(void)
 	longjmp(failed, 1);
 }
 
-static int rec_of(int wd)
+/* The queue, drained into the index. */
+static void follow(const struct aj_variant *v)
 {
-	return wd >= 0 && wd < WD_MAX && wd_rec[wd] && scan_live(wd_rec[wd] - 1)
-	           ? (int)wd_rec[wd] - 1
-	           : -1;
-}
+	int r = scan_events(pfd);
 
-/* The queue, drained into the index: everything an event names dropped,
- * then classified again.  false: rebuild. */
-static bool events(void)
-{
-	static _Alignas(struct inotify_event) char buf[1 << 16];
-
-	for (;;) {
-		ssize_t n = read(ifd, buf, sizeof(buf));
-		const struct inotify_event *e;
-		int rec;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN;
-		if (n == 0)
-			return false;
-		for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(*e) + e->len) {
-			e = (const struct inotify_event *)(buf + off);
-			if (e->mask & (IN_Q_OVERFLOW | IN_UNMOUNT))
-				return false;
-			if ((e->mask & IN_IGNORED) || (rec = rec_of(e->wd)) < 0)
-				continue;
-			if (!e->len) {
-				if (rec == 0 && (e->mask & IN_DELETE_SELF))
-					_exit(0); /* the project is gone */
-				if (rec == 0 && (e->mask & IN_ATTRIB))
-					return false; /* its own mode: can it still be read? */
-				continue;             /* its parent's event names it */
-			}
-			scan_drop((unsigned)rec, e->name, e->mask & IN_ISDIR);
-		}
-		for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(*e) + e->len) {
-			e = (const struct inotify_event *)(buf + off);
-			if (e->len && !(e->mask & IN_IGNORED) && (rec = rec_of(e->wd)) >= 0 &&
-			    !scan_redo(pfd, (unsigned)rec, e->name))
-				return false;
-		}
-		if (scan_full())
-			return false;
+	if (r == SCAN_EV_GONE) {
+		(void)unlinkat(rdir, sockname, 0);
+		_exit(0); /* the project is gone */
 	}
+	if (r < 0)
+		rebuild(v);
 }
 
 /* 0: every hit is what the index says; 1: something moved since (its
@@ -471,6 +408,7 @@ static int check_hits(void)
 		if (S_ISREG(st.st_mode) && st.st_nlink > 1)
 			return 2;
 	}
+	scan_links_clear(); /* checked here, answer by answer */
 	return 0;
 }
 
@@ -496,8 +434,7 @@ static void reply(int c, const struct aj_variant *v)
 	for (unsigned tries = 0; ready && tries < 8; tries++) {
 		int r;
 
-		if (!events())
-			rebuild(v);
+		follow(v);
 		if (!ready || (r = check_hits()) == 2)
 			break;
 		if (!r) {
@@ -537,7 +474,7 @@ static uint64_t now_s(void)
 static noreturn void serve(const struct aj_variant *v)
 {
 	static struct sockaddr_un a;
-	static char lock[64], sock[64];
+	static char lock[64];
 	static int ls = -1;
 	static uint64_t last;
 	static struct stat sst;
@@ -558,28 +495,27 @@ static noreturn void serve(const struct aj_variant *v)
 	aj_die_cleanup = on_die;
 	memcpy(lock, key, 18);
 	memcpy(lock + 18, ".lock", 6);
-	memcpy(sock, key, 18);
-	memcpy(sock + 18, ".sock", 6);
+	memcpy(sockname, key, 18);
+	memcpy(sockname + 18, ".sock", 6);
 	lk = openat(rdir, lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lk < 0 || flock(lk, LOCK_EX | LOCK_NB))
 		_exit(0); /* another watcher has it */
 	pfd = openat(AT_FDCWD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	mfd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	sun_of(&a);
-	(void)unlinkat(rdir, sock, 0);
+	(void)unlinkat(rdir, sockname, 0);
 	ls = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (pfd < 0 || mfd < 0 || ls < 0 || syscall(SYS_bind, ls, &a, sizeof(a)) ||
 	    syscall(SYS_listen, ls, 64))
 		_exit(1);
-	if (fstatat(rdir, sock, &sst, AT_SYMLINK_NOFOLLOW))
+	if (fstatat(rdir, sockname, &sst, AT_SYMLINK_NOFOLLOW))
 		_exit(1);
 	last = now_s();
 	if (setjmp(failed)) {
 		/* A walk or an event that would have ended a launch: every
 		 * request gets "walk" now, until the idle time is up. */
 		ready = false;
-		if (ifd >= 0)
-			close(ifd);
+		scan_watch_end();
 		ifd = -1;
 		if (client >= 0)
 			close(client);
@@ -598,16 +534,16 @@ static noreturn void serve(const struct aj_variant *v)
 			break;
 		/* Our socket removed or replaced: launches cannot reach us,
 		 * and the next watcher needs the lock. */
-		if (fstatat(rdir, sock, &now, AT_SYMLINK_NOFOLLOW) || now.st_ino != sst.st_ino ||
-		    now.st_dev != sst.st_dev)
+		if (fstatat(rdir, sockname, &now, AT_SYMLINK_NOFOLLOW) ||
+		    now.st_ino != sst.st_ino || now.st_dev != sst.st_dev)
 			_exit(0);
 		r = poll(p, 3, (int)(idle - (t - last) < 5 ? idle - (t - last) : 5) * 1000);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (r <= 0)
 			continue;
-		if ((p[1].revents & POLLIN) && ready && !events())
-			rebuild(v);
+		if ((p[1].revents & POLLIN) && ready)
+			follow(v);
 		if ((p[2].revents & (POLLPRI | POLLERR)) && ready)
 			rebuild(v); /* a mount made or removed: what is below it now? */
 		if (p[0].revents & POLLIN) {
@@ -621,6 +557,6 @@ static noreturn void serve(const struct aj_variant *v)
 			last = now_s();
 		}
 	}
-	(void)unlinkat(rdir, sock, 0);
+	(void)unlinkat(rdir, sockname, 0);
 	_exit(0);
 }
