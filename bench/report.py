@@ -123,6 +123,7 @@ def time_table(rounds, order, failed, base_of):
 
 # The targets of issue 13 (point 2).
 T13_BIG = 1.5        # jail-worker in the 145k-entry project / in the small one
+T13_FIRST = 1.05     # the first launch there / the walk alone (noise allowed: the same walk)
 T13_PER_OPEN = 0.05  # per-open cost of what replaces the walk, × Landlock and seccomp alone
 T13_FLOOR = 1.25     # (jail-worker - bare) / (floor - bare)
 T13_BWRAP = 0.3      # (jail-worker - bare) / (bwrap - bare)
@@ -180,10 +181,12 @@ def issue13(d, meta, rounds):
         if v:
             targets.append((f"145k-entry project: repeat launch / launch in the small project (scan from {src})",
                             fmt_range(v, "{:.2f}"), f"≤ {T13_BIG}", verdict(st.median(v), T13_BIG)))
-        v = per_round(brounds, lambda w, s: w / s, "jail-worker, big, the walk", "jail-worker, small")
+        v = per_round(brounds, lambda f, w: f / w, "jail-worker, big, first launch",
+                      "jail-worker, big, the walk")
         if v:
-            targets.append(("145k-entry project: first launch (the walk, then one mark) / small project",
-                            fmt_range(v, "{:.1f}"), "no slower than the walk", "PASS"))
+            targets.append(("145k-entry project: first launch (no watcher yet: a failed connect, then "
+                            "the walk) / the walk alone (`AIJAIL_WATCH=0`, the code before the watcher)",
+                            fmt_range(v, "{:.3f}"), f"≤ {T13_FIRST}", verdict(st.median(v), T13_FIRST)))
         for w in ("git status", "python imports"):
             for k in ("notify continue", "notify addfd"):
                 v = per_round(brounds, lambda a, s: a / s - 1, f"{w}, {k}", f"{w}, seccomp allow")

@@ -588,6 +588,15 @@ run_big() {
 	add "$f" "jail-worker, small" "bare, small" "env -C $proj $bin/jail-worker /bin/true"
 	add "$f" "jail-worker, big" "bare, small" "env -C $big $bin/jail-worker /bin/true"
 	add "$f" "jail-worker, big, the walk" "bare, small" "env -C $big AIJAIL_WATCH=0 $bin/jail-worker /bin/true"
+	# A first launch, again and again: a runtime directory of its own with
+	# no watcher in it, and a threshold no walk reaches, so that it never
+	# leaves the mark that would start one.
+	local first=$work/xdg-first-$p
+	rm -rf "$first"
+	mkdir -m 0700 "$first"
+	chown "$uid:$gid" "$first"
+	add "$f" "jail-worker, big, first launch" "bare, small" \
+		"env -C $big XDG_RUNTIME_DIR=$first AIJAIL_WATCH_MIN=999999 $bin/jail-worker /bin/true"
 	for c in "git status:git status --porcelain" "python imports:python3 .git/ajbench-imports.py"; do
 		local w=${c%%:*} cmd=${c#*:}
 		add "$f" "$w" "$w" "$cmd"
