@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -47,7 +48,25 @@ static bool deny_sockets;
 static bool unstable;
 static dev_t listing_dev; /* the device of the directory whose entry is being classified */
 static bool second_pass;
-static bool relisting; /* re-reading a directory that changed after the walk read it */
+/* Directories listed, then gone when the walk entered them: removed (a
+ * build's temporary folder, never listed again), or moved (listed again
+ * under a new name, and walked there).  One listed again but never walked
+ * moves faster than the walk can follow: the jail does not start.  And as
+ * a directory's times come from a coarse clock (a tick of up to 10 ms), a
+ * folder moved into one within the tick the walk looked at it leaves them
+ * as they were: once a directory vanished, those changed within
+ * SCAN_RECENT_NS before the walk are read again in the first
+ * SCAN_RECENT_ROUNDS rounds of verify(), whatever their times say. */
+#define SCAN_VANISHED      16
+#define SCAN_RECENT_NS     20000000ULL
+#define SCAN_RECENT_ROUNDS 3
+static struct {
+	uint64_t ino;
+	uint8_t seen, walked;
+} vanished[SCAN_VANISHED];
+static unsigned n_vanished;
+static uint64_t recent; /* the walk's start, less SCAN_RECENT_NS */
+static bool relisting;  /* re-reading a directory that changed after the walk read it */
 static unsigned n_links;
 
 /* Every directory the walk read, as it was just before it was read: a
@@ -114,8 +133,6 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 		unstable = true;
 		return;
 	}
-	if (scan_on_dir && scan->used + len + 1 > sizeof(scan->arena))
-		scan_compact();
 	if (scan->n == AJ_SCAN_MAX || scan->used + len + 1 > sizeof(scan->arena))
 		diep("mask", rel, 0,
 		     "too many masked or denied paths in this project; "
@@ -251,6 +268,14 @@ static void note_dir(const struct stat *st, size_t len, unsigned depth, uint64_t
 
 static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state);
 
+static __typeof__(vanished[0]) *vanished_at(uint64_t ino)
+{
+	for (unsigned i = 0; i < n_vanished; i++)
+		if (vanished[i].ino == ino)
+			return &vanished[i];
+	return NULL;
+}
+
 /* A directory of depth components: walked, or at the bound.  ino is what
  * the listing said (dev the listing directory's): a name that leads
  * elsewhere now was renamed or exchanged since, and what the walk would
@@ -283,6 +308,8 @@ static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len
 		} else {
 			if (!second_pass)
 				note_dir(&st, len, depth, state);
+			if (n_vanished && vanished_at(st.st_ino))
+				vanished_at(st.st_ino)->walked = 1;
 			/* Watched before it is read: nothing made in between
 			 * is missed. */
 			if (scan_on_dir && scan_on_dir(fd, *dir_slot(st.st_ino) - 1) < 0)
@@ -318,6 +345,8 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
 	uint8_t kind;
 
 	listing_dev = dev;
+	if (n_vanished && ino && vanished_at(ino))
+		vanished_at(ino)->seen = 1;
 	if (type == T_UNKNOWN)
 		type = type_of(dfd, name);
 	if (type == T_UNKNOWN)
@@ -385,16 +414,19 @@ static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
  * Returns false to restart. */
 static bool verify(int pfd)
 {
-	bool changed = true, found = false;
+	bool changed = true, found = false, lost = false;
 
-	for (unsigned round = 0; changed && round < SCAN_VERIFY_MAX; round++) {
-		unsigned hits = scan->n;
+	for (unsigned round = 0;
+	     (changed || (n_vanished && round < SCAN_RECENT_ROUNDS)) && round < SCAN_VERIFY_MAX;
+	     round++) {
+		unsigned hits = scan->n, nd = n_dirs;
 
 		changed = false;
 		for (unsigned i = 0; i < n_dirs && !unstable; i++) {
 			struct dir_rec *d = &dirs[i];
 			const char *p = dir_arena + d->off;
 			struct stat st;
+			bool same;
 			int fd;
 
 			/* One call for the common case, unchanged.  A symlink on
@@ -410,7 +442,9 @@ static bool verify(int pfd)
 			}
 			if (st.st_ino != d->ino)
 				return false;
-			if (ns_of(&st.st_mtim) == d->mtime && ns_of(&st.st_ctim) == d->ctime)
+			same = ns_of(&st.st_mtim) == d->mtime && ns_of(&st.st_ctim) == d->ctime;
+			if (same &&
+			    (!n_vanished || d->ctime < recent || round >= SCAN_RECENT_ROUNDS))
 				continue;
 			fd = i ? openat2_(pfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
 			                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
@@ -421,7 +455,7 @@ static bool verify(int pfd)
 					close(fd);
 				return false;
 			}
-			changed = true;
+			changed |= !same;
 			d->mtime = ns_of(&st.st_mtim);
 			d->ctime = ns_of(&st.st_ctim);
 			memcpy(rel, p, strlen(p) + 1);
@@ -432,11 +466,15 @@ static bool verify(int pfd)
 		}
 		if (unstable)
 			return false;
+		/* Read again for its time only, and something new in it. */
+		changed |= scan->n != hits || n_dirs != nd;
 		/* New folders are a build's; a new secret is something moving. */
 		found = scan->n != hits;
 	}
 	rel[0] = '\0';
-	if (changed && found)
+	for (unsigned i = 0; i < n_vanished; i++)
+		lost |= vanished[i].seen && !vanished[i].walked;
+	if ((changed && found) || lost)
 		die("scan the project", 0,
 		    "folders keep moving in it while it is checked for secrets; stop what is "
 		    "moving them, and try again");
@@ -509,8 +547,14 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 			*dir_slot(dirs[n_dirs - 1].ino) = 0;
 			n_dirs--;
 		}
-		n_links = dir_used = 0;
+		n_links = dir_used = n_vanished = 0;
 		scan->n = scan->used = scan->n_pruned = 0;
+		{
+			struct timespec now;
+
+			syscall(SYS_clock_gettime, CLOCK_REALTIME, &now);
+			recent = ns_of(&now) - SCAN_RECENT_NS;
+		}
 		rel[0] = '\0';
 		if (lseek(fd, 0, SEEK_SET))
 			diep("scan", project, errno, NULL);
@@ -594,25 +638,6 @@ bool scan_full(void)
 bool scan_live(unsigned rec)
 {
 	return rec < n_dirs && !dirs[rec].dead;
-}
-
-/* The hits' paths packed again, those removed since gone. */
-void scan_compact(void)
-{
-	static char tmp[AJ_SCAN_ARENA];
-	uint32_t used = 0;
-
-	for (unsigned i = 0; i < scan->n; i++) {
-		const char *p = scan->arena + scan->hits[i].off;
-		size_t l = strlen(p) + 1;
-
-		memcpy(tmp + used, p, l);
-		scan->hits[i].off = used;
-		used += (uint32_t)l;
-	}
-	memcpy(scan->arena, tmp, used);
-	scan->used = used;
-	scan->n_pruned = 0;
 }
 
 static size_t rec_path(unsigned rec, const char *name)

@@ -55,6 +55,25 @@ void scan_watch_end(void)
 	scan_on_dir = NULL;
 }
 
+/* The hits' paths packed again, those removed since gone. */
+void scan_compact(void)
+{
+	static char tmp[AJ_SCAN_ARENA];
+	uint32_t used = 0;
+
+	for (unsigned i = 0; i < scan->n; i++) {
+		const char *p = scan->arena + scan->hits[i].off;
+		size_t l = strlen(p) + 1;
+
+		memcpy(tmp + used, p, l);
+		scan->hits[i].off = used;
+		used += (uint32_t)l;
+	}
+	memcpy(scan->arena, tmp, used);
+	scan->used = used;
+	scan->n_pruned = 0;
+}
+
 static int rec_of(int wd)
 {
 	return wd >= 0 && wd < WD_MAX && wd_rec[wd] && scan_live(wd_rec[wd] - 1)
@@ -95,6 +114,9 @@ int scan_events(int pfd)
 			}
 			scan_drop((unsigned)rec, e->name, e->mask & IN_ISDIR);
 		}
+		/* The paths of hits dropped are garbage until packed. */
+		if (scan->used > AJ_SCAN_ARENA / 2)
+			scan_compact();
 		for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(*e) + e->len) {
 			e = (const struct inotify_event *)(buf + off);
 			if (e->len && !(e->mask & IN_IGNORED) && (rec = rec_of(e->wd)) >= 0 &&
