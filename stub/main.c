@@ -41,7 +41,8 @@ static noreturn void help(const struct aj_policy *pol)
 		    "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
 		    "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
 		    "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
-		    "  --timeout S           the same as --jail-timeout=S\n");
+		    "  --timeout S           the same as --jail-timeout=S\n"
+		    "  --log FILE            the same as --jail-log=FILE\n");
 	}
 	out_s("  --jail-explain[=json] show what the jail would be, here and now, and exit\n"
 	      "  --jail-mode=NAME      the mode, weakest first:");
@@ -59,6 +60,8 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
 	      "                        off), T one of" AJ_TOGGLES(AJ_WORD_ITEM) "\n"
 	      "  --jail-timeout=S      kill everything after S seconds\n"
+	      "  --jail-log=FILE       append what the jail refused to FILE, as JSON lines\n"
+	      "                        (a file outside the project)\n"
 	      "  --jail-version        the policy's identity and the compiler's version\n"
 	      "  --jail-help           this text\n"
 	      "  --                    ends the jail's options\n\n"
@@ -103,6 +106,7 @@ struct opts {
 	const char *mode;     /* explicit mode name */
 	const char *mode_opt; /* the option that named it */
 	unsigned timeout;
+	const char *log, *log_opt; /* --jail-log=FILE */
 	bool explain;
 };
 
@@ -128,6 +132,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		extra_net(AJ_NET_HOST, opt);
 	else if (!strcmp(name, "no-net") && !value)
 		extra_net(AJ_NET_NONE, opt);
+	else if (!strcmp(name, "log") && value)
+		o->log = value, o->log_opt = opt;
 	else if (!strcmp(name, "allow-host") && value)
 		proxy_allow_host(value, opt);
 	else if (value || !extra_toggle(name, opt))
@@ -148,7 +154,7 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
  * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
-	static const char *const takes_value[] = {"mode", "timeout", "ro", "rw", "allow-host"};
+	static const char *const takes_value[] = {"mode", "timeout", "ro", "rw", "allow-host", "log"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -287,6 +293,8 @@ int main(int argc, char **argv)
 	mode_choose(r, o.mode, o.mode_opt);
 	vars_init();
 	find_project(r);
+	if (o.log && !o.explain)
+		refusals_log_open(o.log, o.log_opt, r->project);
 	/* After the project's check against the caller's own $HOME. */
 	home_private(!o.explain);
 	r->group = r->argv && !pol->exec ? command_group(pol, r->argv[0], r->project) : 0;
@@ -333,7 +341,8 @@ int main(int argc, char **argv)
 		scan_project(".", r->v);
 		ns_scan_send(fd);
 		if (r->v->network == AJ_NET_ALLOW)
-			proxy_run(pid, fd);
+			proxy_run(pid, fd, r->v);
+		notify_start(r->v, fd);
 		supervise_parent(pid);
 	}
 	init_prepare(r->v);
@@ -351,7 +360,7 @@ int main(int argc, char **argv)
 		plan_landlock(ruleset, fence_apply(ruleset, r->v));
 		landlock_enforce(ruleset);
 	}
-	fds_close();
+	fds_close(ns_parent_sock(r->v));
 	privs_drop();
 	seccomp_install(r->v);
 	supervise_init(r);

@@ -24,6 +24,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -117,6 +118,7 @@ void supervise_signal(pid_t child, int sig)
 	if (p < 0)
 		die("wait for the jail", errno, NULL);
 	if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
+		refusals_report();
 		limits_release();
 		if (aj_die_cleanup)
 			aj_die_cleanup(); /* the fallback's private directory */
@@ -124,8 +126,29 @@ void supervise_signal(pid_t child, int sig)
 	}
 }
 
+/* The signals as a descriptor, for a parent that also polls (a listener,
+ * the proxy); signals_take() handles what it has. */
+int signals_fd(void)
+{
+	int sfd = signalfd(-1, &sig_wait, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	if (sfd < 0)
+		die("wait for the jail", errno, NULL);
+	return sfd;
+}
+
+void signals_take(pid_t child, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si))
+		supervise_signal(child, (int)si.ssi_signo);
+}
+
 noreturn void supervise_parent(pid_t child)
 {
+	if (notify_fd >= 0)
+		notify_run(child);
 	for (;;)
 		supervise_signal(child, next_signal());
 }

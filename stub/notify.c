@@ -1,0 +1,217 @@
+/* notify.c: the calls the filter refuses, told to the stub's parent.
+ *
+ * pid 1 installs the variant's first filter with its errno verdicts (but
+ * AJ_ERRNO_QUIET's) turned into SECCOMP_RET_USER_NOTIF, and hands the
+ * listener to the parent.  The parent, outside the jail and under no
+ * filter, answers each notification with the errno the unchanged filter
+ * returns for the same seccomp_data (it runs the compiled program itself),
+ * so every call gets exactly the errno it got without the listener, and
+ * counts it (refusals.c).  Allowed calls never leave the kernel: the
+ * verdicts that allow are not touched.
+ *
+ * The answer is never SECCOMP_USER_NOTIF_FLAG_CONTINUE, and the target's
+ * memory is never read: only the registers the kernel copied, so nothing
+ * the target changes after the call matters.  The parent cannot block the
+ * jail: pid 1 dies with it (PR_SET_PDEATHSIG), and a closed listener makes
+ * the kernel fail the waiting call.  Where no listener can be had (a kernel
+ * before 5.0, a jail inside a jail whose filters hold one already, a
+ * program this interpreter does not know), the unchanged filter is
+ * installed: the refusals stand, unreported. */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "sys.h"
+
+_Static_assert(AJ_ERRNO_QUIET == ENOSYS, "AJ_ERRNO_QUIET is ENOSYS");
+
+#define NOTIFY_INSNS 4096 /* the kernel's BPF_MAXINSNS */
+
+/* Is insn a verdict to route through the parent? */
+static bool reported(const struct aj_bpf_insn *i)
+{
+	return i->code == (BPF_RET | BPF_K) &&
+	       (i->k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO &&
+	       (i->k & SECCOMP_RET_DATA) != AJ_ERRNO_QUIET;
+}
+
+/* What run() knows: the instructions libseccomp emits. */
+static bool known(uint16_t code)
+{
+	switch (code) {
+	case BPF_LD | BPF_W | BPF_ABS:
+	case BPF_LD | BPF_IMM:
+	case BPF_ALU | BPF_AND | BPF_K:
+	case BPF_ALU | BPF_OR | BPF_K:
+	case BPF_JMP | BPF_JA:
+	case BPF_JMP | BPF_JEQ | BPF_K:
+	case BPF_JMP | BPF_JGT | BPF_K:
+	case BPF_JMP | BPF_JGE | BPF_K:
+	case BPF_JMP | BPF_JSET | BPF_K:
+	case BPF_RET | BPF_K:
+		return true;
+	}
+	return false;
+}
+
+/* The compiled program on one call: its verdict.  A program run() cannot
+ * follow is never installed with a listener (notify_filter), so the
+ * answer for anything else is a refusal, never a pass. */
+static uint32_t run(const struct aj_filter *f, const struct seccomp_data *d)
+{
+	uint32_t a = 0;
+
+	for (unsigned pc = 0; pc < f->n; pc++) {
+		const struct aj_bpf_insn *i = &f->insns[pc];
+		bool t = false;
+
+		switch (i->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			if (i->k > sizeof(*d) - 4 || i->k % 4)
+				return SECCOMP_RET_ERRNO | EPERM;
+			memcpy(&a, (const char *)d + i->k, 4);
+			continue;
+		case BPF_LD | BPF_IMM:
+			a = i->k;
+			continue;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= i->k;
+			continue;
+		case BPF_ALU | BPF_OR | BPF_K:
+			a |= i->k;
+			continue;
+		case BPF_JMP | BPF_JA:
+			pc += i->k;
+			continue;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			t = a == i->k;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			t = a > i->k;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			t = a >= i->k;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			t = a & i->k;
+			break;
+		case BPF_RET | BPF_K:
+			return i->k;
+		default:
+			return SECCOMP_RET_ERRNO | EPERM;
+		}
+		pc += t ? i->jt : i->jf;
+	}
+	return SECCOMP_RET_ERRNO | EPERM;
+}
+
+/* ---- pid 1: the filter with a listener ------------------------------------ */
+
+static struct sock_filter patched[NOTIFY_INSNS];
+
+/* Installs v's first filter with the reported verdicts as notifications;
+ * returns the listener, or -1 and *err why not (nothing installed then). */
+int notify_filter(const struct aj_variant *v, int *err)
+{
+	const struct aj_filter *f = &v->filters[0];
+	struct sock_fprog prog = {.len = f->n, .filter = patched};
+	unsigned n = 0;
+	long fd;
+
+	*err = 0;
+	if (!v->n_refused || f->n > NOTIFY_INSNS)
+		return -1;
+	for (unsigned i = 0; i < f->n; i++) {
+		if (!known(f->insns[i].code)) {
+			*err = ENOEXEC;
+			return -1;
+		}
+		memcpy(&patched[i], &f->insns[i], sizeof(patched[i]));
+		if (reported(&f->insns[i])) {
+			patched[i].k = SECCOMP_RET_USER_NOTIF;
+			n++;
+		}
+	}
+	if (!n)
+		return -1;
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		*err = errno;
+	return (int)fd;
+}
+
+/* ---- the parent: the answers --------------------------------------------- */
+
+int notify_fd = -1;
+static const struct aj_filter *notify_prog;
+
+/* pid 1's listener, or why it has none; the parent waits for it when the
+ * variant reports, before the target exists. */
+void notify_start(const struct aj_variant *v, int sock)
+{
+	int err = 0;
+
+	if (!v->n_refused)
+		return;
+	notify_fd = ns_notify_receive(sock, &err);
+	notify_prog = &v->filters[0];
+	refusals_listener(v, err);
+}
+
+void notify_answer(void)
+{
+	struct seccomp_notif n;
+	struct seccomp_notif_resp r = {0};
+	uint32_t verdict;
+
+	/* The kernel wants it zeroed. */
+	memset(&n, 0, sizeof(n));
+	if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_RECV, &n)) {
+		/* ENOENT: the caller was killed before we read it. */
+		if (errno != ENOENT && errno != EINTR) {
+			close(notify_fd);
+			notify_fd = -1; /* the kernel fails what waits: ENOSYS */
+		}
+		return;
+	}
+	verdict = run(notify_prog, &n.data);
+	r.id = n.id;
+	r.error = (verdict & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO
+	              ? -(int)(verdict & SECCOMP_RET_DATA)
+	              : -EPERM;
+	if (!r.error) /* SECCOMP_RET_ERRNO | 0 would be a success */
+		r.error = -EPERM;
+	/* ENOENT: the caller was killed meanwhile; nothing to answer. */
+	(void)ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &r);
+	refusal_call(n.data.nr, -r.error);
+}
+
+/* supervise_parent() with a listener: the signals through a signalfd, and
+ * the notifications, in one poll. */
+noreturn void notify_run(pid_t child)
+{
+	int sfd = signals_fd();
+
+	for (;;) {
+		struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
+		                      {.fd = notify_fd, .events = POLLIN}};
+
+		if (poll(p, notify_fd >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("wait for the jail", errno, NULL);
+		}
+		if (p[1].revents & POLLIN) {
+			notify_answer();
+		} else if (p[1].revents) { /* every process of the filter is gone */
+			close(notify_fd);
+			notify_fd = -1;
+		}
+		if (p[0].revents)
+			signals_take(child, sfd);
+	}
+}
