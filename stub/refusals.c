@@ -42,8 +42,9 @@ static const char *call_name(unsigned nr, size_t *len)
 
 void refusals_log_open(const char *path, const char *opt, const char *project)
 {
-	char where[AJ_PATH_MAX];
+	char link[32], where[AJ_PATH_MAX];
 	struct stat st;
+	long n;
 
 	if (!*path)
 		die_usage("a file is needed after", opt);
@@ -55,7 +56,11 @@ void refusals_log_open(const char *path, const char *opt, const char *project)
 	if (fstat(log_fd, &st) || !S_ISREG(st.st_mode))
 		diep("open the refusal log", path, errno ? errno : EINVAL, "not a regular file");
 	/* The jail writes its project: a log there could be forged. */
-	fd_path(where, log_fd);
+	fd_path(link, log_fd);
+	n = syscall(SYS_readlink, link, where, sizeof(where) - 1);
+	if (n < 0)
+		diep("open the refusal log", path, errno, NULL);
+	where[n] = '\0';
 	if (path_within(where, project))
 		diep("open the refusal log", path, 0,
 		     "it is inside the project, which the jail can write; name a file outside it");

@@ -822,6 +822,8 @@ fi
 . "$root/tests/integration/scancache.sh"
 # shellcheck source=tests/integration/egress.sh
 . "$root/tests/integration/egress.sh"
+# shellcheck source=tests/integration/refusals.sh
+. "$root/tests/integration/refusals.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 
