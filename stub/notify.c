@@ -31,6 +31,14 @@ _Static_assert(AJ_ERRNO_QUIET == ENOSYS, "AJ_ERRNO_QUIET is ENOSYS");
 
 #define NOTIFY_INSNS 4096 /* the kernel's BPF_MAXINSNS */
 
+/* Linux 6.6; Debian 12's headers stop before it. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, uint64_t)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1
+#endif
+
 /* Is insn a verdict to route through the parent? */
 static bool reported(const struct aj_bpf_insn *i)
 {
@@ -159,6 +167,12 @@ void notify_start(const struct aj_variant *v, int sock)
 		return;
 	notify_fd = ns_notify_receive(sock, &err);
 	notify_prog = &v->filters[0];
+	/* The caller waits while we answer: wake us, and it, on the CPU it
+	 * runs on, not across (measured here, 2 busy CPUs: 14-100 us a
+	 * refusal across, 7 on one).  Older kernels wake as they did. */
+	if (notify_fd >= 0)
+		(void)ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		            SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	refusals_listener(v, err);
 }
 
