@@ -18,7 +18,6 @@
  * program this interpreter does not know), the unchanged filter is
  * installed: the refusals stand, unreported. */
 #include <errno.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -157,6 +156,37 @@ int notify_filter(const struct aj_variant *v, int *err)
 int notify_fd = -1;
 static const struct aj_filter *notify_prog;
 
+/* The parent: pid 1's listener, or -1 with *err why not (0: pid 1 ended
+ * first, and its status says why). */
+static int receive_listener(int sock, int *err)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	struct iovec iov = {err, sizeof(*err)};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = c.buf,
+	                     .msg_controllen = sizeof(c.buf)};
+	struct cmsghdr *h;
+	int fd = -1;
+	long r;
+
+	*err = 0;
+	while ((r = syscall(SYS_recvmsg, sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (r != (long)sizeof(*err)) {
+		*err = 0;
+		return -1;
+	}
+	h = CMSG_FIRSTHDR(&msg);
+	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+	    h->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(h), sizeof(int));
+	return fd;
+}
+
 /* pid 1's listener, or why it has none; the parent waits for it when the
  * variant reports, before the target exists. */
 void notify_start(const struct aj_variant *v, int sock)
@@ -165,7 +195,7 @@ void notify_start(const struct aj_variant *v, int sock)
 
 	if (!v->n_refused)
 		return;
-	notify_fd = ns_notify_receive(sock, &err);
+	notify_fd = receive_listener(sock, &err);
 	notify_prog = &v->filters[0];
 	/* The caller waits while we answer: wake us, and it, on the CPU it
 	 * runs on, not across (measured here, 2 busy CPUs: 14-100 us a
@@ -202,30 +232,4 @@ void notify_answer(void)
 	/* ENOENT: the caller was killed meanwhile; nothing to answer. */
 	(void)ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &r);
 	refusal_call(n.data.nr, -r.error);
-}
-
-/* supervise_parent() with a listener: the signals through a signalfd, and
- * the notifications, in one poll. */
-noreturn void notify_run(pid_t child)
-{
-	int sfd = signals_fd();
-
-	for (;;) {
-		struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
-		                      {.fd = notify_fd, .events = POLLIN}};
-
-		if (poll(p, notify_fd >= 0 ? 2 : 1, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			die("wait for the jail", errno, NULL);
-		}
-		if (p[1].revents & POLLIN) {
-			notify_answer();
-		} else if (p[1].revents) { /* every process of the filter is gone */
-			close(notify_fd);
-			notify_fd = -1;
-		}
-		if (p[0].revents)
-			signals_take(child, sfd);
-	}
 }

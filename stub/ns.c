@@ -263,37 +263,6 @@ void ns_notify_send(int fd, int err)
 	parent_sock = -1;
 }
 
-/* The parent: pid 1's listener, or -1 with *err why not (0: pid 1 ended
- * first, and its status says why). */
-int ns_notify_receive(int sock, int *err)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c;
-	struct iovec iov = {err, sizeof(*err)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = c.buf,
-	                     .msg_controllen = sizeof(c.buf)};
-	struct cmsghdr *h;
-	int fd = -1;
-	long r;
-
-	*err = 0;
-	while ((r = syscall(SYS_recvmsg, sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
-	if (r != (long)sizeof(*err)) {
-		*err = 0;
-		return -1;
-	}
-	h = CMSG_FIRSTHDR(&msg);
-	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
-	    h->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(h), sizeof(int));
-	return fd;
-}
-
 static void receive(void *buf, size_t n)
 {
 	for (char *p = buf; n;) {

@@ -21,6 +21,7 @@
  * No process of the jail can signal the parent: it is outside their pid
  * namespace (and outside the Landlock domain, where ABI 6 scopes signals). */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -145,10 +146,36 @@ void signals_take(pid_t child, int sfd)
 		supervise_signal(child, (int)si.ssi_signo);
 }
 
+/* With a listener (notify.c): the signals through a signalfd, and the
+ * refused calls to answer, in one poll. */
+static noreturn void supervise_notify(pid_t child)
+{
+	int sfd = signals_fd();
+
+	for (;;) {
+		struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
+		                      {.fd = notify_fd, .events = POLLIN}};
+
+		if (poll(p, notify_fd >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("wait for the jail", errno, NULL);
+		}
+		if (p[1].revents & POLLIN) {
+			notify_answer();
+		} else if (p[1].revents) { /* every process of the filter is gone */
+			close(notify_fd);
+			notify_fd = -1;
+		}
+		if (p[0].revents)
+			signals_take(child, sfd);
+	}
+}
+
 noreturn void supervise_parent(pid_t child)
 {
 	if (notify_fd >= 0)
-		notify_run(child);
+		supervise_notify(child);
 	for (;;)
 		supervise_signal(child, next_signal());
 }

@@ -107,7 +107,6 @@ void ns_scan_send(int parent_fd);
 void ns_scan_receive(void);
 int ns_parent_sock(const struct aj_variant *v);
 void ns_notify_send(int fd, int err);
-int ns_notify_receive(int sock, int *err);
 void init_prepare(const struct aj_variant *v);
 
 /* landlock.c: landlock_create() is -1 where Landlock is not enforced;
@@ -171,7 +170,6 @@ int notify_filter(const struct aj_variant *v, int *err);
 extern int notify_fd;
 void notify_start(const struct aj_variant *v, int sock);
 void notify_answer(void);
-noreturn void notify_run(pid_t child);
 void refusals_log_open(const char *path, const char *opt, const char *project);
 void refusals_listener(const struct aj_variant *v, int err);
 void refusal_call(unsigned nr, int err);

@@ -50,8 +50,8 @@ if fd < 0:
 os.set_inheritable(fd, True)
 os.execv(sys.argv[1], sys.argv[1:])'
 
+rf=$T/rf
 if [ $want_rf = 1 ]; then
-	rf=$T/rf
 	mkdir -p "$rf"
 	chown "$tuid:$tgid" "$rf"
 fi
