@@ -61,7 +61,7 @@ static noreturn void help(const struct aj_policy *pol)
 	      "                        off), T one of" AJ_TOGGLES(AJ_WORD_ITEM) "\n"
 	      "  --jail-timeout=S      kill everything after S seconds\n"
 	      "  --jail-log=FILE       append what the jail refused to FILE, as JSON lines\n"
-	      "                        (a file outside the project)\n"
+	      "                        (not one the jail can write)\n"
 	      "  --jail-version        the policy's identity and the compiler's version\n"
 	      "  --jail-help           this text\n"
 	      "  --                    ends the jail's options\n\n"
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
 	vars_init();
 	find_project(r);
 	if (o.log && !o.explain)
-		refusals_log_open(o.log, o.log_opt, r->project);
+		refusals_log_open(o.log, o.log_opt);
 	/* After the project's check against the caller's own $HOME. */
 	home_private(!o.explain);
 	r->group = r->argv && !pol->exec ? command_group(pol, r->argv[0], r->project) : 0;
@@ -313,6 +313,7 @@ int main(int argc, char **argv)
 	if (r->fallback && (r->v->flags & AJ_VARIANT_FALLBACK))
 		fallback_prepare(r->v, !o.explain);
 	plan_resolve(r->v);
+	refusals_log_check();
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
 		(void)var_value(r->v->landlock_rules[i].path.var);
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)

@@ -40,9 +40,12 @@ static const char *call_name(unsigned nr, size_t *len)
 	return NULL;
 }
 
-void refusals_log_open(const char *path, const char *opt, const char *project)
+static char log_path[AJ_PATH_MAX]; /* where the log is, resolved */
+static const char *log_name;       /* as the option gave it */
+
+void refusals_log_open(const char *path, const char *opt)
 {
-	char link[32], where[AJ_PATH_MAX];
+	char link[32];
 	struct stat st;
 	long n;
 
@@ -55,15 +58,24 @@ void refusals_log_open(const char *path, const char *opt, const char *project)
 		diep("open the refusal log", path, errno, NULL);
 	if (fstat(log_fd, &st) || !S_ISREG(st.st_mode))
 		diep("open the refusal log", path, errno ? errno : EINVAL, "not a regular file");
-	/* The jail writes its project: a log there could be forged. */
 	fd_path(link, log_fd);
-	n = syscall(SYS_readlink, link, where, sizeof(where) - 1);
+	n = syscall(SYS_readlink, link, log_path, sizeof(log_path) - 1);
 	if (n < 0)
 		diep("open the refusal log", path, errno, NULL);
-	where[n] = '\0';
-	if (path_within(where, project))
-		diep("open the refusal log", path, 0,
-		     "it is inside the project, which the jail can write; name a file outside it");
+	log_path[n] = '\0';
+	log_name = path;
+}
+
+/* Once the plan is resolved: a log the jail can write (the project, a
+ * writable bind, an --rw map) could be forged from inside. */
+void refusals_log_check(void)
+{
+	for (unsigned i = 0; log_fd >= 0 && i < plan_n; i++)
+		if (plan[i].path && plan[i].m->op == AJ_MOUNT_RW &&
+		    path_within(log_path, plan[i].path))
+			diep("open the refusal log", log_name, 0,
+			     "the jail can write there (the project, or a writable mount); name a "
+			     "file outside them");
 }
 
 void refusals_listener(const struct aj_variant *v, int err)

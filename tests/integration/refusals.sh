@@ -12,7 +12,7 @@
 
 rf_cases="refusals-errno-same refusals-summary-call refusals-summary-calls refusals-quiet
 	refusals-quiet-enosys refusals-kill refusals-no-listener refusals-proxy refusals-log
-	refusals-log-unreachable refusals-log-in-project refusals-explain"
+	refusals-log-unreachable refusals-log-in-project refusals-log-in-mount refusals-explain"
 want_rf=0
 for n in $rf_cases; do c "$n" && want_rf=1; done
 
@@ -208,12 +208,21 @@ fi
 
 if c refusals-log-in-project; then
 	jrun user -- jail-worker --jail-log=./refusals.jsonl true
-	if [ "$RC" = 125 ] && [[ $ERR == *"unable to open the refusal log ./refusals.jsonl"*"inside the project"* ]]; then
+	if [ "$RC" = 125 ] && [[ $ERR == *"unable to open the refusal log ./refusals.jsonl: the jail can write there"* ]]; then
 		pass refusals-log-in-project
 	else
 		fail refusals-log-in-project "exit status $RC, stderr $(q "$ERR")"
 	fi
 	rm -f "$P/refusals.jsonl"
+	# A writable mount of the policy's other than the project: jail-python's
+	# Hugging Face cache (rw+, made when missing).
+	jrun user -- jail-python --jail-log="$thome/.cache/huggingface/refusals.jsonl" -c 'print(1)'
+	if [ "$RC" = 125 ] && [[ $ERR == *"unable to open the refusal log"*"the jail can write there"* ]]; then
+		pass refusals-log-in-mount
+	else
+		fail refusals-log-in-mount "exit status $RC, stderr $(q "$ERR")"
+	fi
+	rm -f "$thome/.cache/huggingface/refusals.jsonl"
 fi
 
 if c refusals-explain; then
