@@ -15,7 +15,7 @@
  * jail: pid 1 dies with it (PR_SET_PDEATHSIG), and a closed listener makes
  * the kernel fail the waiting call.  Where no listener can be had (a kernel
  * before 5.0, a jail inside a jail whose filters hold one already, a
- * program this interpreter does not know), the unchanged filter is
+ * program verdict.c does not know), the unchanged filter is
  * installed: the refusals stand, unreported. */
 #include <errno.h>
 #include <string.h>
@@ -46,76 +46,6 @@ static bool reported(const struct aj_bpf_insn *i)
 	       (i->k & SECCOMP_RET_DATA) != AJ_ERRNO_QUIET;
 }
 
-/* What run() knows: the instructions libseccomp emits. */
-static bool known(uint16_t code)
-{
-	switch (code) {
-	case BPF_LD | BPF_W | BPF_ABS:
-	case BPF_LD | BPF_IMM:
-	case BPF_ALU | BPF_AND | BPF_K:
-	case BPF_ALU | BPF_OR | BPF_K:
-	case BPF_JMP | BPF_JA:
-	case BPF_JMP | BPF_JEQ | BPF_K:
-	case BPF_JMP | BPF_JGT | BPF_K:
-	case BPF_JMP | BPF_JGE | BPF_K:
-	case BPF_JMP | BPF_JSET | BPF_K:
-	case BPF_RET | BPF_K:
-		return true;
-	}
-	return false;
-}
-
-/* The compiled program on one call: its verdict.  A program run() cannot
- * follow is never installed with a listener (notify_filter), so the
- * answer for anything else is a refusal, never a pass. */
-static uint32_t run(const struct aj_filter *f, const struct seccomp_data *d)
-{
-	uint32_t a = 0;
-
-	for (unsigned pc = 0; pc < f->n; pc++) {
-		const struct aj_bpf_insn *i = &f->insns[pc];
-		bool t = false;
-
-		switch (i->code) {
-		case BPF_LD | BPF_W | BPF_ABS:
-			if (i->k > sizeof(*d) - 4 || i->k % 4)
-				return SECCOMP_RET_ERRNO | EPERM;
-			memcpy(&a, (const char *)d + i->k, 4);
-			continue;
-		case BPF_LD | BPF_IMM:
-			a = i->k;
-			continue;
-		case BPF_ALU | BPF_AND | BPF_K:
-			a &= i->k;
-			continue;
-		case BPF_ALU | BPF_OR | BPF_K:
-			a |= i->k;
-			continue;
-		case BPF_JMP | BPF_JA:
-			pc += i->k;
-			continue;
-		case BPF_JMP | BPF_JEQ | BPF_K:
-			t = a == i->k;
-			break;
-		case BPF_JMP | BPF_JGT | BPF_K:
-			t = a > i->k;
-			break;
-		case BPF_JMP | BPF_JGE | BPF_K:
-			t = a >= i->k;
-			break;
-		case BPF_JMP | BPF_JSET | BPF_K:
-			t = a & i->k;
-			break;
-		case BPF_RET | BPF_K:
-			return i->k;
-		default:
-			return SECCOMP_RET_ERRNO | EPERM;
-		}
-		pc += t ? i->jt : i->jf;
-	}
-	return SECCOMP_RET_ERRNO | EPERM;
-}
-
 /* ---- pid 1: the filter with a listener ------------------------------------ */
 
 static struct sock_filter patched[NOTIFY_INSNS];
@@ -132,11 +62,11 @@ int notify_filter(const struct aj_variant *v, int *err)
 	*err = 0;
 	if (!v->n_refused || f->n > NOTIFY_INSNS)
 		return -1;
+	if (!verdict_known(f)) {
+		*err = ENOEXEC;
+		return -1;
+	}
 	for (unsigned i = 0; i < f->n; i++) {
-		if (!known(f->insns[i].code)) {
-			*err = ENOEXEC;
-			return -1;
-		}
 		memcpy(&patched[i], &f->insns[i], sizeof(patched[i]));
 		if (reported(&f->insns[i])) {
 			patched[i].k = SECCOMP_RET_USER_NOTIF;
@@ -222,7 +152,7 @@ void notify_answer(void)
 		}
 		return;
 	}
-	verdict = run(notify_prog, &n.data);
+	verdict = verdict_run(notify_prog, &n.data);
 	r.id = n.id;
 	r.error = (verdict & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO
 	              ? -(int)(verdict & SECCOMP_RET_DATA)

@@ -95,6 +95,11 @@ void refusal_add(struct refusal_list *l, const char *name, char (*store)[AJ_HOST
 size_t refusals_line(char *buf, size_t size, const char *prog, const struct refusal_list *conns,
                      const struct refusal_list *calls);
 
+/* verdict.c: a compiled filter's verdict on one call (notify.c). */
+struct seccomp_data;
+bool verdict_known(const struct aj_filter *f);
+uint32_t verdict_run(const struct aj_filter *f, const struct seccomp_data *d);
+
 /* The run, as main.c decides it. */
 struct run {
 	const struct aj_policy *pol;

@@ -33,6 +33,7 @@ TEST_STUB_extra_SRC := stub/vars.c stub/out.c stub/resolve.c
 # A compiler test may name stub sources too: the lowered mask matcher runs
 # in the stub's own code against the reference glob.
 TEST_test_compiler_match_SRC := stub/match.c stub/glob.c
+TEST_test_compiler_verdict_SRC := stub/verdict.c
 
 # unit_rule(name): how one test binary is built.
 define unit_rule
