@@ -109,8 +109,8 @@ static void tell(const char *target, bool connect, const char *why, bool literal
 	char h[AJ_HOST_MAX];
 	const char *c = strrchr(target, ':');
 
+	/* Every refusal counts for the summary; this line is once a host. */
 	refusal_host(connect ? "connection" : "request", target, why);
-
 	for (unsigned i = 0; i < n_told && i < 32; i++)
 		if (!strcmp(told[i], target))
 			return;
