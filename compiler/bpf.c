@@ -7,6 +7,7 @@
  * restrictive verdict. */
 #include "bpf.h"
 #include "diag.h"
+#include "sysgroups.h"
 
 #include <errno.h>
 #include <seccomp.h>
@@ -115,6 +116,8 @@ static bool build_filter(const struct variant *v, int def, int layer, const int 
  * into two stacked filters, and the kernel applies the more restrictive
  * verdict.  That also keeps libseccomp away from mixing actions on one
  * syscall, where it silently drops rules. */
+_Static_assert(AJ_ERRNO_QUIET == ENOSYS, "AJ_ERRNO_QUIET is ENOSYS");
+
 bool seccomp_build(struct variant *v)
 {
 	/* libseccomp mixes actions on one syscall badly, so a syscall whose deny
@@ -156,6 +159,17 @@ bool seccomp_build(struct variant *v)
 		error_plain("too many different deny actions on one syscall");
 		return false;
 	}
+	/* What a run reports (aj_variant.refused): the first filter's errno
+	 * rules, one entry per call, in number order.  The other layers stay
+	 * plain errno filters, since a task's filters may hold one listener
+	 * only; an ENOSYS rule is not a refusal (AJ_ERRNO_QUIET). */
+	for (int nr = 0; n_layers > 0 && nr < NR_LIMIT; nr++)
+		for (size_t i = 0; i < v->rules.n; i++)
+			if (v->rules.v[i].nr == nr && layers[i] == 0 && v->rules.v[i].action > 0 &&
+			    v->rules.v[i].action != AJ_ERRNO_QUIET) {
+				VEC_PUSH(v->refused, nr);
+				break;
+			}
 	struct m_filter f;
 	/* The denies go first: once an allowlist is installed, seccomp() itself
 	 * may no longer be allowed. */

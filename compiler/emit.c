@@ -481,6 +481,18 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	}
 	const char *fl = array(o, "struct aj_filter", filters, v->filters.n);
 	b = xstrdup("");
+	char *names = xstrdup("");
+	for (size_t i = 0; i < v->refused.n; i++) {
+		b = append(b, "%s", xprintf("%d, ", v->refused.v[i]));
+		names = xprintf("%s%s%s", names, i ? " " : "", nr_name(v->refused.v[i]));
+	}
+	const char *refused =
+	    v->refused.n
+	        ? xprintf("\t\t.refused = %s, .n_refused = %zu,\n\t\t.refused_names = %s,\n",
+	                  array(o, "uint16_t", xprintf("\t%s\n", b), v->refused.n), v->refused.n,
+	                  lit(names))
+	        : "";
+	b = xstrdup("");
 	for (int i = 0; i < v->n_hosts; i++)
 		b = append(b, "\t%s,\n", lit(v->hosts[i]));
 	const char *hosts =
@@ -508,13 +520,13 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 			"\t\t.env_set = %s, .n_env_set = %zu,\n"
 			"\t\t.rlimits = %s, .n_rlimits = %zu,\n"
 			"\t\t.filters = %s, .n_filters = %zu,\n"
-			"\t\t.seccomp_summary = %s,\n%s%s\t},\n",
+			"\t\t.seccomp_summary = %s,\n%s%s%s\t},\n",
 			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
 			v->landlock_min_abi, v->features, v->toggles_fixed,
 			v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0), v->timeout, memory, v->processes,
 			mount_spans, n_spans, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
 			set, v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)),
-			v->userns ? xprintf("\t\t.userns = %d,\n", v->userns) : "", hosts);
+			v->userns ? xprintf("\t\t.userns = %d,\n", v->userns) : "", hosts, refused);
 }
 
 /* Everything of the header but its first comment and the identity: what

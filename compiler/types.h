@@ -160,6 +160,9 @@ struct variant {
 	VEC(struct aj_landlock_rule) landlock_rules; /* rules that are not a mount's */
 	VEC(struct m_path) landlock_paths;
 	VEC(struct m_filter) filters;
+	/* aj_variant.refused: the calls the first filter refuses with a
+	 * reported errno, by number (bpf.c). */
+	VEC(int) refused;
 };
 
 struct policy {

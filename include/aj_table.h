@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 16
+#define AJ_ABI 17
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -363,6 +363,17 @@ struct aj_filter {
 	uint16_t n;
 };
 
+/* The refusals a run reports (stub/notify.c): the calls the variant's first
+ * filter refuses with an errno, aj_variant.refused.  The stub turns that
+ * filter's errno verdicts into SECCOMP_RET_USER_NOTIF where the kernel
+ * gives it a listener, and the stub's parent answers each with the errno
+ * the unchanged filter returns for it, and counts it.  Every other verdict
+ * is left as compiled: allowed calls never leave the kernel, the kill
+ * rules kill, the other filters refuse unreported (a task's filters hold
+ * one listener at most).  ENOSYS is no refusal: it is how a policy makes
+ * libc fall back (clone3 to clone), and stays a plain verdict. */
+#define AJ_ERRNO_QUIET 38 /* ENOSYS */
+
 /* Toggles: a bit of aj_variant.features each, in this order (bit 1 << i
  * for the i-th), named as a policy switches them.  X(ID, NAME, OFF, WARN):
  * what --jail-explain says a jail lacks with the toggle off, and what it
@@ -426,6 +437,10 @@ struct aj_variant {
 	/* 'network allow': the hosts, and which of them a followed tool's
 	 * configured registry replaces (the first n_followed). */
 	const char *const *hosts;
+	/* The calls a run reports (AJ_ERRNO_QUIET above), by number, and
+	 * their names in the same order, one space between. */
+	const uint16_t *refused;
+	const char *refused_names;
 	/* Containment of a runaway ('limit memory', 'limit processes'): the
 	 * whole jail's bound, through a cgroup where the caller owns one
 	 * (memory.max, pids.max), else per process (RLIMIT_DATA, and
@@ -441,6 +456,7 @@ struct aj_variant {
 	uint16_t n_env_drop; /* spans */
 	uint16_t n_env_set;
 	uint16_t n_rlimits;
+	uint16_t n_refused;
 	uint8_t n_mount_spans;
 	uint8_t n_filters;
 	uint8_t network;  /* enum aj_network */

@@ -350,6 +350,7 @@ noreturn void fallback_run(struct run *r)
 		limits_place(pid);
 		scan_project(".", r->v);
 		ns_scan_send(fd);
+		notify_start(r->v, fd);
 		supervise_parent(pid);
 	}
 	ns_scan_receive();
@@ -365,7 +366,7 @@ noreturn void fallback_run(struct run *r)
 	fallback_landlock(r);
 	if (chdir(r->project))
 		diep("enter the project", r->project, errno, NULL);
-	fds_close();
+	fds_close(ns_parent_sock(r->v));
 	fallback_privs();
 	/* First: a policy's allowlist need not allow seccomp(2) itself. */
 	sockets_unix_only(r->v);

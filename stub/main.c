@@ -34,13 +34,15 @@ static noreturn void help(const struct aj_policy *pol)
 		out_s(" [OPTION...] [--] COMMAND [ARG...]\n\n"
 		      "Runs COMMAND in the \"");
 		out_s(pol->name);
-		out_s("\" jail; its name picks the policy's command group.\n"
-		      "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
-		      "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
-		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
-		      "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
-		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
-		      "  --timeout S           the same as --jail-timeout=S\n");
+		out_s(
+		    "\" jail; its name picks the policy's command group.\n"
+		    "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
+		    "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
+		    "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
+		    "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
+		    "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
+		    "  --timeout S           the same as --jail-timeout=S\n"
+		    "  --log FILE            the same as --jail-log=FILE\n");
 	}
 	out_s("  --jail-explain[=json] show what the jail would be, here and now, and exit\n"
 	      "  --jail-mode=NAME      the mode, weakest first:");
@@ -56,22 +58,18 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
 	      "                        proxy: the network is then the named hosts only\n"
 	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
-	      "                        off), T one of" AJ_TOGGLES(
-	          AJ_WORD_ITEM) "\n"
-	                        "  --jail-timeout=S      kill everything after S seconds\n"
-	                        "  --jail-version        the policy's identity and the compiler's "
-	                        "version\n"
-	                        "  --jail-help           this text\n"
-	                        "  --                    ends the jail's options\n\n"
-	                        "Exit status: the command's; 128+N when it died of signal N; 124 "
-	                        "on timeout;\n"
-	                        "125 when the jail could not be built; 126 when the command cannot "
-	                        "run;\n"
-	                        "127 when it is not found.  --jail-explain: 0 when the jail can be "
-	                        "built here,\n"
-	                        "2 when the policy's fallback (no namespaces) would run instead, "
-	                        "125 when\n"
-	                        "nothing would.\n");
+	      "                        off), T one of" AJ_TOGGLES(AJ_WORD_ITEM) "\n"
+	      "  --jail-timeout=S      kill everything after S seconds\n"
+	      "  --jail-log=FILE       append what the jail refused to FILE, as JSON lines\n"
+	      "                        (not one the jail can write)\n"
+	      "  --jail-version        the policy's identity and the compiler's version\n"
+	      "  --jail-help           this text\n"
+	      "  --                    ends the jail's options\n\n"
+	      "Exit status: the command's; 128+N when it died of signal N; 124 on timeout;\n"
+	      "125 when the jail could not be built; 126 when the command cannot run;\n"
+	      "127 when it is not found.  --jail-explain: 0 when the jail can be built here,\n"
+	      "2 when the policy's fallback (no namespaces) would run instead, 125 when\n"
+	      "nothing would.\n");
 	out_flush();
 	_exit(0);
 }
@@ -108,6 +106,7 @@ struct opts {
 	const char *mode;     /* explicit mode name */
 	const char *mode_opt; /* the option that named it */
 	unsigned timeout;
+	const char *log, *log_opt; /* --jail-log=FILE */
 	bool explain;
 };
 
@@ -133,6 +132,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		extra_net(AJ_NET_HOST, opt);
 	else if (!strcmp(name, "no-net") && !value)
 		extra_net(AJ_NET_NONE, opt);
+	else if (!strcmp(name, "log") && value)
+		o->log = value, o->log_opt = opt;
 	else if (!strcmp(name, "allow-host") && value)
 		proxy_allow_host(value, opt);
 	else if (value || !extra_toggle(name, opt))
@@ -153,7 +154,7 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
  * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
-	static const char *const takes_value[] = {"mode", "timeout", "ro", "rw", "allow-host"};
+	static const char *const takes_value[] = {"mode", "timeout", "ro", "rw", "allow-host", "log"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -292,6 +293,8 @@ int main(int argc, char **argv)
 	mode_choose(r, o.mode, o.mode_opt);
 	vars_init();
 	find_project(r);
+	if (o.log && !o.explain)
+		refusals_log_open(o.log, o.log_opt);
 	/* After the project's check against the caller's own $HOME. */
 	home_private(!o.explain);
 	r->group = r->argv && !pol->exec ? command_group(pol, r->argv[0], r->project) : 0;
@@ -313,6 +316,7 @@ int main(int argc, char **argv)
 	if (r->fallback && (r->v->flags & AJ_VARIANT_FALLBACK))
 		fallback_prepare(r->v, !o.explain);
 	plan_resolve(r->v);
+	refusals_log_check();
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
 		(void)var_value(r->v->landlock_rules[i].path.var);
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)
@@ -341,7 +345,8 @@ int main(int argc, char **argv)
 		watch_scan(wfd, r->v);
 		ns_scan_send(fd);
 		if (r->v->network == AJ_NET_ALLOW)
-			proxy_run(pid, fd);
+			proxy_run(pid, fd, r->v);
+		notify_start(r->v, fd);
 		supervise_parent(pid);
 	}
 	init_prepare(r->v);
@@ -359,7 +364,7 @@ int main(int argc, char **argv)
 		plan_landlock(ruleset, fence_apply(ruleset, r->v));
 		landlock_enforce(ruleset);
 	}
-	fds_close();
+	fds_close(ns_parent_sock(r->v));
 	privs_drop();
 	seccomp_install(r->v);
 	supervise_init(r);

@@ -228,6 +228,41 @@ void ns_scan_send(int parent_fd)
 		die("hand the scan to the jail", e, NULL);
 }
 
+/* pid 1's fd to the parent: kept by fds_close() while a listener is to
+ * be handed over (ns_notify_send), else -1. */
+int ns_parent_sock(const struct aj_variant *v)
+{
+	return v->n_refused ? parent_sock : -1;
+}
+
+/* pid 1, once the filters are in: the listener (fd), or why there is none
+ * (err), in one message; then the socket is closed, before the target
+ * exists. */
+void ns_notify_send(int fd, int err)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c = {0};
+	struct iovec iov = {&err, sizeof(err)};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (fd >= 0) {
+		msg.msg_control = c.buf;
+		msg.msg_controllen = sizeof(c.buf);
+		c.h.cmsg_level = SOL_SOCKET;
+		c.h.cmsg_type = SCM_RIGHTS;
+		c.h.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&c.h), &fd, sizeof(int));
+	}
+	if (syscall(SYS_sendmsg, parent_sock, &msg, MSG_NOSIGNAL) != (long)sizeof(err))
+		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
+	if (fd >= 0)
+		close(fd);
+	close(parent_sock);
+	parent_sock = -1;
+}
+
 static void receive(void *buf, size_t n)
 {
 	for (char *p = buf; n;) {

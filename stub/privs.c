@@ -8,11 +8,15 @@
 
 #include "sys.h"
 
-void fds_close(void)
+/* keep: pid 1's socket to the parent, which still carries the listener
+ * (ns_notify_send closes it before the target exists), or -1. */
+void fds_close(int keep)
 {
 	struct rlimit rl;
+	unsigned lo = keep >= 3 ? (unsigned)keep + 1 : 3U;
 
-	if (!syscall(SYS_close_range, 3U, ~0U, 0U))
+	if ((keep < 4 || !syscall(SYS_close_range, 3U, (unsigned)keep - 1, 0U)) &&
+	    !syscall(SYS_close_range, lo, ~0U, 0U))
 		return;
 	if (errno != ENOSYS && errno != EINVAL)
 		die("close inherited file descriptors", errno, NULL);
@@ -21,7 +25,8 @@ void fds_close(void)
 	if (rl.rlim_cur > 1U << 20)
 		rl.rlim_cur = 1U << 20;
 	for (unsigned fd = 3; fd < rl.rlim_cur; fd++)
-		close((int)fd);
+		if ((int)fd != keep)
+			close((int)fd);
 }
 
 /* A user namespace cannot raise a hard limit above the host's (that needs

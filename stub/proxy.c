@@ -25,7 +25,6 @@
 #include <poll.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -105,11 +104,13 @@ static bool accept_paused;
 static char told[32][AJ_HOST_MAX];
 static unsigned n_told;
 
-static void tell(const char *target, const char *why, bool literal_hint)
+static void tell(const char *target, bool connect, const char *why, bool literal_hint)
 {
 	char h[AJ_HOST_MAX];
 	const char *c = strrchr(target, ':');
 
+	/* Every refusal counts for the summary; this line is once a host. */
+	refusal_host(connect ? "connection" : "request", target, why);
 	for (unsigned i = 0; i < n_told && i < 32; i++)
 		if (!strcmp(told[i], target))
 			return;
@@ -256,7 +257,7 @@ static void resolve(struct conn *k)
 		size_t l = strlen(why);
 
 		memcpy(msg + 15, why, l + 1);
-		tell(k->target, msg, true);
+		tell(k->target, k->connect, msg, true);
 		reply(k, "403 Forbidden",
 		      "aijail: the host resolves to an address the jail may not reach");
 		return;
@@ -338,7 +339,7 @@ static void request(struct conn *k, size_t end)
 	/* Bytes the client sent after the head. */
 	put(&k->up, h + end, k->head_n - end);
 	if (!proxy_allowed(k->target)) {
-		tell(k->target, "not in the list", false);
+		tell(k->target, k->connect, "not in the list", false);
 		reply(k, "403 Forbidden", "aijail: this host is not in the jail's network list");
 		return;
 	}
@@ -534,14 +535,15 @@ static int receive_listener(int fd)
 	return s;
 }
 
-noreturn void proxy_run(pid_t child, int fd)
+noreturn void proxy_run(pid_t child, int fd, const struct aj_variant *v)
 {
-	static struct pollfd p[2 + 2 * PX_CONNS];
+	static struct pollfd p[3 + 2 * PX_CONNS];
 	int listener = receive_listener(fd);
 	int sfd;
 
 	sigset_t pipe_sig;
 
+	notify_start(v, fd);
 	if (listener < 0)
 		supervise_parent(child);
 	/* splice() into a socket the jail closed raises SIGPIPE, which
@@ -551,9 +553,7 @@ noreturn void proxy_run(pid_t child, int fd)
 	if (sigprocmask(SIG_BLOCK, &pipe_sig, NULL))
 		die("run the jail's proxy", errno, NULL);
 	set_nonblock(listener);
-	sfd = signalfd(-1, &sig_wait, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0)
-		die("run the jail's proxy", errno, NULL);
+	sfd = signals_fd();
 	for (unsigned i = 0; i < PX_CONNS; i++) {
 		struct conn *k = &conns[i];
 
@@ -565,7 +565,7 @@ noreturn void proxy_run(pid_t child, int fd)
 		 * entries than RLIMIT_NOFILE. */
 		static uint8_t slot_conn[2 * PX_CONNS], slot_up[2 * PX_CONNS];
 		static short rc[PX_CONNS], ru[PX_CONNS];
-		unsigned n = 2, free_slots = 0;
+		unsigned n = 2, free_slots = 0, n_notify;
 
 		p[0] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		p[1] = (struct pollfd){.fd = listener, .events = POLLIN};
@@ -605,17 +605,23 @@ noreturn void proxy_run(pid_t child, int fd)
 		}
 		if (!free_slots || accept_paused)
 			p[1].fd = -1;
+		n_notify = notify_fd >= 0;
+		if (n_notify)
+			p[n++] = (struct pollfd){.fd = notify_fd, .events = POLLIN};
 		if (poll(p, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			die("run the jail's proxy", errno, NULL);
 		}
-		if (p[0].revents) {
-			struct signalfd_siginfo si;
-
-			while (read(sfd, &si, sizeof(si)) == sizeof(si))
-				supervise_signal(child, (int)si.ssi_signo);
+		if (p[0].revents)
+			signals_take(child, sfd);
+		if (n_notify && (p[n - 1].revents & POLLIN)) {
+			notify_answer();
+		} else if (n_notify && p[n - 1].revents) { /* the jail is gone */
+			close(notify_fd);
+			notify_fd = -1;
 		}
+		n -= n_notify;
 		for (unsigned j = 2; j < n; j++)
 			if (slot_up[j - 2])
 				ru[slot_conn[j - 2]] = p[j].revents;

@@ -11,6 +11,7 @@
  * a truncated one) is written \u00XX, so that any path becomes valid JSON
  * and each such byte stays visible (docs/explain.md). */
 #include <string.h>
+#include <linux/seccomp.h>
 
 #include "sys.h"
 
@@ -45,6 +46,13 @@ void rp_open(const char *k, char kind)
 	depth++;
 	more &= ~(1u << depth);
 	array = kind == '[' ? array | 1u << depth : array & ~(1u << depth);
+}
+
+/* A new document at the top level: a log's next line. */
+void rp_reset(void)
+{
+	more = array = 0;
+	depth = 0;
 }
 
 void rp_close(void)
@@ -413,6 +421,37 @@ static void summary_json(const char *s)
 	rp_close();
 }
 
+/* Which refusals the run reports (notify.c), and whether this kernel
+ * lets it: the action exists since Linux 5.0. */
+static void print_reported(const struct aj_variant *v)
+{
+	uint32_t notif = SECCOMP_RET_USER_NOTIF;
+	bool here = v->n_refused && !syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &notif);
+
+	rp_open("reported", '{');
+	rp_t("  reported: ");
+	rp_u("calls", v->n_refused);
+	rp_bool("listener", here);
+	if (!v->n_refused) {
+		rp_t(" calls (none is refused with an errno but ENOSYS)\n");
+	} else if (here) {
+		rp_t(" calls (the first filter's errno verdicts), answered with the\n"
+		     "            filter's errno and counted by the stub's parent, through a\n"
+		     "            seccomp listener\n");
+		if (v->n_filters > 1)
+			rp_t(
+			    "            (what another filter also refuses: refused unreported)\n");
+	} else {
+		rp_t(" calls, but not here:");
+	}
+	rp_jstr("why",
+	        here || !v->n_refused ? NULL : "the kernel has no seccomp user notification");
+	rp_t(here || !v->n_refused ? ""
+	                           : " the kernel has no seccomp user notification (5.0);\n"
+	                             "            they are refused all the same, without a word\n");
+	rp_close();
+}
+
 static void print_seccomp(const struct aj_variant *v)
 {
 	const char *s = v->seccomp_summary;
@@ -446,6 +485,7 @@ static void print_seccomp(const struct aj_variant *v)
 		if (s[-1] != '\n')
 			out_c('\n');
 	}
+	print_reported(v);
 	rp_close();
 }
 

@@ -15,9 +15,14 @@ void seccomp_install(const struct aj_variant *v)
 {
 	/* The compiler always emits at least one filter (the architecture check
 	 * alone is a reason); none means a broken table, never "no seccomp". */
+	int listener = -1, err = 0;
+
 	if (!v->n_filters)
 		die("install the seccomp filter", EINVAL, "the compiled policy has no filter");
-	for (unsigned i = 0; i < v->n_filters; i++) {
+	/* The first filter with a listener where it can have one
+	 * (notify.c), else as compiled: refused either way. */
+	listener = notify_filter(v, &err);
+	for (unsigned i = listener >= 0; i < v->n_filters; i++) {
 		struct sock_fprog prog = {
 		    .len = v->filters[i].n,
 		    .filter = (struct sock_filter *)(uintptr_t)v->filters[i].insns,
@@ -26,4 +31,6 @@ void seccomp_install(const struct aj_variant *v)
 			die("install the seccomp filter", errno,
 			    errno == EINVAL ? "the kernel rejected the compiled filter" : NULL);
 	}
+	if (v->n_refused)
+		ns_notify_send(listener, err);
 }

@@ -83,6 +83,23 @@ const char *env_get(char *const *envp, const char *name);
  * the toggles as the run has them? */
 bool env_span_counts(const struct aj_env_span *s, const struct aj_variant *v, bool drop);
 
+/* summary.c: refusals of one kind, counted, with the first names. */
+#define RF_SHOWN 4 /* names a summary gives; "…" for the rest */
+struct refusal_list {
+	unsigned n;     /* refusals */
+	unsigned shown; /* distinct names kept in name[] */
+	bool more;      /* and other names beside */
+	const char *name[RF_SHOWN];
+};
+void refusal_add(struct refusal_list *l, const char *name, char (*store)[AJ_HOST_MAX]);
+size_t refusals_line(char *buf, size_t size, const char *prog, const struct refusal_list *conns,
+                     const struct refusal_list *calls);
+
+/* verdict.c: a compiled filter's verdict on one call (notify.c). */
+struct seccomp_data;
+bool verdict_known(const struct aj_filter *f);
+uint32_t verdict_run(const struct aj_filter *f, const struct seccomp_data *d);
+
 /* The run, as main.c decides it. */
 struct run {
 	const struct aj_policy *pol;

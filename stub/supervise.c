@@ -21,9 +21,11 @@
  * No process of the jail can signal the parent: it is outside their pid
  * namespace (and outside the Landlock domain, where ABI 6 scopes signals). */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -117,6 +119,7 @@ void supervise_signal(pid_t child, int sig)
 	if (p < 0)
 		die("wait for the jail", errno, NULL);
 	if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
+		refusals_report();
 		limits_release();
 		if (aj_die_cleanup)
 			aj_die_cleanup(); /* the fallback's private directory */
@@ -124,8 +127,55 @@ void supervise_signal(pid_t child, int sig)
 	}
 }
 
+/* The signals as a descriptor, for a parent that also polls (a listener,
+ * the proxy); signals_take() handles what it has. */
+int signals_fd(void)
+{
+	int sfd = signalfd(-1, &sig_wait, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	if (sfd < 0)
+		die("wait for the jail", errno, NULL);
+	return sfd;
+}
+
+void signals_take(pid_t child, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si))
+		supervise_signal(child, (int)si.ssi_signo);
+}
+
+/* With a listener (notify.c): the signals through a signalfd, and the
+ * refused calls to answer, in one poll. */
+static noreturn void supervise_notify(pid_t child)
+{
+	int sfd = signals_fd();
+
+	for (;;) {
+		struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
+		                      {.fd = notify_fd, .events = POLLIN}};
+
+		if (poll(p, notify_fd >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("wait for the jail", errno, NULL);
+		}
+		if (p[1].revents & POLLIN) {
+			notify_answer();
+		} else if (p[1].revents) { /* every process of the filter is gone */
+			close(notify_fd);
+			notify_fd = -1;
+		}
+		if (p[0].revents)
+			signals_take(child, sfd);
+	}
+}
+
 noreturn void supervise_parent(pid_t child)
 {
+	if (notify_fd >= 0)
+		supervise_notify(child);
 	for (;;)
 		supervise_signal(child, next_signal());
 }

@@ -105,6 +105,8 @@ pid_t ns_clone(unsigned long flags, int *parent_fd);
 pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd);
 void ns_scan_send(int parent_fd);
 void ns_scan_receive(void);
+int ns_parent_sock(const struct aj_variant *v);
+void ns_notify_send(int fd, int err);
 void init_prepare(const struct aj_variant *v);
 
 /* landlock.c: landlock_create() is -1 where Landlock is not enforced;
@@ -117,7 +119,7 @@ void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *
 void landlock_enforce(int ruleset);
 
 /* privs.c */
-void fds_close(void);
+void fds_close(int keep);
 void rlimits_apply(const struct aj_variant *v);
 void rlimit_tighten(int resource, uint64_t v);
 void caps_clear(int keep);
@@ -162,11 +164,26 @@ void limits_apply(void);
 /* seccomp.c */
 void seccomp_install(const struct aj_variant *v);
 
+/* notify.c: the refused calls through a listener (pid 1 installs it, the
+ * parent answers); refusals.c: what was refused, told at the end. */
+int notify_filter(const struct aj_variant *v, int *err);
+extern int notify_fd;
+void notify_start(const struct aj_variant *v, int sock);
+void notify_answer(void);
+void refusals_log_open(const char *path, const char *opt);
+void refusals_log_check(void);
+void refusals_listener(const struct aj_variant *v, int err);
+void refusal_call(unsigned nr, int err);
+void refusal_host(const char *kind, const char *target, const char *why);
+void refusals_report(void);
+
 /* supervise.c */
 extern sigset_t sig_orig;
 extern sigset_t sig_wait; /* what the parent and pid 1 take synchronously */
 void signals_block(void);
 void supervise_signal(pid_t child, int sig);
+int signals_fd(void);
+void signals_take(pid_t child, int sfd);
 /* No pid namespace around the target: the fallback's run (fallback.c sets
  * it), where the end of the run kills the target's group, not the
  * namespace. */
@@ -204,7 +221,7 @@ void proxy_hosts(const struct aj_variant *v, char *const *envp);
 void proxy_env(const struct aj_variant *v, char **envp, size_t max);
 void proxy_explain(void);
 void proxy_listen(int parent_sock);
-noreturn void proxy_run(pid_t child, int fd);
+noreturn void proxy_run(pid_t child, int fd, const struct aj_variant *v);
 
 /* nscause.c: why the namespaces cannot be had, and what lifts it. */
 size_t str_put(char *buf, size_t at, const char *s); /* copies s at buf + at: the new end */
@@ -229,6 +246,7 @@ noreturn void explain(const struct run *r);
 extern bool report_json;
 void rp_open(const char *key, char kind);
 void rp_close(void);
+void rp_reset(void);
 void rp_str(const char *key, const char *s);
 void rp_strn(const char *key, const char *s, size_t n);
 void rp_jstr(const char *key, const char *s);

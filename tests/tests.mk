@@ -26,12 +26,14 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 # TEST_STUB_mask_SRC := stub/glob.c
 TEST_STUB_env_SRC := stub/glob.c stub/vars.c stub/out.c
 TEST_STUB_gitindex_SRC := stub/out.c
+TEST_STUB_summary_SRC := stub/out.c
 TEST_STUB_mount_plan_SRC := stub/vars.c stub/out.c stub/resolve.c
 TEST_STUB_fence_SRC := stub/vars.c stub/out.c
 TEST_STUB_extra_SRC := stub/vars.c stub/out.c stub/resolve.c
 # A compiler test may name stub sources too: the lowered mask matcher runs
 # in the stub's own code against the reference glob.
 TEST_test_compiler_match_SRC := stub/match.c stub/glob.c
+TEST_test_compiler_verdict_SRC := stub/verdict.c
 
 # unit_rule(name): how one test binary is built.
 define unit_rule

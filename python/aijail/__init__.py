@@ -157,6 +157,7 @@ def run_sandboxed(
     stub=None,
     text=True,
     capture_output=True,
+    log=None,
 ):
     """Run cmd (a list of arguments) in the jail; a subprocess.CompletedProcess.
 
@@ -180,6 +181,10 @@ def run_sandboxed(
                       reach the command: a dict here adds none it drops
     input             stdin data (str when text, else bytes)
     stub              the stub (default: $AIJAIL_STUB or jail on PATH)
+    log               a file the stub appends what the jail refused to, one
+                      JSON line per refusal (--jail-log); not one the jail
+                      can write.  The stub also ends stderr with one line
+                      counting them, when anything was refused
     text, capture_output  as for subprocess.run (captured by default)
 
     Raises SandboxError when the jail could not be built (exit 125),
@@ -188,7 +193,8 @@ def run_sandboxed(
     if isinstance(cmd, (str, bytes, os.PathLike)):
         cmd = [cmd]
     stub = find_stub(stub)
-    argv = _stub_argv(stub, ro_maps, rw_maps, no_net, timeout, mode)
+    extra = ["--jail-log=" + os.fspath(log)] if log is not None else []
+    argv = _stub_argv(stub, ro_maps, rw_maps, no_net, timeout, mode, extra)
     argv.append("--")
     argv.extend(os.fspath(a) for a in cmd)
     kwargs = {}

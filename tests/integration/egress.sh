@@ -237,14 +237,23 @@ EOF
 			fail egress-npm-install "exit status $RC, node_modules/is-number version $(q "$v")"
 		fi
 	fi
+	# The line as it happens, the summary at the end, and the log.
 	if c egress-npm-postinstall; then
-		WLDIR=$en wl_run -- jail-npm install --no-audit --no-fund --no-update-notifier --foreground-scripts ./evil
+		mkdir -p "$T/eg/log"
+		chown "$tuid:$tgid" "$T/eg/log"
+		WLDIR=$en wl_run -- jail-npm --jail-log="$T/eg/log/npm.jsonl" install --no-audit --no-fund \
+			--no-update-notifier --foreground-scripts ./evil
 		got=$(cat "$en/postinstall.out" 2>/dev/null)
+		logged=$("$py" -c 'import json, sys
+print(" ".join("%s:%s:%s" % (e["kind"], e.get("host"), e.get("port")) for e in map(json.loads, open(sys.argv[1]))))' \
+			"$T/eg/log/npm.jsonl" 2>&1)
 		if [ "$RC" = 0 ] && [ "$got" = 403 ] &&
-			[[ $ERR == *"jail-npm: refused a connection to example.com:443: not in the list (policy npm); --jail-allow-host=example.com:443 allows it"* ]]; then
+			[[ $ERR == *"jail-npm: refused a connection to example.com:443: not in the list (policy npm); --jail-allow-host=example.com:443 allows it"* ]] &&
+			[ "$(printf '%s\n' "$ERR" | tail -n 1)" = "jail-npm: refused 1 connection (example.com:443)" ] &&
+			[ "$logged" = "connection:example.com:443" ]; then
 			pass egress-npm-postinstall
 		else
-			fail egress-npm-postinstall "exit status $RC, the script got $(q "$got"); expected 403 and the line"
+			fail egress-npm-postinstall "exit status $RC, the script got $(q "$got"), the log $(q "$logged"); expected 403, the line, the summary and one connection logged"
 		fi
 	fi
 fi

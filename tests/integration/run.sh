@@ -824,6 +824,8 @@ fi
 . "$root/tests/integration/watch.sh"
 # shellcheck source=tests/integration/egress.sh
 . "$root/tests/integration/egress.sh"
+# shellcheck source=tests/integration/refusals.sh
+. "$root/tests/integration/refusals.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 

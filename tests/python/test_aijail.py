@@ -145,6 +145,17 @@ class Runs(Base):
         cp = aijail.run_sandboxed(["cat"], input="line 1\nline 2\n", cwd=self.project)
         self.assertEqual(cp.stdout, "line 1\nline 2\n")
 
+    def test_refusal_log(self):
+        log = os.path.join(self.tmp, "refusals.jsonl")
+        cp = aijail.run_sandboxed(
+            ["python3", "-c", "import ctypes; print(ctypes.CDLL(None).syscall(101, 0, 0, 0, 0))"],
+            cwd=self.project, log=log)
+        self.assertEqual((cp.returncode, cp.stdout), (0, "-1\n"), cp.stderr)
+        self.assertEqual(cp.stderr, "jail: refused 1 call (ptrace)\n")
+        with open(log) as f:
+            lines = [json.loads(l) for l in f]
+        self.assertEqual([(e["kind"], e["name"], e["errno"]) for e in lines], [("call", "ptrace", 1)])
+
     def test_signal_status(self):
         cp = aijail.run_sandboxed(["sh", "-c", "kill -TERM $$"], cwd=self.project)
         self.assertEqual(cp.returncode, 128 + 15)

@@ -207,6 +207,18 @@ static void check_variant(const char *policy, const struct variant *v)
 			ok = interp == AJ_RET_ALLOW && live < 250 &&
 			     (nested || (r->kernel == -1 ? live != r->err : live == r->kernel));
 		}
+		/* What a run reports (aj_variant.refused): every call its
+		 * first filter refuses with an errno but ENOSYS, no other. */
+		bool listed = false;
+		for (size_t k = 0; k < v->refused.n; k++)
+			listed |= v->refused.v[k] == r->nr;
+		if (!r->abi && !nested && v->sys_default == M_ACT_ALLOW && e == DENIED &&
+		    (r->err == ENOSYS) == listed) {
+			print_error("%s/%s/%s: %s: %s the reported calls\n", policy,
+				    v->command[0] ? v->command : "-", v->mode, r->what,
+				    listed ? "wrongly in" : "missing from");
+			failures++;
+		}
 		if (!ok) {
 			print_error("%s/%s/%s: %s: expected %s%s%s, got %s%s (interpreter 0x%08x)\n",
 				    policy, v->command[0] ? v->command : "-", v->mode, r->what,
