@@ -1,8 +1,9 @@
 /* watch.c: the project's scan without the walk, from a watcher that keeps
  * it current (docs/performance.md, "The watcher").
  *
- * A launch whose walk read many directories (AIJAIL_WATCH_MIN, 1000) leaves
- * a mark in the caller's runtime directory; the next one starts a watcher
+ * A launch whose walk read many directories (AIJAIL_WATCH_MIN, 1000; or a
+ * fifth of that in 10 ms or more) leaves a mark in the caller's runtime
+ * directory; the next one starts a watcher
  * for that project and policy: a process of the caller's, outside every
  * jail, forked before any namespace is made, that walks the project once
  * with scan.c, puts an inotify watch on every directory it read, and keeps
@@ -32,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -48,6 +50,7 @@
 #define WATCH_WAIT_MS 5000
 #define WATCH_MIN     1000
 #define WATCH_IDLE    900
+#define WATCH_SLOW_NS 10000000ULL /* a walk of 10 ms */
 
 enum { ANS_OK = 0, ANS_WALK = 1 };
 
@@ -78,6 +81,14 @@ static unsigned env_num(const char *name, unsigned dflt)
 	for (; *s >= '0' && *s <= '9'; s++)
 		n = n * 10 + (unsigned)(*s - '0');
 	return *s || n > 1000000 ? dflt : (unsigned)n;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 static void name_of(char *buf, const char *suffix)
@@ -315,6 +326,8 @@ static bool take(int s)
 void watch_scan(int s, const struct aj_variant *v)
 {
 	bool ok = s >= 0 && take(s);
+	uint64_t t0;
+	unsigned min;
 	int pfd;
 
 	if (s >= 0)
@@ -330,9 +343,14 @@ void watch_scan(int s, const struct aj_variant *v)
 	}
 	if (s >= 0)
 		scan->n = scan->used = 0;
+	t0 = now_ns();
 	scan_project(".", v);
-	/* A large project: the next launch starts a watcher. */
-	if (s < 0 && key[0] && scan_dirs() >= env_num("AIJAIL_WATCH_MIN", WATCH_MIN)) {
+	min = env_num("AIJAIL_WATCH_MIN", WATCH_MIN);
+	/* A large project, or a slow walk of a fair number of directories
+	 * (a big repository in few of them): the next launch starts a
+	 * watcher. */
+	if (s < 0 && key[0] &&
+	    (scan_dirs() >= min || (scan_dirs() >= min / 5 && now_ns() - t0 >= WATCH_SLOW_NS))) {
 		char lock[64];
 		int fd;
 
@@ -465,10 +483,7 @@ static void reply(int c, const struct aj_variant *v)
 
 static uint64_t now_s(void)
 {
-	struct timespec t;
-
-	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec;
+	return now_ns() / 1000000000u;
 }
 
 static noreturn void serve(const struct aj_variant *v)
@@ -490,6 +505,7 @@ static noreturn void serve(const struct aj_variant *v)
 	rdir = 3;
 	syscall(SYS_close_range, 4U, ~0U, 0U);
 	umask(077);
+	prctl(PR_SET_NAME, "aijail-watch");
 	aj_die_reap = 0;
 	aj_die_undo = NULL;
 	aj_die_cleanup = on_die;
