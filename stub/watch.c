@@ -1,8 +1,8 @@
 /* watch.c: the project's scan without the walk, from a watcher that keeps
  * it current (docs/performance.md, "The watcher").
  *
- * A launch whose walk read many directories (AIJAIL_WATCH_MIN, 1000; or a
- * fifth of that in 10 ms or more) leaves a mark in the caller's runtime
+ * A launch whose walk read many directories (AIJAIL_WATCH_MIN, 1000; or 30 %
+ * of that in 10 ms or more) leaves a mark in the caller's runtime
  * directory; the next one starts a watcher
  * for that project and policy: a process of the caller's, outside every
  * jail, forked before any namespace is made, that walks the project once
@@ -350,7 +350,7 @@ void watch_scan(int s, const struct aj_variant *v)
 	 * (a big repository in few of them): the next launch starts a
 	 * watcher. */
 	if (s < 0 && key[0] &&
-	    (scan_dirs() >= min || (scan_dirs() >= min / 5 && now_ns() - t0 >= WATCH_SLOW_NS))) {
+	    (scan_dirs() >= min || (scan_dirs() >= min * 3 / 10 && now_ns() - t0 >= WATCH_SLOW_NS))) {
 		char lock[64];
 		int fd;
 
