@@ -233,6 +233,21 @@ def issue13(d, meta, rounds):
                     row += f" {s} |"
             p(row)
         p("")
+        listed = False
+        for i, n in enumerate(names, 1):
+            for k in ("jail", "bwrap"):
+                f = os.path.join(d, f"agent-diff-{i}-{k}.txt")
+                if n in ndiff[k] and os.path.exists(f):
+                    if not listed:
+                        p("The differences, `diff` of bare against each (< bare, > under it; at most 40 lines):")
+                        p("")
+                        listed = True
+                    p(f"{n}, {k}:")
+                    p("")
+                    p("```")
+                    out.extend(l.rstrip("\n") for l in open(f, errors="replace"))
+                    p("```")
+                    p("")
         for k in ("jail", "bwrap"):
             targets.append((f"agent commands whose output differs from bare, under {k}",
                             ", ".join(ndiff[k]) or "none", "none", "PASS" if not ndiff[k] else "FAIL"))

@@ -750,6 +750,8 @@ run_agent() {
 			else
 				printf '%s\t%s\tdiffers\t%s\n' "$name" "$k" "$(diff "$out/agent-out/$i-bare" "$out/agent-out/$i-$k" |
 					grep '^[<>]' | head -2 | cut -c1-90 | tr '\t\n' '  ')" >>"$out/agent-diff.tsv"
+				# the whole difference (bounded), for the report's listing
+				diff "$out/agent-out/$i-bare" "$out/agent-out/$i-$k" | head -40 >"$out/agent-diff-$i-$k.txt" || true
 			fi
 		done
 	done <"$list"
