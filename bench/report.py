@@ -14,6 +14,7 @@ PASSDIR holds what run.sh measured (every file optional except meta.tsv):
   rss-cmds.tsv        name<TAB>command line
   tput.json, tput-cmds.tsv   from throughput.py
   sizes.tsv           name<TAB>bytes (stripped)
+  egress-cmds.tsv, egress-r<K>.json   the proxy of issue 14 (run_egress)
 
 Statistics: medians and min–max pool every sample of a command; a ratio
 between two commands is taken within each round (one hyperfine invocation,
@@ -244,6 +245,21 @@ def issue13(d, meta, rounds):
                     row += f" {s} |"
             p(row)
         p("")
+        listed = False
+        for i, n in enumerate(names, 1):
+            for k in ("jail", "bwrap"):
+                f = os.path.join(d, f"agent-diff-{i}-{k}.txt")
+                if n in ndiff[k] and os.path.exists(f):
+                    if not listed:
+                        p("The differences, `diff` of bare against each (< bare, > under it; at most 40 lines):")
+                        p("")
+                        listed = True
+                    p(f"{n}, {k}:")
+                    p("")
+                    p("```")
+                    out.extend(l.rstrip("\n") for l in open(f, errors="replace"))
+                    p("```")
+                    p("")
         for k in ("jail", "bwrap"):
             targets.append((f"agent commands whose output differs from bare, under {k}",
                             ", ".join(ndiff[k]) or "none", "none", "PASS" if not ndiff[k] else "FAIL"))
@@ -275,6 +291,59 @@ def issue13(d, meta, rounds):
         p("")
         p(f"inotify limits: {meta.get('watches', '?')}.")
         p("")
+    return out, targets
+
+
+def issue14(d, meta):
+    """Lines of the proxy section (issue 14, point 5) and its figures."""
+    out, targets = [], []
+    p = out.append
+    er, eorder, efailed = rounds_of(os.path.join(d, "egress-r*.json"))
+    if not er:
+        return out, targets
+    cmds = read_tsv(os.path.join(d, "egress-cmds.tsv"))
+    base = {r[0]: r[1] for r in cmds}
+    em = re.match(r"(\d+) set-ups per run, (\d+) bytes", meta.get("egress", ""))
+    n, nbytes = (int(em.group(1)), int(em.group(2))) if em else (0, 0)
+    p(f"## The proxy of `network allow` ({len(er)} rounds, interleaved; {meta.get('egress', '?')})")
+    p("")
+    out.extend(time_table(er, [c[0] for c in cmds if c[0] in set(eorder)], efailed, base))
+    p("")
+    p("`start:` rows are `/bin/true` under jail-worker (`network none`) and under jail-worker-allow "
+      "(the same policy with `network allow` of the server's two ports on 127.0.0.1, listed literally). "
+      "`netbench` is bench/netbench.c: `connect 0` bare and in the jail is the base each figure below is "
+      "taken over, so that start-up cancels; a direct set-up is connect() and close() on the host's "
+      "loopback, one through the proxy is connect() to 127.0.0.1:3128 inside, the CONNECT, its 200 read, "
+      "close(); the bulk rows read the server's bytes until EOF (short: the run fails).")
+    p("")
+    have = set(eorder)
+    if {"start: network none", "start: network allow", "bare"} <= have:
+        d_ = per_round(er, lambda a, z: a - z, "start: network allow", "start: network none")
+        v = per_round(er, lambda a, z, b: (a - b) / (z - b), "start: network allow", "start: network none", "bare")
+        targets.append(("start-up, `/bin/true`: allow − none, ms; (allow − bare) / (none − bare)",
+                        f"{fmt_range(d_, '{:+.2f}')}; × {fmt_range(v)}", "reported", "–"))
+
+    def per_op(name, b, k):
+        return per_round(er, lambda x, y: (x - y) / k, name, b)
+    if n and {"set-ups: direct", "set-ups: through the proxy", "netbench: bare", "netbench: in the jail"} <= have:
+        dr = per_op("set-ups: direct", "netbench: bare", n / 1000.0)
+        px = per_op("set-ups: through the proxy", "netbench: in the jail", n / 1000.0)
+        rr = per_round(er, lambda a, ab, c, cb: (a - ab) / (c - cb), "set-ups: through the proxy",
+                       "netbench: in the jail", "set-ups: direct", "netbench: bare")
+        targets.append((f"connection set-up, µs each ({n} per run): through the proxy; direct",
+                        f"{fmt_range(px, '{:.1f}')}; {fmt_range(dr, '{:.1f}')}", "reported", "–"))
+        targets.append(("connection set-up: through the proxy / direct", f"× {fmt_range(rr, '{:.2f}')}",
+                        "reported", "–"))
+    if nbytes and {"bulk: direct", "bulk: through the proxy", "netbench: bare", "netbench: in the jail"} <= have:
+        mib = nbytes / 1048576.0
+        dr = per_round(er, lambda x, y: mib / ((x - y) / 1000.0), "bulk: direct", "netbench: bare")
+        px = per_round(er, lambda x, y: mib / ((x - y) / 1000.0), "bulk: through the proxy", "netbench: in the jail")
+        rr = per_round(er, lambda a, ab, c, cb: (c - cb) / (a - ab), "bulk: through the proxy",
+                       "netbench: in the jail", "bulk: direct", "netbench: bare")
+        targets.append((f"bulk, {mib:.0f} MiB on loopback, MiB/s: through the proxy (splice); direct",
+                        f"{fmt_range(px, '{:.0f}')}; {fmt_range(dr, '{:.0f}')}", "reported", "–"))
+        targets.append(("bulk throughput: through the proxy / direct", f"× {fmt_range(rr, '{:.2f}')}",
+                        "reported", "–"))
     return out, targets
 
 
@@ -587,6 +656,8 @@ def main():
 
     lines13, targets13 = issue13(d, meta, rounds)
     out.extend(lines13)
+    lines14, targets14 = issue14(d, meta)
+    out.extend(lines14)
 
     # --- targets first in the file, then the tables -------------------------
     tl = ["## Targets of issue 6 (ratios within rounds: median (min–max over rounds))", "",
@@ -602,6 +673,12 @@ def main():
             tl.append(f"| {name} | {val} | {lim} | **{res}** |" if res in ("PASS", "FAIL")
                       else f"| {name} | {val} | {lim} | {res} |")
         tl.append("")
+    if targets14:
+        tl += ["## Figures of issue 14, the proxy (within rounds: median (min–max over rounds))", "",
+               "| figure | measured | limit | result |", "|---|---|---|---|"]
+        for name, val, lim, res in targets14:
+            tl.append(f"| {name} | {val} | {lim} | {res} |")
+        tl.append("")
     head_end = next(i for i, l in enumerate(out) if l.startswith("## ")) if any(
         l.startswith("## ") for l in out) else len(out)
     out[head_end:head_end] = tl
@@ -609,7 +686,8 @@ def main():
     cmdl, seen = [], set()
     for label, f in (("start-up", "main-cmds.tsv"), ("file-heavy (cwd: the large project)", "heavy-cmds.tsv"),
                      ("mounts", "mounts-cmds.tsv"), ("large project", "big-cmds.tsv"),
-                     ("agent commands", "agent-cmds.tsv"), ("RSS", "rss-cmds.tsv"), ("throughput", "tput-cmds.tsv")):
+                     ("agent commands", "agent-cmds.tsv"), ("egress (issue 14)", "egress-cmds.tsv"),
+                     ("RSS", "rss-cmds.tsv"), ("throughput", "tput-cmds.tsv")):
         rows = read_tsv(os.path.join(d, f))
         if rows:
             cmdl.append(f"{label}:")

@@ -34,12 +34,17 @@
 #   RSS_REPS     RSS samples per command (10; QUICK 3)
 #   PASSES       "user root" (root) or "self" (otherwise)
 #   BENCH_USER   the unprivileged user (ajbench)
-#   PARTS        "main heavy mounts rss size tput big agent candidates scan"
-#                (any subset; scan is bench/scan.sh, the project scan's
+#   PARTS        "main heavy mounts rss size tput egress big agent candidates scan"
+#                (any subset; egress is issue 14's proxy: start-up with and
+#                without an allowlist, connection set-ups and 1 GiB through
+#                the proxy against direct; scan is bench/scan.sh, the project scan's
 #                discovery, issue 4; big, agent and candidates are issue 13's:
 #                the 145,000-entry project of bench/bigproj.py, the 20 agent
 #                commands side by side, the prototypes of bench/candidates.c)
 #   AGENT_RUNS   runs per agent command per round (10; QUICK 3)
+#   EGRESS_RUNS  runs per egress command per round (10; QUICK 3)
+#   EGRESS_CONNS connection set-ups per egress run (1000; QUICK 300)
+#   EGRESS_BYTES bytes of the bulk transfer (1073741824, 1 GiB)
 #   BIG_RUNS     runs per command per round in the large project (20; QUICK 5)
 #   RESULTS      where the reports go (bench/results); SAVE=0 prints only
 #   AIJAIL_BUILD the build dir with bin/ (build)
@@ -70,8 +75,10 @@ TPUT_JOBS=${TPUT_JOBS:-"2 4"}
 RSS_REPS=${RSS_REPS:-${d[7]}}
 MOUNTS=${MOUNTS:-200}
 if [ "${QUICK:-0}" = 1 ]; then AGENT_RUNS=${AGENT_RUNS:-3} BIG_RUNS=${BIG_RUNS:-5}; else AGENT_RUNS=${AGENT_RUNS:-10} BIG_RUNS=${BIG_RUNS:-20}; fi
+if [ "${QUICK:-0}" = 1 ]; then EGRESS_RUNS=${EGRESS_RUNS:-3} EGRESS_CONNS=${EGRESS_CONNS:-300}; else EGRESS_RUNS=${EGRESS_RUNS:-10} EGRESS_CONNS=${EGRESS_CONNS:-1000}; fi
+EGRESS_BYTES=${EGRESS_BYTES:-1073741824}
 BENCH_USER=${BENCH_USER:-ajbench}
-PARTS=${PARTS:-"main heavy mounts rss size tput big agent candidates scan"}
+PARTS=${PARTS:-"main heavy mounts rss size tput egress big agent candidates scan"}
 RESULTS=${RESULTS:-$here/results}
 SAVE=${SAVE:-1}
 HF_TIMEOUT=${HF_TIMEOUT:-3600}
@@ -106,6 +113,7 @@ cleanup() {
 	# only dirs of ours; every mount this script makes died with its namespace
 	# (rmdir, not rm -r, for the mount points in the fixture project)
 	[ -n "${inner:-}" ] && rmdir "$inner"/m* "$inner" 2>/dev/null
+	[ -n "${netpid:-}" ] && kill "$netpid" 2>/dev/null
 	rm -rf "$work" 2>/dev/null || true
 	exit "$rc"
 }
@@ -192,6 +200,41 @@ if [ -x "$bin/jail-worker" ]; then
 		chmod 755 "$bin"/jail-worker-*
 	else
 		note "jail-worker-nolandlock, jail-worker-blocked: build failed, Landlock on/off and network blocked skipped: $(tail -3 "$work/variant.log" | tr '\n' ' ')"
+	fi
+fi
+
+# The egress part (issue 14): netbench's server on two free ports of the
+# host's 127.0.0.1 (one that accepts and closes, one that sends
+# EGRESS_BYTES), started once for both passes and stopped on the way out;
+# and jail-worker-allow, jail-worker with those two ports listed literally
+# (bench/policies/worker-allow.aj.in), built like the variants above.
+if want egress && [ -x "$bin/jail-worker" ]; then
+	net_setup= net_bulk=
+	if ! "$musl" -O2 -static -s -o "$work/tools/netbench" "$here/netbench.c" 2>"$work/tools/cc.err"; then
+		note "egress: could not build bench/netbench.c ($(head -c 200 "$work/tools/cc.err")); skipped"
+	else
+		"$work/tools/netbench" serve "$EGRESS_BYTES" >"$work/netbench.ports" 2>"$work/netbench.err" &
+		netpid=$!
+		for _ in $(seq 50); do
+			read -r net_setup net_bulk <"$work/netbench.ports" 2>/dev/null && [ -n "$net_bulk" ] && break
+			sleep 0.1
+		done
+		[ -n "$net_bulk" ] || note "egress: the netbench server did not start: $(head -c 200 "$work/netbench.err")"
+	fi
+	if [ -n "$net_bulk" ]; then
+		vb=$work/build
+		mkdir -p "$vb/gen"
+		sed -e "s/@SETUP@/$net_setup/" -e "s/@BULK@/$net_bulk/" "$here/policies/worker-allow.aj.in" \
+			>"$work/worker-allow.aj"
+		if "$bin/aijail-compile" -I "$root/policies" -o "$vb/gen/worker-allow.h" "$work/worker-allow.aj" \
+			>"$work/variant-allow.log" 2>&1 &&
+			make -C "$root" -s --no-print-directory B="$vb" -o "$vb/gen/worker-allow.h" \
+				"$vb/bin/jail-worker-allow" >>"$work/variant-allow.log" 2>&1; then
+			cp "$vb/bin/jail-worker-allow" "$bin/"
+			chmod 755 "$bin/jail-worker-allow"
+		else
+			note "jail-worker-allow: build failed, the egress part is skipped: $(tail -3 "$work/variant-allow.log" | tr '\n' ' ')"
+		fi
 	fi
 fi
 
@@ -476,6 +519,7 @@ run_pass() {
 			pnote "throughput failed"
 	fi
 
+	want egress && [ -x "$bin/jail-worker-allow" ] && run_egress
 	want big && [ -x "$bin/jail-worker" ] && run_big
 	want agent && [ -x "$bin/jail" ] && run_agent
 	want candidates && run_candidates
@@ -561,6 +605,38 @@ run_mounts() {
 	rmdir "$mdir"/m* "$mdir" 2>/dev/null || true
 	rmdir "$inner"/m* "$inner" 2>/dev/null || true
 	inner=
+}
+
+# --- issue 14: the proxy ------------------------------------------------------
+
+# One interleaved run: start-up with `network none` (jail-worker) and with
+# an allowlist (jail-worker-allow: a proxy in the stub's parent, a
+# listening socket handed over by pid 1); EGRESS_CONNS connection set-ups
+# made directly on the host's loopback and from inside the jail through
+# the proxy (CONNECT, its 200, close); EGRESS_BYTES the same two ways.
+# `netbench connect 0`, bare and in the jail, is the base the set-ups and
+# the transfer are measured over, so that start-up cancels out.
+run_egress() {
+	local f=$out/egress-cmds.tsv nb=$proj/bin/ajnet a=$net_setup b=$net_bulk
+	local j=$bin/jail-worker-allow px=3128 n=$EGRESS_CONNS r
+	"${AS[@]}" install -D -m 755 "$work/tools/netbench" "$nb"
+	: >"$f"
+	add "$f" "bare" "bare" "/bin/true"
+	add "$f" "start: network none" "bare" "$bin/jail-worker /bin/true"
+	add "$f" "start: network allow" "bare" "$j /bin/true"
+	add "$f" "netbench: bare" "netbench: bare" "$nb connect 0 $a"
+	add "$f" "netbench: in the jail" "netbench: in the jail" "$j $nb connect 0 $a $px"
+	add "$f" "set-ups: direct" "netbench: bare" "$nb connect $n $a"
+	add "$f" "set-ups: through the proxy" "netbench: in the jail" "$j $nb connect $n $a $px"
+	add "$f" "bulk: direct" "netbench: bare" "$nb bulk $EGRESS_BYTES $b"
+	add "$f" "bulk: through the proxy" "netbench: in the jail" "$j $nb bulk $EGRESS_BYTES $b $px"
+	printf 'egress\t%s set-ups per run, %s bytes per transfer, server on 127.0.0.1:%s and :%s\n' \
+		"$n" "$EGRESS_BYTES" "$a" "$b" >>"$out/meta.tsv"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		log "[$p] egress round $r/$ROUNDS: $(wc -l <"$f") commands x $EGRESS_RUNS runs"
+		hf "$out/egress-r$r.json" "$f" "$EGRESS_RUNS" 1 "$r"
+	done
+	"${AS[@]}" rm -f "$nb"
 }
 
 # --- issue 13: the large project, the agent's commands, the candidates ------
@@ -689,6 +765,8 @@ run_agent() {
 			else
 				printf '%s\t%s\tdiffers\t%s\n' "$name" "$k" "$(diff "$out/agent-out/$i-bare" "$out/agent-out/$i-$k" |
 					grep '^[<>]' | head -2 | cut -c1-90 | tr '\t\n' '  ')" >>"$out/agent-diff.tsv"
+				# the whole difference (bounded), for the report's listing
+				diff "$out/agent-out/$i-bare" "$out/agent-out/$i-$k" | head -40 >"$out/agent-diff-$i-$k.txt" || true
 			fi
 		done
 	done <"$list"

@@ -353,6 +353,7 @@ int main(int argc, char **argv)
 	mode_seal(r);
 	plan_open_sources();
 	plan_build_root();
+	mask_stage();
 	plan_build();
 	ns_limit_late();
 	ns_scan_receive();

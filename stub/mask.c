@@ -1,41 +1,124 @@
 /* mask.c: masks and denies, from the scan's results.
  *
- * Four covers are staged in the new root's tmpfs at /.aj: an empty 0444
- * file and an empty 0555 directory (masks: present, empty), and the same
- * with mode 000 (denies: present, EACCES, since the target keeps no
- * CAP_DAC_OVERRIDE).  Each cover is a clone made read-only, nosuid, nodev
- * and noexec, and attached with move_mount(), which, unlike mount(2), does
- * not follow a symlink at the destination: a symlink whose name matches is
- * covered itself (reading it gives the empty file; its target keeps its
- * own rules), and an entry swapped for a link since the scan cannot steer
- * the cover elsewhere.  The stage is removed at the end; the covers keep
- * the inodes they show.  (A separate read-only tmpfs would make the covers
- * read-only at the superblock, but costs a mount, a remount and an unmount,
- * about 60 us, where the flags cost 1 us per cover; with no capability and
- * no mount(2) left in the jail, nobody can clear the flags.) */
+ * The covers are staged in the new root's tmpfs (mask_stage says where): for a mask, an
+ * empty file or directory with the original's permission bits (one node
+ * per distinct mode, so `ls -l` shows the mode it would; present, empty),
+ * for a deny the same with mode 000 (present, EACCES, since the target
+ * keeps no CAP_DAC_OVERRIDE).  Each cover is a clone made read-only,
+ * nosuid, nodev and noexec, and attached with move_mount(), which, unlike
+ * mount(2), does not follow a symlink at the destination: a symlink whose
+ * name matches is covered itself (reading it gives the empty file; its
+ * target keeps its own rules), and an entry swapped for a link since the
+ * scan cannot steer the cover elsewhere.  A mask's write bits are only
+ * shown: the mount is read-only, and with no capability and no mount(2)
+ * left in the jail nobody can clear the flags.  (A separate read-only
+ * tmpfs would make the covers read-only at the superblock, but costs a
+ * mount, a remount and an unmount, about 60 us, where the flags cost 1 us
+ * per cover.) */
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "sys.h"
 
-static const char *const cover[2][2] = {
-    {"/.aj/f", "/.aj/d"}, /* mask: file, directory */
-    {"/.aj/F", "/.aj/D"}, /* deny */
-};
+/* The nodes staged, by kind, type and mode: .aj- then f (mask file), d
+ * (mask directory), F, D (deny), then the mode in octal. */
+static uint8_t staged_mode[2][2][07777 / 8 + 1];
+static int stage_fd = -1;
+static const char *stage_under; /* the mount point that hides it */
+static mode_t umask_saved;
+static bool umask_set; /* and a node was made */
 
+static void node_name(char p[12], bool deny, bool isdir, unsigned mode)
+{
+	memcpy(p, ".aj-", 4);
+	p[4] = "fdFD"[deny * 2 + isdir];
+	for (int i = 0; i < 4; i++)
+		p[5 + i] = (char)('0' + ((mode >> (9 - 3 * i)) & 7));
+	p[9] = '\0';
+}
+
+/* Before the plan's mounts: the stage is the root tmpfs's own directory
+ * that a directory bind will be mounted on (/usr, say), held open, where
+ * no path leads once the bind is there.  The covers' nodes then stay
+ * linked, so that a covered file shows one link and a directory two, as
+ * an unlinked stage would not; and nothing needs removing at the end (a
+ * detached clone of the root to move the stage there afterwards would cost
+ * an RCU grace period when closed, about 100 us). */
+void mask_stage(void)
+{
+	for (unsigned i = 0; i < plan_n; i++) {
+		const struct plan_entry *e = &plan[i];
+
+		if (!e->path || e->missing || e->fd < 0 || !e->isdir ||
+		    (e->m->op != AJ_MOUNT_RO && e->m->op != AJ_MOUNT_RW) || e->path[0] != '/' ||
+		    !e->path[1] || strchr(e->path + 1, '/'))
+			continue;
+		mkdir_p(e->path);
+		stage_fd = open(e->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (stage_fd < 0)
+			diep("open", e->path, errno, NULL);
+		stage_under = e->path;
+		return;
+	}
+}
+
+/* No mount to hide it under: /.aj, removed at the end. */
 static void stage(void)
 {
-	if (mkdir("/.aj", 0755) || mknod("/.aj/f", S_IFREG | 0444, 0) ||
-	    mknod("/.aj/F", S_IFREG, 0) || mkdir("/.aj/d", 0555) || mkdir("/.aj/D", 0))
+	if (mkdir("/.aj", 0755) ||
+	    (stage_fd = open("/.aj", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		die("create the covers in /.aj", errno, NULL);
 }
 
+static const char *node(bool deny, bool isdir, unsigned mode, char p[12])
+{
+	uint8_t *b = &staged_mode[deny][isdir][mode / 8];
+
+	if (stage_fd < 0)
+		stage();
+	node_name(p, deny, isdir, mode);
+	if (!(*b & (1u << (mode % 8)))) {
+		/* The modes are the originals', not the caller's umask's. */
+		if (!umask_set)
+			umask_saved = umask(0), umask_set = true;
+		if (isdir ? mkdirat(stage_fd, p, mode) : mknodat(stage_fd, p, S_IFREG | mode, 0))
+			die("create a cover", errno, NULL);
+		*b |= (uint8_t)(1u << (mode % 8));
+	}
+	return p;
+}
+
+/* Left where the mount on stage_under hides it; removed where nothing
+ * does (no such mount: the covers then show no link). */
 static void unstage(void)
 {
-	if (unlink("/.aj/f") || unlink("/.aj/F") || rmdir("/.aj/d") || rmdir("/.aj/D") ||
-	    rmdir("/.aj"))
+	struct stat root, st;
+	char p[12];
+
+	if (!umask_set) { /* nothing covered */
+		close(stage_fd);
+		if (!stage_under && rmdir("/.aj"))
+			die("remove /.aj", errno, NULL);
+		return;
+	}
+	umask(umask_saved);
+	if (stage_under && !stat("/", &root) && !lstat(stage_under, &st) && S_ISDIR(st.st_mode) &&
+	    st.st_dev != root.st_dev) {
+		close(stage_fd);
+		return;
+	}
+	for (unsigned k = 0; k < 4; k++)
+		for (unsigned m = 0; m <= 07777; m++)
+			if (staged_mode[k / 2][k % 2][m / 8] & (1u << (m % 8))) {
+				node_name(p, k / 2, k % 2, m);
+				if (unlinkat(stage_fd, p, k % 2 ? AT_REMOVEDIR : 0))
+					die("remove a cover's node", errno, NULL);
+			}
+	close(stage_fd);
+	if (!stage_under && rmdir("/.aj"))
 		die("remove /.aj", errno, NULL);
 }
 
@@ -53,19 +136,17 @@ static int project_fd(const char *project)
 static struct mount_attr cover_attr = {
     .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
 };
-static bool staged;
 
 /* A cover onto the descriptor itself: a symlink is covered as it is (it
- * leads nowhere then); nothing is looked up by name. */
-static void cover_fd(int tfd, bool deny, bool isdir, const char *what)
+ * leads nowhere then); nothing is looked up by name.  mode: the
+ * original's (a mask shows it); a deny's is 0. */
+static void cover_fd(int tfd, bool deny, bool isdir, unsigned mode, const char *what)
 {
+	char p[12];
 	int fd;
 
-	if (!staged) {
-		stage();
-		staged = true;
-	}
-	fd = sys_open_tree(AT_FDCWD, cover[deny][isdir], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	fd = sys_open_tree(stage_fd, node(deny, isdir, deny ? 0 : mode & 07777, p),
+	                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (fd < 0 || sys_mount_setattr(fd, "", AT_EMPTY_PATH, &cover_attr))
 		die("make a cover", errno, NULL);
 	if (sys_move_mount(fd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
@@ -96,7 +177,7 @@ static void cover_map_sockets(const struct plan_entry *e)
 		if (tfd < 0 || fstat(tfd, &st))
 			diep("inspect", d->d_name, errno, NULL);
 		if (S_ISSOCK(st.st_mode))
-			cover_fd(tfd, true, false, d->d_name);
+			cover_fd(tfd, true, false, 0, d->d_name);
 		close(tfd);
 	}
 	close(dfd);
@@ -137,11 +218,14 @@ void mask_apply(const char *project, const struct aj_variant *v)
 			diep("cover", rel, tfd < 0 ? errno : 0,
 			     "it changed while the jail was being built (another process is "
 			     "renaming or replacing files in the project); try again");
-		cover_fd(tfd, h->kind == AJ_PATTERN_DENY, h->isdir, rel);
+		/* A symlink shows as the file that covers it: 0444, as
+		 * before, rather than a link's 0777. */
+		cover_fd(tfd, h->kind == AJ_PATTERN_DENY, h->isdir,
+		         S_ISLNK(st.st_mode) ? 0444 : st.st_mode, rel);
 		close(tfd);
 	}
 	if (pfd >= 0)
 		close(pfd);
-	if (staged)
+	if (stage_fd >= 0)
 		unstage();
 }

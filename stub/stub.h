@@ -225,6 +225,7 @@ void dev_build(const char *path, bool as_dir);
 unsigned device_match(const char *prefix, const char *path, bool bind);
 
 /* mask.c: the covers. */
+void mask_stage(void); /* between plan_build_root() and plan_build() */
 void mask_apply(const char *project, const struct aj_variant *v);
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan

@@ -155,6 +155,9 @@ fi
 	ln -s secrets link-secrets
 	mkdir id_rsa_dir
 	printf 'RSA' >id_rsa_dir/key
+	# modes of their own, which the covers show (mask-stat)
+	chmod 0640 a.pem
+	chmod 0750 id_rsa_dir
 	# a pruned tree (base.aj: scan prune "node_modules/"), with a name the
 	# masks would match and a link out of it to a masked file
 	mkdir -p node_modules/pkg
@@ -448,6 +451,25 @@ fi
 if c mask-directory; then
 	jrun user -- jail-python -c 'import os; print(os.listdir("id_rsa_dir"), os.path.exists("id_rsa_dir/key"))'
 	expect mask-directory 0 "[] False"
+fi
+
+# What stat shows of a cover: a mask has the original's permission bits
+# (read-only all the same: the cover's mount is), one link for a file and
+# two for a directory, and no content; a deny has mode 000 and gives
+# EACCES.  ls -la in the jail then differs from bare only by the content.
+if c mask-stat; then
+	jrun user -- jail-worker sh -c 'stat -c "%n %a %h" a.pem credentials.json id_rsa_dir secrets x.key
+		printf "%s %s " "$(wc -c <a.pem)" "$(ls -A id_rsa_dir | wc -l)"
+		(printf x >>a.pem) 2>/dev/null && echo written || echo unwritable
+		cat secrets/db.txt x.key 2>&1 | sed "s/.*: //"'
+	expect mask-stat 0 "a.pem $(stat -c %a "$P/a.pem") 1
+credentials.json $(stat -c %a "$P/credentials.json") 1
+id_rsa_dir $(stat -c %a "$P/id_rsa_dir") 2
+secrets 0 2
+x.key 0 1
+0 0 unwritable
+Permission denied
+Permission denied"
 fi
 
 # A masked path is never readable, through any name: another hard link
