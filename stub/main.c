@@ -344,6 +344,7 @@ int main(int argc, char **argv)
 		caps_clear(limits_keep());
 		watch_scan(wfd, r->v);
 		ns_scan_send(fd);
+		scan_watch_close(); /* after the hand-over: it may wait for the kernel */
 		if (r->v->network == AJ_NET_ALLOW)
 			proxy_run(pid, fd, r->v);
 		notify_start(r->v, fd);

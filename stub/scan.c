@@ -42,9 +42,8 @@ static char rel[AJ_PATH_MAX]; /* the entry's path relative to the project */
 static const struct aj_scan *sc;
 static uid_t me;
 static bool deny_sockets;
-/* The tree changed while it was walked: an entry listed is gone, or its
- * name now leads to another object (a concurrent jail renaming or
- * exchanging directories).  The walk then starts again. */
+/* The tree changed while it was walked (an entry listed is gone, or leads
+ * to another object now): the walk starts again. */
 static bool unstable;
 static dev_t listing_dev; /* the device of the directory whose entry is being classified */
 static bool second_pass;
@@ -52,20 +51,17 @@ static bool second_pass;
  * build's temporary folder, never listed again), or moved (listed again
  * under a new name, and walked there).  One listed again but never walked
  * moves faster than the walk can follow: the jail does not start.  And as
- * a directory's times come from a coarse clock (a tick of up to 10 ms), a
- * folder moved into one within the tick the walk looked at it leaves them
- * as they were: once a directory vanished, those changed within
- * SCAN_RECENT_NS before the walk are read again in the first
- * SCAN_RECENT_ROUNDS rounds of verify(), whatever their times say. */
-#define SCAN_VANISHED      16
-#define SCAN_RECENT_NS     20000000ULL
-#define SCAN_RECENT_ROUNDS 3
+ * a directory's times come from a coarse clock, one changed within two
+ * ticks (at most SCAN_RECENT_NS) of the walk may have changed again
+ * unseen: settle.c watches those, reads them again (scan_rec_recent). */
+#define SCAN_VANISHED  16
+#define SCAN_RECENT_NS 20000000ULL
 static struct {
 	uint64_t ino;
 	uint8_t seen, walked;
 } vanished[SCAN_VANISHED];
 static unsigned n_vanished;
-static uint64_t recent; /* the walk's start, less SCAN_RECENT_NS */
+static uint64_t recent; /* the walk's start, less two ticks */
 static bool relisting;  /* re-reading a directory that changed after the walk read it */
 static unsigned n_links;
 
@@ -81,7 +77,8 @@ static struct dir_rec {
 	uint64_t ino, mtime, ctime, state;
 	uint32_t off; /* path in dir_arena ("" for the project) */
 	uint16_t depth;
-	uint16_t dead; /* the watcher's: no longer in the tree at that path */
+	uint8_t dead;   /* the watcher's: no longer in the tree at that path */
+	uint8_t recent; /* changed within two ticks of the walk */
 } dirs[SCAN_DIRS];
 static unsigned n_dirs;
 static uint32_t dir_used;
@@ -92,12 +89,11 @@ static struct {
 	ino_t ino;
 	uint8_t kind;
 } links[AJ_SCAN_LINKS];
-/* One buffer per level: a directory's entries are still being read while
- * its subdirectories are walked.  Untouched levels cost no memory. */
+/* One buffer per level (a directory's entries are still being read while
+ * its subdirectories are walked); untouched levels cost no memory. */
 static _Alignas(8) char dbuf[AJ_SCAN_DEPTH_MAX][SCAN_BUF];
 
-/* The watcher's (watch.c): told of every directory the walk reads, and
- * counting every change of the hits. */
+/* settle.c's: told of every directory the walk reads; hits' changes. */
 int (*scan_on_dir)(int fd, unsigned rec);
 unsigned scan_changes;
 static bool broken; /* a directory it could not watch */
@@ -258,7 +254,7 @@ static void note_dir(const struct stat *st, size_t len, unsigned depth, uint64_t
 	d->ctime = ns_of(&st->st_ctim);
 	d->state = state;
 	d->depth = (uint16_t)depth;
-	d->dead = 0;
+	d->dead = 0, d->recent = ns_of(&st->st_ctim) >= recent;
 	d->off = dir_used;
 	memcpy(dir_arena + dir_used, rel, len);
 	dir_arena[dir_used + len] = '\0';
@@ -278,8 +274,7 @@ static __typeof__(vanished[0]) *vanished_at(uint64_t ino)
 
 /* A directory of depth components: walked, or at the bound.  ino is what
  * the listing said (dev the listing directory's): a name that leads
- * elsewhere now was renamed or exchanged since, and what the walk would
- * see under it is not what the listing promised. */
+ * elsewhere now was renamed or exchanged since. */
 static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len, unsigned depth,
                   uint64_t state)
 {
@@ -401,32 +396,25 @@ static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
 	}
 }
 
-/* After the walk: every directory it read, looked at again by the path it
- * had (beneath the project, no symlink followed).  One that is gone or
- * another object means the tree moved: the walk starts again.  One whose
- * mtime or ctime changed is read again, and what is new in it (an entry
- * moved in from a place not read yet) is classified and walked as the
- * walk would have.  Until a round finds nothing changed; after
- * SCAN_VERIFY_MAX rounds a tree that still changes is taken as it is if
+/* After the walk: every directory it read, looked at again by its path
+ * (beneath the project, no symlink followed).  Gone or another object: the
+ * tree moved, restart (false).  mtime or ctime changed: read again, and
+ * what is new in it classified and walked.  Until a round finds nothing
+ * changed; after SCAN_VERIFY_MAX rounds a tree still changing is taken if
  * the last round found no new secret (a build making and removing files
- * and folders, which is no secret moving), else refused.  A directory
- * removed since is no longer looked at (its parent changed with it).
- * Returns false to restart. */
+ * and folders), else refused.  One removed since is no longer looked at. */
 static bool verify(int pfd)
 {
 	bool changed = true, found = false, lost = false;
 
-	for (unsigned round = 0;
-	     (changed || (n_vanished && round < SCAN_RECENT_ROUNDS)) && round < SCAN_VERIFY_MAX;
-	     round++) {
-		unsigned hits = scan->n, nd = n_dirs;
+	for (unsigned round = 0; changed && round < SCAN_VERIFY_MAX; round++) {
+		unsigned hits = scan->n;
 
 		changed = false;
 		for (unsigned i = 0; i < n_dirs && !unstable; i++) {
 			struct dir_rec *d = &dirs[i];
 			const char *p = dir_arena + d->off;
 			struct stat st;
-			bool same;
 			int fd;
 
 			/* One call for the common case, unchanged.  A symlink on
@@ -442,9 +430,8 @@ static bool verify(int pfd)
 			}
 			if (st.st_ino != d->ino)
 				return false;
-			same = ns_of(&st.st_mtim) == d->mtime && ns_of(&st.st_ctim) == d->ctime;
-			if (same &&
-			    (!n_vanished || d->ctime < recent || round >= SCAN_RECENT_ROUNDS))
+			d->recent = ns_of(&st.st_ctim) >= recent;
+			if (ns_of(&st.st_mtim) == d->mtime && ns_of(&st.st_ctim) == d->ctime)
 				continue;
 			fd = i ? openat2_(pfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
 			                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
@@ -455,7 +442,7 @@ static bool verify(int pfd)
 					close(fd);
 				return false;
 			}
-			changed |= !same;
+			changed = true;
 			d->mtime = ns_of(&st.st_mtim);
 			d->ctime = ns_of(&st.st_ctim);
 			memcpy(rel, p, strlen(p) + 1);
@@ -466,8 +453,6 @@ static bool verify(int pfd)
 		}
 		if (unstable)
 			return false;
-		/* Read again for its time only, and something new in it. */
-		changed |= scan->n != hits || n_dirs != nd;
 		/* New folders are a build's; a new secret is something moving. */
 		found = scan->n != hits;
 	}
@@ -550,10 +535,12 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 		n_links = dir_used = n_vanished = 0;
 		scan->n = scan->used = scan->n_pruned = 0;
 		{
-			struct timespec now;
+			struct timespec now, tick = {0, SCAN_RECENT_NS / 2};
 
 			syscall(SYS_clock_gettime, CLOCK_REALTIME, &now);
-			recent = ns_of(&now) - SCAN_RECENT_NS;
+			syscall(SYS_clock_getres, CLOCK_REALTIME_COARSE, &tick);
+			recent = ns_of(&now) - (ns_of(&tick) < SCAN_RECENT_NS / 2 ? 2 * ns_of(&tick)
+			                                                          : SCAN_RECENT_NS);
 		}
 		rel[0] = '\0';
 		if (lseek(fd, 0, SEEK_SET))
@@ -640,18 +627,27 @@ bool scan_live(unsigned rec)
 	return rec < n_dirs && !dirs[rec].dead;
 }
 
+bool scan_rec_recent(unsigned rec)
+{
+	return scan_live(rec) && dirs[rec].recent;
+}
+
+bool scan_verify(int pfd)
+{
+	return verify(pfd);
+}
+
 static size_t rec_path(unsigned rec, const char *name)
 {
 	const char *p = dir_arena + dirs[rec].off;
-	size_t pl = strlen(p), nl = strlen(name), l = 0;
+	size_t pl = strlen(p), nl = name ? strlen(name) : 0, l = pl;
 
 	if (pl + nl + 2 > sizeof(rel))
 		return 0;
 	memcpy(rel, p, pl);
-	l = pl;
-	if (l)
+	if (l && name)
 		rel[l++] = '/';
-	memcpy(rel + l, name, nl + 1);
+	memcpy(rel + l, name ? name : "", nl + 1);
 	return l + nl;
 }
 
@@ -682,9 +678,10 @@ void scan_drop(unsigned rec, const char *name, bool tree)
 	rel[0] = '\0';
 }
 
-/* name in rec's directory, classified again (and walked, a directory).
- * false: the index cannot be trusted any more (a directory that could not
- * be watched, a path too long, or the record's directory unreadable). */
+/* name in rec's directory, classified again (and walked, a directory);
+ * NULL: the whole directory read again (watched first).  false: the index
+ * cannot be trusted any more (a directory that could not be watched, a
+ * path too long, the record's directory unreadable). */
 bool scan_redo(int pfd, unsigned rec, const char *name)
 {
 	const struct dir_rec *d = &dirs[rec];
@@ -694,7 +691,7 @@ bool scan_redo(int pfd, unsigned rec, const char *name)
 
 	if (!scan_live(rec))
 		return true;
-	if (!(len = rec_path(rec, name)))
+	if (!(len = rec_path(rec, name)) && (name || rec))
 		return false;
 	fd = rec ? openat2_(pfd, dir_arena + d->off, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
 	                    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
@@ -710,7 +707,12 @@ bool scan_redo(int pfd, unsigned rec, const char *name)
 	}
 	unstable = broken = false;
 	relisting = true;
-	entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u, d->state);
+	if (name)
+		entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u, d->state);
+	else if (!scan_on_dir || scan_on_dir(fd, rec) >= 0)
+		walk(fd, st.st_dev, len, d->depth, d->state);
+	else
+		broken = true;
 	relisting = false;
 	close(fd);
 	rel[0] = '\0';

@@ -1,11 +1,22 @@
-/* settle.c: the project's scan for a launch (the walk), and the inotify
- * watches and events that keep the walk's index current in the watcher
- * (watch.c).
+/* settle.c: the project's scan for a launch (the walk, then what it
+ * could not trust), and the inotify watches and events that keep the
+ * walk's index current, in a launch and in the watcher (watch.c).
  *
- * The launch's own walk is not watched: tearing down an inotify instance
- * waits for an SRCU grace period in the kernel (fsnotify_destroy_group),
- * measured at 9 ms here, three times a whole launch, paid at close or at
- * exit.  A watcher pays it once, when it exits. */
+ * A directory's times come from a coarse clock: a folder moved out of a
+ * directory and back into it within one tick leaves both as they were,
+ * and a walk that read the directory in between never saw the folder; a
+ * concurrent jail moving a folder of secrets back and forth wins that
+ * race now and then.  So the directories changed within SCAN_RECENT_NS
+ * of the walk, and only those (a quiet tree has none), are watched, read
+ * again, and the tree verified again, until no event comes and no
+ * directory is newly recent; events that keep renaming things, round
+ * after round, are something moving: the jail does not start.  A build
+ * making and removing folders is only followed.
+ *
+ * Tearing down an inotify instance waits for an SRCU grace period in the
+ * kernel (fsnotify_destroy_group), 1-15 ms here, more than a launch: the
+ * launch closes its instance only once the scan is handed to pid 1
+ * (scan_watch_close), and a quiet tree never makes one. */
 #include <errno.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -13,14 +24,18 @@
 
 #include "sys.h"
 
-#define WD_MAX (1 << 20)
+#define WD_MAX        (1 << 20)
+#define SETTLE_ROUNDS 4
+#define SETTLE_READS  1 /* a round's reads of the queue: a flood does not hold a launch */
 #define WATCH_EVENTS                                                                               \
 	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF |        \
 	 IN_MOVE_SELF | IN_ONLYDIR)
 
-static int ifd = -1;
+static int ifd = -1, late = -1;
 static uint32_t wd_rec[WD_MAX]; /* a watch's directory record + 1 */
 static int wd_top;
+static uint8_t watched[1 << 16]; /* the launch's: records watched already */
+unsigned scan_moves;             /* rename events, for settle() */
 
 static int on_dir(int fd, unsigned rec)
 {
@@ -81,12 +96,12 @@ static int rec_of(int wd)
 	           : -1;
 }
 
-int scan_events(int pfd)
+int scan_events(int pfd, unsigned reads)
 {
 	static _Alignas(struct inotify_event) char buf[1 << 16];
 	int seen = SCAN_EV_NONE;
 
-	for (;;) {
+	for (unsigned k = 0; !reads || k < reads; k++) {
 		ssize_t n = read(ifd, buf, sizeof(buf));
 		const struct inotify_event *e;
 		int rec;
@@ -113,6 +128,7 @@ int scan_events(int pfd)
 				continue;                    /* its parent's event names it */
 			}
 			scan_drop((unsigned)rec, e->name, e->mask & IN_ISDIR);
+			scan_moves += !!(e->mask & (IN_MOVED_FROM | IN_MOVED_TO));
 		}
 		/* The paths of hits dropped are garbage until packed. */
 		if (scan->used > AJ_SCAN_ARENA / 2)
@@ -126,6 +142,66 @@ int scan_events(int pfd)
 		if (scan_full())
 			return SCAN_EV_LOST;
 	}
+	return seen;
+}
+
+static const char moving[] = "folders keep moving in it while it is checked for secrets; stop "
+                             "what is moving them, and try again";
+
+/* The recent directories not watched yet, watched and read again; false:
+ * none can be. */
+static bool watch_recent(int pfd, bool *fresh)
+{
+	for (unsigned i = 0; i < scan_dirs() && i < sizeof(watched); i++) {
+		if (watched[i] || !scan_rec_recent(i))
+			continue;
+		watched[i] = 1;
+		*fresh = true;
+		if (!scan_redo(pfd, i, NULL))
+			return false;
+	}
+	return true;
+}
+
+static void settle(int pfd)
+{
+	unsigned links = scan_links();
+
+	for (unsigned round = 0;; round++) {
+		unsigned hits = scan_changes, moves = scan_moves;
+		bool fresh = false;
+		int r;
+
+		if (!watch_recent(pfd, &fresh))
+			return; /* no watch to be had: verify() alone, as before */
+		r = scan_events(pfd, SETTLE_READS);
+		if (r == SCAN_EV_GONE)
+			die("scan the project", 0, "it was removed while it was checked for secrets");
+		if (r == SCAN_EV_LOST)
+			die("scan the project", 0, moving);
+		if (!fresh && r == SCAN_EV_NONE)
+			break;
+		/* A tree that still changes is taken as it is when nothing
+		 * covered changed and nothing was renamed in the last round
+		 * (a build making and removing folders); a record whose path
+		 * leads elsewhere now (verify() says false) is one more
+		 * change, whose events are on the way. */
+		(void)scan_verify(pfd);
+		if (round == SETTLE_ROUNDS) {
+			if (scan_moves != moves || scan_changes != hits)
+				die("scan the project", 0, moving);
+			break;
+		}
+	}
+	if (scan_links() != links)
+		die("scan the project", 0, moving); /* a hard link made meanwhile */
+}
+
+void scan_watch_close(void)
+{
+	if (late >= 0)
+		close(late);
+	late = -1;
 }
 
 void scan_project(const char *project, const struct aj_variant *v)
@@ -137,7 +213,19 @@ void scan_project(const char *project, const struct aj_variant *v)
 	fd = openat(AT_FDCWD, project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		diep("scan", project, errno, NULL);
-	scan_walk(fd, v);
+	if (scan_walk(fd, v)) {
+		bool any = false;
+
+		for (unsigned i = 0; i < scan_dirs() && !any; i++)
+			any = scan_rec_recent(i);
+		if (any && scan_watch_begin() >= 0) {
+			memset(watched, 0, sizeof(watched));
+			settle(fd);
+			scan_on_dir = NULL;
+			late = ifd; /* closed by scan_watch_close() */
+			ifd = -1;
+		}
+	}
 	scan_guards(fd, v);
 	git_tracked_scan(scan, fd, var_value(AJ_VAR_PROJECT));
 	close(fd);

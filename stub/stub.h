@@ -160,7 +160,11 @@ void scan_links_clear(void);
 #define SCAN_EV_GONE -2 /* the project itself was removed */
 int scan_watch_begin(void);
 void scan_watch_end(void);
-int scan_events(int project_fd);
+int scan_events(int project_fd, unsigned reads); /* reads 0: until empty */
+extern unsigned scan_moves;
+void scan_watch_close(void);
+bool scan_rec_recent(unsigned rec);
+bool scan_verify(int project_fd);
 bool scan_live(unsigned rec);
 bool scan_full(void);
 void scan_compact(void);

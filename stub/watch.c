@@ -393,7 +393,7 @@ static void on_die(void)
 /* The queue, drained into the index. */
 static void follow(const struct aj_variant *v)
 {
-	int r = scan_events(pfd);
+	int r = scan_events(pfd, 0);
 
 	if (r == SCAN_EV_GONE) {
 		(void)unlinkat(rdir, sockname, 0);
