@@ -47,13 +47,10 @@ static bool deny_sockets;
 static bool unstable;
 static dev_t listing_dev; /* the device of the directory whose entry is being classified */
 static bool second_pass;
-/* Directories listed, then gone when the walk entered them: removed (a
- * build's temporary folder, never listed again), or moved (listed again
- * under a new name, and walked there).  One listed again but never walked
- * moves faster than the walk can follow: the jail does not start.  And as
- * a directory's times come from a coarse clock, one changed within two
- * ticks (at most SCAN_RECENT_NS) of the walk may have changed again
- * unseen: settle.c watches those, reads them again (scan_rec_recent). */
+/* Directories listed, then gone when entered: removed (never listed again)
+ * or moved (listed again, walked there); one listed again but never walked
+ * moves faster than the walk follows: the jail does not start.  One
+ * changed within two ticks of the walk: settle.c (scan_rec_recent). */
 #define SCAN_VANISHED  16
 #define SCAN_RECENT_NS 20000000ULL
 static struct {
@@ -147,8 +144,7 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 	scan_changes++;
 }
 
-/* For --jail-explain: how many directories were left unwalked, and the
- * first few of them. */
+/* For --jail-explain: how many directories were left unwalked, the first. */
 static void note_pruned(size_t len)
 {
 	unsigned i;
@@ -417,9 +413,11 @@ static bool verify(int pfd)
 			struct stat st;
 			int fd;
 
-			/* One call for the common case, unchanged.  A symlink on
-			 * the way would show another inode: a restart, never a
-			 * pass. */
+			/* One call for the common case, unchanged.  Another inode:
+			 * a restart, or, events followed (settle.c), dropped (its
+			 * new place is found through its parent's change). */
+			if (d->dead)
+				continue;
 			if (fstatat(pfd, i ? p : ".", &st, AT_SYMLINK_NOFOLLOW)) {
 				if (errno != ENOENT)
 					return false;
@@ -428,8 +426,10 @@ static bool verify(int pfd)
 				d->mtime = d->ctime = 0;
 				continue;
 			}
-			if (st.st_ino != d->ino)
+			if (st.st_ino != d->ino && !(scan_on_dir && (d->dead = 1)))
 				return false;
+			if (d->dead)
+				continue;
 			d->recent = ns_of(&st.st_ctim) >= recent;
 			if (ns_of(&st.st_mtim) == d->mtime && ns_of(&st.st_ctim) == d->ctime)
 				continue;
@@ -679,20 +679,20 @@ void scan_drop(unsigned rec, const char *name, bool tree)
 }
 
 /* name in rec's directory, classified again (and walked, a directory);
- * NULL: the whole directory read again (watched first).  false: the index
- * cannot be trusted any more (a directory that could not be watched, a
- * path too long, the record's directory unreadable). */
-bool scan_redo(int pfd, unsigned rec, const char *name)
+ * NULL: the whole directory read again (watched first).  1: name, or the
+ * directory, is not there now; -1: the index cannot be trusted any more
+ * (a directory not watched, a path too long, the directory unreadable). */
+int scan_redo(int pfd, unsigned rec, const char *name)
 {
 	const struct dir_rec *d = &dirs[rec];
-	struct stat st;
+	struct stat st, es;
 	size_t len;
-	int fd;
+	int fd, gone = 0;
 
 	if (!scan_live(rec))
-		return true;
+		return 0;
 	if (!(len = rec_path(rec, name)) && (name || rec))
-		return false;
+		return -1;
 	fd = rec ? openat2_(pfd, dir_arena + d->off, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
 	                    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 	         : openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -703,11 +703,11 @@ bool scan_redo(int pfd, unsigned rec, const char *name)
 		if (fd >= 0)
 			close(fd);
 		rel[0] = '\0';
-		return moved; /* moved away since: its move's events say where */
+		return moved ? 1 : -1; /* moved away since: its move's events say where */
 	}
 	unstable = broken = false;
 	relisting = true;
-	if (name)
+	if (name && (gone = fstatat(fd, name, &es, AT_SYMLINK_NOFOLLOW) != 0, 1))
 		entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u, d->state);
 	else if (!scan_on_dir || scan_on_dir(fd, rec) >= 0)
 		walk(fd, st.st_dev, len, d->depth, d->state);
@@ -716,5 +716,5 @@ bool scan_redo(int pfd, unsigned rec, const char *name)
 	relisting = false;
 	close(fd);
 	rel[0] = '\0';
-	return !broken;
+	return broken ? -1 : gone;
 }

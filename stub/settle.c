@@ -9,9 +9,10 @@
  * race now and then.  So the directories changed within SCAN_RECENT_NS
  * of the walk, and only those (a quiet tree has none), are watched, read
  * again, and the tree verified again, until no event comes and no
- * directory is newly recent; events that keep renaming things, round
- * after round, are something moving: the jail does not start.  A build
- * making and removing folders is only followed.
+ * directory is newly recent; covers that keep changing, or things moved
+ * in and gone again before they could be looked at, round after round,
+ * are something moving: the jail does not start.  A build making,
+ * removing and renaming files and folders is only followed.
  *
  * Tearing down an inotify instance waits for an SRCU grace period in the
  * kernel (fsnotify_destroy_group), 1-15 ms here, more than a launch: the
@@ -35,7 +36,7 @@ static int ifd = -1, late = -1;
 static uint32_t wd_rec[WD_MAX]; /* a watch's directory record + 1 */
 static int wd_top;
 static uint8_t watched[1 << 16]; /* the launch's: records watched already */
-unsigned scan_moves;             /* rename events, for settle() */
+unsigned scan_unresolved;        /* moved in, gone when looked at: settle() */
 
 static int on_dir(int fd, unsigned rec)
 {
@@ -128,16 +129,20 @@ int scan_events(int pfd, unsigned reads)
 				continue;                    /* its parent's event names it */
 			}
 			scan_drop((unsigned)rec, e->name, e->mask & IN_ISDIR);
-			scan_moves += !!(e->mask & (IN_MOVED_FROM | IN_MOVED_TO));
 		}
 		/* The paths of hits dropped are garbage until packed. */
 		if (scan->used > AJ_SCAN_ARENA / 2)
 			scan_compact();
 		for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(*e) + e->len) {
 			e = (const struct inotify_event *)(buf + off);
-			if (e->len && !(e->mask & IN_IGNORED) && (rec = rec_of(e->wd)) >= 0 &&
-			    !scan_redo(pfd, (unsigned)rec, e->name))
+			if (!e->len || (e->mask & IN_IGNORED) || (rec = rec_of(e->wd)) < 0)
+				continue;
+			switch (scan_redo(pfd, (unsigned)rec, e->name)) {
+			case -1:
 				return SCAN_EV_LOST;
+			case 1: /* moved in, and on again before it was looked at */
+				scan_unresolved += !!(e->mask & IN_MOVED_TO);
+			}
 		}
 		if (scan_full())
 			return SCAN_EV_LOST;
@@ -157,7 +162,7 @@ static bool watch_recent(int pfd, bool *fresh)
 			continue;
 		watched[i] = 1;
 		*fresh = true;
-		if (!scan_redo(pfd, i, NULL))
+		if (scan_redo(pfd, i, NULL) < 0)
 			return false;
 	}
 	return true;
@@ -168,7 +173,7 @@ static void settle(int pfd)
 	unsigned links = scan_links();
 
 	for (unsigned round = 0;; round++) {
-		unsigned hits = scan_changes, moves = scan_moves;
+		unsigned hits = scan_changes, lost = scan_unresolved;
 		bool fresh = false;
 		int r;
 
@@ -181,14 +186,15 @@ static void settle(int pfd)
 			die("scan the project", 0, moving);
 		if (!fresh && r == SCAN_EV_NONE)
 			break;
-		/* A tree that still changes is taken as it is when nothing
-		 * covered changed and nothing was renamed in the last round
-		 * (a build making and removing folders); a record whose path
-		 * leads elsewhere now (verify() says false) is one more
-		 * change, whose events are on the way. */
+		/* A tree that still changes is taken as it is when, in the
+		 * last round, nothing covered changed and everything moved in
+		 * was found where it went (a build making, removing, renaming
+		 * files and folders); a record whose path leads elsewhere now
+		 * (verify() says false) is one more change, whose events are
+		 * on the way. */
 		(void)scan_verify(pfd);
 		if (round == SETTLE_ROUNDS) {
-			if (scan_moves != moves || scan_changes != hits)
+			if (scan_unresolved != lost || scan_changes != hits)
 				die("scan the project", 0, moving);
 			break;
 		}

@@ -161,7 +161,7 @@ void scan_links_clear(void);
 int scan_watch_begin(void);
 void scan_watch_end(void);
 int scan_events(int project_fd, unsigned reads); /* reads 0: until empty */
-extern unsigned scan_moves;
+extern unsigned scan_unresolved;
 void scan_watch_close(void);
 bool scan_rec_recent(unsigned rec);
 bool scan_verify(int project_fd);
@@ -169,7 +169,7 @@ bool scan_live(unsigned rec);
 bool scan_full(void);
 void scan_compact(void);
 void scan_drop(unsigned rec, const char *name, bool tree);
-bool scan_redo(int project_fd, unsigned rec, const char *name);
+int scan_redo(int project_fd, unsigned rec, const char *name);
 
 /* watch.c: the scan from a watcher of the project, else the walk.
  * watch_ask() before any namespace (-1: no watcher), watch_scan() where
