@@ -90,30 +90,12 @@ static const struct aj_filter *notify_prog;
  * first, and its status says why). */
 static int receive_listener(int sock, int *err)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c;
-	struct iovec iov = {err, sizeof(*err)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = c.buf,
-	                     .msg_controllen = sizeof(c.buf)};
-	struct cmsghdr *h;
-	int fd = -1;
-	long r;
+	int fd = fd_recv(sock, err, sizeof(*err));
 
-	*err = 0;
-	while ((r = syscall(SYS_recvmsg, sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
-	if (r != (long)sizeof(*err)) {
+	if (fd == -2) {
 		*err = 0;
 		return -1;
 	}
-	h = CMSG_FIRSTHDR(&msg);
-	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
-	    h->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(h), sizeof(int));
 	return fd;
 }
 

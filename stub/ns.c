@@ -240,22 +240,7 @@ int ns_parent_sock(const struct aj_variant *v)
  * exists. */
 void ns_notify_send(int fd, int err)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c = {0};
-	struct iovec iov = {&err, sizeof(err)};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-
-	if (fd >= 0) {
-		msg.msg_control = c.buf;
-		msg.msg_controllen = sizeof(c.buf);
-		c.h.cmsg_level = SOL_SOCKET;
-		c.h.cmsg_type = SCM_RIGHTS;
-		c.h.cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(&c.h), &fd, sizeof(int));
-	}
-	if (syscall(SYS_sendmsg, parent_sock, &msg, MSG_NOSIGNAL) != (long)sizeof(err))
+	if (!fd_send(parent_sock, &err, sizeof(err), fd))
 		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
 	if (fd >= 0)
 		close(fd);

@@ -41,25 +41,11 @@ void proxy_listen(int parent_sock)
 	struct sockaddr_in a = {.sin_family = AF_INET,
 	                        .sin_port = htons(AJ_PROXY_PORT),
 	                        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c = {0};
-	char byte = 'L';
-	struct iovec iov = {&byte, 1};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = c.buf,
-	                     .msg_controllen = sizeof(c.buf)};
 	int s = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (s < 0 || syscall(SYS_bind, s, &a, sizeof(a)) || syscall(SYS_listen, s, 128))
 		die("listen for the jail's proxy on 127.0.0.1:3128", errno, NULL);
-	c.h.cmsg_level = SOL_SOCKET;
-	c.h.cmsg_type = SCM_RIGHTS;
-	c.h.cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(&c.h), &s, sizeof(int));
-	if (syscall(SYS_sendmsg, parent_sock, &msg, MSG_NOSIGNAL) != 1)
+	if (!fd_send(parent_sock, "L", 1, s))
 		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
 	close(s);
 }
@@ -512,27 +498,10 @@ static void accept_one(int listener)
  * before it sent one (its status says why). */
 static int receive_listener(int fd)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} c;
 	char byte;
-	struct iovec iov = {&byte, 1};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = c.buf,
-	                     .msg_controllen = sizeof(c.buf)};
-	struct cmsghdr *h;
-	int s = -1;
-	long r;
+	int s = fd_recv(fd, &byte, 1);
 
-	while ((r = syscall(SYS_recvmsg, fd, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
-	h = r == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
-	    h->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&s, CMSG_DATA(h), sizeof(int));
-	return s;
+	return s < 0 ? -1 : s;
 }
 
 noreturn void proxy_run(pid_t child, int fd, const struct aj_variant *v)

@@ -107,6 +107,11 @@ void ns_scan_send(int parent_fd);
 void ns_scan_receive(void);
 int ns_parent_sock(const struct aj_variant *v);
 void ns_notify_send(int fd, int err);
+/* fdpass.c: one descriptor (or none: -1) and len bytes in one message;
+ * fd_recv returns the descriptor, -1 for none, -2 when len bytes did not
+ * come (the sender is gone). */
+bool fd_send(int sock, const void *data, size_t len, int fd);
+int fd_recv(int sock, void *data, size_t len);
 void init_prepare(const struct aj_variant *v);
 
 /* landlock.c: landlock_create() is -1 where Landlock is not enforced;

@@ -67,7 +67,8 @@ struct watch_ans {
 };
 
 const char *watch_source = "the walk";
-static char key[24];  /* "w-" and 16 hex digits: the project, the policy, the stub */
+static char key[24];
+static bool watching; /* a launch that may start a watcher */  /* "w-" and 16 hex digits: the project, the policy, the stub */
 static int rdir = -1; /* the runtime directory, O_PATH */
 static uint64_t proj_dev, proj_ino;
 
@@ -89,6 +90,13 @@ static uint64_t now_ns(void)
 
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The key's file with suffix, in the runtime directory. */
+static void key_name(char *buf, const char *suffix)
+{
+	memcpy(buf, key, 18);
+	memcpy(buf + 18, suffix, strlen(suffix) + 1);
 }
 
 static void name_of(char *buf, const char *suffix)
@@ -119,8 +127,9 @@ static bool private_dir(int fd)
 	       !(st.st_mode & 077);
 }
 
-/* $XDG_RUNTIME_DIR/aijail, or else /tmp/aijail-UID. */
-static int runtime_dir(void)
+/* $XDG_RUNTIME_DIR/aijail, or else /tmp/aijail-UID; made only when a
+ * project is marked (make): where none exists, no watcher can. */
+static int runtime_dir(bool make)
 {
 	const char *x = getenv("XDG_RUNTIME_DIR");
 	char tmp[32] = "/tmp/aijail-";
@@ -129,7 +138,8 @@ static int runtime_dir(void)
 	if (x && x[0] == '/') {
 		fd = open(x, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (private_dir(fd)) {
-			(void)mkdirat(fd, "aijail", 0700);
+			if (make)
+				(void)mkdirat(fd, "aijail", 0700);
 			sub = openat(fd, "aijail", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			close(fd);
 			if (private_dir(sub))
@@ -142,7 +152,8 @@ static int runtime_dir(void)
 			close(fd);
 	}
 	tmp[12 + fmt_u(tmp + 12, getuid())] = '\0';
-	(void)mkdir(tmp, 0700);
+	if (make)
+		(void)mkdir(tmp, 0700);
 	fd = open(tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (private_dir(fd))
 		return fd;
@@ -250,10 +261,10 @@ int watch_ask(const struct aj_variant *v)
 	int s;
 
 	key[0] = '\0';
-	if ((e && (!strcmp(e, "0") || !strcmp(e, "off") || !strcmp(e, "no"))) ||
-	    (!v->scan->n_floating && !v->scan->n_steps && v->network == AJ_NET_HOST))
+	if ((e && (!strcmp(e, "0") || !strcmp(e, "off") || !strcmp(e, "no"))) || !scan_needed(v))
 		return -1;
-	if ((rdir = runtime_dir()) < 0)
+	watching = true;
+	if ((rdir = runtime_dir(false)) < 0)
 		return -1;
 	if (!make_key(v)) {
 		key[0] = '\0';
@@ -267,8 +278,7 @@ int watch_ask(const struct aj_variant *v)
 		char lock[64];
 
 		close(s);
-		memcpy(lock, key, 18);
-		memcpy(lock + 18, ".lock", 6);
+		key_name(lock, ".lock");
 		if (!faccessat(rdir, lock, F_OK, AT_SYMLINK_NOFOLLOW))
 			spawn(v);
 		return -1;
@@ -286,17 +296,7 @@ int watch_ask(const struct aj_variant *v)
 
 static bool get(int s, void *buf, size_t n)
 {
-	for (char *p = buf; n;) {
-		ssize_t r = read(s, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		p += r;
-		n -= (size_t)r;
-	}
-	return true;
+	return fd_read(s, buf, n) == n;
 }
 
 /* The watcher's answer into the scan's result; false: walk. */
@@ -349,13 +349,16 @@ void watch_scan(int s, const struct aj_variant *v)
 	/* A large project, or a slow walk of a fair number of directories
 	 * (a big repository in few of them): the next launch starts a
 	 * watcher. */
-	if (s < 0 && key[0] &&
+	if (s < 0 && watching &&
 	    (scan_dirs() >= min || (scan_dirs() >= min * 3 / 10 && now_ns() - t0 >= WATCH_SLOW_NS))) {
 		char lock[64];
 		int fd;
 
-		memcpy(lock, key, 18);
-		memcpy(lock + 18, ".lock", 6);
+		if (rdir < 0 && (rdir = runtime_dir(true)) < 0)
+			return;
+		if (!key[0] && !make_key(v))
+			return;
+		key_name(lock, ".lock");
 		fd = openat(rdir, lock, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0)
 			close(fd);
@@ -509,10 +512,8 @@ static noreturn void serve(const struct aj_variant *v)
 	aj_die_reap = 0;
 	aj_die_undo = NULL;
 	aj_die_cleanup = on_die;
-	memcpy(lock, key, 18);
-	memcpy(lock + 18, ".lock", 6);
-	memcpy(sockname, key, 18);
-	memcpy(sockname + 18, ".sock", 6);
+	key_name(lock, ".lock");
+	key_name(sockname, ".sock");
 	lk = openat(rdir, lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lk < 0 || flock(lk, LOCK_EX | LOCK_NB))
 		_exit(0); /* another watcher has it */
