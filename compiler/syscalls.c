@@ -24,10 +24,11 @@ static const struct sysargs {
 	int nargs;
 	unsigned narrow;
 } sysargs[] = {
-    {"ioctl", 3, 0x3},  {"clone", 5, 0x0},      {"unshare", 1, 0x1},     {"setns", 2, 0x3},
-    {"socket", 3, 0x7}, {"socketpair", 4, 0x7}, {"personality", 1, 0x1}, {"prctl", 5, 0x1},
-    {"kill", 2, 0x3},   {"tgkill", 3, 0x7},     {"fcntl", 3, 0x3},       {"mprotect", 3, 0x4},
-    {"mmap", 6, 0x1c},  {"setsockopt", 5, 0x7}, {"keyctl", 5, 0x1},      {"bpf", 3, 0x5},
+    {"ioctl", 3, 0x3},      {"clone", 5, 0x0},      {"unshare", 1, 0x1},     {"setns", 2, 0x3},
+    {"socket", 3, 0x7},     {"socketpair", 4, 0x7}, {"personality", 1, 0x1}, {"prctl", 5, 0x1},
+    {"kill", 2, 0x3},       {"tgkill", 3, 0x7},     {"fcntl", 3, 0x3},       {"mprotect", 3, 0x4},
+    {"mmap", 6, 0x1c},      {"setsockopt", 5, 0x7}, {"keyctl", 5, 0x1},      {"bpf", 3, 0x5},
+    {"getsockopt", 5, 0x7},
 };
 
 static const char *action_word(int action)

@@ -6,6 +6,17 @@
 #include "diag.h"
 
 #include <errno.h>
+/* glibc's before the kernel's: they step aside for it, not the reverse. */
+#include <netinet/in.h>
+// clang-format off
+#include <linux/ip_vs.h>
+#include <linux/netfilter_arp/arp_tables.h>
+#include <linux/netfilter_bridge/ebtables.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
+#include <linux/netlink.h>
+#include <linux/sockios.h>
+// clang-format on
 #include <sched.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -52,6 +63,44 @@ static const struct constant {
     C(SOCK_DGRAM),
     C(SOCK_RAW),
     C(SOCK_SEQPACKET),
+    C(SOL_IP),
+    C(SOL_IPV6),
+    C(NETLINK_ROUTE),
+    C(NETLINK_KOBJECT_UEVENT),
+    C(NETLINK_NETFILTER),
+    C(NETLINK_XFRM),
+    C(NETLINK_GENERIC),
+    C(IPT_SO_SET_REPLACE),
+    C(IPT_SO_SET_ADD_COUNTERS),
+    C(IPT_SO_GET_INFO),
+    C(IPT_SO_GET_ENTRIES),
+    C(IPT_SO_GET_REVISION_MATCH),
+    C(IPT_SO_GET_REVISION_TARGET),
+    C(IP6T_SO_SET_REPLACE),
+    C(IP6T_SO_SET_ADD_COUNTERS),
+    C(IP6T_SO_GET_INFO),
+    C(IP6T_SO_GET_ENTRIES),
+    C(IP6T_SO_GET_REVISION_MATCH),
+    C(IP6T_SO_GET_REVISION_TARGET),
+    C(ARPT_SO_SET_REPLACE),
+    C(ARPT_SO_SET_ADD_COUNTERS),
+    C(ARPT_SO_GET_INFO),
+    C(ARPT_SO_GET_ENTRIES),
+    C(ARPT_SO_GET_REVISION_TARGET),
+    C(EBT_SO_SET_ENTRIES),
+    C(EBT_SO_SET_COUNTERS),
+    C(EBT_SO_GET_INFO),
+    C(EBT_SO_GET_ENTRIES),
+    C(EBT_SO_GET_INIT_INFO),
+    C(EBT_SO_GET_INIT_ENTRIES),
+    C(IP_VS_BASE_CTL),
+    C(SIOCSIFBR),
+    C(SIOCSIFVLAN),
+    C(SIOCBRADDBR),
+    C(SIOCBRDELBR),
+    C(SIOCBRADDIF),
+    C(SIOCBRDELIF),
+    C(SIOCDEVPRIVATE),
     C(PR_SET_DUMPABLE),
     C(PR_SET_SECCOMP),
     C(PR_SET_NO_NEW_PRIVS),

@@ -66,6 +66,30 @@ policy base {
     # Families that reach the hypervisor (vsock), the hardware or raw
     # packets, and the kernel's crypto and key interfaces.
     syscalls return EAFNOSUPPORT socket(in {AF_PACKET, AF_VSOCK, AF_BLUETOOTH, AF_KEY, AF_ALG});
+    # The kernel's packet filters as programs load them (iptables-legacy,
+    # arptables, ebtables, ipvsadm): a table is a blob the kernel parses,
+    # the path of several privilege escalations (CVE-2021-22555).  It
+    # needs root of a network namespace, which only a profile that allows
+    # new namespaces reaches (browser.aj); no tool in a jail programs the
+    # host's filters, so every profile refuses it.  The ordinary IPv6
+    # options between these numbers (IPV6_RECVTCLASS 66, IPV6_TCLASS 67)
+    # stay open.
+    syscalls deny setsockopt(*, SOL_IP, in {IPT_SO_SET_REPLACE, IPT_SO_SET_ADD_COUNTERS,
+                                            ARPT_SO_SET_REPLACE, ARPT_SO_SET_ADD_COUNTERS,
+                                            EBT_SO_SET_ENTRIES, EBT_SO_SET_COUNTERS})
+                  setsockopt(*, SOL_IPV6, in {IP6T_SO_SET_REPLACE, IP6T_SO_SET_ADD_COUNTERS})
+                  getsockopt(*, SOL_IP, in {IPT_SO_GET_INFO, IPT_SO_GET_ENTRIES,
+                                            IPT_SO_GET_REVISION_MATCH, IPT_SO_GET_REVISION_TARGET,
+                                            ARPT_SO_GET_INFO, ARPT_SO_GET_ENTRIES,
+                                            ARPT_SO_GET_REVISION_TARGET, EBT_SO_GET_INFO,
+                                            EBT_SO_GET_ENTRIES, EBT_SO_GET_INIT_INFO,
+                                            EBT_SO_GET_INIT_ENTRIES})
+                  getsockopt(*, SOL_IPV6, in {IP6T_SO_GET_INFO, IP6T_SO_GET_ENTRIES,
+                                              IP6T_SO_GET_REVISION_MATCH,
+                                              IP6T_SO_GET_REVISION_TARGET})
+                  # IPVS: its options are IP_VS_BASE_CTL to 15 past it.
+                  setsockopt(*, SOL_IP, & 0xfffffff0 == IP_VS_BASE_CTL)
+                  getsockopt(*, SOL_IP, & 0xfffffff0 == IP_VS_BASE_CTL);
 
     gpu on;
     display on;

@@ -51,6 +51,55 @@ if c nest-limited; then
 	fi
 fi
 
+# What a network namespace's root could configure, from a namespace made
+# inside jail-browser: x_tables (iptables-legacy -A), links (veth by
+# netlink, a bridge by ioctl), the netlink families Chromium does not
+# use; and what stays open (device events, an ordinary IPv6 option).
+mkdir -p "$br/netbin"
+cat >"$br/netcfg.sh" <<'EOS'
+unshare -Urn true || { echo no-nested-namespace; exit 0; }
+unshare -Urn iptables-legacy -A INPUT -j DROP >/dev/null 2>&1 && echo iptables-added || echo iptables-refused
+unshare -Urn ip link add aj0 type veth peer name aj1 >/dev/null 2>&1 && echo veth-added || echo veth-refused
+unshare -Urn python3 "${0%/*}/netcfg.py"
+EOS
+cat >"$br/netcfg.py" <<'EOS'
+import errno, fcntl, socket
+def tryit(name, f):
+    try:
+        f()
+        print(name, "ok")
+    except OSError as e:
+        print(name, errno.errorcode.get(e.errno, e.errno))
+for name, proto in (("route", 0), ("xfrm", 6), ("netfilter", 12), ("generic", 16), ("uevent", 15)):
+    tryit(name, lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto).close())
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+tryit("bridge", lambda: fcntl.ioctl(s, 0x89a0, b"ajbr0\0"))  # SIOCBRADDBR
+s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+tryit("tclass", lambda: s6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, 8))
+EOS
+printf '#!/bin/sh\nexec sh %s/netcfg.sh\n' "$br" >"$br/netbin/chromium"
+chmod 755 "$br/netbin/chromium"
+chown -R "$tuid:$tgid" "$br"
+
+if c browser-netconfig; then
+	missing=''
+	for t in unshare iptables-legacy ip; do
+		PATH=$PATH:/usr/sbin:/sbin command -v $t >/dev/null || missing="$missing $t"
+	done
+	if [ -n "$missing" ]; then
+		skip browser-netconfig "not installed:$missing (make deps-test installs them)"
+	else
+		CWD=$br jrun user PATH="$br/netbin:/usr/bin:/bin:/usr/sbin:/sbin" -- jail-browser
+		if [ "$OUT" = no-nested-namespace ]; then
+			skip browser-netconfig "no user namespace can be made inside jail-browser here"
+		else
+			expect browser-netconfig 0 "$(printf '%s\n' iptables-refused veth-refused \
+				'route EAFNOSUPPORT' 'xfrm EAFNOSUPPORT' 'netfilter EAFNOSUPPORT' \
+				'generic EAFNOSUPPORT' 'uevent ok' 'bridge EPERM' 'tclass ok')"
+		fi
+	fi
+fi
+
 if ! command -v chromium >/dev/null; then
 	for n in browser-dom browser-screenshot browser-sandboxed; do
 		c $n && skip $n "Debian's chromium is not installed (make deps-test installs it)"
