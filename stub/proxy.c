@@ -52,9 +52,10 @@ void proxy_listen(int parent_sock)
 
 /* ---- the parent: the proxy ------------------------------------------------ */
 
-#define PX_CONNS 64
-#define PX_HEAD  8192
-#define PX_BUF   (PX_HEAD + 512) /* the proxy's own bytes: a rewritten head, a reply */
+#define PX_CONNS    64
+#define PX_HEAD     8192
+#define PX_BUF      (PX_HEAD + 512) /* the proxy's own bytes: a rewritten head, a reply */
+#define PX_DROP_MAX (1 << 20)       /* what a client may send past its request */
 
 enum { PX_HEAD_READ, PX_CONNECTING, PX_RELAY, PX_REPLY };
 
@@ -71,7 +72,12 @@ struct conn {
 	int c, u; /* the jail's end, the host's; -1 when closed */
 	uint8_t state;
 	bool c_eof, u_eof, u_shut, c_shut;
-	bool connect;       /* CONNECT: the client waits for a 200 */
+	bool connect; /* CONNECT: the client waits for a 200 */
+	/* Plain HTTP: one request, whose body is left bytes long; what the
+	 * client sends past it (a pipelined request) is never relayed. */
+	bool bounded;
+	uint64_t left;
+	size_t dropped;     /* bytes past it, read and thrown away */
 	size_t head_n;      /* bytes of head */
 	struct px_addrs to; /* the target's addresses, the reachable ones */
 	unsigned next_addr;
@@ -251,6 +257,27 @@ static void resolve(struct conn *k)
 	try_connect(k);
 }
 
+/* A Content-Length's value, between the colon and the line's end:
+ * decimal digits only, with blanks around. */
+static bool content_length(const char *p, const char *le, uint64_t *out)
+{
+	uint64_t v = 0;
+	bool digit = false;
+
+	while (p < le && (*p == ' ' || *p == '\t'))
+		p++;
+	for (; p < le && *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+		digit = true;
+	}
+	while (p < le && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	*out = v;
+	return digit && p == le;
+}
+
 static bool ieq(const char *a, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -300,7 +327,11 @@ static void request(struct conn *k, size_t end)
 			return;
 		}
 		/* METHOD /PATH VERSION, then the headers but the proxy's own
-		 * and Connection: one request per connection. */
+		 * and Connection: one request per connection, so its body's
+		 * length must be known. */
+		bool has_len = false;
+
+		k->bounded = true;
 		put(&k->up, h, (size_t)(sp1 + 1 - h));
 		if (*path != '/')
 			puts_(&k->up, "/");
@@ -314,6 +345,22 @@ static void request(struct conn *k, size_t end)
 			if (!le)
 				break;
 			ll = (size_t)(le + 1 - l);
+			if (ll > 18 && ieq(l, "transfer-encoding:", 18)) {
+				reply(k, "411 Length Required",
+				      "aijail: the proxy relays a plain-HTTP body of a declared "
+				      "Content-Length only (https goes through CONNECT)");
+				return;
+			}
+			if (ll > 15 && ieq(l, "content-length:", 15)) {
+				uint64_t v;
+
+				if (!content_length(l + 15, le, &v) || (has_len && v != k->left)) {
+					reply(k, "400 Bad Request", "aijail: a bad Content-Length");
+					return;
+				}
+				has_len = true;
+				k->left = v;
+			}
 			if (!(ll > 6 && ieq(l, "proxy-", 6)) &&
 			    !(ll > 11 && ieq(l, "connection:", 11)) &&
 			    !(ll > 11 && ieq(l, "keep-alive:", 11)))
@@ -322,8 +369,18 @@ static void request(struct conn *k, size_t end)
 		}
 		puts_(&k->up, "Connection: close\r\n\r\n");
 	}
-	/* Bytes the client sent after the head. */
-	put(&k->up, h + end, k->head_n - end);
+	/* Bytes the client sent after the head: for plain HTTP, its body
+	 * and nothing past it. */
+	if (k->bounded) {
+		size_t n = k->head_n - end;
+
+		if (n > k->left)
+			n = (size_t)k->left;
+		put(&k->up, h + end, n);
+		k->left -= n;
+	} else {
+		put(&k->up, h + end, k->head_n - end);
+	}
 	if (!proxy_allowed(k->target)) {
 		tell(k->target, k->connect, "not in the list", false);
 		reply(k, "403 Forbidden", "aijail: this host is not in the jail's network list");
@@ -361,8 +418,9 @@ static bool pending(const struct buf *b)
 	return b->n || b->in;
 }
 
-/* Move what one side sent to the other. */
-static bool pump(int from, int to, struct buf *b, bool *eof)
+/* Move what one side sent to the other; no more than *left bytes of it
+ * when left is given. */
+static bool pump(int from, int to, struct buf *b, bool *eof, uint64_t *left)
 {
 	while (b->n) {
 		ssize_t w = send(to, b->d + b->off, b->n, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -380,15 +438,23 @@ static bool pump(int from, int to, struct buf *b, bool *eof)
 	 * than the copies. */
 	for (;;) {
 		if (!b->in && !*eof) {
-			ssize_t r = splice(from, NULL, b->p[1], NULL, 1 << 20,
-			                   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			size_t want = 1 << 20;
+			ssize_t r;
 
+			if (left && !*left)
+				return true;
+			if (left && *left < want)
+				want = (size_t)*left;
+			r = splice(from, NULL, b->p[1], NULL, want,
+			           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 			if (r < 0 && (errno == EAGAIN || errno == EINTR))
 				return true;
 			if (r < 0)
 				return false;
 			if (!r)
 				*eof = true;
+			if (left)
+				*left -= (uint64_t)r;
 			b->in = (size_t)r;
 		}
 		while (b->in) {
@@ -405,6 +471,23 @@ static bool pump(int from, int to, struct buf *b, bool *eof)
 			return true;
 	}
 	return true;
+}
+
+/* Past its one request the client is read and nothing relayed; a client
+ * that keeps sending is closed on. */
+static bool discard(struct conn *k)
+{
+	char junk[4096];
+	ssize_t r = read(k->c, junk, sizeof(junk));
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (r <= 0) {
+		k->c_eof = true;
+		return true;
+	}
+	k->dropped += (size_t)r;
+	return k->dropped <= PX_DROP_MAX;
 }
 
 static void connected(struct conn *k)
@@ -430,6 +513,11 @@ static void connected(struct conn *k)
 		puts_(&k->down, "HTTP/1.1 200 Connection established\r\n\r\n");
 }
 
+static bool client_done(const struct conn *k)
+{
+	return k->bounded && !k->left && !pending(&k->up);
+}
+
 static void step(struct conn *k, short cr, short ur)
 {
 	switch (k->state) {
@@ -447,8 +535,12 @@ static void step(struct conn *k, short cr, short ur)
 		/* the 200, and what the client sent already */
 		__attribute__((fallthrough));
 	case PX_RELAY:
-		if (!pump(k->c, k->u, &k->up, &k->c_eof) ||
-		    !pump(k->u, k->c, &k->down, &k->u_eof)) {
+		if (!pump(k->c, k->u, &k->up, &k->c_eof, k->bounded ? &k->left : NULL) ||
+		    !pump(k->u, k->c, &k->down, &k->u_eof, NULL)) {
+			conn_close(k);
+			return;
+		}
+		if (client_done(k) && (cr & (POLLIN | POLLHUP | POLLERR)) && !discard(k)) {
 			conn_close(k);
 			return;
 		}
@@ -456,14 +548,18 @@ static void step(struct conn *k, short cr, short ur)
 			shutdown(k->u, SHUT_WR), k->u_shut = true;
 		if (k->u_eof && !pending(&k->down) && !k->c_shut)
 			shutdown(k->c, SHUT_WR), k->c_shut = true;
-		if (k->u_shut && k->c_shut)
+		/* Plain HTTP: the response has been relayed (the host closed,
+		 * as Connection: close asks); the client's own close is
+		 * waited for, so that what it sent past its request does not
+		 * turn the close into a reset that may cost it the response. */
+		if (k->c_shut && (k->bounded ? k->c_eof : k->u_shut))
 			conn_close(k);
 		return;
 	case PX_REPLY:
 	replying : {
 		bool eof = true;
 
-		if (!pump(k->c, k->c, &k->down, &eof) || !k->down.n)
+		if (!pump(k->c, k->c, &k->down, &eof, NULL) || !k->down.n)
 			conn_close(k);
 		return;
 	}
@@ -557,7 +653,7 @@ noreturn void proxy_run(pid_t child, int fd, const struct aj_variant *v)
 				if (pending(&k->up))
 					ue |= POLLOUT;
 				else if (!k->c_eof)
-					ce |= POLLIN;
+					ce |= POLLIN; /* the body, or what is discarded past it */
 				if (pending(&k->down))
 					ce |= POLLOUT;
 				else if (!k->u_eof)

@@ -12,7 +12,7 @@
 # Then jail-npm against the real registry, when it can be reached.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
-eg_cases="egress-listed-http egress-listed-connect egress-client-gone egress-low-nofile egress-unlisted egress-direct egress-dns
+eg_cases="egress-listed-http egress-listed-connect egress-one-request egress-client-gone egress-low-nofile egress-unlisted egress-direct egress-dns
 	egress-loopback-name egress-loopback-literal egress-allow-host egress-jail-net
 	egress-worker-no-proxy egress-explain egress-npm-install egress-npm-postinstall"
 want_eg=0
@@ -51,11 +51,12 @@ if [ $want_eg = 1 ]; then
 	p_unlisted=$(eg_port "$eg_addr")
 	p_lo_name=$(eg_port 127.0.0.1)
 	p_lo_lit=$(eg_port 127.0.0.1)
+	p_pipe=$(eg_port "$eg_addr")
 	cat >"$T/eg/egress.aj" <<EOF
 include "base.aj";
 
 policy egress extends base {
-    network allow "$eg_addr:$p_listed" "localhost:$p_lo_name" "127.0.0.1:$p_lo_lit";
+    network allow "$eg_addr:$p_listed" "localhost:$p_lo_name" "127.0.0.1:$p_lo_lit" "$eg_addr:$p_pipe";
 }
 EOF
 	eg_ok=1
@@ -72,6 +73,42 @@ EOF
 			ERR=
 			fail egress-servers "the test server on $ap did not start"
 		}
+	done
+	# A server that answers the first request on a connection and keeps
+	# it open whatever Connection says, logging every request line it
+	# is sent (and the bytes after the first head): what the proxy relays.
+	cat >"$T/eg/pipe.py" <<'EOF'
+import socket, sys, threading
+srv = socket.create_server((sys.argv[1], int(sys.argv[2])))
+log = sys.argv[3]
+def serve(c):
+    data, answered = b"", False
+    c.settimeout(3)
+    try:
+        while True:
+            got = c.recv(65536)
+            if not got:
+                break
+            data += got
+            if not answered and b"\r\n\r\n" in data:
+                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nfirs")
+                answered = True
+    except OSError:
+        pass
+    c.close()
+    lines = [l for l in data.split(b"\r\n") if l.split(b" ")[-1:] == [b"HTTP/1.1"]]
+    body = data.split(b"\r\n\r\n", 1)[1][:6] if b"\r\n\r\n" in data else b""
+    with open(log, "a") as f:
+        f.write(" | ".join(l.decode() for l in lines) + " || " + body.decode() + "\n")
+while True:
+    threading.Thread(target=serve, args=(srv.accept()[0],)).start()
+EOF
+	$py "$T/eg/pipe.py" "$eg_addr" "$p_pipe" "$T/eg/pipe.log" >/dev/null 2>&1 &
+	eg_pids+=($!)
+	bgpids+=($!)
+	for _ in $(seq 50); do
+		(exec 3<>"/dev/tcp/$eg_addr/$p_pipe") 2>/dev/null && break
+		sleep 0.1
 	done
 	if ! command -v curl >/dev/null; then
 		eg_ok=0
@@ -114,6 +151,37 @@ done
 sleep 0.5
 curl -s -m 8 "$1/hi.txt"; echo " rc=$?"; wait' sh "http://$eg_addr:$p_listed"
 		expect egress-low-nofile 0 "egress-ok rc=0"
+	fi
+	# Plain HTTP is one request per connection: a second one in the same
+	# write as the first (pipelined, in its absolute form, so not
+	# rewritten) and a third sent after the first answer are never
+	# relayed, and the first one's body is relayed to its length.
+	if c egress-one-request; then
+		: >"$T/eg/pipe.log"
+		jrun user -- jail-egress "$py" -c 'import socket, sys
+u = sys.argv[1].encode()
+s = socket.create_connection(("127.0.0.1", 3128))
+s.settimeout(5)
+s.sendall(b"POST " + u + b"/a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nxy"
+          b"GET " + u + b"/b HTTP/1.1\r\nHost: x\r\n\r\n")
+got = b""
+while not got.endswith(b"firs"):
+    got += s.recv(4096)
+try:
+    s.sendall(b"GET " + u + b"/c HTTP/1.1\r\nHost: x\r\n\r\n")
+except OSError:
+    pass
+print(got.split(b"\r\n")[0].decode(), got[-4:].decode())' "http://$eg_addr:$p_pipe"
+		for _ in $(seq 60); do
+			[ -s "$T/eg/pipe.log" ] && break
+			sleep 0.1
+		done
+		log=$(cat "$T/eg/pipe.log")
+		if [ "$RC" = 0 ] && [ "$OUT" = "HTTP/1.1 200 OK firs" ] && [ "$log" = "POST /a HTTP/1.1 || xy" ]; then
+			pass egress-one-request
+		else
+			fail egress-one-request "exit status $RC, stdout $(q "$OUT"), the server got $(q "$log"); expected only 'POST /a HTTP/1.1 || xy'"
+		fi
 	fi
 	if c egress-unlisted; then
 		jrun user -- jail-egress sh -c "$EG_CURL" sh -o /dev/null "http://$eg_addr:$p_unlisted/hi.txt"
