@@ -58,12 +58,13 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -flto-partition=one -Wl,--gc-secti
 # musl-dev; linux-libc-dev the kernel's headers the stub compiles with);
 # what make check needs besides (cmocka for the unit tests, file, setpriv
 # and useradd for the shell suites, the real workloads' toolchains, which
-# may build native code, and Chromium for the browser profile's tests);
+# may build native code, Chromium for the browser profile's tests, and
+# iptables and iproute2 for its probe of a nested network namespace);
 # what make bench compares against.
 DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
-	cargo chromium groff-base
+	cargo chromium groff-base iptables iproute2
 DEB_BENCH := hyperfine bubblewrap
 # make check-docker: a Docker engine, and a static shell for its images.
 DEB_DOCKER := docker.io busybox-static

@@ -8,10 +8,12 @@
 # root of a user namespace of its own, which reaches kernel code that needs
 # a capability there (the configuration of its own network namespace, for
 # one).  Against that, the filter still refuses mount, new mount, IPC, UTS,
-# cgroup and time namespaces, netfilter's netlink and the rest of
-# @aj-escape, and the kernel refuses a fifth user namespace below the
-# jail's, at any depth: the sandbox uses one, and Chromium's start-up
-# probes a few more, whose count the kernel releases late.
+# cgroup and time namespaces and the rest of @aj-escape, the packet
+# filters' tables (base.aj), and, below, the configuration of a network
+# namespace, which Chromium never does; and the kernel refuses a fifth
+# user namespace below the jail's, at any depth: the sandbox uses one, and
+# Chromium's start-up probes a few more, whose count the kernel releases
+# late.
 # docs/browser.md has the measurements.
 include "base.aj";
 
