@@ -257,38 +257,6 @@ static void resolve(struct conn *k)
 	try_connect(k);
 }
 
-/* A Content-Length's value, between the colon and the line's end:
- * decimal digits only, with blanks around. */
-static bool content_length(const char *p, const char *le, uint64_t *out)
-{
-	uint64_t v = 0;
-	bool digit = false;
-
-	while (p < le && (*p == ' ' || *p == '\t'))
-		p++;
-	for (; p < le && *p >= '0' && *p <= '9'; p++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*p - '0');
-		digit = true;
-	}
-	while (p < le && (*p == ' ' || *p == '\t' || *p == '\r'))
-		p++;
-	*out = v;
-	return digit && p == le;
-}
-
-static bool ieq(const char *a, const char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		char x = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] + 32) : a[i];
-
-		if (x != b[i])
-			return false;
-	}
-	return true;
-}
-
 /* The request's head is complete (end: past its blank line).  CONNECT
  * HOST:PORT, or METHOD http://HOST[:PORT]/PATH, rewritten to the origin
  * form with the proxy's own headers dropped and one request only. */
@@ -345,26 +313,22 @@ static void request(struct conn *k, size_t end)
 			if (!le)
 				break;
 			ll = (size_t)(le + 1 - l);
-			if (ll > 18 && ieq(l, "transfer-encoding:", 18)) {
+			switch (http_header(l, le, &k->left, &has_len)) {
+			case HH_KEEP:
+				put(&k->up, l, ll);
+				break;
+			case HH_DROP:
+				break;
+			case HH_BAD:
+				reply(k, "400 Bad Request",
+				      "aijail: a malformed header line, or a bad Content-Length");
+				return;
+			case HH_BODY_UNBOUNDED:
 				reply(k, "411 Length Required",
 				      "aijail: the proxy relays a plain-HTTP body of a declared "
 				      "Content-Length only (https goes through CONNECT)");
 				return;
 			}
-			if (ll > 15 && ieq(l, "content-length:", 15)) {
-				uint64_t v;
-
-				if (!content_length(l + 15, le, &v) || (has_len && v != k->left)) {
-					reply(k, "400 Bad Request", "aijail: a bad Content-Length");
-					return;
-				}
-				has_len = true;
-				k->left = v;
-			}
-			if (!(ll > 6 && ieq(l, "proxy-", 6)) &&
-			    !(ll > 11 && ieq(l, "connection:", 11)) &&
-			    !(ll > 11 && ieq(l, "keep-alive:", 11)))
-				put(&k->up, l, ll);
 			l = le + 1;
 		}
 		puts_(&k->up, "Connection: close\r\n\r\n");

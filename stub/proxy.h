@@ -4,6 +4,7 @@
 #define AJ_PROXY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #define PX_ADDRS 8
@@ -20,5 +21,11 @@ void px_resolve(struct px_addrs *out, const char *host, unsigned port, bool lite
 
 /* egress.c: whether the run's list names target ("HOST:PORT"). */
 bool proxy_allowed(const char *target);
+
+/* httphead.c: one header line of a plain-HTTP request, l to its '\n' at
+ * le: relayed, dropped (the proxy's own, Connection), refused; a
+ * Content-Length sets *len (*has_len: one was seen). */
+enum http_verdict { HH_KEEP, HH_DROP, HH_BAD, HH_BODY_UNBOUNDED };
+enum http_verdict http_header(const char *l, const char *le, uint64_t *len, bool *has_len);
 
 #endif
