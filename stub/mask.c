@@ -183,6 +183,11 @@ static void cover_map_sockets(const struct plan_entry *e)
 	close(dfd);
 }
 
+void mask_cover(int tfd, const char *what)
+{
+	cover_fd(tfd, true, false, 0, what);
+}
+
 void mask_apply(const char *project, const struct aj_variant *v)
 {
 	int pfd = -1;
@@ -226,6 +231,8 @@ void mask_apply(const char *project, const struct aj_variant *v)
 	}
 	if (pfd >= 0)
 		close(pfd);
+	/* After the project's: a socket the walk covered is a file by now. */
+	sockets_cover();
 	if (stage_fd >= 0)
 		unstage();
 }
