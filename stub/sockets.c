@@ -4,7 +4,7 @@
  * (LANDLOCK_ACCESS_FS_RESOLVE_UNIX, landlock.c).  Below that, the host's
  * own list of bound sockets (/proc/net/unix, read in its network
  * namespace) says where the sockets are: each that lies beneath a
- * directory the plan binds is covered like a denied file (mask.c), so
+ * directory the plan binds is covered like a denied file (mask.c asks sockets_next()), so
  * that the bind's view of it is an empty file of mode 000.
  *
  * The parent reads the list while pid 1 builds the root, off the critical
@@ -44,6 +44,13 @@ bool sockets_covered(const struct aj_variant *v)
 static char bind_arena[AJ_PLAN_ARENA];
 static uint16_t bind_off[AJ_PLAN_MAX]; /* 0: not a directory bind; else offset + 1 */
 
+/* A bind of the plan a run makes here (the GPU's /sys only with a GPU). */
+static bool bound(const struct plan_entry *e)
+{
+	return e->path && !e->missing && (e->m->op == AJ_MOUNT_RO || e->m->op == AJ_MOUNT_RW) &&
+	       (!(e->m->flags & AJ_MOUNT_WITH_DEVICES) || plan_has_devices());
+}
+
 static size_t canonical(const char *path, char *buf, size_t size)
 {
 	char link[32];
@@ -69,7 +76,7 @@ static void binds_resolve(void)
 		const struct plan_entry *e = &plan[i];
 		size_t n;
 
-		if (!e->path || e->missing || (e->m->op != AJ_MOUNT_RO && e->m->op != AJ_MOUNT_RW))
+		if (!bound(e))
 			continue;
 		n = canonical(e->path, bind_arena + used, sizeof(bind_arena) - used);
 		if (!n)
@@ -285,15 +292,18 @@ static size_t read_all(int fd, char *p, size_t n)
 	return got;
 }
 
-/* pid 1, the plan built, before the stage is put away (mask.c). */
-void sockets_cover(void)
+/* pid 1, the plan built: the next socket to cover, as an O_PATH
+ * descriptor beneath its bind (the caller covers and closes it), its path
+ * below the bind in what; -1 at the end.  mask.c asks after the
+ * project's covers, so that a socket the walk covered is a file by now. */
+int sockets_next(char *what, size_t size)
 {
 	unsigned char h[4];
-	char rel[AJ_PATH_MAX];
 
 	if (sock_pipe[0] < 0)
-		return;
-	close(sock_pipe[1]);
+		return -1;
+	if (sock_pipe[1] >= 0)
+		close(sock_pipe[1]), sock_pipe[1] = -1;
 	while (read_all(sock_pipe[0], (char *)h, 4) == 4) {
 		unsigned i = h[0] | (unsigned)h[1] << 8, l = h[2] | (unsigned)h[3] << 8;
 		const struct plan_entry *e;
@@ -303,29 +313,30 @@ void sockets_cover(void)
 		if (i == 0xffff)
 			die("cover the host's sockets", 0,
 			    "/proc/self/net/unix could not be read (is /proc mounted?)");
-		if (i >= plan_n || l >= sizeof(rel) || read_all(sock_pipe[0], rel, l) != l)
+		if (i >= plan_n || l >= size || read_all(sock_pipe[0], what, l) != l)
 			die("cover the host's sockets", EPROTO, NULL);
-		rel[l] = '\0';
+		what[l] = '\0';
 		e = &plan[i];
 		if (!e->path || e->missing || e->fd < 0 || !e->isdir)
 			continue;
-		tfd = openat2_(e->fd, rel, O_PATH | O_NOFOLLOW,
+		tfd = openat2_(e->fd, what, O_PATH | O_NOFOLLOW,
 		               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 		if (tfd < 0) {
 			/* Gone since the list was read, or reached through a
 			 * link: nothing of it at this path in the jail. */
 			if (errno == ENOENT || errno == ELOOP || errno == EXDEV || errno == ENOTDIR)
 				continue;
-			diep("cover the host's socket", rel, errno, NULL);
+			diep("cover the host's socket", what, errno, NULL);
 		}
 		if (fstat(tfd, &st))
-			diep("inspect the host's socket", rel, errno, NULL);
+			diep("inspect the host's socket", what, errno, NULL);
 		if (S_ISSOCK(st.st_mode) && !named(&st))
-			mask_cover(tfd, rel);
+			return tfd;
 		close(tfd);
 	}
 	close(sock_pipe[0]);
 	sock_pipe[0] = -1;
+	return -1;
 }
 
 /* --- --jail-explain ----------------------------------------------------------- */
@@ -346,16 +357,6 @@ static void shown(unsigned i, const char *rel, const char *host, void *arg)
 	rp_t(*(unsigned *)arg ? " " : "");
 	rp_str(NULL, host);
 	(*(unsigned *)arg)++;
-}
-
-static void reach(const char *where, const char *why)
-{
-	rp_open(NULL, '{');
-	rp_t("\n  ");
-	rp_str("where", where);
-	rp_t(": ");
-	rp_str("why", why);
-	rp_close();
 }
 
 void sockets_explain(const struct aj_variant *v)
@@ -398,25 +399,46 @@ void sockets_explain(const struct aj_variant *v)
 			rp_t("none");
 		rp_close();
 	}
-	/* What stays reachable, and why. */
-	rp_t("\n  reachable:");
-	rp_open("reachable", '[');
+	/* What stays reachable, and why: the sockets the file binds name,
+	 * and, below ABI 9, what the list at the start cannot show. */
+	n = 0;
+	rp_t("\n  named, reachable:");
+	rp_open("named", '[');
 	for (unsigned i = 0; i < plan_n; i++) {
 		const struct plan_entry *e = &plan[i];
 		struct stat st;
 
-		if (!e->path || e->missing ||
-		    (e->m->op != AJ_MOUNT_RO && e->m->op != AJ_MOUNT_RW) || stat(e->path, &st))
-			continue;
-		if (S_ISSOCK(st.st_mode))
-			reach(e->path, e->m->toggle ? "named by a toggle" : "named by the policy");
-		else if (S_ISDIR(st.st_mode) && !sockets_by_landlock(v))
-			reach(e->path,
-			      "a socket made on the host during the run beneath it, or bound "
-			      "there by a relative name or in another network namespace "
-			      "(Landlock below ABI 9)");
+		if (bound(e) && !stat(e->path, &st) && S_ISSOCK(st.st_mode)) {
+			rp_t(" ");
+			rp_str(NULL, e->path);
+			rp_t(e->m->toggle ? " (a toggle's)" : " (the policy's)");
+			n++;
+		}
 	}
+	if (!n)
+		rp_t(" none");
 	rp_close();
+	if (!sockets_by_landlock(v)) {
+		rp_t("\n  not covered: ");
+		rp_open("unlisted", '{');
+		rp_str("why",
+		       "a socket made on the host during the run beneath a bound folder, or one "
+		       "bound there by a relative name or in another network namespace, is not "
+		       "in the list at the start and stays reachable (Landlock below ABI 9); "
+		       "the folders:");
+		rp_open("beneath", '[');
+		for (unsigned i = 0; i < plan_n; i++) {
+			const struct plan_entry *e = &plan[i];
+			struct stat st;
+
+			if (bound(e) && !stat(e->path, &st) && S_ISDIR(st.st_mode)) {
+				rp_t(" ");
+				rp_str(NULL, e->path);
+			}
+		}
+		rp_close();
+		rp_close();
+	}
 	rp_close();
 	rp_t("\n");
 }

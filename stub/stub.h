@@ -231,7 +231,6 @@ unsigned device_match(const char *prefix, const char *path, bool bind);
 /* mask.c: the covers. */
 void mask_stage(void); /* between plan_build_root() and plan_build() */
 void mask_apply(const char *project, const struct aj_variant *v);
-void mask_cover(int tfd, const char *what); /* a deny's cover on a socket (sockets.c) */
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the

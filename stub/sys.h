@@ -133,7 +133,7 @@ bool sockets_by_landlock(const struct aj_variant *v);
 bool sockets_covered(const struct aj_variant *v);
 void sockets_prepare(const struct aj_variant *v); /* the caller, before the fork */
 void sockets_send(void);                          /* the parent */
-void sockets_cover(void);                         /* pid 1, from mask_apply */
+int sockets_next(char *what, size_t size);        /* pid 1, from mask_apply */
 void sockets_explain(const struct aj_variant *v);
 
 /* privs.c */
