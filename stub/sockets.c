@@ -22,11 +22,14 @@
  * reaches the host's services through it anyway. */
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "sys.h"
 
-/* The parent's end writes, pid 1's reads; -1 when the run covers nothing. */
+/* [1] the parent's end, [0] pid 1's; -1 when the run covers nothing.  A
+ * socket pair, not a pipe: the parent sends with MSG_NOSIGNAL, so that a
+ * pid 1 gone early is its own failure to report, not a SIGPIPE. */
 static int sock_pipe[2] = {-1, -1};
 
 bool sockets_by_landlock(const struct aj_variant *v)
@@ -201,8 +204,9 @@ static bool sockets_list(sock_fn fn, void *arg)
 
 void sockets_prepare(const struct aj_variant *v)
 {
-	if (sockets_covered(v) && pipe2(sock_pipe, O_CLOEXEC))
-		die("create a pipe for the host's sockets", errno, NULL);
+	if (sockets_covered(v) &&
+	    syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock_pipe))
+		die("create a socket pair for the host's sockets", errno, NULL);
 }
 
 struct out_buf {
@@ -216,7 +220,7 @@ static void flush(struct out_buf *o)
 	size_t off = 0;
 
 	while (off < o->n) {
-		ssize_t w = write(o->fd, o->b + off, o->n - off);
+		long w = syscall(SYS_sendto, o->fd, o->b + off, o->n - off, MSG_NOSIGNAL, NULL, 0);
 
 		if (w < 0 && errno == EINTR)
 			continue;
