@@ -4,8 +4,9 @@
  * (LANDLOCK_ACCESS_FS_RESOLVE_UNIX, landlock.c).  Below that, the host's
  * own list of bound sockets (/proc/net/unix, read in its network
  * namespace) says where the sockets are: each that lies beneath a
- * directory the plan binds is covered like a denied file (mask.c asks sockets_next()), so
- * that the bind's view of it is an empty file of mode 000.
+ * directory the plan binds is covered like a denied file (mask.c asks
+ * sockets_next()), so that the bind's view of it is an empty file of
+ * mode 000.
  *
  * The parent reads the list while pid 1 builds the root, off the critical
  * path as the project's walk is, and sends pid 1 only what lies beneath a
@@ -44,8 +45,8 @@ bool sockets_covered(const struct aj_variant *v)
 
 /* The canonical paths of the plan's directory binds, as the host resolves
  * them (the parent's view; pid 1 checks beneath its own descriptors). */
-static char bind_arena[AJ_PLAN_ARENA];
-static uint16_t bind_off[AJ_PLAN_MAX]; /* 0: not a directory bind; else offset + 1 */
+static char bind_arena[4 * AJ_PLAN_ARENA];
+static uint32_t bind_off[AJ_PLAN_MAX]; /* 0: not a directory bind; else offset + 1 */
 
 /* A bind of the plan a run makes here (the GPU's /sys only with a GPU). */
 static bool bound(const struct plan_entry *e)
@@ -65,6 +66,8 @@ static size_t canonical(const char *path, char *buf, size_t size)
 	fd_path(link, fd);
 	n = syscall(SYS_readlink, link, buf, size - 1);
 	close(fd);
+	if (n > 0 && (size_t)n >= size - 1)
+		errno = ENAMETOOLONG;
 	if (n <= 0 || (size_t)n >= size - 1 || buf[0] != '/')
 		return 0;
 	buf[n] = '\0';
@@ -81,10 +84,14 @@ static void binds_resolve(void)
 
 		if (!bound(e))
 			continue;
+		errno = 0;
 		n = canonical(e->path, bind_arena + used, sizeof(bind_arena) - used);
+		/* A bind left out would be a folder whose sockets stay open. */
+		if (!n && errno == ENAMETOOLONG)
+			diep("list the host's sockets beneath", e->path, errno, NULL);
 		if (!n)
 			continue; /* a file, or absent: pid 1 decides */
-		bind_off[i] = (uint16_t)(used + 1);
+		bind_off[i] = (uint32_t)(used + 1);
 		used += n + 1;
 	}
 }
