@@ -112,56 +112,125 @@ static int bind_of(const char *dir)
 	return best;
 }
 
-/* The path of one line of /proc/net/unix, when it names a socket by an
- * absolute path: after seven fields, one space, then the path as bound
- * (abstract ones begin with '@', unnamed ones have none). */
+static unsigned long hex(const char **l)
+{
+	unsigned long v = 0;
+
+	for (; **l == ' '; (*l)++)
+		;
+	for (char c; (c = **l) && c != ' '; (*l)++)
+		v = v * 16 + (unsigned long)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	return v;
+}
+
+/* The path of one line of /proc/net/unix ("Num RefCount Protocol Flags
+ * Type St Inode Path"), when it names a socket one can connect or send
+ * to by an absolute path: a listening one (__SO_ACCEPTCON in Flags) or a
+ * datagram one.  The accepted ends of a listener repeat its path, and a
+ * connected stream socket refuses a connect(). */
 static char *line_path(char *l)
 {
-	for (int f = 0; f < 7; f++) {
-		while (*l == ' ')
-			l++;
-		if (!*l)
-			return NULL;
-		while (*l && *l != ' ')
-			l++;
-	}
-	return l[0] == ' ' && l[1] == '/' ? l + 1 : NULL;
+	const char *p = l;
+	unsigned long flags, type;
+
+	for (int f = 0; f < 3; f++)
+		(void)hex(&p);
+	flags = hex(&p);
+	type = hex(&p);
+	for (int f = 0; f < 2; f++)
+		(void)hex(&p);
+	if (!(flags & 0x10000) && type != 2) /* __SO_ACCEPTCON, SOCK_DGRAM */
+		return NULL;
+	return p[0] == ' ' && p[1] == '/' ? (char *)p + 1 : NULL;
 }
 
 typedef void (*sock_fn)(unsigned i, const char *rel, const char *host, void *arg);
+
+/* The folders resolved so far: a host's sockets share few of them (a
+ * session's runtime folder, /run/systemd), and resolving one costs an
+ * open and a readlink (about 5 us here).  Open addressing on a hash of
+ * the folder as listed; a full table or arena only stops the caching. */
+#define DIR_SLOTS 256
+static struct {
+	uint32_t hash;
+	uint32_t dir; /* offset + 1 in dir_arena: the folder as listed; 0: free */
+	uint32_t rel; /* offset in dir_arena: the folder below its bind ("" or "a/b") */
+	int16_t bind; /* plan index, -1: beneath none */
+} dirs[DIR_SLOTS];
+static char dir_arena[65536];
+static size_t dir_used;
+
+static uint32_t fnv(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* The bind that holds the folder dir (-1: none) and where below it. */
+static int folder(const char *dir, const char **below)
+{
+	static char canon[AJ_PATH_MAX];
+	uint32_t h = fnv(dir), k = h % DIR_SLOTS;
+	size_t dl, bl, cl;
+	const char *b;
+	int i;
+
+	for (unsigned n = 0; n < DIR_SLOTS && dirs[k].dir; n++, k = (k + 1) % DIR_SLOTS)
+		if (dirs[k].hash == h && !strcmp(dir_arena + dirs[k].dir - 1, dir)) {
+			*below = dir_arena + dirs[k].rel;
+			return dirs[k].bind;
+		}
+	i = canonical(dir, canon, sizeof(canon)) ? bind_of(canon) : -1;
+	*below = "";
+	if (i >= 0) {
+		/* canon + bl is "" or "/sub/dir": below it is "sub/dir". */
+		b = bind_arena + bind_off[i] - 1;
+		bl = strcmp(b, "/") ? strlen(b) : 0;
+		cl = strlen(canon + bl);
+		*below = cl ? canon + bl + 1 : "";
+	}
+	dl = strlen(dir) + 1;
+	cl = strlen(*below) + 1;
+	if (dirs[k].dir || dir_used + dl + cl > sizeof(dir_arena))
+		return i;
+	memcpy(dir_arena + dir_used, dir, dl);
+	memcpy(dir_arena + dir_used + dl, *below, cl);
+	dirs[k].hash = h;
+	dirs[k].dir = (uint32_t)(dir_used + 1);
+	dirs[k].rel = (uint32_t)(dir_used + dl);
+	dirs[k].bind = (int16_t)i;
+	dir_used += dl + cl;
+	*below = dir_arena + dirs[k].rel;
+	return i;
+}
 
 /* One listed socket: its folder resolved as connect(2) would, the bind
  * that holds it, the path below that bind. */
 static void one(char *path, sock_fn fn, void *arg)
 {
-	static char last[AJ_PATH_MAX], canon[AJ_PATH_MAX];
-	static bool last_ok;
 	char rel[AJ_PATH_MAX];
 	char *slash = strrchr(path, '/');
-	const char *name = slash + 1, *b;
-	size_t bl, cl;
+	const char *name = slash + 1, *below;
+	size_t l;
 	int i;
 
 	if (!*name)
 		return;
 	*slash = '\0';
-	if (strcmp(path[0] ? path : "/", last)) {
-		strncpy(last, path[0] ? path : "/", sizeof(last) - 1);
-		last_ok = canonical(last, canon, sizeof(canon)) > 0;
-	}
+	i = folder(path[0] ? path : "/", &below);
 	*slash = '/';
-	if (!last_ok || (i = bind_of(canon)) < 0)
+	if (i < 0)
 		return;
-	b = bind_arena + bind_off[i] - 1;
-	bl = strcmp(b, "/") ? strlen(b) : 0;
-	cl = strlen(canon + bl);
-	if (cl + strlen(name) + 2 > sizeof(rel))
+	l = strlen(below);
+	if (l + strlen(name) + 2 > sizeof(rel))
 		return;
-	/* canon + bl is "" or "/sub/dir": rel is "sub/dir/name" or "name". */
-	memcpy(rel, cl ? canon + bl + 1 : "", cl ? cl - 1 : 0);
-	if (cl > 1)
-		rel[cl - 1] = '/';
-	strcpy(rel + (cl > 1 ? cl : 0), name);
+	memcpy(rel, below, l);
+	if (l)
+		rel[l++] = '/';
+	strcpy(rel + l, name);
 	fn((unsigned)i, rel, path, arg);
 }
 
