@@ -1126,11 +1126,13 @@ sock_listen() {
 		env PATH=/usr/local/bin:/usr/bin:/bin python3 -c "$sock_code" "$path" "$ready" >/dev/null 2>&1 &
 	else
 		chmod 0777 "$T/out"
+		# shellcheck disable=SC2016 # expanded by the user's bash
 		asuser 'exec python3 -c "$2" "$1" "$3"' esc "$path" "$sock_code" "$ready" >/dev/null 2>&1 &
 	fi
 	bgpids+=($!)
 	for _ in $(seq 50); do [ -s "$ready" ] && break; sleep 0.1; done
 	[ -s "$ready" ] && sock_pids+=("$(cat "$ready")")
+	# shellcheck disable=SC2016 # expanded by the user's bash
 	ctl=$(asuser 'python3 .esc/sockconn.py "$1"' esc "$path" 2>&1)
 	[[ $ctl == connected* ]]
 }
@@ -1146,7 +1148,7 @@ sock_jail() {
 }
 # sock_case NAME PATH ARGS…: PATH must be unreachable from every jail.
 sock_case() {
-	local name=$1 path=$2 how bad= seen=
+	local name=$1 path=$2 how bad='' seen=''
 	shift 2
 	esc_cmd "exec python3 $P/.esc/sockconn.py $(q "$path")"
 	for how in worker lockdown npm; do
@@ -1236,7 +1238,7 @@ if c sock-during-run; then
 try: print(json.load(sys.stdin)["sockets"]["by"])
 except Exception: print("")')
 	esc_cmd "echo waiting; i=0; while [ ! -e $P/late/go ] && [ \$i -lt 200 ]; do sleep 0.1; i=\$((i+1)); done; exec python3 $P/.esc/sockconn.py $P/late/s.sock"
-	bad= seen= err=
+	bad='' seen='' err=''
 	for how in worker lockdown npm; do
 		rm -f "$P/late/go" "$P/late/s.sock" "$T/out/stdout"
 		(sock_jail "$how") &
