@@ -646,7 +646,7 @@ noreturn void explain(const struct run *r)
 		print_mount(&plan[i], true);
 	rp_close();
 	print_scan(r);
-	sockets_explain(v);
+	sockets_explain(v, status == 2);
 	explain_landlock_rules(v);
 	explain_process(r);
 	print_buildable();

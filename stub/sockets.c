@@ -439,7 +439,7 @@ static void shown(unsigned i, const char *rel, const char *host, void *arg)
 	(*(unsigned *)arg)++;
 }
 
-void sockets_explain(const struct aj_variant *v)
+void sockets_explain(const struct aj_variant *v, bool fallback)
 {
 	unsigned n = 0;
 
@@ -451,6 +451,16 @@ void sockets_explain(const struct aj_variant *v)
 		rp_str("meaning",
 		       "the host's network: every named socket the jail sees is reachable, "
 		       "as the host's services are over the network");
+		rp_close();
+		rp_t("\n");
+		return;
+	}
+	if (fallback && !sockets_by_landlock(v)) {
+		rp_str("by", "none");
+		rp_t(": ");
+		rp_str("meaning",
+		       "the fallback (no namespaces) mounts nothing, so covers nothing: "
+		       "every named socket of the host is reachable below Landlock ABI 9");
 		rp_close();
 		rp_t("\n");
 		return;

@@ -134,7 +134,7 @@ bool sockets_covered(const struct aj_variant *v);
 void sockets_prepare(const struct aj_variant *v); /* the caller, before the fork */
 void sockets_send(void);                          /* the parent */
 int sockets_next(char *what, size_t size);        /* pid 1, from mask_apply */
-void sockets_explain(const struct aj_variant *v);
+void sockets_explain(const struct aj_variant *v, bool fallback);
 
 /* privs.c */
 void fds_close(int keep);
