@@ -19,7 +19,14 @@ policy base {
     link?   /lib -> usr/lib;
     link?   /lib64 -> usr/lib64;
     tmpfs   /tmp /var/tmp /run;
-    ro?     /run/systemd/resolve /run/resolvconf;   # where /etc/resolv.conf may point
+    # Where /etc/resolv.conf may point: the files, never their folders.
+    # systemd-resolved's folder also holds io.systemd.Resolve, a socket
+    # any user may connect to (a read-only bind does not stop connect()),
+    # and through it a jail without network could ask the host to look up
+    # any name.  A file bind keeps the inode it found: a change the host
+    # makes by renaming a new file in shows in the next jail, not this one.
+    ro?     /run/systemd/resolve/resolv.conf /run/systemd/resolve/stub-resolv.conf
+            /run/resolvconf/resolv.conf;
     dev     minimal;
     proc;
     tmpfs   $HOME;              # private and empty: no ~/.ssh, no ~/.aws

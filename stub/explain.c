@@ -159,7 +159,7 @@ static void print_landlock(const struct aj_variant *v)
 	rp_ju("min_abi", v->landlock_min_abi);
 	rp_ju("kernel_abi", (unsigned)abi);
 	/* The newest ABI landlock.c's table knows is the most it uses. */
-	rp_ju("applied_abi", on ? (abi > 7 ? 7 : (unsigned)abi) : 0);
+	rp_ju("applied_abi", on ? (abi > AJ_LL_ABI_KNOWN ? AJ_LL_ABI_KNOWN : (unsigned)abi) : 0);
 	rp_bool("enforced", on);
 	rp_bool("scoped", on && abi >= 6);
 	if (v->landlock == AJ_LANDLOCK_OFF) {
@@ -646,6 +646,7 @@ noreturn void explain(const struct run *r)
 		print_mount(&plan[i], true);
 	rp_close();
 	print_scan(r);
+	sockets_explain(v, status == 2);
 	explain_landlock_rules(v);
 	explain_process(r);
 	print_buildable();

@@ -252,7 +252,9 @@ static void fallback_landlock(const struct run *r)
 				project = e;
 				continue;
 			}
-			landlock_rule(ruleset, fd, m->landlock, e->isdir, e->path);
+			landlock_rule(ruleset, fd,
+			              m->landlock | (e->isdir ? 0 : landlock_socket_right(fd)),
+			              e->isdir, e->path);
 			break;
 		case AJ_MOUNT_DEV:
 			dev_rules(ruleset, m->landlock);

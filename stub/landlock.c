@@ -9,9 +9,11 @@
  * rights each ABI handles.  Every right the kernel knows is handled, so
  * whatever a rule does not grant is denied; the rules' masks (written for
  * the newest ABI) are cut down to what the kernel handles, in
- * landlock_rule().  Debian 12's <linux/landlock.h> stops at ABI 2,
+ * landlock_rule().  ABI 8 adds no right; ABI 9 adds resolve_unix
+ * (sockets.c).  Debian 12's <linux/landlock.h> stops at ABI 2,
  * so the UAPI structs and constants are ours. */
 #include <errno.h>
+#include <sys/stat.h>
 
 #include "sys.h"
 
@@ -31,7 +33,13 @@ struct ll_path_beneath_attr {
 #define LL_SCOPE_ABSTRACT_UNIX    (1ULL << 0)
 #define LL_SCOPE_SIGNAL           (1ULL << 1)
 
-#define LL_ABI_KNOWN 7
+#define LL_ABI_KNOWN AJ_LL_ABI_KNOWN
+
+/* ABI 9: connecting (or sending) to a named Unix socket resolves its path
+ * only where a rule grants this beneath it; sockets made inside the same
+ * Landlock domain stay reachable.  Not in the compiler's 16-bit masks:
+ * the stub grants it on the sockets a file bind names (toggles, policy). */
+#define LL_RESOLVE_UNIX (1ULL << 16)
 
 /* What each ABI handles; the size of the ruleset attribute it reads. */
 static const struct {
@@ -47,6 +55,8 @@ static const struct {
     [5] = {AJ_LL_IOCTL_DEV * 2 - 1, 0, AJ_LL_NET_TCP, 16}, /* + ioctl on devices */
     [6] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, AJ_LL_NET_TCP, 24},
     [7] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, AJ_LL_NET_TCP, 24},
+    [8] = {AJ_LL_IOCTL_DEV * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, AJ_LL_NET_TCP, 24},
+    [9] = {LL_RESOLVE_UNIX * 2 - 1, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, AJ_LL_NET_TCP, 24},
 };
 
 /* What the ruleset handles, once it is made: every rule is cut down to it. */
@@ -58,7 +68,8 @@ static const uint8_t net_handled[AJ_NET_COUNT] = AJ_LL_NET_HANDLED;
 /* Rights that mean something on a file; the kernel refuses a rule on a
  * non-directory that grants any other. */
 #define LL_FILE_RIGHTS                                                                             \
-	(AJ_LL_EXECUTE | AJ_LL_WRITE_FILE | AJ_LL_READ_FILE | AJ_LL_TRUNCATE | AJ_LL_IOCTL_DEV)
+	(AJ_LL_EXECUTE | AJ_LL_WRITE_FILE | AJ_LL_READ_FILE | AJ_LL_TRUNCATE | AJ_LL_IOCTL_DEV |   \
+	 LL_RESOLVE_UNIX)
 
 int landlock_abi(void)
 {
@@ -70,6 +81,36 @@ int landlock_abi(void)
 		abi = a < 0 ? 0 : (int)a; /* ENOSYS, or EOPNOTSUPP when booted without it */
 	}
 	return abi;
+}
+
+/* The filesystem rights a ruleset handles on a kernel of this ABI.  With
+ * the host's network the jail reaches the host's services anyway, and a
+ * socket of the project is the user's to use: resolve_unix is handled
+ * only without it, as the covers of sockets.c are made only then. */
+uint64_t landlock_fs_handled(int abi, unsigned network)
+{
+	uint64_t fs;
+
+	if (abi <= 0)
+		return 0;
+	fs = ll_abi[abi > LL_ABI_KNOWN ? LL_ABI_KNOWN : abi].fs;
+	return network == AJ_NET_HOST ? fs & ~LL_RESOLVE_UNIX : fs;
+}
+
+/* What a bind's rule grants beyond the compiler's rights: resolving the
+ * socket it is, where it is one (a toggle's, or one the policy names). */
+uint64_t landlock_bind_extra(uint64_t handled, unsigned mode)
+{
+	return S_ISSOCK(mode) ? handled & LL_RESOLVE_UNIX : 0;
+}
+
+uint64_t landlock_socket_right(int fd)
+{
+	struct stat st;
+
+	if (!(handled_fs & LL_RESOLVE_UNIX) || fstat(fd, &st))
+		return 0;
+	return landlock_bind_extra(handled_fs, st.st_mode);
 }
 
 /* 'network blocked' stays in the host's network namespace only where
@@ -138,7 +179,7 @@ int landlock_create(const struct aj_variant *v)
 		return -1; /* best effort: --jail-explain says it is absent */
 	if (abi > LL_ABI_KNOWN)
 		abi = LL_ABI_KNOWN;
-	attr.handled_access_fs = handled_fs = ll_abi[abi].fs;
+	attr.handled_access_fs = handled_fs = landlock_fs_handled(abi, v->network);
 	attr.scoped = ll_abi[abi].scoped;
 	attr.handled_access_net = net_handled[v->network % AJ_NET_COUNT] & ll_abi[abi].net;
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, (size_t)ll_abi[abi].attr_size, 0);

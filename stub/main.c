@@ -334,6 +334,7 @@ int main(int argc, char **argv)
 	if (fallback_active)
 		fallback_run(r);
 
+	sockets_prepare(r->v);
 	signals_block();
 	pid = ns_fork_init(r->v, &fd);
 	if (pid) {
@@ -344,6 +345,7 @@ int main(int argc, char **argv)
 		caps_clear(limits_keep());
 		watch_scan(wfd, r->v);
 		ns_scan_send(fd);
+		sockets_send();
 		scan_watch_close(); /* after the hand-over: it may wait for the kernel */
 		if (r->v->network == AJ_NET_ALLOW)
 			proxy_run(pid, fd, r->v);

@@ -226,6 +226,10 @@ void mask_apply(const char *project, const struct aj_variant *v)
 	}
 	if (pfd >= 0)
 		close(pfd);
+	/* The host's sockets beneath the binds (sockets.c), after the
+	 * project's: a socket the walk covered is a file by now. */
+	for (char rel[AJ_PATH_MAX]; (pfd = sockets_next(rel, sizeof(rel))) >= 0; close(pfd))
+		cover_fd(pfd, true, false, 0, rel);
 	if (stage_fd >= 0)
 		unstage();
 }

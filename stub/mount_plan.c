@@ -374,7 +374,7 @@ void plan_landlock(int ruleset, const struct plan_entry *skip)
 		bool bind = e->m->op == AJ_MOUNT_RO || e->m->op == AJ_MOUNT_RW;
 		int fd = e->fd;
 
-		if (e == skip || !e->path || e->missing || !e->m->landlock)
+		if (e == skip || !e->path || e->missing || (!e->m->landlock && !bind))
 			continue;
 		if (!bind) {
 			/* The fd stays open until fds_close(). */
@@ -382,7 +382,9 @@ void plan_landlock(int ruleset, const struct plan_entry *skip)
 			if (fd < 0)
 				diep("open the Landlock path", e->path, errno, NULL);
 		}
-		landlock_rule(ruleset, fd, e->m->landlock, bind ? e->isdir : 1, e->path);
+		landlock_rule(ruleset, fd,
+		              e->m->landlock | (bind && !e->isdir ? landlock_socket_right(fd) : 0),
+		              bind ? e->isdir : 1, e->path);
 	}
 }
 

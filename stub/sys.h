@@ -117,11 +117,24 @@ void init_prepare(const struct aj_variant *v);
 /* landlock.c: landlock_create() is -1 where Landlock is not enforced;
  * every rule goes through landlock_rule() (isdir: 1, 0, or -1 for not
  * known). */
+#define AJ_LL_ABI_KNOWN 9 /* the newest ABI landlock.c's table knows */
 int landlock_abi(void);
+uint64_t landlock_fs_handled(int abi, unsigned network);
+uint64_t landlock_bind_extra(uint64_t handled, unsigned mode);
+uint64_t landlock_socket_right(int fd);
 bool net_blocked_here(const struct aj_variant *v);
 int landlock_create(const struct aj_variant *v);
 void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *path);
 void landlock_enforce(int ruleset);
+
+/* sockets.c: the host's named sockets beneath the binds (sockets_covered:
+ * covered by pid 1; sockets_by_landlock: Landlock's resolve_unix). */
+bool sockets_by_landlock(const struct aj_variant *v);
+bool sockets_covered(const struct aj_variant *v);
+void sockets_prepare(const struct aj_variant *v); /* the caller, before the fork */
+void sockets_send(void);                          /* the parent */
+int sockets_next(char *what, size_t size);        /* pid 1, from mask_apply */
+void sockets_explain(const struct aj_variant *v, bool fallback);
 
 /* privs.c */
 void fds_close(int keep);

@@ -29,6 +29,7 @@ TEST_STUB_gitindex_SRC := stub/out.c
 TEST_STUB_summary_SRC := stub/out.c
 TEST_STUB_mount_plan_SRC := stub/vars.c stub/out.c stub/resolve.c
 TEST_STUB_fence_SRC := stub/vars.c stub/out.c
+TEST_STUB_landlock_SRC := stub/vars.c stub/out.c
 TEST_STUB_extra_SRC := stub/vars.c stub/out.c stub/resolve.c
 # A compiler test may name stub sources too: the lowered mask matcher runs
 # in the stub's own code against the reference glob.

@@ -20,6 +20,9 @@
 #   misc-*     the smaller ones (empty trigger variable, SIGALRM to pid 1,
 #              a symlink named secrets, a host socket under --ro, a
 #              project script named like a tool, hostile includes)
+#   sock-*     a live host socket a jail without network must not reach:
+#              systemd-resolved's beside resolv.conf, one in a profile's
+#              cache, one deep in an --ro map, one made during the run
 #
 # Run as root (CI does), the cases run as the user ajtest (created when
 # missing) through setpriv, and the pid1-* cases also as root; as any other
@@ -83,6 +86,7 @@ T=$(mktemp -d /tmp/aijail-esc.XXXXXX) || exit 1
 chmod 0755 "$T"
 bgpids=()
 made=()      # files made outside $T, removed by cleanup
+sock_made=() # directories made outside $T (sock-*), removed innermost first
 ssh_made=
 bashrc_saved=
 
@@ -99,6 +103,7 @@ cleanup() {
 	leftovers
 	leftovers_kill
 	for p in "${made[@]}"; do rm -f "$p"; done
+	for p in "${sock_made[@]}"; do rmdir "$p" 2>/dev/null; done
 	[ -n "${comp_dir:-}" ] && rm -rf "$comp_dir"
 	[ "${dockbin:-}" = "/opt/aijail-esc-$$" ] && rm -rf "$dockbin"
 	[ -n "$ssh_made" ] && rmdir "$ssh_made" 2>/dev/null
@@ -1084,6 +1089,192 @@ if [ $as_root -eq 1 ]; then inc_case misc-include-shadow /etc/shadow; else
 	c misc-include-shadow && skip misc-include-shadow "/etc/shadow is not readable: nothing to leak"
 fi
 inc_case misc-include-zero /dev/zero
+
+# --- sock-*: no named socket is reachable unless the policy or a toggle names it --------
+
+# Each case puts a LIVE listener (it answers "hello") where a jail sees it,
+# checks that the test user reaches it from outside (else SKIP), then
+# connects from three jails without the host's network: jail-worker (the
+# default group: network none), jail --jail-mode=lockdown, and jail-npm
+# (network through the proxy; npm is the project's stand-in).
+sock_pids=() # the listeners' own pids
+cat >"$P/.esc/sockconn.py" <<'EOF'
+import socket, sys, errno
+for p in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(5)
+    try:
+        s.connect(p); print("connected", p, s.recv(5).decode())
+    except OSError as e:
+        print(errno.errorcode.get(e.errno, e.errno), p)
+EOF
+sock_code='import socket, sys, os
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o666); s.listen(8)
+open(sys.argv[2], "w").write(str(os.getpid()))
+s.settimeout(120)
+try:
+    while True:
+        c, _ = s.accept(); c.sendall(b"hello"); c.close()
+except Exception:
+    pass'
+# sock_listen PATH WHO: a listener at PATH as WHO (root or user); true when
+# the test user reaches it from outside.
+sock_listen() {
+	local path=$1 who=$2 ready=$T/out/ready.$RANDOM ctl
+	if [ "$who" = root ]; then
+		env PATH=/usr/local/bin:/usr/bin:/bin python3 -c "$sock_code" "$path" "$ready" >/dev/null 2>&1 &
+	else
+		chmod 0777 "$T/out"
+		# shellcheck disable=SC2016 # expanded by the user's bash
+		asuser 'exec python3 -c "$2" "$1" "$3"' esc "$path" "$sock_code" "$ready" >/dev/null 2>&1 &
+	fi
+	bgpids+=($!)
+	for _ in $(seq 50); do [ -s "$ready" ] && break; sleep 0.1; done
+	[ -s "$ready" ] && sock_pids+=("$(cat "$ready")")
+	# shellcheck disable=SC2016 # expanded by the user's bash
+	ctl=$(asuser 'python3 .esc/sockconn.py "$1"' esc "$path" 2>&1)
+	[[ $ctl == connected* ]]
+}
+# sock_jail HOW ARGS…: the client (the script .esc/cmd) in one of the three jails.
+sock_jail() {
+	local how=$1
+	shift
+	case $how in
+	worker) jrun user -- jail-worker "$@" sh .esc/cmd ;;
+	lockdown) jrun user -- jail --jail-mode=lockdown "$@" sh .esc/cmd ;;
+	npm) jrun user PATH="$P/fakebin:/usr/bin:/bin" -- jail-npm "$@" ;;
+	esac
+}
+# sock_case NAME PATH ARGS…: PATH must be unreachable from every jail.
+sock_case() {
+	local name=$1 path=$2 how bad='' seen=''
+	shift 2
+	esc_cmd "exec python3 $P/.esc/sockconn.py $(q "$path")"
+	for how in worker lockdown npm; do
+		sock_jail "$how" "$@"
+		if [[ $OUT == *connected* ]]; then
+			bad+=" $how"
+		elif [ "$RC" != 0 ] || ! [[ $OUT =~ ^E[A-Z]+\  ]]; then
+			fail "$name" "$how: exit status $RC, stdout $(q "$OUT"), stderr $(q "$ERR")"
+			return
+		fi
+		seen+=" $how:${OUT%% *}"
+	done
+	if [ -n "$bad" ]; then
+		fail "$name" "connected to the host's $path from:$bad"
+	else
+		pass "$name" "${seen# }"
+	fi
+}
+
+# (a) systemd-resolved's Varlink socket beside the resolv.conf the jail
+# needs: the folder was bound, so a jail without network asked the host to
+# resolve any name.  As root only (the listener goes into /run).
+if c sock-resolver; then
+	if [ $as_root -eq 0 ]; then
+		skip sock-resolver "not root: cannot make a stand-in in /run/systemd/resolve"
+	else
+		rdir=/run/systemd/resolve
+		for d in /run/systemd "$rdir"; do
+			[ -d "$d" ] || { mkdir "$d" && sock_made=("$d" "${sock_made[@]}"); }
+		done
+		rsock=$rdir/io.systemd.Resolve
+		# A real systemd-resolved owns the name: another one beside it.
+		[ -e "$rsock" ] && rsock=$rdir/io.aijail-esc-$tag
+		if [ ! -e "$rdir/stub-resolv.conf" ]; then
+			printf 'nameserver 127.0.0.53\n' >"$rdir/stub-resolv.conf"
+			made+=("$rdir/stub-resolv.conf")
+		fi
+		made+=("$rsock")
+		if ! sock_listen "$rsock" root; then
+			skip sock-resolver "the stand-in resolver at $rsock does not answer from outside"
+		else
+			sock_case sock-resolver "$rsock"
+			# The file the jail needs is still there.
+			esc_cmd "cat $rdir/stub-resolv.conf"
+			sock_jail worker
+			if [ "$RC" != 0 ] || [[ $OUT != *nameserver* ]]; then
+				fail sock-resolver-file "$rdir/stub-resolv.conf inside: exit $RC, $(q "$OUT")"
+			else
+				pass sock-resolver-file "stub-resolv.conf readable inside"
+			fi
+		fi
+	fi
+fi
+
+# (b) a cache a profile binds read-write (jail-npm's ~/.npm): not walked.
+if c sock-cache; then
+	cdir=$thome/.npm/_aijail-esc-$tag
+	[ -d "$thome/.npm" ] || { mkdir "$thome/.npm" && chown "$tuid:$tgid" "$thome/.npm" && sock_made+=("$thome/.npm"); }
+	mkdir -p "$cdir" && chown "$tuid:$tgid" "$cdir"
+	sock_made=("$cdir" "${sock_made[@]}")
+	made+=("$cdir/s.sock")
+	if ! sock_listen "$cdir/s.sock" user; then
+		skip sock-cache "the listener in $cdir does not answer from outside"
+	else
+		sock_case sock-cache "$cdir/s.sock"
+	fi
+fi
+
+# (c) below the top of an --ro map (only the top was covered).
+if c sock-map-deep; then
+	mkdir -p "$T/smap/a/b" && chown -R "$tuid:$tgid" "$T/smap"
+	if ! sock_listen "$T/smap/a/b/s.sock" user; then
+		skip sock-map-deep "the listener in $T/smap/a/b does not answer from outside"
+	else
+		sock_case sock-map-deep "$T/smap/a/b/s.sock" --jail-ro="$T/smap"
+	fi
+fi
+
+# (d) made on the host during the run, in the project (a folder every jail
+# sees): the jail waits for the go mark, then connects.  Unreachable where
+# Landlock has resolve_unix (ABI 9); below it, reachable by design, and
+# --jail-explain must say so for the project's folder.
+if c sock-during-run; then
+	mkdir -p "$P/late" && chown "$tuid:$tgid" "$P/late"
+	jrun user -- jail-worker --jail-explain=json sh
+	by=$(printf '%s' "$OUT" | python3 -c 'import json,sys
+try: print(json.load(sys.stdin)["sockets"]["by"])
+except Exception: print("")')
+	esc_cmd "echo waiting; i=0; while [ ! -e $P/late/go ] && [ \$i -lt 200 ]; do sleep 0.1; i=\$((i+1)); done; exec python3 $P/.esc/sockconn.py $P/late/s.sock"
+	bad='' seen='' err=''
+	for how in worker lockdown npm; do
+		rm -f "$P/late/go" "$P/late/s.sock" "$T/out/stdout"
+		(sock_jail "$how") &
+		jp=$!
+		for _ in $(seq 100); do grep -q waiting "$T/out/stdout" 2>/dev/null && break; sleep 0.1; done
+		if ! sock_listen "$P/late/s.sock" user; then
+			err="the listener in $P/late does not answer from outside"
+		fi
+		touch "$P/late/go"
+		wait "$jp"
+		o=$(cat "$T/out/stdout")
+		[[ $o == *connected* ]] && bad+=" $how"
+		seen+=" $how:$(printf '%s\n' "$o" | tail -n 1 | cut -d' ' -f1)"
+		kill "${sock_pids[@]}" 2>/dev/null
+		sock_pids=()
+	done
+	jrun user -- jail-worker --jail-explain sh
+	notcov=$(printf '%s\n' "$OUT" | grep -F 'not covered:')
+	if [ -n "$err" ]; then
+		skip sock-during-run "$err"
+	elif [ "$by" = landlock ]; then
+		if [ -n "$bad" ]; then fail sock-during-run "Landlock ABI 9: connected from:$bad"; else
+			pass sock-during-run "${seen# }"
+		fi
+	elif [ "$by" != covers ]; then
+		fail sock-during-run "--jail-explain=json has no sockets.by (covers or landlock): $(q "$by")"
+	elif [[ " $notcov " != *" $P "* ]]; then
+		fail sock-during-run "reachable from:${bad:- none}, and --jail-explain does not name $P as a folder where a socket made during the run stays reachable: $(q "$notcov")"
+	else
+		pass sock-during-run "below Landlock ABI 9 reachable by design from:${bad:- none} (${seen# }); --jail-explain names $P"
+	fi
+	rm -rf "$P/late"
+fi
+
+# The listeners (what they made outside $T goes with the EXIT trap).
+if [ ${#sock_pids[@]} -gt 0 ]; then kill "${sock_pids[@]}" 2>/dev/null; fi
 
 # --- nothing left behind -----------------------------------------------------------------------
 

@@ -7,8 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 
 #include "sys.h"
 
@@ -67,9 +71,27 @@ unsigned device_match(const char *prefix, const char *path, bool bind)
 	return 0;
 }
 
+/* The rules plan_landlock() adds, recorded. */
+static struct {
+	uint64_t access;
+	int isdir;
+} rules[8];
+static unsigned n_rules;
+
 void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *path)
 {
-	(void)ruleset, (void)fd, (void)access, (void)isdir, (void)path;
+	(void)ruleset, (void)fd, (void)path;
+	if (n_rules < 8)
+		rules[n_rules].access = access, rules[n_rules++].isdir = isdir;
+}
+
+/* landlock.c's, on a kernel with ABI 9: resolve_unix on a socket. */
+#define RESOLVE_UNIX (1ULL << 16)
+uint64_t landlock_socket_right(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISSOCK(st.st_mode) ? RESOLVE_UNIX : 0;
 }
 
 /* ---- tables ----------------------------------------------------------------- */
@@ -341,9 +363,14 @@ static void toggle_mounts_follow_the_run(void **state)
 {
 	static const struct aj_mount m[] = {
 	    FIXED(AJ_MOUNT_RO, "/usr", 2),
-	    {.op = AJ_MOUNT_DEVICE, .flags = AJ_MOUNT_OPTIONAL, .toggle = 1 + AJ_TOGGLE_GPU,
-	     .rank = 4, .path = {"/dev/nvidiactl", AJ_VAR_NONE, ""}},
-	    {.op = AJ_MOUNT_RO, .toggle = 1 + AJ_TOGGLE_DISPLAY, .rank = 1,
+	    {.op = AJ_MOUNT_DEVICE,
+	     .flags = AJ_MOUNT_OPTIONAL,
+	     .toggle = 1 + AJ_TOGGLE_GPU,
+	     .rank = 4,
+	     .path = {"/dev/nvidiactl", AJ_VAR_NONE, ""}},
+	    {.op = AJ_MOUNT_RO,
+	     .toggle = 1 + AJ_TOGGLE_DISPLAY,
+	     .rank = 1,
 	     .path = {"", AJ_VAR_XAUTHORITY, ""}},
 	};
 	static const struct aj_mount_span s[] = {{m, 3}};
@@ -371,6 +398,53 @@ static void toggle_mounts_follow_the_run(void **state)
 	assert_string_equal(at(0), "/usr");
 }
 
+/* Landlock's resolve_unix (ABI 9) goes on the socket a file bind names
+ * (a toggle's), never on a folder: a socket beneath a folder bind stays
+ * unreachable. */
+static void socket_bind_gets_resolve_unix(void **state)
+{
+	static const struct aj_mount m[] = {
+	    {.op = AJ_MOUNT_RO, .landlock = AJ_LL_RIGHTS_READ, .path = {"/d", AJ_VAR_NONE, ""}},
+	    {.op = AJ_MOUNT_RW,
+	     .landlock = AJ_LL_RIGHTS_READ | AJ_LL_WRITE_FILE,
+	     .toggle = 1,
+	     .path = {"/d/s", AJ_VAR_NONE, ""}},
+	    {.op = AJ_MOUNT_RO, .landlock = AJ_LL_RIGHTS_READ, .path = {"/d/f", AJ_VAR_NONE, ""}},
+	};
+	char dir[] = "/tmp/aj-test-XXXXXX", path[64];
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int s;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/s", dir);
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+
+	plan_n = 3;
+	for (unsigned i = 0; i < 3; i++)
+		plan[i] = (struct plan_entry){.m = &m[i], .path = m[i].path.head, .isdir = i == 0};
+	plan[0].fd = open(dir, O_PATH);
+	plan[1].fd = open(a.sun_path, O_PATH);
+	plan[2].fd = open(path, O_PATH);
+	n_rules = 0;
+	plan_landlock(7, NULL);
+	assert_int_equal(n_rules, 3);
+	assert_int_equal(rules[0].access, AJ_LL_RIGHTS_READ);
+	assert_int_equal(rules[1].access, AJ_LL_RIGHTS_READ | AJ_LL_WRITE_FILE | RESOLVE_UNIX);
+	assert_int_equal(rules[1].isdir, 0);
+	assert_int_equal(rules[2].access, AJ_LL_RIGHTS_READ);
+	for (unsigned i = 0; i < 3; i++)
+		close(plan[i].fd);
+	close(s);
+	unlink(a.sun_path);
+	unlink(path);
+	rmdir(dir);
+	plan_n = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +458,7 @@ int main(void)
 	    cmocka_unit_test_setup(arena_full_dies, setup),
 	    cmocka_unit_test_setup(too_many_entries_die, setup),
 	    cmocka_unit_test_setup(scratch_on_the_root_only, setup),
+	    cmocka_unit_test_setup(socket_bind_gets_resolve_unix, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
