@@ -426,8 +426,8 @@ static void print_pattern(const char *p)
 
 static void print_hit(unsigned i, bool fenced)
 {
-	static const char *const whys[] = {"name",  "hardlink", "permissions",
-	                                   "depth", "guard",    "socket"};
+	static const char *const whys[] = {"name",  "hardlink", "permissions", "depth",
+	                                   "guard", "socket",   "record"};
 	const struct scan_hit *h = &scan->hits[i];
 	const char *note = git_note(i);
 
@@ -439,13 +439,15 @@ static void print_hit(unsigned i, bool fenced)
 	rp_bool("dir", h->isdir);
 	if (h->isdir)
 		rp_t("/");
-	rp_jstr("why", h->why < 6 ? whys[h->why] : NULL);
+	rp_jstr("why", h->why < 7 ? whys[h->why] : NULL);
 	if (h->why == SCAN_BY_HARDLINK)
 		rp_t("\t(another name of a matched file)");
 	if (h->why == SCAN_BY_PERM)
 		rp_t("\t(yours but unreadable: its content could not be checked)");
 	if (h->why == SCAN_BY_DEPTH)
 		rp_t("\t(at the depth bound: its content was not checked)");
+	if (h->why == SCAN_BY_RECORD)
+		rp_t("\t(held a secret in an earlier run: renamed, moved or linked since)");
 	/* git_note: "\t(tracked by git: …)", "\t(in a git repository whose
 	 * index could not be read: …)", or "". */
 	if (report_json) {

@@ -16,6 +16,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -23,6 +25,8 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -82,21 +86,35 @@ void private_release(void)
 	remove_tree(AT_FDCWD, private_dir, 0);
 }
 
-/* /tmp/aijail.PID.N, mode 0700, made by mkdir, which never follows a link
- * that someone put in its place; make false: only the name (explain). */
+/* /tmp/aijail. and 16 random hex digits, mode 0700.  mkdir never follows
+ * a link someone put in its place and fails on any name that exists, and
+ * a name nobody can guess cannot be taken in advance: another user of a
+ * shared /tmp who made one anyway only costs a try.  make false: only
+ * the name's form (explain). */
 static void private_make(bool make)
 {
+	static const char hex[] = "0123456789abcdef";
+	unsigned char rnd[8];
+	size_t n;
+
 	if (private_dir[0])
 		return;
+	n = str_put(private_dir, 0, "/tmp/aijail.");
 	for (unsigned k = 0;; k++) {
-		size_t n = str_put(private_dir, 0, "/tmp/aijail.");
-
-		n += fmt_u(private_dir + n, (unsigned long long)getpid());
-		private_dir[n++] = '.';
-		fmt_u(private_dir + n, k);
-		if (!make || !mkdir(private_dir, 0700))
+		if (!make) {
+			str_put(private_dir, n, "XXXXXXXXXXXXXXXX");
 			break;
-		if (errno != EEXIST || k > 100)
+		}
+		if (syscall(SYS_getrandom, rnd, sizeof(rnd), 0) != (long)sizeof(rnd))
+			die("name the private directory", errno, "getrandom(2) failed");
+		for (unsigned i = 0; i < sizeof(rnd); i++) {
+			private_dir[n + 2 * i] = hex[rnd[i] >> 4];
+			private_dir[n + 2 * i + 1] = hex[rnd[i] & 15];
+		}
+		private_dir[n + 2 * sizeof(rnd)] = '\0';
+		if (!mkdir(private_dir, 0700))
+			break;
+		if (errno != EEXIST || k >= 15)
 			diep("create", private_dir, errno,
 			     "a private $HOME, and the fallback's $TMPDIR, need a writable /tmp "
 			     "(in Kubernetes, an emptyDir there)");
@@ -124,6 +142,364 @@ const char *home_private(bool make)
 	private_make(make);
 	vars_set(AJ_VAR_HOME, private_home);
 	return home_why;
+}
+
+/* ---- the record of the project's secrets --------------------------------
+ *
+ * In the full jail a cover is a mount, which pins the name: a secret
+ * cannot be renamed, moved or linked elsewhere from inside.  Here nothing
+ * does (Landlock lets a denied file be renamed within its directory, and
+ * moved or linked anywhere that grants no more), and the next run's walk
+ * matches names.  So every object the walk found (and everything inside a
+ * denied directory) is recorded by its device and inode, in a file of the
+ * caller's that no rule of the jail reaches, written before the target
+ * starts; the next walk treats a recorded object under any name as found
+ * (SCAN_BY_RECORD), and records it again.  Entries are never dropped while
+ * there is room: an object not seen in a walk may sit where the walk does
+ * not go.  An inode number the file system gives again to a new file after
+ * a secret is deleted is then denied too: removing the record (its path:
+ * --jail-explain) forgets them all. */
+#define REC_MAX   4096
+#define REC_MAGIC 0x31726a61u /* "ajr1" */
+
+struct rec_ent {
+	uint64_t dev, ino;
+};
+static struct rec_ent rec[REC_MAX]; /* sorted: the old record, then the merge */
+static uint8_t rec_seen[REC_MAX];
+static unsigned rec_n;
+static struct rec_ent rec_add[REC_MAX]; /* what this run found */
+static unsigned rec_n_add;
+static int rec_dir = -1;           /* where it is written, O_PATH */
+static char rec_path[AJ_PATH_MAX]; /* for explain and the messages */
+static char rec_file[32];          /* "secrets-" and the project's key */
+static const char *rec_why;        /* why none can be kept */
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct rec_ent *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static long rec_find(uint64_t dev, uint64_t ino)
+{
+	unsigned lo = 0, hi = rec_n;
+	struct rec_ent k = {dev, ino};
+
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		int c = rec_cmp(&k, &rec[mid]);
+
+		if (!c)
+			return mid;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+/* scan.c's hook: the walk asks for every entry no pattern matched. */
+static bool recorded(int dfd, const char *name, uint64_t dev, uint64_t ino)
+{
+	struct stat st;
+	long i;
+
+	if (!ino) {
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+			return false;
+		dev = st.st_dev;
+		ino = st.st_ino;
+	}
+	if ((i = rec_find(dev, ino)) < 0)
+		return false;
+	rec_seen[i] = 1;
+	return true;
+}
+
+/* Ours alone: a directory owned by us that nobody else may enter. */
+static bool rec_private(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+	       !(st.st_mode & 077);
+}
+
+/* dir/name, made 0700 if missing, if it is ours alone. */
+static int rec_sub(int dir, const char *name, bool make)
+{
+	int fd;
+
+	if (dir < 0)
+		return -1;
+	if (make)
+		(void)mkdirat(dir, name, 0700);
+	fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rec_private(fd))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Is dir, or any directory above it, one that a writable rule of the jail
+ * grants (the project, a writable mount, the private directory)?  By
+ * identity, walking up through "..". */
+static bool rec_reachable(int dir, const struct stat *granted, unsigned n)
+{
+	struct stat st, up;
+	int fd = openat(dir, ".", O_PATH | O_DIRECTORY | O_CLOEXEC), next;
+	bool hit = fd < 0;
+
+	for (unsigned depth = 0; fd >= 0 && !hit && depth < 64; depth++) {
+		if (fstat(fd, &st)) {
+			hit = true;
+			break;
+		}
+		for (unsigned i = 0; i < n && !hit; i++)
+			hit = granted[i].st_dev == st.st_dev && granted[i].st_ino == st.st_ino;
+		next = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0 || fstat(next, &up) ||
+		    (up.st_dev == st.st_dev && up.st_ino == st.st_ino)) {
+			if (next >= 0)
+				close(next);
+			break;
+		}
+		close(fd);
+		fd = next;
+	}
+	if (fd >= 0)
+		close(fd);
+	return hit;
+}
+
+/* The record's directories, in order: $XDG_RUNTIME_DIR/aijail,
+ * ~/.cache/aijail (the caller's own $HOME, not the jail's), then
+ * /tmp/aijail-UID; each only if it is the caller's alone and no writable
+ * rule of the jail reaches it.  Every one found is read (a launch may see
+ * another $XDG_RUNTIME_DIR than the last); the first is written. */
+static int rec_candidate(unsigned k, bool make)
+{
+	const char *x = k == 0 ? getenv("XDG_RUNTIME_DIR") : k == 1 ? getenv("HOME") : NULL;
+	char tmp[32] = "/tmp/aijail-";
+	int fd, sub = -1;
+
+	if (k == 2) {
+		tmp[12 + fmt_u(tmp + 12, getuid())] = '\0';
+		if (make)
+			(void)mkdir(tmp, 0700);
+		fd = open(tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (rec_private(fd))
+			return fd;
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!x || x[0] != '/' || !x[1])
+		return -1;
+	fd = open(x, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (k == 0 && rec_private(fd)) {
+		sub = rec_sub(fd, "aijail", make);
+	} else if (k == 1 && fd >= 0) {
+		struct stat st;
+		int cache;
+
+		if (!fstat(fd, &st) && st.st_uid == getuid() && !(st.st_mode & 022)) {
+			if (make)
+				(void)mkdirat(fd, ".cache", 0700);
+			cache = openat(fd, ".cache", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cache >= 0 && !fstat(cache, &st) && st.st_uid == getuid() &&
+			    !(st.st_mode & 022))
+				sub = rec_sub(cache, "aijail", make);
+			if (cache >= 0)
+				close(cache);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return sub;
+}
+
+static void rec_read(int dir)
+{
+	struct stat st;
+	uint32_t head[2];
+	int fd = openat(dir, rec_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	unsigned room = REC_MAX - rec_n, n;
+
+	if (fd < 0) {
+		if (errno != ENOENT)
+			diep("read the record of secrets", rec_file, errno, NULL);
+		return;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != getuid() ||
+	    fd_read(fd, (char *)head, sizeof(head)) != sizeof(head) || head[0] != REC_MAGIC)
+		diep("read the record of secrets", rec_file, 0,
+		     "it is not one this stub wrote; remove it (every secret renamed since is then "
+		     "readable again)");
+	n = head[1] < room ? head[1] : room;
+	if (fd_read(fd, (char *)(rec + rec_n), n * sizeof(rec[0])) != n * sizeof(rec[0]))
+		diep("read the record of secrets", rec_file, EIO, NULL);
+	rec_n += n;
+	close(fd);
+}
+
+/* Before the walk: every record found, sorted, and the walk's hook. */
+static void record_load(const struct run *r, const char *project)
+{
+	struct stat granted[AJ_PLAN_MAX + 2];
+	struct stat pst;
+	unsigned ng = 0;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int fd;
+
+	if (stat(project, &pst))
+		diep("inspect", project, errno, NULL);
+	/* One record per project, by its identity. */
+	for (unsigned i = 0; i < 16; i++)
+		h = (h ^ ((i < 8 ? (uint64_t)pst.st_dev : (uint64_t)pst.st_ino) >> (8 * (i % 8)) &
+		          0xff)) *
+		    0x100000001b3ULL;
+	memcpy(rec_file, "secrets-", 8);
+	for (unsigned i = 0; i < 16; i++)
+		rec_file[8 + i] = "0123456789abcdef"[(h >> (60 - 4 * i)) & 15];
+	rec_file[24] = '\0';
+	granted[ng++] = pst;
+	if (!stat(private_dir, &granted[ng]))
+		ng++;
+	for (unsigned i = 0; i < plan_n && ng < sizeof(granted) / sizeof(granted[0]); i++)
+		if (plan[i].path && !plan[i].missing && plan[i].m->op == AJ_MOUNT_RW &&
+		    !stat(plan[i].path, &granted[ng]))
+			ng++;
+	for (unsigned k = 0; k < 3; k++) {
+		fd = rec_candidate(k, rec_dir < 0);
+		if (fd < 0)
+			continue;
+		if (rec_reachable(fd, granted, ng)) {
+			close(fd);
+			continue;
+		}
+		rec_read(fd);
+		if (rec_dir < 0) {
+			rec_dir = fd;
+			fd_path(rec_path, fd);
+		} else {
+			close(fd);
+		}
+	}
+	if (rec_dir < 0) {
+		rec_why = "no directory of the caller's alone that the jail cannot write: "
+		          "$XDG_RUNTIME_DIR, ~/.cache and /tmp/aijail-UID are missing, another "
+		          "user's, or reachable from the jail";
+		diep("keep the record of the project's secrets", NULL, 0,
+		     "a secret renamed in one run would be readable in the next; set "
+		     "XDG_RUNTIME_DIR to a directory of yours, mode 0700, that the policy does "
+		     "not grant");
+	}
+	qsort(rec, rec_n, sizeof(rec[0]), rec_cmp);
+	scan_recorded = recorded;
+}
+
+static void rec_note(uint64_t dev, uint64_t ino)
+{
+	long i = rec_find(dev, ino);
+
+	if (i >= 0) {
+		rec_seen[i] = 1;
+		return;
+	}
+	if (rec_n_add == REC_MAX)
+		die("record the project's secrets", 0,
+		    "more than 4096 of them; narrow the policy's patterns");
+	rec_add[rec_n_add++] = (struct rec_ent){dev, ino};
+}
+
+/* Everything inside a denied directory: a file moved out of it keeps its
+ * inode. */
+static void rec_tree(int dfd, unsigned depth)
+{
+	static _Alignas(8) char buf[16][2048];
+	struct stat st;
+	long n;
+
+	if (depth >= 16 || fstat(dfd, &st))
+		return;
+	while ((n = syscall(SYS_getdents64, dfd, buf[depth], sizeof(buf[depth]))) > 0)
+		for (long off = 0; off < n;) {
+			struct aj_dirent *d = (struct aj_dirent *)(buf[depth] + off);
+			const char *e = d->d_name;
+			int sub;
+
+			off += d->d_reclen;
+			if (e[0] == '.' && (!e[1] || (e[1] == '.' && !e[2])))
+				continue;
+			rec_note(st.st_dev, d->d_ino);
+			if (d->d_type != DT_DIR)
+				continue;
+			sub = openat(dfd, e, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				rec_tree(sub, depth + 1);
+				close(sub);
+			}
+		}
+}
+
+/* After the walk, before the target starts: what it found, merged into
+ * the record and written (a new file renamed over the old). */
+static void record_save(void)
+{
+	static struct rec_ent out[REC_MAX];
+	unsigned n = 0;
+	uint32_t head[2] = {REC_MAGIC, 0};
+	char tmp[48];
+	int pfd = openat(AT_FDCWD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+
+	if (pfd < 0)
+		diep("scan", ".", errno, NULL);
+	rec_n_add = 0;
+	for (unsigned i = 0; i < scan->n; i++) {
+		const struct scan_hit *h = &scan->hits[i];
+		const char *p = scan->arena + h->off;
+
+		if (!h->kind || !h->ino || h->why == SCAN_BY_DEPTH || h->why == SCAN_BY_SOCKET)
+			continue;
+		rec_note(h->dev, h->ino);
+		if (h->isdir && !h->islink) {
+			fd =
+			    openat2_(pfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+			             RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+			if (fd >= 0) {
+				rec_tree(fd, 0);
+				close(fd);
+			}
+		}
+	}
+	close(pfd);
+	/* Found now first, then the old ones seen, then the rest while there
+	 * is room. */
+	memcpy(out, rec_add, rec_n_add * sizeof(out[0]));
+	n = rec_n_add;
+	for (unsigned pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < rec_n; i++)
+			if (rec_seen[i] == !pass) {
+				if (n == REC_MAX)
+					die("record the project's secrets", 0,
+					    "more than 4096 of them; narrow the policy's patterns");
+				out[n++] = rec[i];
+			}
+	head[1] = n;
+	str_put(tmp, str_put(tmp, str_put(tmp, 0, rec_file), "."), "new");
+	(void)unlinkat(rec_dir, tmp, 0);
+	fd = openat(rec_dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, head, sizeof(head)) != (long)sizeof(head) ||
+	    write(fd, out, n * sizeof(out[0])) != (long)(n * sizeof(out[0])) || close(fd) ||
+	    renameat(rec_dir, tmp, rec_dir, rec_file))
+		diep("write the record of secrets in", rec_path, errno, NULL);
 }
 
 /* Landlock does not restrict connect(2) to a named Unix socket, and no
@@ -178,28 +554,43 @@ static int fb_fd(const char *path, bool dir)
 	return openat(AT_FDCWD, path, O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
 }
 
-/* The devices minimal /dev would hold, as the host has them. */
+/* The caller's own terminal, if one of fds 0-2 is a pty: the jail may
+ * open it again by its name (/proc/self/fd/0, $(tty)). */
+static int own_tty(struct stat *st)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct termios t;
+
+		if (!fstat(fd, st) && S_ISCHR(st->st_mode) && !ioctl(fd, TCGETS, &t))
+			return fd;
+	}
+	return -1;
+}
+
+/* The devices minimal /dev would hold, as the host has them.  Not the
+ * container's /dev/shm nor /dev/pts: without a mount namespace neither
+ * can be the jail's own, and both are shared with every other process
+ * of the container.  /dev/ptmx stays (a new pty's other end is reached
+ * through the descriptor, TIOCGPTPEER, not by a name in /dev/pts), and
+ * so does the caller's own terminal. */
 static void dev_rules(int ruleset, uint64_t access)
 {
-	static const char *const more[] = {"/dev/pts", "/dev/shm", "/dev/ptmx"};
 	char path[32];
+	struct stat st;
+	int fd;
 
 	access &= ~(AJ_LL_MAKE_CHAR | AJ_LL_MAKE_BLOCK | AJ_LL_EXECUTE);
 	for (unsigned i = 0; dev_nodes[i]; i++) {
-		int fd;
-
 		str_put(path, str_put(path, 0, "/dev/"), dev_nodes[i]);
 		fd = fb_fd(path, false);
 		if (fd >= 0)
 			landlock_rule(ruleset, fd, access, false, path);
 	}
-	for (unsigned i = 0; i < sizeof(more) / sizeof(more[0]); i++) {
-		struct stat st;
-		int fd = fb_fd(more[i], false);
-
-		if (fd >= 0 && !fstat(fd, &st))
-			landlock_rule(ruleset, fd, access, S_ISDIR(st.st_mode), more[i]);
-	}
+	fd = fb_fd("/dev/ptmx", false);
+	if (fd >= 0 && !fstat(fd, &st) && S_ISCHR(st.st_mode))
+		landlock_rule(ruleset, fd, access, false, "/dev/ptmx");
+	if ((fd = own_tty(&st)) >= 0)
+		landlock_rule(ruleset, fd, access, false, "the caller's terminal");
 }
 
 /* The child, before its seccomp filter: every rule, then the domain. */
@@ -348,7 +739,9 @@ noreturn void fallback_run(struct run *r)
 	if (pid) {
 		aj_die_reap = pid;
 		limits_place(pid);
+		record_load(r, r->project);
 		scan_project(".", r->v);
+		record_save();
 		ns_scan_send(fd);
 		notify_start(r->v, fd);
 		supervise_parent(pid);
