@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "sys.h"
@@ -477,6 +478,14 @@ static void print_scan(const struct run *r)
 	const struct aj_scan *sc = r->v->scan;
 	const char *why, *where;
 	const struct plan_entry *fenced = fence_plan(r->v, &why, &where);
+	unsigned fence_n = fenced ? fence_count(fenced) : 0;
+
+	/* The fallback fences the project whatever its mode (fallback.c). */
+	if (fallback_active) {
+		fence_n = fallback_fence(r, &fenced);
+		why = fenced ? NULL : "nothing is denied or guarded here";
+		where = NULL;
+	}
 
 	rp_open("scan", '{');
 	rp_t("patterns:\n");
@@ -522,7 +531,7 @@ static void print_scan(const struct run *r)
 	rp_open("fence", '{');
 	rp_jstr("replaces", fenced ? fenced->path : NULL);
 	if (fenced) {
-		rp_u("rules", fence_count(fenced));
+		rp_u("rules", fence_n);
 		rp_t(" Landlock rules in place of the project's one: nothing denied or guarded "
 		     "is granted\n");
 		rp_jstr("why", NULL);
@@ -600,10 +609,28 @@ noreturn void explain(const struct run *r)
 	rp_t("\n");
 	print_mode(r);
 	line("project", "project", r->project);
-	line("hostname", "hostname", v->hostname);
+	if (fallback_active) {
+		/* No UTS namespace: the container's own name. */
+		struct utsname u;
+
+		rp_field("hostname");
+		rp_str("hostname", uname(&u) ? NULL : u.nodename);
+		rp_t(" (the container's: no UTS namespace here)\n");
+	} else {
+		line("hostname", "hostname", v->hostname);
+	}
 	rp_field("network");
 	rp_open("network", '{');
-	if (v->network == AJ_NET_BLOCKED && !net_blocked_here(v)) {
+	if (fallback_active && v->network != AJ_NET_HOST) {
+		rp_str("level", v->network < AJ_NET_COUNT ? net_names[v->network] : "?");
+		rp_t(" (");
+		rp_str("meaning",
+		       "the fallback: no network namespace; TCP refused by Landlock (ABI "
+		       "4), every socket family but AF_UNIX by seccomp, the container's "
+		       "abstract sockets scoped away (ABI 6); its named sockets and network "
+		       "tables stay reachable; no proxy runs, so no host is reachable");
+		rp_t(")");
+	} else if (v->network == AJ_NET_BLOCKED && !net_blocked_here(v)) {
 		rp_str("level", "blocked");
 		rp_t(", ");
 		rp_str("meaning",
@@ -617,8 +644,9 @@ noreturn void explain(const struct run *r)
 	} else {
 		rp_t("?");
 	}
-	rp_jstr("namespace",
-	        v->network != AJ_NET_HOST && !net_blocked_here(v) ? "private" : "host");
+	rp_jstr("namespace", v->network != AJ_NET_HOST && !net_blocked_here(v) && !fallback_active
+	                         ? "private"
+	                         : "host");
 	if (extra_net_option()) {
 		rp_t(" (");
 		rp_str("option", extra_net_option());
@@ -642,13 +670,18 @@ noreturn void explain(const struct run *r)
 	} else {
 		out_s("none\n");
 	}
-	rp_t("mounts, in order:\n");
+	rp_t(fallback_active ? "mounts, in order (NONE is made here, the fallback has no mount "
+	                       "namespace: the Landlock rules below stand for them):\n"
+	                     : "mounts, in order:\n");
 	rp_open("mounts", '[');
 	for (unsigned i = 0; i < plan_n; i++)
 		print_mount(&plan[i], true);
 	rp_close();
 	print_scan(r);
-	explain_landlock_rules(v);
+	if (fallback_active)
+		fallback_explain_rules(r);
+	else
+		explain_landlock_rules(v);
 	explain_process(r);
 	print_buildable();
 	rp_close();

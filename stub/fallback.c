@@ -174,6 +174,7 @@ static int rec_dir = -1;           /* where it is written, O_PATH */
 static char rec_path[AJ_PATH_MAX]; /* for explain and the messages */
 static char rec_file[32];          /* "secrets-" and the project's key */
 static const char *rec_why;        /* why none can be kept */
+static char rec_cand[AJ_PATH_MAX]; /* the last candidate's path */
 
 static int rec_cmp(const void *a, const void *b)
 {
@@ -294,8 +295,10 @@ static int rec_candidate(unsigned k, bool make)
 		if (make)
 			(void)mkdir(tmp, 0700);
 		fd = open(tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (rec_private(fd))
+		if (rec_private(fd)) {
+			str_put(rec_cand, 0, tmp);
 			return fd;
+		}
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -322,6 +325,8 @@ static int rec_candidate(unsigned k, bool make)
 	}
 	if (fd >= 0)
 		close(fd);
+	if (sub >= 0 && strlen(x) < sizeof(rec_cand) - 16)
+		str_put(rec_cand, str_put(rec_cand, 0, x), k ? "/.cache/aijail" : "/aijail");
 	return sub;
 }
 
@@ -350,8 +355,9 @@ static void rec_read(int dir)
 }
 
 /* Before the walk: every record found, sorted, and the walk's hook. */
-static void record_load(const struct run *r, const char *project)
+static void record_load(const struct run *r, bool make)
 {
+	const char *project = r->project;
 	struct stat granted[AJ_PLAN_MAX + 2];
 	struct stat pst;
 	unsigned ng = 0;
@@ -377,7 +383,7 @@ static void record_load(const struct run *r, const char *project)
 		    !stat(plan[i].path, &granted[ng]))
 			ng++;
 	for (unsigned k = 0; k < 3; k++) {
-		fd = rec_candidate(k, rec_dir < 0);
+		fd = rec_candidate(k, make && rec_dir < 0);
 		if (fd < 0)
 			continue;
 		if (rec_reachable(fd, granted, ng)) {
@@ -387,15 +393,36 @@ static void record_load(const struct run *r, const char *project)
 		rec_read(fd);
 		if (rec_dir < 0) {
 			rec_dir = fd;
-			fd_path(rec_path, fd);
+			str_put(rec_path, 0, rec_cand);
 		} else {
 			close(fd);
 		}
 	}
-	if (rec_dir < 0) {
+	if (rec_dir < 0 && !make) {
+		/* Where the run would make it. */
+		const char *x = getenv("XDG_RUNTIME_DIR");
+		struct stat st;
+
+		fd = x && x[0] == '/' ? open(x, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		if (rec_private(fd) && !rec_reachable(fd, granted, ng) &&
+		    strlen(x) < sizeof(rec_path) - 16) {
+			str_put(rec_path, str_put(rec_path, 0, x), "/aijail");
+		} else {
+			size_t n = str_put(rec_path, 0, "/tmp/aijail-");
+
+			rec_path[n + fmt_u(rec_path + n, getuid())] = '\0';
+			if (!lstat(rec_path, &st) || errno != ENOENT)
+				rec_path[0] = '\0';
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (rec_dir < 0 && !rec_path[0]) {
 		rec_why = "no directory of the caller's alone that the jail cannot write: "
 		          "$XDG_RUNTIME_DIR, ~/.cache and /tmp/aijail-UID are missing, another "
 		          "user's, or reachable from the jail";
+		if (!make)
+			return;
 		diep("keep the record of the project's secrets", NULL, 0,
 		     "a secret renamed in one run would be readable in the next; set "
 		     "XDG_RUNTIME_DIR to a directory of yours, mode 0700, that the policy does "
@@ -403,6 +430,12 @@ static void record_load(const struct run *r, const char *project)
 	}
 	qsort(rec, rec_n, sizeof(rec[0]), rec_cmp);
 	scan_recorded = recorded;
+}
+
+/* --jail-explain's: read, nothing made; its walk asks it too. */
+void fallback_record(const struct run *r)
+{
+	record_load(r, false);
 }
 
 static void rec_note(uint64_t dev, uint64_t ino)
@@ -554,6 +587,22 @@ static int fb_fd(const char *path, bool dir)
 	return openat(AT_FDCWD, path, O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
 }
 
+#define FILE_RIGHTS                                                                                \
+	(AJ_LL_EXECUTE | AJ_LL_WRITE_FILE | AJ_LL_READ_FILE | AJ_LL_TRUNCATE | AJ_LL_IOCTL_DEV)
+
+/* A rule; ruleset < 0: --jail-explain's line for it instead, from the
+ * same code, so that the list is the one in force. */
+static void fb_rule(int ruleset, int fd, uint64_t access, bool isdir, const char *path)
+{
+	if (ruleset >= 0) {
+		landlock_rule(ruleset, fd, access, isdir, path);
+		return;
+	}
+	explain_rule(path, 0, false, isdir ? access : access & FILE_RIGHTS);
+	if (fd > 2)
+		close(fd);
+}
+
 /* The caller's own terminal, if one of fds 0-2 is a pty: the jail may
  * open it again by its name (/proc/self/fd/0, $(tty)). */
 static int own_tty(struct stat *st)
@@ -570,9 +619,10 @@ static int own_tty(struct stat *st)
 /* The devices minimal /dev would hold, as the host has them.  Not the
  * container's /dev/shm nor /dev/pts: without a mount namespace neither
  * can be the jail's own, and both are shared with every other process
- * of the container.  /dev/ptmx stays (a new pty's other end is reached
- * through the descriptor, TIOCGPTPEER, not by a name in /dev/pts), and
- * so does the caller's own terminal. */
+ * of the container (another session's terminal could be read and
+ * written).  /dev/ptmx stays (a new pty's other end is reached through
+ * the descriptor, TIOCGPTPEER, not by a name in /dev/pts), and so does
+ * the caller's own terminal. */
 static void dev_rules(int ruleset, uint64_t access)
 {
 	char path[32];
@@ -584,13 +634,19 @@ static void dev_rules(int ruleset, uint64_t access)
 		str_put(path, str_put(path, 0, "/dev/"), dev_nodes[i]);
 		fd = fb_fd(path, false);
 		if (fd >= 0)
-			landlock_rule(ruleset, fd, access, false, path);
+			fb_rule(ruleset, fd, access, false, path);
 	}
 	fd = fb_fd("/dev/ptmx", false);
 	if (fd >= 0 && !fstat(fd, &st) && S_ISCHR(st.st_mode))
-		landlock_rule(ruleset, fd, access, false, "/dev/ptmx");
-	if ((fd = own_tty(&st)) >= 0)
-		landlock_rule(ruleset, fd, access, false, "the caller's terminal");
+		fb_rule(ruleset, fd, access, false, "/dev/ptmx");
+	else if (fd >= 0)
+		close(fd);
+	if ((fd = own_tty(&st)) >= 0) {
+		char tty[64];
+
+		fd_path(tty, fd);
+		fb_rule(ruleset, fd, access, false, tty);
+	}
 }
 
 /* The child, before its seccomp filter: every rule, then the domain. */
@@ -602,19 +658,40 @@ static bool fence_needed(void)
 	return false;
 }
 
-static void fallback_landlock(const struct run *r)
+/* No empty file can stand for a masked one: it is denied. */
+static void masks_denied(void)
+{
+	for (unsigned i = 0; i < scan->n; i++)
+		if (scan->hits[i].kind == AJ_PATTERN_MASK)
+			scan->hits[i].kind = AJ_PATTERN_DENY;
+}
+
+/* The project's plan entry, when it is a directory mount of its own. */
+static struct plan_entry *fb_project(const char *project)
+{
+	for (unsigned i = 0; i < plan_n; i++)
+		if (plan[i].path && !plan[i].missing && !strcmp(plan[i].path, project) &&
+		    (plan[i].m->op == AJ_MOUNT_RO || plan[i].m->op == AJ_MOUNT_RW))
+			return &plan[i];
+	return NULL;
+}
+
+/* The rules, into ruleset; describe: printed for --jail-explain instead
+ * (nothing is opened that could fail the explanation). */
+static void fallback_rules(const struct run *r, int ruleset, bool describe)
 {
 	const struct aj_variant *v = r->v;
 	struct plan_entry *project = NULL;
-	int ruleset, fd;
+	char path[AJ_PATH_MAX];
+	int fd;
 
-	/* With the variant's own rules ("/"); every rule's rights are
-	 * narrowed in landlock_rule(). */
-	ruleset = landlock_create(v);
-	if (ruleset < 0)
-		die("enforce Landlock", 0,
-		    "the fallback confines the filesystem with Landlock alone, and the kernel has "
-		    "none (CONFIG_SECURITY_LANDLOCK, and \"landlock\" in the lsm= boot parameter)");
+	if (describe)
+		for (unsigned i = 0; i < v->n_landlock_rules; i++) {
+			const struct aj_landlock_rule *l = &v->landlock_rules[i];
+
+			explain_rule(path_join(&l->path, path, sizeof(path)) < 0 ? NULL : path,
+			             l->path.var, false, l->access);
+		}
 	for (unsigned i = 0; i < plan_n; i++) {
 		struct plan_entry *e = &plan[i];
 		const struct aj_mount *m = e->m;
@@ -627,23 +704,28 @@ static void fallback_landlock(const struct run *r)
 		case AJ_MOUNT_RW:
 			if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices())
 				continue;
-			fd = plan_source_open(m, e->path, &e->why);
+			fd = describe ? fb_fd(e->path, false)
+			              : plan_source_open(m, e->path, &e->why);
 			if (fd < 0) {
-				if ((m->flags & AJ_MOUNT_OPTIONAL) &&
-				    (e->why || errno == ENOENT || errno == ENOTDIR))
+				if (describe || ((m->flags & AJ_MOUNT_OPTIONAL) &&
+				                 (e->why || errno == ENOENT || errno == ENOTDIR)))
 					continue;
 				diep("open", e->path, e->why ? 0 : errno,
 				     e->why ? e->why : "the policy needs it");
 			}
 			if (fstat(fd, &st))
 				diep("inspect", e->path, errno, NULL);
-			e->fd = fd;
-			e->isdir = S_ISDIR(st.st_mode);
-			if (!strcmp(e->path, r->project) && e->isdir) {
+			if (!describe) {
+				e->fd = fd;
+				e->isdir = S_ISDIR(st.st_mode);
+			}
+			if (!strcmp(e->path, r->project) && S_ISDIR(st.st_mode)) {
 				project = e;
+				if (describe)
+					close(fd);
 				continue;
 			}
-			landlock_rule(ruleset, fd, m->landlock, e->isdir, e->path);
+			fb_rule(ruleset, fd, m->landlock, S_ISDIR(st.st_mode), e->path);
 			break;
 		case AJ_MOUNT_DEV:
 			dev_rules(ruleset, m->landlock);
@@ -654,27 +736,64 @@ static void fallback_landlock(const struct run *r)
 			 * (its ptrace rule), not their command lines. */
 			fd = fb_fd(e->path, true);
 			if (fd >= 0)
-				landlock_rule(ruleset, fd, AJ_LL_READ_FILE | AJ_LL_READ_DIR, true,
-				              e->path);
+				fb_rule(ruleset, fd, AJ_LL_READ_FILE | AJ_LL_READ_DIR, true,
+				        e->path);
 			break;
 		default:
 			break; /* links, tmpfs and device nodes: nothing of the host's */
 		}
 	}
-	fd = fb_fd(private_dir, true);
-	if (fd < 0)
-		diep("open", private_dir, errno, NULL);
-	landlock_rule(ruleset, fd, AJ_LL_RIGHTS_ALL, true, private_dir);
-	if (project && fence_needed()) {
-		/* No empty file can stand for a masked one: it is denied, and
-		 * every denied entry is left out of the rules (the fence). */
-		for (unsigned i = 0; i < scan->n; i++)
-			if (scan->hits[i].kind == AJ_PATTERN_MASK)
-				scan->hits[i].kind = AJ_PATTERN_DENY;
-		(void)fence_project(ruleset, project);
-	} else if (project) {
-		landlock_rule(ruleset, project->fd, project->m->landlock, true, project->path);
+	if (describe) {
+		explain_rule(private_dir, 0, false, AJ_LL_RIGHTS_ALL);
+	} else {
+		fd = fb_fd(private_dir, true);
+		if (fd < 0)
+			diep("open", private_dir, errno, NULL);
+		landlock_rule(ruleset, fd, AJ_LL_RIGHTS_ALL, true, private_dir);
 	}
+	if (project && fence_needed()) {
+		/* Every denied entry is left out of the rules (the fence). */
+		masks_denied();
+		if (describe)
+			explain_rule(project->path, 0, false,
+			             project->m->landlock & ~(AJ_LL_READ_FILE | AJ_LL_EXECUTE));
+		else
+			(void)fence_project(ruleset, project);
+	} else if (project) {
+		fb_rule(ruleset, describe ? -1 : project->fd, project->m->landlock, true,
+		        project->path);
+	}
+}
+
+/* --jail-explain's "landlock rules" and "fence" here: the rules above,
+ * and how many the fence takes (0: none, why says). */
+void fallback_explain_rules(const struct run *r)
+{
+	rp_open("landlock_rules", '[');
+	if (r->v->landlock != AJ_LANDLOCK_OFF) {
+		rp_t("landlock rules (the fallback's, on the container's own paths):\n");
+		fallback_rules(r, -1, true);
+	}
+	rp_close();
+}
+
+unsigned fallback_fence(const struct run *r, const struct plan_entry **e)
+{
+	*e = fence_needed() ? fb_project(r->project) : NULL;
+	return *e ? fence_count(*e) : 0;
+}
+
+static void fallback_landlock(const struct run *r)
+{
+	/* With the variant's own rules ("/"); every rule's rights are
+	 * narrowed in landlock_rule(). */
+	int ruleset = landlock_create(r->v);
+
+	if (ruleset < 0)
+		die("enforce Landlock", 0,
+		    "the fallback confines the filesystem with Landlock alone, and the kernel has "
+		    "none (CONFIG_SECURITY_LANDLOCK, and \"landlock\" in the lsm= boot parameter)");
+	fallback_rules(r, ruleset, false);
 	landlock_enforce(ruleset);
 }
 
@@ -692,6 +811,14 @@ static const struct sock_filter unix_only[] = {
     BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAFNOSUPPORT),
     BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
+
+/* Its length where the fallback installs it (--jail-explain), else 0. */
+unsigned fallback_socket_filter(const struct aj_variant *v)
+{
+	if (!fallback_active || v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED)
+		return 0;
+	return sizeof(unix_only) / sizeof(unix_only[0]);
+}
 
 static void sockets_unix_only(const struct aj_variant *v)
 {
@@ -739,7 +866,7 @@ noreturn void fallback_run(struct run *r)
 	if (pid) {
 		aj_die_reap = pid;
 		limits_place(pid);
-		record_load(r, r->project);
+		record_load(r, true);
 		scan_project(".", r->v);
 		record_save();
 		ns_scan_send(fd);
@@ -778,7 +905,12 @@ int fallback_explain(const struct run *r, const char *cause)
 	    "masks: a masked entry cannot be shown empty, it is denied instead (EACCES); "
 	    "denied entries are left out of every rule by granting their siblings, so a new "
 	    "file in a directory on the way to one cannot be read back, and a denied file "
-	    "can still be overwritten or removed (not read)",
+	    "can still be overwritten, truncated, removed or renamed within its directory (not "
+	    "read); the record above keeps what a run renames, moves or links denied in the "
+	    "runs after it",
+	    "hiding what a denied directory holds: its names, and the sizes, owners and times "
+	    "of what is in it, can be listed and looked up (Landlock refuses reading a file, "
+	    "not listing a directory below a granted one, nor stat(2))",
 	    "a private, empty $HOME and /tmp: writes are confined to the project and the "
 	    "private directory above",
 	    "a pid namespace: the jail sees the container's processes (Landlock keeps their "
@@ -790,20 +922,30 @@ int fallback_explain(const struct run *r, const char *cause)
 	    "the IPC and UTS namespaces: System V IPC and the host name are the container's",
 	    "a per-jail process bound without a cgroup: RLIMIT_NPROC then counts every process "
 	    "of the user in the container's user namespace (the host's, under Docker's "
-	    "defaults), not only the jail's",
+	    "defaults), not only the jail's, and binds no root of the host's user namespace",
 	    "hiding Unix sockets: Landlock does not restrict connecting to a named one, so a "
 	    "socket of the container (or a denied one in the project) can be connected to; "
 	    "the Docker socket makes the fallback refuse to start",
 	    "a fresh /proc and a minimal /dev: the container's, with rules on the nodes "
 	    "minimal /dev holds",
+	    "a private /dev/shm and /dev/pts: the container's are shared with its other "
+	    "processes, so neither is granted: POSIX shared memory and named semaphores fail "
+	    "with EACCES (Python multiprocessing's Lock, Queue, Pool and shared_memory), and so "
+	    "does opening a new pty's other end by its name (openpty(3); TIOCGPTPEER works); "
+	    "/dev/ptmx and the caller's own terminal stay",
 	    "the mode's record for a jail inside this one: a nested jail's own layers add "
 	    "to these, its mode floor is not checked",
 	};
 	bool declared = (r->v->flags & AJ_VARIANT_FALLBACK) && !mode_outer();
 	const char *refused = declared && cause && docker_reachable(r->v) ? docker_hint : NULL;
 	bool no_landlock = r->v->landlock == AJ_LANDLOCK_OFF || !landlock_abi();
-	int status = !cause ? 0 : !declared || refused || no_landlock ? AJ_EXIT_SETUP : 2;
+	int status = !cause                                           ? 0
+	             : !declared || refused || no_landlock || rec_why ? AJ_EXIT_SETUP
+	                                                              : 2;
+	bool listed = declared && !refused && !no_landlock;
 
+	if (fallback_active)
+		masks_denied();
 	rp_open("home", '{');
 	rp_bool("private", home_why != NULL);
 	if (home_why) {
@@ -824,6 +966,9 @@ int fallback_explain(const struct run *r, const char *cause)
 	if (!cause) {
 		rp_jstr("why", NULL);
 		rp_jstr("private_dir", NULL);
+		rp_jstr("record", NULL);
+		rp_ju("record_objects", 0);
+		rp_jstr("record_why", NULL);
 		rp_open("not_in_force", '[');
 		rp_close();
 		rp_close();
@@ -859,13 +1004,36 @@ int fallback_explain(const struct run *r, const char *cause)
 		rp_t(private_home);
 		rp_t(", $TMPDIR ");
 		rp_t(private_tmp);
-		rp_t("), made for the run and removed after it\n");
+		rp_t("), a random name, made for the run and removed after it\n");
+		rp_t("  record of secrets ");
+		if (rec_why) {
+			rp_jstr("record", NULL);
+			rp_ju("record_objects", 0);
+			rp_t("NOT possible here: ");
+			rp_str("record_why", rec_why);
+			rp_t(": the jail would not start (exit 125)\n");
+		} else {
+			rp_str("record", rec_path);
+			if (rec_dir >= 0) {
+				rp_t("/");
+				rp_t(rec_file);
+			}
+			rp_t(" (");
+			rp_u("record_objects", rec_n);
+			rp_t(" objects): what one run renames, moves or links stays denied in the "
+			     "next\n");
+			rp_jstr("record_why", NULL);
+		}
 		rp_t("not in force:\n");
 	}
-	if (!declared || refused)
+	if (!declared || refused) {
 		rp_jstr("private_dir", NULL);
+		rp_jstr("record", NULL);
+		rp_ju("record_objects", 0);
+		rp_jstr("record_why", NULL);
+	}
 	rp_open("not_in_force", '[');
-	for (unsigned i = 0; status == 2 && i < sizeof(missing) / sizeof(missing[0]); i++) {
+	for (unsigned i = 0; listed && i < sizeof(missing) / sizeof(missing[0]); i++) {
 		rp_t("  ");
 		rp_str(NULL, missing[i]);
 		rp_t("\n");
