@@ -11,8 +11,10 @@
  * can show an empty file in its place), and a denied one is left out of
  * every rule by granting its siblings (the fence of mask.c).  The seccomp
  * filter, the environment, rlimits and bounds, no_new_privs, the closed
- * fds and the new session are the full jail's.  What cannot be had
- * without namespaces, --jail-explain lists as not in force. */
+ * fds and the new session are the full jail's.  What a mount would pin
+ * (a secret's name) a record of the secrets' inodes keeps across runs.
+ * What cannot be had without namespaces, --jail-explain lists as not in
+ * force, and its rules are printed by the code that makes them. */
 #include <dirent.h>
 #include <errno.h>
 #include <sched.h>
