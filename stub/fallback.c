@@ -360,7 +360,7 @@ static void rec_read(int dir)
 static void record_load(const struct run *r, bool make)
 {
 	const char *project = r->project;
-	struct stat granted[AJ_PLAN_MAX + 2];
+	struct stat granted[AJ_PLAN_MAX + 18];
 	struct stat pst;
 	unsigned ng = 0;
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -384,6 +384,16 @@ static void record_load(const struct run *r, bool make)
 		if (plan[i].path && !plan[i].missing && plan[i].m->op == AJ_MOUNT_RW &&
 		    !stat(plan[i].path, &granted[ng]))
 			ng++;
+	/* A variant's own rule that writes ("/" only lists). */
+	for (unsigned i = 0;
+	     i < r->v->n_landlock_rules && ng < sizeof(granted) / sizeof(granted[0]); i++) {
+		const struct aj_landlock_rule *l = &r->v->landlock_rules[i];
+		char path[AJ_PATH_MAX];
+
+		if ((l->access & ~(uint64_t)AJ_LL_RIGHTS_READ) &&
+		    path_join(&l->path, path, sizeof(path)) >= 0 && !stat(path, &granted[ng]))
+			ng++;
+	}
 	for (unsigned k = 0; k < 3; k++) {
 		fd = rec_candidate(k, make && rec_dir < 0);
 		if (fd < 0)
@@ -515,6 +525,10 @@ static void record_save(void)
 		}
 	}
 	close(pfd);
+	/* Nothing new: the record stands as it is (no write, no rename, on
+	 * the way to the target). */
+	if (!rec_n_add)
+		return;
 	/* Found now first, then the old ones seen, then the rest while there
 	 * is room. */
 	memcpy(out, rec_add, rec_n_add * sizeof(out[0]));
