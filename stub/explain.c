@@ -239,7 +239,9 @@ static int print_namespaces(const struct run *r)
 	rp_close();
 	rp_t("\n");
 	status = fallback_explain(r, cause);
-	if (status == AJ_EXIT_SETUP)
+	if (status == AJ_EXIT_SETUP && fallback_refusal())
+		blocked("fallback", NULL, fallback_refusal());
+	else if (status == AJ_EXIT_SETUP)
 		blocked("namespaces", NULL, cause);
 	return status;
 }

@@ -332,6 +332,33 @@ static int rec_candidate(unsigned k, bool make)
 	return sub;
 }
 
+/* --jail-explain: would the run find or make the record's directory at
+ * candidate k?  Its path into rec_path if so. */
+static void rec_predict(unsigned k, const struct stat *granted, unsigned ng)
+{
+	const char *x = k == 0 ? getenv("XDG_RUNTIME_DIR") : k == 1 ? getenv("HOME") : NULL;
+	struct stat st;
+	int fd;
+
+	if (k == 2) {
+		size_t n = str_put(rec_path, 0, "/tmp/aijail-");
+
+		rec_path[n + fmt_u(rec_path + n, getuid())] = '\0';
+		if (!lstat(rec_path, &st) || errno != ENOENT)
+			rec_path[0] = '\0'; /* another's: the run could not make it */
+		return;
+	}
+	if (!x || x[0] != '/' || !x[1] || strlen(x) > sizeof(rec_path) - 32)
+		return;
+	fd = open(x, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st) && st.st_uid == getuid() && !(st.st_mode & (k ? 022 : 077)) &&
+	    !rec_reachable(fd, granted, ng))
+		str_put(rec_path, str_put(rec_path, 0, x), k ? "/.cache/aijail" : "/aijail");
+	close(fd);
+}
+
 static void rec_read(int dir)
 {
 	struct stat st;
@@ -410,25 +437,9 @@ static void record_load(const struct run *r, bool make)
 			close(fd);
 		}
 	}
-	if (rec_dir < 0 && !make) {
-		/* Where the run would make it. */
-		const char *x = getenv("XDG_RUNTIME_DIR");
-		struct stat st;
-
-		fd = x && x[0] == '/' ? open(x, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-		if (rec_private(fd) && !rec_reachable(fd, granted, ng) &&
-		    strlen(x) < sizeof(rec_path) - 16) {
-			str_put(rec_path, str_put(rec_path, 0, x), "/aijail");
-		} else {
-			size_t n = str_put(rec_path, 0, "/tmp/aijail-");
-
-			rec_path[n + fmt_u(rec_path + n, getuid())] = '\0';
-			if (!lstat(rec_path, &st) || errno != ENOENT)
-				rec_path[0] = '\0';
-		}
-		if (fd >= 0)
-			close(fd);
-	}
+	/* --jail-explain: where the run would make it. */
+	for (unsigned k = 0; rec_dir < 0 && !make && !rec_path[0] && k < 3; k++)
+		rec_predict(k, granted, ng);
 	if (rec_dir < 0 && !rec_path[0]) {
 		rec_why = "no directory of the caller's alone that the jail cannot write: "
 		          "$XDG_RUNTIME_DIR, ~/.cache and /tmp/aijail-UID are missing, another "
@@ -436,12 +447,29 @@ static void record_load(const struct run *r, bool make)
 		if (!make)
 			return;
 		diep("keep the record of the project's secrets", NULL, 0,
-		     "a secret renamed in one run would be readable in the next; set "
-		     "XDG_RUNTIME_DIR to a directory of yours, mode 0700, that the policy does "
+		     "no directory of yours alone that the jail cannot write ($XDG_RUNTIME_DIR, "
+		     "~/.cache, /tmp/aijail-UID: missing, another user's, or granted to the jail), "
+		     "and without one a secret renamed in one run would be readable in the next; "
+		     "set XDG_RUNTIME_DIR to a directory of yours, mode 0700, that the policy does "
 		     "not grant");
 	}
 	qsort(rec, rec_n, sizeof(rec[0]), rec_cmp);
+	/* Two records read may share entries. */
+	{
+		unsigned w = 0;
+
+		for (unsigned i = 0; i < rec_n; i++)
+			if (!w || rec_cmp(&rec[i], &rec[w - 1]))
+				rec[w++] = rec[i];
+		rec_n = w;
+	}
 	scan_recorded = recorded;
+}
+
+/* Why a declared fallback would not start for want of a record. */
+const char *fallback_refusal(void)
+{
+	return fallback_active ? rec_why : NULL;
 }
 
 /* --jail-explain's: read, nothing made; its walk asks it too. */
@@ -541,6 +569,15 @@ static void record_save(void)
 					    "more than 4096 of them; narrow the policy's patterns");
 				out[n++] = rec[i];
 			}
+	qsort(out, n, sizeof(out[0]), rec_cmp);
+	{
+		unsigned w = 0;
+
+		for (unsigned i = 0; i < n; i++)
+			if (!w || rec_cmp(&out[i], &out[w - 1]))
+				out[w++] = out[i];
+		n = w;
+	}
 	head[1] = n;
 	str_put(tmp, str_put(tmp, str_put(tmp, 0, rec_file), "."), "new");
 	(void)unlinkat(rec_dir, tmp, 0);

@@ -247,6 +247,7 @@ int fallback_explain(const struct run *r, const char *cause);
 void fallback_explain_rules(const struct run *r);
 unsigned fallback_fence(const struct run *r, const struct plan_entry **e);
 void fallback_record(const struct run *r);
+const char *fallback_refusal(void);
 unsigned fallback_socket_filter(const struct aj_variant *v);
 
 /* explain.c, and report.c: the writer it prints through, as text or as
