@@ -332,6 +332,68 @@ static int rec_candidate(unsigned k, bool make)
 	return sub;
 }
 
+static void rec_read(int dir);
+
+/* /tmp/aijail-UID is another user's (squatted): the record is in
+ * /tmp/aijail-UID. and 16 random hex digits instead, found again by
+ * listing /tmp for such a directory of ours, mode 0700 (nobody else can
+ * make one of ours).  Every one found is read; the first, or one made
+ * (make), is written. */
+static void rec_tmp_scan(const struct stat *granted, unsigned ng, bool make)
+{
+	static _Alignas(8) char buf[4096];
+	char pre[32] = "aijail-";
+	size_t pl = 7 + fmt_u(pre + 7, getuid());
+	int tmp = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+	long n;
+
+	if (tmp < 0)
+		return;
+	pre[pl++] = '.';
+	pre[pl] = '\0';
+	while ((n = syscall(SYS_getdents64, tmp, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n;) {
+			struct aj_dirent *d = (struct aj_dirent *)(buf + off);
+
+			off += d->d_reclen;
+			if (strncmp(d->d_name, pre, pl) || strlen(d->d_name) >= 64)
+				continue;
+			fd = openat(tmp, d->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (!rec_private(fd) || rec_reachable(fd, granted, ng)) {
+				if (fd >= 0)
+					close(fd);
+				continue;
+			}
+			rec_read(fd);
+			if (rec_dir < 0) {
+				rec_dir = fd;
+				str_put(rec_path, str_put(rec_path, 0, "/tmp/"), d->d_name);
+			} else {
+				close(fd);
+			}
+		}
+	if (rec_dir < 0 && make) {
+		unsigned char rnd[8];
+		char name[64];
+		size_t l = str_put(name, 0, pre);
+
+		if (syscall(SYS_getrandom, rnd, sizeof(rnd), 0) != (long)sizeof(rnd))
+			die("name the record's directory", errno, "getrandom(2) failed");
+		for (unsigned i = 0; i < sizeof(rnd); i++) {
+			name[l + 2 * i] = "0123456789abcdef"[rnd[i] >> 4];
+			name[l + 2 * i + 1] = "0123456789abcdef"[rnd[i] & 15];
+		}
+		name[l + 2 * sizeof(rnd)] = '\0';
+		if (!mkdirat(tmp, name, 0700) &&
+		    rec_private(
+		        fd = openat(tmp, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))) {
+			rec_dir = fd;
+			str_put(rec_path, str_put(rec_path, 0, "/tmp/"), name);
+		}
+	}
+	close(tmp);
+}
+
 /* --jail-explain: would the run find or make the record's directory at
  * candidate k?  Its path into rec_path if so. */
 static void rec_predict(unsigned k, const struct stat *granted, unsigned ng)
@@ -344,8 +406,10 @@ static void rec_predict(unsigned k, const struct stat *granted, unsigned ng)
 		size_t n = str_put(rec_path, 0, "/tmp/aijail-");
 
 		rec_path[n + fmt_u(rec_path + n, getuid())] = '\0';
-		if (!lstat(rec_path, &st) || errno != ENOENT)
-			rec_path[0] = '\0'; /* another's: the run could not make it */
+		if (!lstat(rec_path, &st)) /* another's: one of a random name beside it */
+			str_put(rec_path, strlen(rec_path), ".XXXXXXXXXXXXXXXX");
+		else if (errno != ENOENT)
+			rec_path[0] = '\0';
 		return;
 	}
 	if (!x || x[0] != '/' || !x[1] || strlen(x) > sizeof(rec_path) - 32)
@@ -435,6 +499,17 @@ static void record_load(const struct run *r, bool make)
 			str_put(rec_path, 0, rec_cand);
 		} else {
 			close(fd);
+		}
+	}
+	/* Squatted: a directory of a random name beside it. */
+	{
+		char tmp[32] = "/tmp/aijail-";
+		struct stat st;
+
+		tmp[12 + fmt_u(tmp + 12, getuid())] = '\0';
+		if (!lstat(tmp, &st) &&
+		    (st.st_uid != getuid() || !S_ISDIR(st.st_mode) || (st.st_mode & 077))) {
+			rec_tmp_scan(granted, ng, make && rec_dir < 0);
 		}
 	}
 	/* --jail-explain: where the run would make it. */

@@ -124,11 +124,12 @@ make_scripts() {
 	echo "own $own, other $other"
 	EOS
 	# Another user has taken, in the /tmp this shares, every name the
-	# old stubs would try for the next pids.
+	# old stubs would try for the next pids, and the record's directory
+	# of root and of uid 1000.
 	cat >"$1/squat.sh" <<-'EOS'
 	names=
 	for p in $(seq 1 40); do for n in $(seq 0 101); do names="$names /tmp/aijail.$p.$n"; done; done
-	mkdir $names && echo squatted
+	mkdir $names /tmp/aijail-0 /tmp/aijail-1000 && chmod 777 /tmp/aijail-0 /tmp/aijail-1000 && echo squatted
 	EOS
 }
 
@@ -306,6 +307,7 @@ for layout in merged bindir nousr; do
 		vol=aj-squat-$layout-$who
 		expect "another user takes the private directory's names" 0 squatted -- -v "$vol:/tmp" --user 2000:2000 "$img" sh /t/squat.sh
 		expect "... and the jail runs all the same" 0 '^ran$' -- -v "$vol:/tmp" "${base[@]}" jail-worker sh -c 'echo ran'
+		expect "... and keeps its record of secrets elsewhere" 0 '^denied 5 of 5$' -- -v "$vol:/tmp" "${base[@]}" sh /t/rename.sh
 		"$DOCKER" volume rm "$vol" >/dev/null 2>&1
 		ex=$("$DOCKER" run --rm "${base[@]}" jail-worker --jail-explain 2>&1)
 		exj=$("$DOCKER" run --rm "${base[@]}" jail-worker --jail-explain=json 2>&1)
