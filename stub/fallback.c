@@ -283,17 +283,20 @@ static bool rec_reachable(int dir, const struct stat *granted, unsigned n)
 
 /* The record's directories, in order: $XDG_RUNTIME_DIR/aijail,
  * ~/.cache/aijail (the caller's own $HOME, not the jail's), then
- * /tmp/aijail-UID; each only if it is the caller's alone and no writable
+ * /tmp/aijail-UID, then /dev/shm/aijail-UID (for a project in /tmp: the
+ * fallback grants no rule on /dev/shm); each only if it is the caller's alone and no writable
  * rule of the jail reaches it.  Every one found is read (a launch may see
  * another $XDG_RUNTIME_DIR than the last); the first is written. */
 static int rec_candidate(unsigned k, bool make)
 {
 	const char *x = k == 0 ? getenv("XDG_RUNTIME_DIR") : k == 1 ? getenv("HOME") : NULL;
-	char tmp[32] = "/tmp/aijail-";
+	char tmp[40];
 	int fd, sub = -1;
 
-	if (k == 2) {
-		tmp[12 + fmt_u(tmp + 12, getuid())] = '\0';
+	if (k >= 2) {
+		size_t n = str_put(tmp, 0, k == 2 ? "/tmp/aijail-" : "/dev/shm/aijail-");
+
+		tmp[n + fmt_u(tmp + n, getuid())] = '\0';
 		if (make)
 			(void)mkdir(tmp, 0700);
 		fd = open(tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -384,11 +387,19 @@ static void rec_tmp_scan(const struct stat *granted, unsigned ng, bool make)
 			name[l + 2 * i + 1] = "0123456789abcdef"[rnd[i] & 15];
 		}
 		name[l + 2 * sizeof(rnd)] = '\0';
-		if (!mkdirat(tmp, name, 0700) &&
-		    rec_private(
-		        fd = openat(tmp, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))) {
+		if (mkdirat(tmp, name, 0700)) {
+			close(tmp);
+			return;
+		}
+		fd = openat(tmp, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* A project in /tmp reaches it too: none can be kept there. */
+		if (rec_private(fd) && !rec_reachable(fd, granted, ng)) {
 			rec_dir = fd;
 			str_put(rec_path, str_put(rec_path, 0, "/tmp/"), name);
+		} else {
+			if (fd >= 0)
+				close(fd);
+			(void)unlinkat(tmp, name, AT_REMOVEDIR);
 		}
 	}
 	close(tmp);
@@ -402,14 +413,19 @@ static void rec_predict(unsigned k, const struct stat *granted, unsigned ng)
 	struct stat st;
 	int fd;
 
-	if (k == 2) {
-		size_t n = str_put(rec_path, 0, "/tmp/aijail-");
+	if (k >= 2) {
+		size_t n = str_put(rec_path, 0, k == 2 ? "/tmp/aijail-" : "/dev/shm/aijail-");
 
 		rec_path[n + fmt_u(rec_path + n, getuid())] = '\0';
-		if (!lstat(rec_path, &st)) /* another's: one of a random name beside it */
+		fd = open(k == 2 ? "/tmp" : "/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 || rec_reachable(fd, granted, ng))
+			rec_path[0] = '\0';               /* a project there reaches it */
+		else if (k == 2 && !lstat(rec_path, &st)) /* another's: a random name beside it */
 			str_put(rec_path, strlen(rec_path), ".XXXXXXXXXXXXXXXX");
-		else if (errno != ENOENT)
+		else if (!lstat(rec_path, &st) || errno != ENOENT)
 			rec_path[0] = '\0';
+		if (fd >= 0)
+			close(fd);
 		return;
 	}
 	if (!x || x[0] != '/' || !x[1] || strlen(x) > sizeof(rec_path) - 32)
@@ -485,7 +501,7 @@ static void record_load(const struct run *r, bool make)
 		    path_join(&l->path, path, sizeof(path)) >= 0 && !stat(path, &granted[ng]))
 			ng++;
 	}
-	for (unsigned k = 0; k < 3; k++) {
+	for (unsigned k = 0; k < 4; k++) {
 		fd = rec_candidate(k, make && rec_dir < 0);
 		if (fd < 0)
 			continue;
@@ -513,7 +529,7 @@ static void record_load(const struct run *r, bool make)
 		}
 	}
 	/* --jail-explain: where the run would make it. */
-	for (unsigned k = 0; rec_dir < 0 && !make && !rec_path[0] && k < 3; k++)
+	for (unsigned k = 0; rec_dir < 0 && !make && !rec_path[0] && k < 4; k++)
 		rec_predict(k, granted, ng);
 	if (rec_dir < 0 && !rec_path[0]) {
 		rec_why = "no directory of the caller's alone that the jail cannot write: "
@@ -523,7 +539,8 @@ static void record_load(const struct run *r, bool make)
 			return;
 		diep("keep the record of the project's secrets", NULL, 0,
 		     "no directory of yours alone that the jail cannot write ($XDG_RUNTIME_DIR, "
-		     "~/.cache, /tmp/aijail-UID: missing, another user's, or granted to the jail), "
+		     "~/.cache, /tmp/aijail-UID, /dev/shm/aijail-UID: missing, another user's, or "
+		     "granted to the jail), "
 		     "and without one a secret renamed in one run would be readable in the next; "
 		     "set XDG_RUNTIME_DIR to a directory of yours, mode 0700, that the policy does "
 		     "not grant");
