@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "sys.h"
@@ -238,7 +239,9 @@ static int print_namespaces(const struct run *r)
 	rp_close();
 	rp_t("\n");
 	status = fallback_explain(r, cause);
-	if (status == AJ_EXIT_SETUP)
+	if (status == AJ_EXIT_SETUP && fallback_refusal())
+		blocked("fallback", NULL, fallback_refusal());
+	else if (status == AJ_EXIT_SETUP)
 		blocked("namespaces", NULL, cause);
 	return status;
 }
@@ -426,8 +429,8 @@ static void print_pattern(const char *p)
 
 static void print_hit(unsigned i, bool fenced)
 {
-	static const char *const whys[] = {"name",  "hardlink", "permissions",
-	                                   "depth", "guard",    "socket"};
+	static const char *const whys[] = {"name",  "hardlink", "permissions", "depth",
+	                                   "guard", "socket",   "record"};
 	const struct scan_hit *h = &scan->hits[i];
 	const char *note = git_note(i);
 
@@ -439,13 +442,15 @@ static void print_hit(unsigned i, bool fenced)
 	rp_bool("dir", h->isdir);
 	if (h->isdir)
 		rp_t("/");
-	rp_jstr("why", h->why < 6 ? whys[h->why] : NULL);
+	rp_jstr("why", h->why < 7 ? whys[h->why] : NULL);
 	if (h->why == SCAN_BY_HARDLINK)
 		rp_t("\t(another name of a matched file)");
 	if (h->why == SCAN_BY_PERM)
 		rp_t("\t(yours but unreadable: its content could not be checked)");
 	if (h->why == SCAN_BY_DEPTH)
 		rp_t("\t(at the depth bound: its content was not checked)");
+	if (h->why == SCAN_BY_RECORD)
+		rp_t("\t(held a secret in an earlier run: renamed, moved or linked since)");
 	/* git_note: "\t(tracked by git: …)", "\t(in a git repository whose
 	 * index could not be read: …)", or "". */
 	if (report_json) {
@@ -475,6 +480,14 @@ static void print_scan(const struct run *r)
 	const struct aj_scan *sc = r->v->scan;
 	const char *why, *where;
 	const struct plan_entry *fenced = fence_plan(r->v, &why, &where);
+	unsigned fence_n = fenced ? fence_count(fenced) : 0;
+
+	/* The fallback fences the project whatever its mode (fallback.c). */
+	if (fallback_active) {
+		fence_n = fallback_fence(r, &fenced);
+		why = fenced ? NULL : "nothing is denied or guarded here";
+		where = NULL;
+	}
 
 	rp_open("scan", '{');
 	rp_t("patterns:\n");
@@ -520,7 +533,7 @@ static void print_scan(const struct run *r)
 	rp_open("fence", '{');
 	rp_jstr("replaces", fenced ? fenced->path : NULL);
 	if (fenced) {
-		rp_u("rules", fence_count(fenced));
+		rp_u("rules", fence_n);
 		rp_t(" Landlock rules in place of the project's one: nothing denied or guarded "
 		     "is granted\n");
 		rp_jstr("why", NULL);
@@ -598,10 +611,28 @@ noreturn void explain(const struct run *r)
 	rp_t("\n");
 	print_mode(r);
 	line("project", "project", r->project);
-	line("hostname", "hostname", v->hostname);
+	if (fallback_active) {
+		/* No UTS namespace: the container's own name. */
+		struct utsname u;
+
+		rp_field("hostname");
+		rp_str("hostname", uname(&u) ? NULL : u.nodename);
+		rp_t(" (the container's: no UTS namespace here)\n");
+	} else {
+		line("hostname", "hostname", v->hostname);
+	}
 	rp_field("network");
 	rp_open("network", '{');
-	if (v->network == AJ_NET_BLOCKED && !net_blocked_here(v)) {
+	if (fallback_active && v->network != AJ_NET_HOST) {
+		rp_str("level", v->network < AJ_NET_COUNT ? net_names[v->network] : "?");
+		rp_t(" (");
+		rp_str("meaning",
+		       "the fallback: no network namespace; TCP refused by Landlock (ABI "
+		       "4), every socket family but AF_UNIX by seccomp, the container's "
+		       "abstract sockets scoped away (ABI 6); its named sockets and network "
+		       "tables stay reachable; no proxy runs, so no host is reachable");
+		rp_t(")");
+	} else if (v->network == AJ_NET_BLOCKED && !net_blocked_here(v)) {
 		rp_str("level", "blocked");
 		rp_t(", ");
 		rp_str("meaning",
@@ -615,8 +646,9 @@ noreturn void explain(const struct run *r)
 	} else {
 		rp_t("?");
 	}
-	rp_jstr("namespace",
-	        v->network != AJ_NET_HOST && !net_blocked_here(v) ? "private" : "host");
+	rp_jstr("namespace", v->network != AJ_NET_HOST && !net_blocked_here(v) && !fallback_active
+	                         ? "private"
+	                         : "host");
 	if (extra_net_option()) {
 		rp_t(" (");
 		rp_str("option", extra_net_option());
@@ -640,14 +672,19 @@ noreturn void explain(const struct run *r)
 	} else {
 		out_s("none\n");
 	}
-	rp_t("mounts, in order:\n");
+	rp_t(fallback_active ? "mounts, in order (NONE is made here, the fallback has no mount "
+	                       "namespace: the Landlock rules below stand for them):\n"
+	                     : "mounts, in order:\n");
 	rp_open("mounts", '[');
 	for (unsigned i = 0; i < plan_n; i++)
 		print_mount(&plan[i], true);
 	rp_close();
 	print_scan(r);
-	sockets_explain(v, status == 2);
-	explain_landlock_rules(v);
+	sockets_explain(v, status == 2 || fallback_active);
+	if (fallback_active)
+		fallback_explain_rules(r);
+	else
+		explain_landlock_rules(v);
 	explain_process(r);
 	print_buildable();
 	rp_close();

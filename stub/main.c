@@ -328,7 +328,10 @@ int main(int argc, char **argv)
 		fallback_env(env_slots, AJ_ENV_MAX);
 	limits_resolve(r->v);
 	if (o.explain) {
-		watch_scan(wfd, r->v);
+		/* The fallback's walk asks its record: no watcher knows it. */
+		if (fallback_active)
+			fallback_record(r);
+		watch_scan(fallback_active ? -1 : wfd, r->v);
 		explain(r);
 	}
 	if (fallback_active)

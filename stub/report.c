@@ -355,6 +355,9 @@ static void print_bounds(void)
 		else if (limits_host_root())
 			out_s(": NOT enforced for root without a pids cgroup (RLIMIT_NPROC "
 			      "does not bind the host's root): ");
+		else if (fallback_active)
+			out_s(": RLIMIT_NPROC, per user: every process of this user in the "
+			      "container counts, not only the jail's: ");
 		else
 			out_s(": RLIMIT_NPROC, per user namespace (the jail's tasks): ");
 		out_s(l->why);
@@ -472,6 +475,13 @@ static void print_seccomp(const struct aj_variant *v)
 		out_u(v->n_filters);
 		out_s(" filters, all of them run on every system call\n");
 	}
+	/* The fallback's own, without a network namespace (fallback.c). */
+	rp_ju("fallback_filter", fallback_socket_filter(v));
+	if (fallback_socket_filter(v) && !report_json) {
+		out_s("  + the fallback's own filter, ");
+		out_u(fallback_socket_filter(v));
+		out_s(" instructions: socket() of every family but AF_UNIX: EAFNOSUPPORT\n");
+	}
 	rp_jstr("summary", s);
 	if (report_json && s)
 		summary_json(s);
@@ -508,8 +518,9 @@ static void print_rights(uint64_t a)
 	rp_close();
 }
 
-/* One Landlock rule; path NULL: its variable is unset, and it is skipped. */
-static void print_rule(const char *path, unsigned var, bool optional, uint64_t access)
+/* One Landlock rule; path NULL: its variable is unset, and it is skipped.
+ * (The fallback's rules too: fallback.c.) */
+void explain_rule(const char *path, unsigned var, bool optional, uint64_t access)
 {
 	rp_open(NULL, '{');
 	rp_t("  ");
@@ -543,16 +554,16 @@ void explain_landlock_rules(const struct aj_variant *v)
 	for (unsigned i = 0; i < v->n_landlock_rules; i++) {
 		const struct aj_landlock_rule *r = &v->landlock_rules[i];
 
-		print_rule(path_join(&r->path, path, sizeof(path)) < 0 ? NULL : path, r->path.var,
-		           false, r->access);
+		explain_rule(path_join(&r->path, path, sizeof(path)) < 0 ? NULL : path, r->path.var,
+		             false, r->access);
 	}
 	/* The mounts' own rules, in the plan's order; a skipped mount has none. */
 	for (unsigned i = 0; i < plan_n; i++) {
 		const struct plan_entry *e = &plan[i];
 
 		if (e->m->landlock)
-			print_rule(e->path, e->m->path.var, e->m->flags & AJ_MOUNT_OPTIONAL,
-			           e->m->landlock);
+			explain_rule(e->path, e->m->path.var, e->m->flags & AJ_MOUNT_OPTIONAL,
+			             e->m->landlock);
 	}
 	rp_close();
 }

@@ -90,6 +90,7 @@ static struct {
  * its subdirectories are walked); untouched levels cost no memory. */
 static _Alignas(8) char dbuf[AJ_SCAN_DEPTH_MAX][SCAN_BUF];
 
+bool (*scan_recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino);
 /* settle.c's: told of every directory the walk reads; hits' changes. */
 int (*scan_on_dir)(int fd, unsigned rec);
 unsigned scan_changes;
@@ -362,6 +363,13 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
 		add_hit(dfd, name, ino, kind, type, SCAN_BY_NAME, len);
 		if (type == T_REG)
 			note_links(dfd, name, kind);
+		return;
+	}
+	/* An object that held a secret in an earlier run, under any name
+	 * now (the fallback's record, fallback.c). */
+	if (scan_recorded && scan_recorded(dfd, name, dev, ino)) {
+		if (!second_pass)
+			add_hit(dfd, name, ino, AJ_PATTERN_DENY, type, SCAN_BY_RECORD, len);
 		return;
 	}
 	if (type == T_DIR) {

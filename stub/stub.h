@@ -133,6 +133,7 @@ struct scan_hit {
 #define SCAN_BY_DEPTH     3 /* at the policy's depth bound ('scan depth N deny') */
 #define SCAN_BY_GUARD     4 /* kind 0: a guarded path, absent (its first missing part) */
 #define SCAN_BY_SOCKET    5 /* a Unix socket, in a jail without the host's network */
+#define SCAN_BY_RECORD    6 /* an object that held a secret in an earlier run (fallback.c) */
 #define SCAN_PRUNED_SHOWN 8 /* pruned directories --jail-explain names */
 struct scan_result {
 	uint32_t n;
@@ -148,6 +149,9 @@ unsigned scan_dirs(void);
 void scan_guards(int project_fd, const struct aj_variant *v);
 /* The index the watcher keeps (scan.c's records and hits, watch.c). */
 extern int (*scan_on_dir)(int fd, unsigned rec);
+/* The fallback's record of the project's secrets: is this entry one?
+ * (ino 0: not known from the listing.) */
+extern bool (*scan_recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino);
 extern unsigned scan_changes;
 bool scan_needed(const struct aj_variant *v);
 bool scan_walk(int project_fd, const struct aj_variant *v);

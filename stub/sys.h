@@ -257,6 +257,11 @@ void fallback_prepare(const struct aj_variant *v, bool make);
 void fallback_env(char **envp, size_t max);
 noreturn void fallback_run(struct run *r);
 int fallback_explain(const struct run *r, const char *cause);
+void fallback_explain_rules(const struct run *r);
+unsigned fallback_fence(const struct run *r, const struct plan_entry **e);
+void fallback_record(const struct run *r);
+const char *fallback_refusal(void);
+unsigned fallback_socket_filter(const struct aj_variant *v);
 
 /* explain.c, and report.c: the writer it prints through, as text or as
  * JSON (report_json); rp_j* write JSON only, rp_t text only. */
@@ -275,5 +280,6 @@ void rp_t(const char *s);
 void rp_field(const char *name);
 void explain_process(const struct run *r);
 void explain_landlock_rules(const struct aj_variant *v);
+void explain_rule(const char *path, unsigned var, bool optional, uint64_t access);
 
 #endif

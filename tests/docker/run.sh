@@ -14,15 +14,24 @@
 # write outside the project fails, a TCP server this script started
 # outside (the container on --network host) is refused, a denied system
 # call is EPERM; the generic jail, which declares no fallback, exits 125
-# naming the container's seccomp profile.  With the options that allow
-# namespaces, the full jail runs and says so.
+# naming the container's seccomp profile.  The fallback's own promises
+# (issue 20): a secret renamed, moved out of a denied folder or linked by
+# one run stays denied in the next ones; the container's /dev/shm and a
+# pty the jail was not given are refused, its own terminal is not; names
+# another user took in /tmp do not stop it; --jail-explain (text and JSON)
+# lists the rules in force, not the full jail's.  With the options that
+# allow namespaces, the full jail runs and says so.
 #
 # No engine (no dockerd, or one that does not start): SKIPPED, never
 # passed; with AJ_REQUIRE_DOCKER=1 (CI) that is a failure.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-B=$ROOT/build
+# AIJAIL_BUILD: the stubs to test (a build before a change, say); the
+# probe is this tree's when that build has none.
+B=${AIJAIL_BUILD:-$ROOT/build}
+PROBE=$B/tests/probe
+[ -x "$PROBE" ] || PROBE=$ROOT/build/tests/probe
 pass=0 fail=0
 
 skip() {
@@ -38,7 +47,7 @@ command -v python3 >/dev/null || skip "no python3 (make deps installs it)"
 command -v unshare >/dev/null || skip "no unshare (util-linux)"
 BUSYBOX=$(command -v busybox) || skip "no busybox (make deps installs busybox-static)"
 file -L "$BUSYBOX" | grep -q 'statically linked' || skip "$BUSYBOX is not static (busybox-static)"
-for f in "$B/bin/jail-worker" "$B/bin/jail" "$B/tests/probe"; do
+for f in "$B/bin/jail-worker" "$B/bin/jail" "$PROBE"; do
 	[ -x "$f" ] || { echo "check-docker: $f is missing (make all build/tests/probe)"; exit 1; }
 done
 
@@ -78,6 +87,52 @@ if ! "$DOCKER" version >/dev/null 2>&1; then
 fi
 echo "check-docker: dockerd $("$DOCKER" version --format '{{.Server.Version}}') (pid $DPID, state in $T)"
 
+# The fallback's own checks, as scripts in the image (/t): each prints
+# one line of verdicts.
+make_scripts() {
+	mkdir -p "$1"
+	# A project of the caller's own (a hard link needs that), with
+	# secrets; one run renames, moves out of a denied folder, links and
+	# renames a folder; the next reads each new name, renames one again;
+	# the third reads that.
+	cat >"$1/rename.sh" <<-'EOS'
+	set -u
+	mkdir /outside/p && cd /outside/p || exit 99
+	echo S1 >.env; mkdir secrets; echo S2 >secrets/token; echo S3 >id.key; echo S4 >secrets/other
+	echo plain >a.txt
+	jail-worker sh -c 'mv .env env.txt; mv secrets/token tok.txt; ln id.key link.txt; rm id.key; mv secrets store'
+	ls env.txt tok.txt link.txt store/other >/dev/null || { echo "the first run did not move them"; exit 98; }
+	out=$(jail-worker sh -c 'for f in env.txt tok.txt link.txt store/other a.txt; do probe read $f; done; mv env.txt e2')
+	out="$out $(jail-worker probe read e2)"
+	echo "$out" | grep -q 'S[1-4]' && echo "LEAKED: $out"
+	echo "$out" | grep -q plain || echo "a plain file is unreadable: $out"
+	echo "denied $(echo "$out" | grep -c 'EACCES') of 5"
+	EOS
+	# The container's /dev/shm, which a sibling uses.
+	cat >"$1/shm.sh" <<-'EOS'
+	echo sibling >/dev/shm/aj-sibling || exit 99
+	r=$(jail-worker probe read /dev/shm/aj-sibling)
+	w=$(jail-worker probe write /dev/shm/aj-new)
+	echo "shm $r, $w"
+	EOS
+	# Run with docker run -t: the terminal is the caller's own when the
+	# jail is given it, another's when it is not.
+	cat >"$1/pty.sh" <<-'EOS'
+	t=$(tty) || { echo "no terminal"; exit 99; }
+	own=$(jail-worker probe write "$t")
+	other=$(jail-worker probe write "$t" </dev/null 2>&1 | cat)
+	echo "own $own, other $other"
+	EOS
+	# Another user has taken, in the /tmp this shares, every name the
+	# old stubs would try for the next pids, and the record's directory
+	# of root and of uid 1000.
+	cat >"$1/squat.sh" <<-'EOS'
+	names=
+	for p in $(seq 1 40); do for n in $(seq 0 101); do names="$names /tmp/aijail.$p.$n"; done; done
+	mkdir $names /tmp/aijail-0 /tmp/aijail-1000 && chmod 777 /tmp/aijail-0 /tmp/aijail-1000 && echo squatted
+	EOS
+}
+
 # One image per layout.  $1: name; $2: where the programs go.
 make_image() {
 	local name=$1 layout=$2 r=$T/img-$1 bin
@@ -95,11 +150,13 @@ make_image() {
 		bin=$r/bin ;;
 	esac
 	cp "$BUSYBOX" "$bin/busybox"
-	for a in sh cat ls echo id env grep touch rm mkdir sleep true; do ln -s busybox "$bin/$a"; done
+	for a in sh cat ls echo id env grep touch rm mkdir sleep true mv ln tty seq; do ln -s busybox "$bin/$a"; done
 	# Alpine keeps the stubs' kind of program in /usr/bin beside a /bin of its own.
 	local sbin=$bin
 	[ "$layout" = bindir ] && sbin=$r/usr/bin
-	cp "$B/bin/jail-worker" "$B/bin/jail" "$B/tests/probe" "$sbin/"
+	cp "$B/bin/jail-worker" "$B/bin/jail" "$sbin/"
+	cp "$PROBE" "$sbin/probe"
+	make_scripts "$r/t"
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$r/etc/passwd"
 	echo 'root:x:0:' >"$r/etc/group"
 	echo 'SECRET=env-content' >"$r/proj/.env"
@@ -144,6 +201,46 @@ expect_not() {
 	fi
 }
 
+# explain_true TEXT JSON WHO: --jail-explain in the fallback says what is
+# in force there: no rule on /tmp, none granting the project's files
+# (the fence), the private directory's rule, the record, RLIMIT_NPROC per
+# user, /dev/shm and other ptys refused, a denied folder's names visible,
+# no namespace's host name or network.
+explain_true() {
+	local t=$1 j=$2 who=$3 why
+	why=$(printf '%s\n' "$t" | awk -v ORS='; ' '
+		/^landlock rules/ { r = 1; next } r && !/^  / { r = 0 }
+		r && /^  \/tmp all$/ { print "a rule grants /tmp"; }
+		r && /^  \/proj all$/ { print "a rule grants the whole project"; }
+		r && /^  \/dev\/(shm|pts)( |$)/ { print "a rule grants " $1; }
+		r && /^  \/tmp\/aijail\.[^ ]+ all$/ { p = 1 }
+		/RLIMIT_NPROC, per user namespace/ { print "RLIMIT_NPROC per user namespace"; }
+		/^hostname: +jail$/ { print "the policy'"'"'s host name"; }
+		/a private network namespace/ { print "a network namespace"; }
+		END { if (!p) print "no rule for the private directory"; }')
+	printf '%s\n' "$t" | grep -q 'record of secrets /' || why="$why; no record of secrets"
+	printf '%s\n' "$t" | grep -q 'a private /dev/shm and /dev/pts' || why="$why; /dev/shm and ptys not listed"
+	printf '%s\n' "$t" | grep -q 'hiding what a denied directory holds' || why="$why; a denied folder's names not listed"
+	why="$why$(printf '%s' "$j" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+rules = {r["path"]: r["rights"] for r in d["landlock_rules"]}
+out = []
+if "/tmp" in rules: out.append("JSON: a rule on /tmp")
+if "read_file" in rules.get("/proj", []): out.append("JSON: the project readable as a whole")
+if not any(p.startswith("/tmp/aijail.") for p in rules): out.append("JSON: no private directory")
+if not d["fallback"].get("record"): out.append("JSON: no record")
+if d["network"]["namespace"] != "host": out.append("JSON: a network namespace")
+if d["hostname"] == "jail": out.append("JSON: the policy host name")
+print("".join("; " + o for o in out), end="")
+' 2>&1)"
+	if [ -z "$why" ]; then
+		ok "explain tells what is in force in the fallback ($who)"
+	else
+		bad "explain tells what is in force in the fallback ($who): $why"
+	fi
+}
+
 # A TCP server outside every container, on the host's loopback.
 PORT=$((20000 + RANDOM % 20000))
 python3 -c '
@@ -156,7 +253,7 @@ while True:
     s.accept()[0].close()
 ' "$PORT" &
 LPID=$!
-for _ in $(seq 50); do "$B/tests/probe" connect-tcp 127.0.0.1 "$PORT" >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 50); do "$PROBE" connect-tcp 127.0.0.1 "$PORT" >/dev/null 2>&1 && break; sleep 0.1; done
 
 for layout in merged bindir nousr; do
 	make_image "$layout" "$layout"
@@ -202,6 +299,19 @@ for layout in merged bindir nousr; do
 		expect "the timeout holds" 124 '' -- "${base[@]}" jail-worker --jail-timeout=1 sleep 30
 		expect "the private directory is gone afterwards" 0 '^none$' -- "${base[@]}" sh -c 'jail-worker true; ls -d /tmp/aijail.* 2>/dev/null || echo none'
 		expect "the lockdown mode runs too (an allowlist filter)" 0 '^ran$' -- "${base[@]}" jail-worker --jail-mode=lockdown sh -c 'echo ran' 
+		# What the fallback promises, or says it cannot (issue 20).
+		expect "a secret renamed, moved or linked by a run stays denied in the next ones" 0 '^denied 5 of 5$' -- "${base[@]}" sh /t/rename.sh
+		expect_not "... and none of it leaks" 'LEAKED|unreadable' -- "${base[@]}" sh /t/rename.sh
+		expect "the container's /dev/shm: refused" 0 '^shm read: EACCES, write: EACCES$' -- "${base[@]}" sh /t/shm.sh
+		expect "another pty: refused; the caller's own terminal: not" 0 'own write: ok, other write: EACCES' -- -t "${base[@]}" sh /t/pty.sh
+		vol=aj-squat-$layout-$who
+		expect "another user takes the private directory's names" 0 squatted -- -v "$vol:/tmp" --user 2000:2000 "$img" sh /t/squat.sh
+		expect "... and the jail runs all the same" 0 '^ran$' -- -v "$vol:/tmp" "${base[@]}" jail-worker sh -c 'echo ran'
+		expect "... and keeps its record of secrets elsewhere" 0 '^denied 5 of 5$' -- -v "$vol:/tmp" "${base[@]}" sh /t/rename.sh
+		"$DOCKER" volume rm "$vol" >/dev/null 2>&1
+		ex=$("$DOCKER" run --rm "${base[@]}" jail-worker --jail-explain 2>&1)
+		exj=$("$DOCKER" run --rm "${base[@]}" jail-worker --jail-explain=json 2>&1)
+		explain_true "$ex" "$exj" "$who"
 		expect "a Docker socket in the container: the fallback refuses (125)" 125 'Docker socket is root on its host' -- -v "$T/d.sock:/var/run/docker.sock" "${base[@]}" jail-worker true
 		expect "a stub without the fallback: 125, naming the seccomp profile" 125 'seccomp filter was already loaded.*seccomp=unconfined' -- "${base[@]}" jail sh -c true
 		expect "its explain: exit 125" 125 'fallback: +none declared' -- "${base[@]}" jail --jail-explain sh

@@ -779,7 +779,7 @@ if c home-slash-private; then
 fi
 
 if c home-unset-private; then
-	jrun user HOME= -- jail-worker sh -c 'touch "$HOME/x" && echo "${HOME%/*}" | sed "s/[0-9.]*$//"'
+	jrun user HOME= -- jail-worker sh -c 'touch "$HOME/x" && echo "${HOME%/*}" | sed "s/\.[0-9a-f]*$//"'
 	expect home-unset-private 0 "/tmp/aijail"
 fi
 
