@@ -49,6 +49,80 @@ bool path_within(const char *a, const char *b)
 	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
 }
 
+/* ---- identities -------------------------------------------------------
+ *
+ * "Is this at or below that" is asked of the objects, never of their
+ * names: a name may hold a link anywhere (~/.cache -> /data/cache, a
+ * project reached through /work -> /srv/work) or reach the object through
+ * a second mount of it, and then two spellings of one place compare
+ * unequal.  The chain of a directory is its identity and that of each
+ * directory above it, found with ".." on descriptors up to our root:
+ * ".." at a mount's root is its mount point's parent, so the chain is the
+ * one the kernel sees, whatever name found the start. */
+
+bool ident_in(const struct ident *ids, unsigned n, const struct stat *st)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (ids[i].dev == (uint64_t)st->st_dev && ids[i].ino == (uint64_t)st->st_ino)
+			return true;
+	return false;
+}
+
+int ident_chain(int dfd, struct ident *ids, unsigned max)
+{
+	struct stat st, up;
+	unsigned n = 0;
+	int fd = openat(dfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return -1;
+	}
+	for (;;) {
+		int pfd;
+
+		if (n == max) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		ids[n].dev = (uint64_t)st.st_dev;
+		ids[n].ino = (uint64_t)st.st_ino;
+		n++;
+		pfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		if (pfd < 0 || fstat(pfd, &up)) {
+			int e = errno;
+			if (pfd >= 0)
+				close(pfd);
+			errno = e;
+			return -1;
+		}
+		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino) {
+			close(pfd);
+			return (int)n; /* the root: its ".." is itself */
+		}
+		fd = pfd;
+		st = up;
+	}
+}
+
+/* The chain of the directory at path, links followed (where it really
+ * is), or -1. */
+int ident_chain_at(const char *path, struct ident *ids, unsigned max)
+{
+	int fd = openat(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return -1;
+	n = ident_chain(fd, ids, max);
+	close(fd);
+	return n;
+}
+
 static bool is_link(int fd)
 {
 	struct stat st;
@@ -295,13 +369,39 @@ static bool xauth_format(int pfd)
 static const char *const system_trees[] = AJ_REFUSED_TREES;
 static const char *const system_dirs[] = AJ_REFUSED_DIRS;
 
-/* Why p (absolute, normal, its object st) may not be mapped, or NULL:
- * the rule for --ro and --rw maps (extra.c) and for the paths that come
- * from the environment. */
-const char *place_refused(const char *p, const struct stat *st)
+/* Is st one of the directories at names (a list of paths), or is the
+ * chain of p's object below one (within)?  Links on the names are
+ * followed: the question is where they really are. */
+static bool ident_is(const struct stat *st, const char *name)
 {
+	struct stat o;
+
+	return !stat(name, &o) && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
+static bool chain_holds(const struct ident *ids, unsigned n, const char *name)
+{
+	struct stat o;
+
+	return !stat(name, &o) && ident_in(ids, n, &o);
+}
+
+/* Why p (absolute, normal; its object open at fd, or -1 before it is
+ * opened) may not be mapped, or NULL: the rule for --ro and --rw maps
+ * (extra.c) and for the paths that come from the environment.  The
+ * names are compared first, for the early refusal; then, on fd, the
+ * identities, so that no spelling (a link on the way to $HOME, to the
+ * runtime directory or to a system tree, a second mount of one) gets
+ * around a refusal.  A directory or file whose chain cannot be walked
+ * is refused: fail closed. */
+const char *place_refused(const char *p, int fd)
+{
+	static struct ident home_ids[AJ_IDENT_DEPTH], xdg_ids[AJ_IDENT_DEPTH],
+	    p_ids[AJ_IDENT_DEPTH];
 	const char *home = var_value(AJ_VAR_HOME);
 	const char *xdg = var_value(AJ_VAR_XDG_RUNTIME_DIR);
+	struct stat st;
+	int n;
 
 	if (!strcmp(p, "/"))
 		return "it is the root directory";
@@ -317,9 +417,51 @@ const char *place_refused(const char *p, const struct stat *st)
 	for (unsigned i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
 		if (!strcmp(p, system_dirs[i]))
 			return "it is a system directory";
-	if (st && !S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st))
+		return "it cannot be inspected";
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
 		return "only directories and regular files are mapped; sockets and devices come "
 		       "in through the toggles:" AJ_TOGGLES(AJ_WORD_ITEM);
+	if (ident_is(&st, "/"))
+		return "it is the root directory";
+	if (S_ISDIR(st.st_mode)) {
+		if (home && (n = ident_chain_at(home, home_ids, AJ_IDENT_DEPTH)) > 0 &&
+		    ident_in(home_ids, (unsigned)n, &st))
+			return "it is your home directory or a parent of it (under another name); "
+			       "map the directories the command needs";
+		if (xdg && (n = ident_chain_at(xdg, xdg_ids, AJ_IDENT_DEPTH)) > 0 &&
+		    ident_in(xdg_ids, (unsigned)n, &st))
+			return "it is your runtime directory ($XDG_RUNTIME_DIR) or a parent of it "
+			       "(under another name)";
+		n = ident_chain(fd, p_ids, AJ_IDENT_DEPTH);
+	} else {
+		/* A file: the chain of the directory that holds it, where the
+		 * kernel says it is. */
+		static char real[AJ_PATH_MAX];
+		char link[32], *slash;
+		ssize_t l;
+
+		fd_path(link, fd);
+		l = readlink(link, real, sizeof(real) - 1);
+		if (l <= 0)
+			return "it cannot be inspected";
+		real[l] = '\0';
+		slash = strrchr(real, '/');
+		if (!slash || real[0] != '/')
+			return "it cannot be inspected";
+		slash[slash == real] = '\0';
+		n = ident_chain_at(real, p_ids, AJ_IDENT_DEPTH);
+	}
+	if (n <= 0)
+		return "the directories above it cannot be inspected";
+	for (unsigned i = 0; i < sizeof(system_trees) / sizeof(system_trees[0]); i++)
+		if (chain_holds(p_ids, (unsigned)n, system_trees[i]))
+			return "it is a system directory, or below one (under another name)";
+	for (unsigned i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+		if (ident_is(&st, system_dirs[i]))
+			return "it is a system directory (under another name)";
 	return NULL;
 }
 
@@ -366,12 +508,11 @@ static const char *source_check(const struct aj_mount *m, const char *path, int 
 		if (n <= 0)
 			return "it cannot be inspected";
 		real[n] = '\0';
-		return place_refused(path, &st) ? place_refused(path, &st)
-		                                : place_refused(real, &st);
+		return place_refused(path, -1) ? place_refused(path, -1) : place_refused(real, fd);
 	}
 	}
 	if (m->flags & AJ_MOUNT_MAP)
-		return place_refused(path, &st);
+		return place_refused(path, fd);
 	return NULL;
 }
 
