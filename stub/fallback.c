@@ -246,6 +246,8 @@ static void fallback_landlock(const struct run *r)
 			}
 			if (fstat(fd, &st))
 				diep("inspect", e->path, errno, NULL);
+			if (m->op == AJ_MOUNT_RW)
+				refusals_log_guard(fd, e->path);
 			e->fd = fd;
 			e->isdir = S_ISDIR(st.st_mode);
 			if (!strcmp(e->path, r->project) && e->isdir) {

@@ -174,6 +174,8 @@ static void open_source(struct plan_entry *e)
 		}
 		diep("bind", e->path, e->why ? 0 : err, e->why ? e->why : bind_hint);
 	}
+	if (m->op == AJ_MOUNT_RW)
+		refusals_log_guard(fd, e->path); /* on what is mounted, not on a name */
 	/* The checked descriptor is what is cloned: no second lookup. */
 	e->fd = sys_open_tree(fd, "",
 	                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);

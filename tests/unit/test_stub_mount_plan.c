@@ -72,6 +72,11 @@ void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *
 	(void)ruleset, (void)fd, (void)access, (void)isdir, (void)path;
 }
 
+void refusals_log_guard(int fd, const char *path)
+{
+	(void)fd, (void)path;
+}
+
 /* ---- tables ----------------------------------------------------------------- */
 
 /* An entry as emit.c writes it: a fixed path's whole rank, a variable's 1
