@@ -218,8 +218,17 @@ static bool found_outside(const char *cmd, const char *project)
 			buf[dl] = '/';
 			memcpy(buf + dl + 1, cmd, cl + 1);
 			if (!access(buf, X_OK)) {
+				static struct ident ids[AJ_IDENT_DEPTH];
+				struct stat pst;
+				int n;
+
+				/* By identity: a PATH entry that reaches the
+				 * project through a link (~/bin -> the
+				 * project's bin) is the project's. */
 				buf[dl] = '\0';
-				return !path_within(buf, project);
+				n = ident_chain_at(buf, ids, AJ_IDENT_DEPTH);
+				return n > 0 && !stat(".", &pst) &&
+				       !ident_in(ids, (unsigned)n, &pst);
 			}
 		} else if (dl < sizeof(buf)) {
 			return false;
