@@ -17,6 +17,9 @@
 #   pid1-*     the launcher's environment, command line, memory and fds,
 #              read through /proc from inside
 #   bomb-*     fork and memory bombs in every shipped profile
+#   ident-*    checks by identity: a link on the way to a writable cache,
+#              a second name of the refusal log, the project through a
+#              link, $HOME mapped by its real name
 #   misc-*     the smaller ones (empty trigger variable, SIGALRM to pid 1,
 #              a symlink named secrets, a host socket under --ro, a
 #              project script named like a tool, hostile includes)
@@ -1084,6 +1087,92 @@ if [ $as_root -eq 1 ]; then inc_case misc-include-shadow /etc/shadow; else
 	c misc-include-shadow && skip misc-include-shadow "/etc/shadow is not readable: nothing to leak"
 fi
 inc_case misc-include-zero /dev/zero
+
+# --- ident-*: checks by identity, not by name -------------------------------------------
+
+# A tree of the test user's under $T/ident: a $HOME whose .cache is a
+# link to a folder elsewhere (as a user with a full home partition has it).
+ident_home() {
+	I=$T/ident
+	[ -d "$I" ] && return 0
+	mkdir -p "$I/home" "$I/data/cache/huggingface" "$I/outside"
+	ln -s "$I/data/cache" "$I/home/.cache"
+	ln -s "$P" "$I/plink"
+	chown -R -h "$tuid:$tgid" "$I"
+}
+# FORGE: what a jailed python appends to a file below ~/.cache/huggingface.
+FORGE='import os, sys
+p = os.path.expanduser("~/.cache/huggingface/" + sys.argv[1])
+with open(p, "a") as f:
+    f.write("{\"kind\":\"call\",\"forged\":true}\n")
+print("wrote", p)'
+
+# (a) --jail-log inside a writable cache reached through a link on the way
+# (~/.cache -> elsewhere): the log's real path and the plan's text differ,
+# the mount is the same folder.  Refused, else the jail forges refusals.
+if c ident-cache-link; then
+	ident_home
+	log=$I/data/cache/huggingface/refusals.jsonl
+	rm -f "$log"
+	jrun user HOME="$I/home" -- jail-python --jail-log="$log" -c "$FORGE" refusals.jsonl
+	if [ "$RC" = 125 ] && [[ $ERR == *"unable to open the refusal log"*"the jail can write there"*"huggingface"* ]]; then
+		pass ident-cache-link "exit 125: $(printf %s "$ERR" | head -n 1 | cut -c1-120)"
+	elif [ -s "$log" ] && grep -q forged "$log"; then
+		fail ident-cache-link "the log was taken, and the jail wrote a forged line into it (exit $RC)"
+	else
+		fail ident-cache-link "exit status $RC (expected 125 naming the writable mount)"
+	fi
+	rm -f "$log"
+fi
+
+# (b) The same log named through the cache's link itself, and one with a
+# second name (a hard link) in the writable cache.
+if c ident-log-hardlink; then
+	ident_home
+	log=$I/outside/refusals.jsonl
+	rm -f "$log" "$I/data/cache/huggingface/alias.jsonl"
+	asuser ": >'$log' && ln '$log' '$I/data/cache/huggingface/alias.jsonl'"
+	jrun user HOME="$I/home" -- jail-python --jail-log="$log" -c "$FORGE" alias.jsonl
+	if [ "$RC" = 125 ] && [[ $ERR == *"unable to open the refusal log"*"other names"* ]]; then
+		pass ident-log-hardlink "exit 125"
+	elif grep -q forged "$log" 2>/dev/null; then
+		fail ident-log-hardlink "the log was taken, and the jail wrote a forged line through its second name (exit $RC)"
+	else
+		fail ident-log-hardlink "exit status $RC (expected 125: the file has other names)"
+	fi
+	rm -f "$log" "$I/data/cache/huggingface/alias.jsonl"
+fi
+
+# (c) A tool's name found through PATH in the project reached by a link
+# (PATH=<link to the project>/fakebin): the project's file, whatever the
+# spelling, gets no tool's profile (the npm group has the network).
+if c ident-project-link; then
+	ident_home
+	jrun user PATH="$I/plink/fakebin:/usr/bin:/bin" -- jail --jail-explain npm
+	cgrp=$(printf '%s\n' "$OUT" | sed -n 's/^command: *//p')
+	if [ "$RC" != 0 ] || [ -z "$cgrp" ]; then
+		fail ident-project-link "jail --jail-explain npm: exit $RC, no command line"
+	elif [[ $cgrp == *"group npm"* ]]; then
+		fail ident-project-link "the project's fakebin/npm, through the link $I/plink, got $(q "$cgrp")"
+	else
+		pass ident-project-link "$cgrp"
+	fi
+fi
+
+# (d) A map of $HOME through another name: $HOME is a link, the map its
+# target.  Refused like a map of $HOME.
+if c ident-map-home; then
+	ident_home
+	mkdir -p "$I/realhome"
+	[ -L "$I/linkhome" ] || ln -s "$I/realhome" "$I/linkhome"
+	chown -h "$tuid:$tgid" "$I/realhome" "$I/linkhome"
+	jrun user HOME="$I/linkhome" -- jail --jail-ro="$I/realhome" true
+	if [ "$RC" = 125 ] && [[ $ERR == *"home directory"* ]]; then
+		pass ident-map-home "exit 125"
+	else
+		fail ident-map-home "jail --jail-ro=<the real \$HOME>: exit status $RC (expected 125: it is your home directory)"
+	fi
+fi
 
 # --- nothing left behind -----------------------------------------------------------------------
 
