@@ -17,9 +17,9 @@
  * costs the jail once, reading it would cost every launch), is treated as
  * no index at all (the covers stay as the scan decided).  The trailing
  * checksum is not verified: hashing a large index would cost more than the
- * rest of the start-up, and a forged index could carry a valid one anyway.  Nothing here fails closed: it only ever turns
- * a mask into a deny.  No git process, no git library: the index format
- * is small. */
+ * rest of the start-up, and a forged index could carry a valid one
+ * anyway.  Nothing here fails closed: it only ever turns a mask into a
+ * deny.  No git process, no git library: the index format is small. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
