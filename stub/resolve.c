@@ -140,16 +140,26 @@ static bool is_link(int fd)
  * ~/.cache) is the last component. */
 static bool trusted_link(int dfd, const struct stat *lst, const char *where, bool last)
 {
+	static struct ident ids[AJ_IDENT_DEPTH];
 	const char *home = var_value(AJ_VAR_HOME), *proj = project_path();
-	struct stat dst;
+	struct stat dst, o;
+	int n;
 
+	/* In the project or $HOME: by name, and by identity, the directory
+	 * that holds the link and each one above it against the project (the
+	 * working directory) and $HOME, for where's text is only a guess
+	 * after a relative link upwards, or a second mount. */
 	if (proj && path_within(where, proj))
+		return false;
+	n = ident_chain(dfd, ids, AJ_IDENT_DEPTH);
+	if (n <= 0 || (proj && (stat(".", &o) || ident_in(ids, (unsigned)n, &o))))
 		return false;
 	if (lst->st_uid == getuid() && lst->st_uid != 0 && !last)
 		return true;
 	if (lst->st_uid != 0 || fstat(dfd, &dst) || dst.st_uid != 0 || (dst.st_mode & 022))
 		return false;
-	return !(home && path_within(where, home));
+	return !(home &&
+	         (path_within(where, home) || (!stat(home, &o) && ident_in(ids, (unsigned)n, &o))));
 }
 
 /* The slow path, for an absolute path with a symlink on the way: one

@@ -19,7 +19,7 @@
 #   bomb-*     fork and memory bombs in every shipped profile
 #   ident-*    checks by identity: a link on the way to a writable cache,
 #              a second name of the refusal log, the project through a
-#              link, $HOME mapped by its real name
+#              link (PATH, a link upwards), $HOME mapped by its real name
 #   misc-*     the smaller ones (empty trigger variable, SIGALRM to pid 1,
 #              a symlink named secrets, a host socket under --ro, a
 #              project script named like a tool, hostile includes)
@@ -1157,6 +1157,28 @@ if c ident-project-link; then
 	else
 		pass ident-project-link "$cgrp"
 	fi
+fi
+
+# (c2) A policy's source whose way goes through a link of the user's
+# written upwards (~/.cache -> ../../proj/dotcache), into the project,
+# where a jail planted dotcache -> elsewhere: a link in the project is
+# never trusted, whatever the text of the way says.
+if c ident-link-upward; then
+	ident_home
+	mkdir -p "$I/h2" "$I/victim/huggingface" "$I/victim/torch"
+	ln -sfn ../../proj/dotcache "$I/h2/.cache"
+	chown -R -h "$tuid:$tgid" "$I/h2" "$I/victim"
+	asuser "ln -sfn '$I/victim' '$P/dotcache'"
+	rm -f "$I/victim/huggingface/planted"
+	jrun user HOME="$I/h2" -- jail-python -c 'import os; open(os.path.expanduser("~/.cache/huggingface/planted"), "w").write("x"); print("wrote")'
+	if [ -e "$I/victim/huggingface/planted" ]; then
+		fail ident-link-upward "the jail wrote into $I/victim, where the project's link dotcache led (exit $RC)"
+	elif [ "$RC" = 125 ] && [[ $ERR == *"symlink"* ]]; then
+		pass ident-link-upward "exit 125"
+	else
+		fail ident-link-upward "exit status $RC (expected 125: a symlink on the way could have been made by a jailed process)"
+	fi
+	rm -f "$P/dotcache" "$I/victim/huggingface/planted"
 fi
 
 # (d) A map of $HOME through another name: $HOME is a link, the map its
