@@ -18,7 +18,8 @@
 #              read through /proc from inside
 #   bomb-*     fork and memory bombs in every shipped profile
 #   ident-*    checks by identity: a link on the way to a writable cache,
-#              a second name of the refusal log, the project through a
+#              the project bound a second time, a second name of the
+#              refusal log, the project through a
 #              link (PATH, a link upwards), $HOME mapped by its real name
 #   misc-*     the smaller ones (empty trigger variable, SIGALRM to pid 1,
 #              a symlink named secrets, a host socket under --ro, a
@@ -305,6 +306,10 @@ jrun() {
 	OUT=$(cat "$T/out/stdout")
 	ERR=$(head -c 4000 "$T/out/stderr")
 }
+
+# The prefix that runs a command as the test user with a clean environment.
+asuser_pre=(env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser" PATH=/usr/local/bin:/usr/bin:/bin)
+[ $as_root -eq 1 ] && asuser_pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env "${asuser_pre[@]}")
 
 # asuser SCRIPT ARGS…: bash SCRIPT as the test user, in the project, with
 # the same clean environment; stdout and stderr are the caller's.
@@ -1123,6 +1128,34 @@ if c ident-cache-link; then
 		fail ident-cache-link "exit status $RC (expected 125 naming the writable mount)"
 	fi
 	rm -f "$log"
+fi
+
+# (a2) --jail-log in the project named through a second mount of it (a
+# bind made in a user and mount namespace of the test's own, where the
+# stub then runs): the kernel's name for the log is not the project's.
+if c ident-log-bind; then
+	ident_home
+	mkdir -p "$I/pbind"
+	chown "$tuid:$tgid" "$I/pbind"
+	rm -f "$P/forged.jsonl"
+	bind_sh="mount --bind '$P' '$I/pbind' && exec unshare -U --map-user=$tuid --map-group=$tgid -- \
+		'$bin/jail-worker' --jail-log='$I/pbind/forged.jsonl' sh -c 'echo forged >>forged.jsonl'"
+	if ! asuser "unshare -Urm true && unshare -Urm sh -c 'exec unshare -U --map-user=$tuid --map-group=$tgid true'" >/dev/null 2>&1; then
+		skip ident-log-bind "unshare -Urm with --map-user does not work here: no second mount to name the log through"
+	else
+		(cd "$P" && exec timeout -k 5 "$tmo" "${asuser_pre[@]}" unshare -Urm sh -c "$bind_sh") \
+			>"$T/out/stdout" 2>"$T/out/stderr" </dev/null
+		RC=$?
+		ERR=$(head -c 4000 "$T/out/stderr")
+		if [ "$RC" = 125 ] && [[ $ERR == *"unable to open the refusal log"*"the jail can write there"* ]]; then
+			pass ident-log-bind "exit 125"
+		elif grep -q forged "$P/forged.jsonl" 2>/dev/null; then
+			fail ident-log-bind "the log, named through a bind of the project, was taken and forged (exit $RC)"
+		else
+			fail ident-log-bind "exit status $RC (expected 125: the jail can write there)"
+		fi
+	fi
+	rm -f "$P/forged.jsonl"
 fi
 
 # (b) The same log named through the cache's link itself, and one with a
