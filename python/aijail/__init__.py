@@ -427,7 +427,8 @@ def status(*, stub=None, status_tool=None, mode=None, cwd=None, env=None, no_net
 
     The tool is brought in read-only unless it lives in a tree the jail
     already binds (/usr, /etc, /opt).  "in_jail" is False (and the tool
-    exits 1) when it finds itself unconfined.
+    exits 1) when it finds itself unconfined.  Its output is read within
+    OUTPUT_CAP, as run_sandboxed reads (OutputLimitExceeded past it).
     """
     tool = find_status_tool(status_tool)
     maps = list(ro_maps)
