@@ -526,6 +526,50 @@ static const char *source_check(const struct aj_mount *m, const char *path, int 
 	return NULL;
 }
 
+/* Does the source open at fd, to be mounted at path, hold the project
+ * (the working directory) where the project's own mount does not lie over
+ * it?  The masks and denies are made on the project's mount: a cache that
+ * holds the project under another name (~/.cache -> /data/cache, the
+ * project /data/cache/huggingface/p) would show it bare at
+ * ~/.cache/huggingface/p.  By identity: the source against the project
+ * and each directory above it; then the project's path below the mount
+ * point, opened beneath the source, must be the project itself.  NULL
+ * when it does not hold it, or holds it only there. */
+const char *source_hides_project(int fd, const char *path)
+{
+	static struct ident ids[AJ_IDENT_DEPTH];
+	static int n = -1;
+	const char *proj = project_path(), *rel;
+	struct stat st, ps, at;
+	int pfd;
+	bool same;
+
+	if (!proj)
+		return NULL;
+	if (n < 0)
+		n = ident_chain(AT_FDCWD, ids, AJ_IDENT_DEPTH);
+	if (n <= 0 || fstat(fd, &st) || stat(".", &ps))
+		return "it cannot be told whether it holds the project";
+	if (!ident_in(ids, (unsigned)n, &st))
+		return NULL;
+	if (!path_within(proj, path))
+		goto bare;
+	rel = proj[strlen(path)] ? proj + strlen(path) + 1 : ".";
+	if (!strcmp(path, "/"))
+		rel = proj[1] ? proj + 1 : ".";
+	pfd = openat2_(fd, rel, O_PATH | O_NOFOLLOW,
+	               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	same = pfd >= 0 && !fstat(pfd, &at) && at.st_dev == ps.st_dev && at.st_ino == ps.st_ino;
+	if (pfd >= 0)
+		close(pfd);
+	if (same)
+		return NULL;
+bare:
+	return "the project is inside it under another name (a link on the way, or a second "
+	       "mount), where the project's masks and denies would not reach; run the jail from "
+	       "a project outside it";
+}
+
 /* Sources whose path a variable of the environment decides: a refusal
  * skips them (the toggles' are optional) and --jail-explain says why. */
 int source_open(const struct aj_mount *m, const char *path, const char **why)
@@ -536,6 +580,8 @@ int source_open(const struct aj_mount *m, const char *path, const char **why)
 	if (fd < 0)
 		return -1;
 	*why = source_check(m, path, fd);
+	if (!*why)
+		*why = source_hides_project(fd, path);
 	if (*why) {
 		close(fd);
 		errno = EPERM;

@@ -230,6 +230,7 @@ void fd_path(char *buf, int fd);
 int source_resolve(const char *path, bool follow, const char **why);
 int source_open(const struct aj_mount *m, const char *path, const char **why);
 const char *place_refused(const char *p, int fd);
+const char *source_hides_project(int fd, const char *path);
 unsigned host_layout(const char *path, char *target, size_t n);
 
 /* proxy.c: 'network allow' (hosts.c reads the hosts). */

@@ -20,7 +20,8 @@
 #   ident-*    checks by identity: a link on the way to a writable cache,
 #              the project bound a second time, a second name of the
 #              refusal log, the project through a
-#              link (PATH, a link upwards), $HOME mapped by its real name
+#              link (PATH, a link upwards), the project inside a cache
+#              reached through a link, $HOME mapped by its real name
 #   misc-*     the smaller ones (empty trigger variable, SIGALRM to pid 1,
 #              a symlink named secrets, a host socket under --ro, a
 #              project script named like a tool, hostile includes)
@@ -1212,6 +1213,35 @@ if c ident-link-upward; then
 		fail ident-link-upward "exit status $RC (expected 125: a symlink on the way could have been made by a jailed process)"
 	fi
 	rm -f "$P/dotcache" "$I/victim/huggingface/planted"
+fi
+
+# (c3) The project inside a writable cache's real place, the cache named
+# through a link (~/.cache -> data/cache, the project
+# data/cache/huggingface/proj): the cache's mount showed the project bare,
+# its .env unmasked, at ~/.cache/huggingface/proj.  Refused, or masked
+# there too; never the secret.
+if c ident-project-in-cache; then
+	ident_home
+	ip=$I/data/cache/huggingface/proj
+	mkdir -p "$ip"
+	printf 'SECRET=%s\n' "$ENVSECRET" >"$ip/.env"
+	chown -R "$tuid:$tgid" "$ip"
+	CWD=$ip jrun user HOME="$I/home" -- jail-python -c 'import os
+for p in (".env", os.path.expanduser("~/.cache/huggingface/proj/.env")):
+    try:
+        print(p, open(p).read().strip())
+    except OSError as e:
+        print(p, type(e).__name__)'
+	if [[ $OUT == *"$ENVSECRET"* ]]; then
+		fail ident-project-in-cache "the masked .env was read through the cache's mount (exit $RC): $(q "$OUT")"
+	elif [ "$RC" = 125 ] && [[ $ERR == *"the project is inside it under another name"* ]]; then
+		pass ident-project-in-cache "exit 125"
+	elif [ "$RC" = 0 ]; then
+		pass ident-project-in-cache "masked both ways: $(q "$OUT")"
+	else
+		fail ident-project-in-cache "exit status $RC"
+	fi
+	rm -rf "$ip"
 fi
 
 # (d) A map of $HOME through another name: $HOME is a link, the map its
