@@ -216,7 +216,10 @@ void plan_build_root(void)
 }
 
 /* Is entry i below a mount the plan makes before it, other than a tmpfs
- * (ours: what is made in it is made in no host's tree)? */
+ * (ours: what is made in it is made in no host's tree)?  Names are right
+ * here, unlike on the host: these are the new root's mount points, which
+ * the plan itself lays out; the sources' identities are checked when they
+ * are opened (resolve.c). */
 static bool plan_under_mount(unsigned i)
 {
 	const char *p = plan[i].path;
