@@ -184,12 +184,11 @@ static const char *leads_to(const char *path)
 static const char *check_map(unsigned i, char *out)
 {
 	const char *opt = map_opts[i], *why;
-	struct stat st;
 	int fd;
 
 	if (!path_absolute(maps[i], out))
 		refuse(opt, maps[i], "the path is too long");
-	if ((why = place_refused(out, NULL)))
+	if ((why = place_refused(out, -1)))
 		refuse(opt, out, why);
 	fd = source_resolve(out, false, &why);
 	if (fd < 0 && errno == ELOOP)
@@ -198,10 +197,9 @@ static const char *check_map(unsigned i, char *out)
 		refuse(opt, out, why);
 	if (fd < 0)
 		diep("map", out, errno, errno == ENOENT ? "create it first" : NULL);
-	if (fstat(fd, &st))
-		diep("inspect", out, errno, NULL);
+	why = place_refused(out, fd);
 	close(fd);
-	if ((why = place_refused(out, &st)))
+	if (why)
 		refuse(opt, out, why);
 	return out;
 }

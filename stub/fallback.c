@@ -860,6 +860,8 @@ static void fallback_rules(const struct run *r, int ruleset, bool describe)
 			}
 			if (fstat(fd, &st))
 				diep("inspect", e->path, errno, NULL);
+			if (m->op == AJ_MOUNT_RW && !describe)
+				refusals_log_guard(fd, e->path);
 			if (!describe) {
 				e->fd = fd;
 				e->isdir = S_ISDIR(st.st_mode);

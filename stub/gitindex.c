@@ -13,12 +13,13 @@
  * The index lives in the project (.git is written by the jail's own runs),
  * so it is hostile input: read through a fixed buffer, every length
  * checked against the end before it is used, and a file that does not
- * parse is treated as no index at all (the covers stay as the scan
- * decided).  The trailing checksum is not verified: hashing a large index
- * would cost more than the rest of the start-up, and a forged index could
- * carry a valid one anyway.  Nothing here fails closed: it only ever turns
- * a mask into a deny.  No git process, no git library: the index format
- * is small. */
+ * parse, or is larger than GI_INDEX_MAX (64 MiB: writing a large index
+ * costs the jail once, reading it would cost every launch), is treated as
+ * no index at all (the covers stay as the scan decided).  The trailing
+ * checksum is not verified: hashing a large index would cost more than the
+ * rest of the start-up, and a forged index could carry a valid one
+ * anyway.  Nothing here fails closed: it only ever turns a mask into a
+ * deny.  No git process, no git library: the index format is small. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -456,8 +457,12 @@ static void look(int dfd, struct look *lk)
 	}
 	if (git_memo)
 		memcpy(before, note, sizeof(before));
-	if (st.st_size >= 0 && (uint64_t)st.st_size <= (1ULL << 31))
+	/* Bounded before anything is read: gi_read() never reads past the
+	 * size fstat gave, and that is at most GI_INDEX_MAX. */
+	if (st.st_size >= 0 && (uint64_t)st.st_size <= GI_INDEX_MAX)
 		r = gi_read(ifd, (size_t)st.st_size, look_entry, lk);
+	else
+		r = GI_ETOOBIG;
 	close(ifd);
 	if (r < 0)
 		for (unsigned i = 0; i < sr->n; i++)

@@ -198,9 +198,10 @@ static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts
 /* Is the bare name cmd found through the caller's PATH in a directory
  * outside the project?  Only then is it the tool the user means: a file
  * of the same name in the project (./tools/TOOL, or PATH=.:…) is
- * whatever a jailed run put there, and gets no tool's profile.  The jail
+ * whatever a jailed run put there, and gets no tool's profile.  The
+ * project is the working directory, compared by identity.  The jail
  * searches its own PATH again, which is the same list (env keep PATH). */
-static bool found_outside(const char *cmd, const char *project)
+static bool found_outside(const char *cmd)
 {
 	const char *path = getenv("PATH");
 	char buf[AJ_PATH_MAX];
@@ -218,8 +219,17 @@ static bool found_outside(const char *cmd, const char *project)
 			buf[dl] = '/';
 			memcpy(buf + dl + 1, cmd, cl + 1);
 			if (!access(buf, X_OK)) {
+				static struct ident ids[AJ_IDENT_DEPTH];
+				struct stat pst;
+				int n;
+
+				/* By identity: a PATH entry that reaches the
+				 * project through a link (~/bin -> the
+				 * project's bin) is the project's. */
 				buf[dl] = '\0';
-				return !path_within(buf, project);
+				n = ident_chain_at(buf, ids, AJ_IDENT_DEPTH);
+				return n > 0 && !stat(".", &pst) &&
+				       !ident_in(ids, (unsigned)n, &pst);
 			}
 		} else if (dl < sizeof(buf)) {
 			return false;
@@ -230,13 +240,13 @@ static bool found_outside(const char *cmd, const char *project)
 	}
 }
 
-static unsigned command_group(const struct aj_policy *pol, const char *cmd, const char *project)
+static unsigned command_group(const struct aj_policy *pol, const char *cmd)
 {
 	if (strchr(cmd, '/'))
 		return 0;
 	for (unsigned i = 0; i < pol->n_commands; i++)
 		if (!strcmp(pol->commands[i].name, cmd))
-			return found_outside(cmd, project) ? pol->commands[i].group : 0;
+			return found_outside(cmd) ? pol->commands[i].group : 0;
 	return 0;
 }
 
@@ -297,7 +307,7 @@ int main(int argc, char **argv)
 		refusals_log_open(o.log, o.log_opt);
 	/* After the project's check against the caller's own $HOME. */
 	home_private(!o.explain);
-	r->group = r->argv && !pol->exec ? command_group(pol, r->argv[0], r->project) : 0;
+	r->group = r->argv && !pol->exec ? command_group(pol, r->argv[0]) : 0;
 	idx = r->group * pol->n_modes + r->mode;
 	if (r->mode >= pol->n_modes || r->group >= pol->n_groups)
 		die("read the policy", 0, "a trigger or command names no variant");

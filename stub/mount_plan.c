@@ -174,6 +174,8 @@ static void open_source(struct plan_entry *e)
 		}
 		diep("bind", e->path, e->why ? 0 : err, e->why ? e->why : bind_hint);
 	}
+	if (m->op == AJ_MOUNT_RW)
+		refusals_log_guard(fd, e->path); /* on what is mounted, not on a name */
 	/* The checked descriptor is what is cloned: no second lookup. */
 	e->fd = sys_open_tree(fd, "",
 	                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
@@ -214,7 +216,10 @@ void plan_build_root(void)
 }
 
 /* Is entry i below a mount the plan makes before it, other than a tmpfs
- * (ours: what is made in it is made in no host's tree)? */
+ * (ours: what is made in it is made in no host's tree)?  Names are right
+ * here, unlike on the host: these are the new root's mount points, which
+ * the plan itself lays out; the sources' identities are checked when they
+ * are opened (resolve.c). */
 static bool plan_under_mount(unsigned i)
 {
 	const char *p = plan[i].path;

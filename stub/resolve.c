@@ -49,6 +49,80 @@ bool path_within(const char *a, const char *b)
 	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
 }
 
+/* ---- identities -------------------------------------------------------
+ *
+ * "Is this at or below that" is asked of the objects, never of their
+ * names: a name may hold a link anywhere (~/.cache -> /data/cache, a
+ * project reached through /work -> /srv/work) or reach the object through
+ * a second mount of it, and then two spellings of one place compare
+ * unequal.  The chain of a directory is its identity and that of each
+ * directory above it, found with ".." on descriptors up to our root:
+ * ".." at a mount's root is its mount point's parent, so the chain is the
+ * one the kernel sees, whatever name found the start. */
+
+bool ident_in(const struct ident *ids, unsigned n, const struct stat *st)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (ids[i].dev == (uint64_t)st->st_dev && ids[i].ino == (uint64_t)st->st_ino)
+			return true;
+	return false;
+}
+
+int ident_chain(int dfd, struct ident *ids, unsigned max)
+{
+	struct stat st, up;
+	unsigned n = 0;
+	int fd = openat(dfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return -1;
+	}
+	for (;;) {
+		int pfd;
+
+		if (n == max) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		ids[n].dev = (uint64_t)st.st_dev;
+		ids[n].ino = (uint64_t)st.st_ino;
+		n++;
+		pfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		if (pfd < 0 || fstat(pfd, &up)) {
+			int e = errno;
+			if (pfd >= 0)
+				close(pfd);
+			errno = e;
+			return -1;
+		}
+		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino) {
+			close(pfd);
+			return (int)n; /* the root: its ".." is itself */
+		}
+		fd = pfd;
+		st = up;
+	}
+}
+
+/* The chain of the directory at path, links followed (where it really
+ * is), or -1. */
+int ident_chain_at(const char *path, struct ident *ids, unsigned max)
+{
+	int fd = openat(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return -1;
+	n = ident_chain(fd, ids, max);
+	close(fd);
+	return n;
+}
+
 static bool is_link(int fd)
 {
 	struct stat st;
@@ -66,16 +140,26 @@ static bool is_link(int fd)
  * ~/.cache) is the last component. */
 static bool trusted_link(int dfd, const struct stat *lst, const char *where, bool last)
 {
+	static struct ident ids[AJ_IDENT_DEPTH];
 	const char *home = var_value(AJ_VAR_HOME), *proj = project_path();
-	struct stat dst;
+	struct stat dst, o;
+	int n;
 
+	/* In the project or $HOME: by name, and by identity, the directory
+	 * that holds the link and each one above it against the project (the
+	 * working directory) and $HOME, for where's text is only a guess
+	 * after a relative link upwards, or a second mount. */
 	if (proj && path_within(where, proj))
+		return false;
+	n = ident_chain(dfd, ids, AJ_IDENT_DEPTH);
+	if (n <= 0 || (proj && (stat(".", &o) || ident_in(ids, (unsigned)n, &o))))
 		return false;
 	if (lst->st_uid == getuid() && lst->st_uid != 0 && !last)
 		return true;
 	if (lst->st_uid != 0 || fstat(dfd, &dst) || dst.st_uid != 0 || (dst.st_mode & 022))
 		return false;
-	return !(home && path_within(where, home));
+	return !(home &&
+	         (path_within(where, home) || (!stat(home, &o) && ident_in(ids, (unsigned)n, &o))));
 }
 
 /* The slow path, for an absolute path with a symlink on the way: one
@@ -295,13 +379,39 @@ static bool xauth_format(int pfd)
 static const char *const system_trees[] = AJ_REFUSED_TREES;
 static const char *const system_dirs[] = AJ_REFUSED_DIRS;
 
-/* Why p (absolute, normal, its object st) may not be mapped, or NULL:
- * the rule for --ro and --rw maps (extra.c) and for the paths that come
- * from the environment. */
-const char *place_refused(const char *p, const struct stat *st)
+/* Is st one of the directories at names (a list of paths), or is the
+ * chain of p's object below one (within)?  Links on the names are
+ * followed: the question is where they really are. */
+static bool ident_is(const struct stat *st, const char *name)
 {
+	struct stat o;
+
+	return !stat(name, &o) && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
+static bool chain_holds(const struct ident *ids, unsigned n, const char *name)
+{
+	struct stat o;
+
+	return !stat(name, &o) && ident_in(ids, n, &o);
+}
+
+/* Why p (absolute, normal; its object open at fd, or -1 before it is
+ * opened) may not be mapped, or NULL: the rule for --ro and --rw maps
+ * (extra.c) and for the paths that come from the environment.  The
+ * names are compared first, for the early refusal; then, on fd, the
+ * identities, so that no spelling (a link on the way to $HOME, to the
+ * runtime directory or to a system tree, a second mount of one) gets
+ * around a refusal.  A directory or file whose chain cannot be walked
+ * is refused: fail closed. */
+const char *place_refused(const char *p, int fd)
+{
+	static struct ident home_ids[AJ_IDENT_DEPTH], xdg_ids[AJ_IDENT_DEPTH],
+	    p_ids[AJ_IDENT_DEPTH];
 	const char *home = var_value(AJ_VAR_HOME);
 	const char *xdg = var_value(AJ_VAR_XDG_RUNTIME_DIR);
+	struct stat st;
+	int n;
 
 	if (!strcmp(p, "/"))
 		return "it is the root directory";
@@ -317,9 +427,51 @@ const char *place_refused(const char *p, const struct stat *st)
 	for (unsigned i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
 		if (!strcmp(p, system_dirs[i]))
 			return "it is a system directory";
-	if (st && !S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st))
+		return "it cannot be inspected";
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
 		return "only directories and regular files are mapped; sockets and devices come "
 		       "in through the toggles:" AJ_TOGGLES(AJ_WORD_ITEM);
+	if (ident_is(&st, "/"))
+		return "it is the root directory";
+	if (S_ISDIR(st.st_mode)) {
+		if (home && (n = ident_chain_at(home, home_ids, AJ_IDENT_DEPTH)) > 0 &&
+		    ident_in(home_ids, (unsigned)n, &st))
+			return "it is your home directory or a parent of it (under another name); "
+			       "map the directories the command needs";
+		if (xdg && (n = ident_chain_at(xdg, xdg_ids, AJ_IDENT_DEPTH)) > 0 &&
+		    ident_in(xdg_ids, (unsigned)n, &st))
+			return "it is your runtime directory ($XDG_RUNTIME_DIR) or a parent of it "
+			       "(under another name)";
+		n = ident_chain(fd, p_ids, AJ_IDENT_DEPTH);
+	} else {
+		/* A file: the chain of the directory that holds it, where the
+		 * kernel says it is. */
+		static char real[AJ_PATH_MAX];
+		char link[32], *slash;
+		ssize_t l;
+
+		fd_path(link, fd);
+		l = readlink(link, real, sizeof(real) - 1);
+		if (l <= 0)
+			return "it cannot be inspected";
+		real[l] = '\0';
+		slash = strrchr(real, '/');
+		if (!slash || real[0] != '/')
+			return "it cannot be inspected";
+		slash[slash == real] = '\0';
+		n = ident_chain_at(real, p_ids, AJ_IDENT_DEPTH);
+	}
+	if (n <= 0)
+		return "the directories above it cannot be inspected";
+	for (unsigned i = 0; i < sizeof(system_trees) / sizeof(system_trees[0]); i++)
+		if (chain_holds(p_ids, (unsigned)n, system_trees[i]))
+			return "it is a system directory, or below one (under another name)";
+	for (unsigned i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+		if (ident_is(&st, system_dirs[i]))
+			return "it is a system directory (under another name)";
 	return NULL;
 }
 
@@ -366,13 +518,56 @@ static const char *source_check(const struct aj_mount *m, const char *path, int 
 		if (n <= 0)
 			return "it cannot be inspected";
 		real[n] = '\0';
-		return place_refused(path, &st) ? place_refused(path, &st)
-		                                : place_refused(real, &st);
+		return place_refused(path, -1) ? place_refused(path, -1) : place_refused(real, fd);
 	}
 	}
 	if (m->flags & AJ_MOUNT_MAP)
-		return place_refused(path, &st);
+		return place_refused(path, fd);
 	return NULL;
+}
+
+/* Does the source open at fd, to be mounted at path, hold the project
+ * (the working directory) where the project's own mount does not lie over
+ * it?  The masks and denies are made on the project's mount: a cache that
+ * holds the project under another name (~/.cache -> /data/cache, the
+ * project /data/cache/huggingface/p) would show it bare at
+ * ~/.cache/huggingface/p.  By identity: the source against the project
+ * and each directory above it; then the project's path below the mount
+ * point, opened beneath the source, must be the project itself.  NULL
+ * when it does not hold it, or holds it only there. */
+const char *source_hides_project(int fd, const char *path)
+{
+	static struct ident ids[AJ_IDENT_DEPTH];
+	static int n = -1;
+	const char *proj = project_path(), *rel;
+	struct stat st, ps, at;
+	int pfd;
+	bool same;
+
+	if (!proj)
+		return NULL;
+	if (n < 0)
+		n = ident_chain(AT_FDCWD, ids, AJ_IDENT_DEPTH);
+	if (n <= 0 || fstat(fd, &st) || stat(".", &ps))
+		return "it cannot be told whether it holds the project";
+	if (!ident_in(ids, (unsigned)n, &st))
+		return NULL;
+	if (!path_within(proj, path))
+		goto bare;
+	rel = proj[strlen(path)] ? proj + strlen(path) + 1 : ".";
+	if (!strcmp(path, "/"))
+		rel = proj[1] ? proj + 1 : ".";
+	pfd = openat2_(fd, rel, O_PATH | O_NOFOLLOW,
+	               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	same = pfd >= 0 && !fstat(pfd, &at) && at.st_dev == ps.st_dev && at.st_ino == ps.st_ino;
+	if (pfd >= 0)
+		close(pfd);
+	if (same)
+		return NULL;
+bare:
+	return "the project is inside it under another name (a link on the way, or a second "
+	       "mount), where the project's masks and denies would not reach; run the jail from "
+	       "a project outside it";
 }
 
 /* Sources whose path a variable of the environment decides: a refusal
@@ -385,6 +580,8 @@ int source_open(const struct aj_mount *m, const char *path, const char **why)
 	if (fd < 0)
 		return -1;
 	*why = source_check(m, path, fd);
+	if (!*why)
+		*why = source_hides_project(fd, path);
 	if (*why) {
 		close(fd);
 		errno = EPERM;

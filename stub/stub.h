@@ -192,6 +192,12 @@ void watch_scan(int fd, const struct aj_variant *v);
 #define GI_ETRUNC   (-3) /* an entry runs past the end */
 #define GI_EFLAGS   (-4) /* extended flags before version 3 */
 #define GI_ENAME    (-5) /* a path that contradicts its length, or too long */
+#define GI_ETOOBIG  (-6) /* larger than GI_INDEX_MAX: not read at all */
+/* The most of an index read, in bytes.  The index is in the project,
+ * which the jail writes: an index of git's own for 600,000 files is
+ * about 60 MiB; past this, the reader's time is the jail's to choose, and
+ * what the index would have said stays unknown (the masks stay masks). */
+#define GI_INDEX_MAX (64u << 20)
 typedef int gitindex_fn(void *ctx, const char *path, size_t len, uint32_t mode);
 int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_fn *fn, void *ctx);
 void git_tracked_scan(struct scan_result *res, int project_fd, const char *project);

@@ -190,6 +190,7 @@ void notify_start(const struct aj_variant *v, int sock);
 void notify_answer(void);
 void refusals_log_open(const char *path, const char *opt);
 void refusals_log_check(void);
+void refusals_log_guard(int fd, const char *path);
 void refusals_listener(const struct aj_variant *v, int err);
 void refusal_call(unsigned nr, int err);
 void refusal_host(const char *kind, const char *target, const char *why);
@@ -226,10 +227,23 @@ const struct aj_variant *extra_apply(const struct run *r);
 /* resolve.c: the one rule for every mount source, and where no map may go. */
 struct stat;
 bool path_within(const char *a, const char *b);
+/* Identities (device, inode): ident_chain() fills ids with the directory
+ * dfd's and each one's above it up to the root (at most max; -1 and errno
+ * when a step cannot be taken, or it is deeper), ident_chain_at() the
+ * same for the directory at path, links followed.  A check "is X at or
+ * below Y" is ident_in(chain of X, Y). */
+struct ident {
+	uint64_t dev, ino;
+};
+#define AJ_IDENT_DEPTH 512 /* directories from an object up to the root */
+int ident_chain(int dfd, struct ident *ids, unsigned max);
+int ident_chain_at(const char *path, struct ident *ids, unsigned max);
+bool ident_in(const struct ident *ids, unsigned n, const struct stat *st);
 void fd_path(char *buf, int fd);
 int source_resolve(const char *path, bool follow, const char **why);
 int source_open(const struct aj_mount *m, const char *path, const char **why);
-const char *place_refused(const char *p, const struct stat *st);
+const char *place_refused(const char *p, int fd);
+const char *source_hides_project(int fd, const char *path);
 unsigned host_layout(const char *path, char *target, size_t n);
 
 /* proxy.c: 'network allow' (hosts.c reads the hosts). */

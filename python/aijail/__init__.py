@@ -14,13 +14,25 @@ as ``subprocess.TimeoutExpired``); 125 when the jail could not be built
 (raised as ``SandboxError``, carrying the stub's message); 126 the command
 cannot run; 127 it was not found.
 
+What the jail wrote is read back within bounds: a jailed command's stdout
+and stderr (run_sandboxed) and a handler's output file (run_handler) are
+read to at most ``output_cap`` bytes each (default ``OUTPUT_CAP``, 64 MiB),
+never more: a jail can make a file look huge for free (one byte written at
+offset 3 GiB of a sparse file) or write forever, and the trusted caller
+must not pay for it.  Over the cap, ``OutputLimitExceeded`` is raised,
+naming the stream and the cap; at most cap+1 bytes were read.
+
 Standard library only.
 """
 
+import errno
 import json
+import locale
 import math
 import os
+import selectors
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -29,6 +41,8 @@ from collections import namedtuple
 __all__ = [
     "SandboxError",
     "ExplainUnsupported",
+    "OutputLimitExceeded",
+    "OUTPUT_CAP",
     "HandlerResult",
     "find_stub",
     "find_status_tool",
@@ -40,6 +54,13 @@ __all__ = [
 
 EXIT_TIMEOUT = 124
 EXIT_SETUP = 125
+
+#: The default bound, in bytes, on each thing read back from a jail: the
+#: command's stdout and its stderr (run_sandboxed), the handler's output
+#: file (run_handler).  Pass output_cap= to change it.
+OUTPUT_CAP = 64 * 1024 * 1024
+
+_CHUNK = 1 << 16
 
 # Trees every shipped policy binds read-only: a binary there is already
 # visible inside, and the stub refuses to map them again.
@@ -68,6 +89,130 @@ class SandboxError(RuntimeError):
 
 class ExplainUnsupported(SandboxError):
     """This stub has no ``--jail-explain=json``."""
+
+
+class OutputLimitExceeded(RuntimeError):
+    """The jail wrote more than the caller reads back; nothing past the cap was read.
+
+    ``what`` names it ("the jailed command's stdout", "...'s stderr", "the
+    handler's output file"),
+    ``cap`` is the bound in bytes (the output_cap= argument, default
+    OUTPUT_CAP).  The jail was stopped (for a stream) or had ended (for the
+    handler's file); its project directory is removed all the same.
+    """
+
+    def __init__(self, what, cap, cmd=None):
+        super().__init__(
+            "%s is larger than the cap of %d bytes (output_cap=%d); nothing past the cap "
+            "was read" % (what, cap, cap)
+        )
+        self.what = what
+        self.cap = cap
+        self.cmd = cmd
+
+
+def _check_cap(cap):
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
+        raise ValueError("output_cap must be a non-negative number of bytes, not %r" % (cap,))
+    return cap
+
+
+def _decode(data):
+    """As subprocess decodes with universal_newlines=True."""
+    enc = locale.getpreferredencoding(False)
+    return data.decode(enc).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _kill(proc):
+    # The stub's pid 1 dies with it (PR_SET_PDEATHSIG), and with pid 1
+    # everything in the jail.
+    try:
+        proc.kill()
+    except OSError:
+        pass
+    proc.wait()
+
+
+def _run_capped(argv, cmd, cwd, env, input, timeout, text, cap):
+    """argv run with stdout and stderr piped, each read to at most cap+1 bytes.
+
+    Returns (returncode, stdout, stderr); raises OutputLimitExceeded over
+    the cap, subprocess.TimeoutExpired past timeout (seconds, or None).
+    """
+    if input is not None and text and isinstance(input, str):
+        input = input.encode(locale.getpreferredencoding(False))
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+    )
+    ofd, efd = proc.stdout.fileno(), proc.stderr.fileno()
+    bufs = {ofd: bytearray(), efd: bytearray()}
+    names = {ofd: "the jailed command's stdout", efd: "the jailed command's stderr"}
+    deadline = time.monotonic() + timeout if timeout else None
+    pending = memoryview(bytes(input)) if input is not None else None
+    sel = selectors.DefaultSelector()
+    try:
+        for fd in bufs:
+            sel.register(fd, selectors.EVENT_READ)
+        if pending is not None:
+            os.set_blocking(proc.stdin.fileno(), False)
+            if len(pending):
+                sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
+            else:
+                proc.stdin.close()
+        while sel.get_map():
+            left = None
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise subprocess.TimeoutExpired(argv, timeout)
+            for key, _ in sel.select(left):
+                fd = key.fd
+                if fd in bufs:
+                    buf = bufs[fd]
+                    chunk = os.read(fd, min(_CHUNK, cap + 1 - len(buf)))
+                    if not chunk:
+                        sel.unregister(fd)
+                        continue
+                    buf += chunk
+                    if len(buf) > cap:
+                        raise OutputLimitExceeded(names[fd], cap, cmd)
+                else:
+                    try:
+                        n = os.write(fd, pending[:_CHUNK])
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:
+                        n = len(pending)
+                    pending = pending[n:]
+                    if not len(pending):
+                        sel.unregister(fd)
+                        proc.stdin.close()
+        left = None
+        if deadline is not None:
+            left = max(0, deadline - time.monotonic())
+        try:
+            proc.wait(left)
+        except subprocess.TimeoutExpired:
+            raise subprocess.TimeoutExpired(argv, timeout) from None
+    except subprocess.TimeoutExpired as e:
+        _kill(proc)
+        out, err = bytes(bufs[ofd]), bytes(bufs[efd])
+        if text:
+            out, err = _decode(out), _decode(err)
+        raise subprocess.TimeoutExpired(e.cmd, e.timeout, out, err) from None
+    except BaseException:
+        _kill(proc)
+        raise
+    finally:
+        sel.close()
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            if f is not None:
+                f.close()
+    out, err = bytes(bufs[ofd]), bytes(bufs[efd])
+    if text:
+        out, err = _decode(out), _decode(err)
+    return proc.returncode, out, err
 
 
 HandlerResult = namedtuple("HandlerResult", "output returncode stdout stderr directory")
@@ -158,6 +303,7 @@ def run_sandboxed(
     text=True,
     capture_output=True,
     log=None,
+    output_cap=OUTPUT_CAP,
 ):
     """Run cmd (a list of arguments) in the jail; a subprocess.CompletedProcess.
 
@@ -186,9 +332,14 @@ def run_sandboxed(
                       can write.  The stub also ends stderr with one line
                       counting them, when anything was refused
     text, capture_output  as for subprocess.run (captured by default)
+    output_cap        the most bytes read of each of stdout and stderr when
+                      captured (default OUTPUT_CAP, 64 MiB): past it the jail
+                      is stopped and OutputLimitExceeded raised; nothing
+                      beyond cap+1 bytes is read or kept
 
     Raises SandboxError when the jail could not be built (exit 125),
-    subprocess.TimeoutExpired when the timeout killed the command.
+    subprocess.TimeoutExpired when the timeout killed the command,
+    OutputLimitExceeded when the command wrote more than output_cap.
     """
     if isinstance(cmd, (str, bytes, os.PathLike)):
         cmd = [cmd]
@@ -197,21 +348,24 @@ def run_sandboxed(
     argv = _stub_argv(stub, ro_maps, rw_maps, no_net, timeout, mode, extra)
     argv.append("--")
     argv.extend(os.fspath(a) for a in cmd)
-    kwargs = {}
-    if capture_output:
-        kwargs["stdout"] = kwargs["stderr"] = subprocess.PIPE
+    _check_cap(output_cap)
     started = time.monotonic()
     try:
-        cp = subprocess.run(
-            argv,
-            cwd=cwd,
-            env=env,
-            input=input,
-            stdin=None if input is not None else subprocess.DEVNULL,
-            timeout=(timeout + _GRACE) if timeout else None,
-            universal_newlines=text,
-            **kwargs
-        )
+        if capture_output:
+            rc, out, err = _run_capped(argv, list(cmd), cwd, env, input,
+                                       (timeout + _GRACE) if timeout else None, text,
+                                       output_cap)
+            cp = subprocess.CompletedProcess(argv, rc, out, err)
+        else:
+            cp = subprocess.run(
+                argv,
+                cwd=cwd,
+                env=env,
+                input=input,
+                stdin=None if input is not None else subprocess.DEVNULL,
+                timeout=(timeout + _GRACE) if timeout else None,
+                universal_newlines=text,
+            )
     except subprocess.TimeoutExpired as e:
         # The stub outlived its own deadline: subprocess.run killed it, and
         # the jail's pid 1 died with it.
@@ -273,7 +427,8 @@ def status(*, stub=None, status_tool=None, mode=None, cwd=None, env=None, no_net
 
     The tool is brought in read-only unless it lives in a tree the jail
     already binds (/usr, /etc, /opt).  "in_jail" is False (and the tool
-    exits 1) when it finds itself unconfined.
+    exits 1) when it finds itself unconfined.  Its output is read within
+    OUTPUT_CAP, as run_sandboxed reads (OutputLimitExceeded past it).
     """
     tool = find_status_tool(status_tool)
     maps = list(ro_maps)
@@ -287,9 +442,40 @@ def status(*, stub=None, status_tool=None, mode=None, cwd=None, env=None, no_net
     return json.loads(cp.stdout)
 
 
+def _read_capped(path, cap):
+    """The bytes of the regular file at path, at most cap; None if there is none.
+
+    One descriptor, opened without following a link (a handler may leave one
+    to anywhere) and without blocking (a FIFO), then read in chunks to at
+    most cap+1 bytes: the size the file claims is never trusted.
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ELOOP, errno.ENXIO, errno.ENOTDIR):
+            return None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = bytearray()
+        while len(data) <= cap:
+            chunk = os.read(fd, min(_CHUNK, cap + 1 - len(data)))
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > cap:
+            raise OutputLimitExceeded("the handler's output file", cap)
+        return bytes(data)
+    finally:
+        os.close(fd)
+
+
 def run_handler(source, input, *, interpreter=("python3",), filename="handler.py",
                 input_name="input", output_name="output", timeout=60, no_net=True,
-                mode=None, ro_maps=(), env=None, stub=None, dir=None):
+                mode=None, ro_maps=(), env=None, stub=None, dir=None,
+                output_cap=OUTPUT_CAP):
     """The code-stage pattern: run untrusted handler code on one input, jailed.
 
     A temporary project directory is made (in dir, default $TMPDIR), the
@@ -299,7 +485,15 @@ def run_handler(source, input, *, interpreter=("python3",), filename="handler.py
     The output is read back and the directory removed, whatever happened.
     input is bytes, str, or anything json.dumps takes.  No network unless
     no_net=False.  Returns a HandlerResult; raises as run_sandboxed does.
+
+    output_cap bounds what is read back, in bytes (default OUTPUT_CAP,
+    64 MiB): the output file (a regular file, not followed if a link), and
+    the handler's stdout and stderr each.  The file is read to at most
+    output_cap+1 bytes, whatever size it claims (a sparse file written at
+    offset 3 GiB claims 3 GiB and costs the jail nothing); over the cap,
+    OutputLimitExceeded is raised and nothing more is read.
     """
+    _check_cap(output_cap)
     if isinstance(input, str):
         data = input.encode()
     elif isinstance(input, (bytes, bytearray)):
@@ -317,14 +511,9 @@ def run_handler(source, input, *, interpreter=("python3",), filename="handler.py
         cp = run_sandboxed(
             list(interpreter) + [filename, input_name, output_name],
             ro_maps=ro_maps, no_net=no_net, timeout=timeout, mode=mode, cwd=project,
-            env=env, stub=stub,
+            env=env, stub=stub, output_cap=output_cap,
         )
-        out_path = os.path.join(project, output_name)
-        output = None
-        # Not followed: a handler may leave a symlink to anywhere.
-        if os.path.isfile(out_path) and not os.path.islink(out_path):
-            with open(out_path, "rb") as f:
-                output = f.read()
+        output = _read_capped(os.path.join(project, output_name), output_cap)
         return HandlerResult(output, cp.returncode, cp.stdout, cp.stderr, project)
     finally:
         shutil.rmtree(project, ignore_errors=True)

@@ -17,6 +17,11 @@
 #   pid1-*     the launcher's environment, command line, memory and fds,
 #              read through /proc from inside
 #   bomb-*     fork and memory bombs in every shipped profile
+#   ident-*    checks by identity: a link on the way to a writable cache,
+#              the project bound a second time, a second name of the
+#              refusal log, the project through a
+#              link (PATH, a link upwards), the project inside a cache
+#              reached through a link, $HOME mapped by its real name
 #   misc-*     the smaller ones (empty trigger variable, SIGALRM to pid 1,
 #              a symlink named secrets, a host socket under --ro, a
 #              project script named like a tool, hostile includes)
@@ -307,6 +312,10 @@ jrun() {
 	OUT=$(cat "$T/out/stdout")
 	ERR=$(head -c 4000 "$T/out/stderr")
 }
+
+# The prefix that runs a command as the test user with a clean environment.
+asuser_pre=(env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser" PATH=/usr/local/bin:/usr/bin:/bin)
+[ $as_root -eq 1 ] && asuser_pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env "${asuser_pre[@]}")
 
 # asuser SCRIPT ARGS…: bash SCRIPT as the test user, in the project, with
 # the same clean environment; stdout and stderr are the caller's.
@@ -1275,6 +1284,171 @@ fi
 
 # The listeners (what they made outside $T goes with the EXIT trap).
 if [ ${#sock_pids[@]} -gt 0 ]; then kill "${sock_pids[@]}" 2>/dev/null; fi
+
+# --- ident-*: checks by identity, not by name -------------------------------------------
+
+# A tree of the test user's under $T/ident: a $HOME whose .cache is a
+# link to a folder elsewhere (as a user with a full home partition has it).
+ident_home() {
+	I=$T/ident
+	[ -d "$I" ] && return 0
+	mkdir -p "$I/home" "$I/data/cache/huggingface" "$I/outside"
+	ln -s "$I/data/cache" "$I/home/.cache"
+	ln -s "$P" "$I/plink"
+	chown -R -h "$tuid:$tgid" "$I"
+}
+# FORGE: what a jailed python appends to a file below ~/.cache/huggingface.
+FORGE='import os, sys
+p = os.path.expanduser("~/.cache/huggingface/" + sys.argv[1])
+with open(p, "a") as f:
+    f.write("{\"kind\":\"call\",\"forged\":true}\n")
+print("wrote", p)'
+
+# (a) --jail-log inside a writable cache reached through a link on the way
+# (~/.cache -> elsewhere): the log's real path and the plan's text differ,
+# the mount is the same folder.  Refused, else the jail forges refusals.
+if c ident-cache-link; then
+	ident_home
+	log=$I/data/cache/huggingface/refusals.jsonl
+	rm -f "$log"
+	jrun user HOME="$I/home" -- jail-python --jail-log="$log" -c "$FORGE" refusals.jsonl
+	if [ "$RC" = 125 ] && [[ $ERR == *"unable to open the refusal log"*"the jail can write there"*"huggingface"* ]]; then
+		pass ident-cache-link "exit 125: $(printf %s "$ERR" | head -n 1 | cut -c1-120)"
+	elif [ -s "$log" ] && grep -q forged "$log"; then
+		fail ident-cache-link "the log was taken, and the jail wrote a forged line into it (exit $RC)"
+	else
+		fail ident-cache-link "exit status $RC (expected 125 naming the writable mount)"
+	fi
+	rm -f "$log"
+fi
+
+# (a2) --jail-log in the project named through a second mount of it (a
+# bind made in a user and mount namespace of the test's own, where the
+# stub then runs): the kernel's name for the log is not the project's.
+if c ident-log-bind; then
+	ident_home
+	mkdir -p "$I/pbind"
+	chown "$tuid:$tgid" "$I/pbind"
+	rm -f "$P/forged.jsonl"
+	bind_sh="mount --bind '$P' '$I/pbind' && exec unshare -U --map-user=$tuid --map-group=$tgid -- \
+		'$bin/jail-worker' --jail-log='$I/pbind/forged.jsonl' sh -c 'echo forged >>forged.jsonl'"
+	if ! asuser "unshare -Urm true && unshare -Urm sh -c 'exec unshare -U --map-user=$tuid --map-group=$tgid true'" >/dev/null 2>&1; then
+		skip ident-log-bind "unshare -Urm with --map-user does not work here: no second mount to name the log through"
+	else
+		(cd "$P" && exec timeout -k 5 "$tmo" "${asuser_pre[@]}" unshare -Urm sh -c "$bind_sh") \
+			>"$T/out/stdout" 2>"$T/out/stderr" </dev/null
+		RC=$?
+		ERR=$(head -c 4000 "$T/out/stderr")
+		if [ "$RC" = 125 ] && [[ $ERR == *"unable to open the refusal log"*"the jail can write there"* ]]; then
+			pass ident-log-bind "exit 125"
+		elif grep -q forged "$P/forged.jsonl" 2>/dev/null; then
+			fail ident-log-bind "the log, named through a bind of the project, was taken and forged (exit $RC)"
+		else
+			fail ident-log-bind "exit status $RC (expected 125: the jail can write there)"
+		fi
+	fi
+	rm -f "$P/forged.jsonl"
+fi
+
+# (b) The same log named through the cache's link itself, and one with a
+# second name (a hard link) in the writable cache.
+if c ident-log-hardlink; then
+	ident_home
+	log=$I/outside/refusals.jsonl
+	rm -f "$log" "$I/data/cache/huggingface/alias.jsonl"
+	asuser ": >'$log' && ln '$log' '$I/data/cache/huggingface/alias.jsonl'"
+	jrun user HOME="$I/home" -- jail-python --jail-log="$log" -c "$FORGE" alias.jsonl
+	if [ "$RC" = 125 ] && [[ $ERR == *"unable to open the refusal log"*"other names"* ]]; then
+		pass ident-log-hardlink "exit 125"
+	elif grep -q forged "$log" 2>/dev/null; then
+		fail ident-log-hardlink "the log was taken, and the jail wrote a forged line through its second name (exit $RC)"
+	else
+		fail ident-log-hardlink "exit status $RC (expected 125: the file has other names)"
+	fi
+	rm -f "$log" "$I/data/cache/huggingface/alias.jsonl"
+fi
+
+# (c) A tool's name found through PATH in the project reached by a link
+# (PATH=<link to the project>/fakebin): the project's file, whatever the
+# spelling, gets no tool's profile (the npm group has the network).
+if c ident-project-link; then
+	ident_home
+	jrun user PATH="$I/plink/fakebin:/usr/bin:/bin" -- jail --jail-explain npm
+	cgrp=$(printf '%s\n' "$OUT" | sed -n 's/^command: *//p')
+	if [ "$RC" != 0 ] || [ -z "$cgrp" ]; then
+		fail ident-project-link "jail --jail-explain npm: exit $RC, no command line"
+	elif [[ $cgrp == *"group npm"* ]]; then
+		fail ident-project-link "the project's fakebin/npm, through the link $I/plink, got $(q "$cgrp")"
+	else
+		pass ident-project-link "$cgrp"
+	fi
+fi
+
+# (c2) A policy's source whose way goes through a link of the user's
+# written upwards (~/.cache -> ../../proj/dotcache), into the project,
+# where a jail planted dotcache -> elsewhere: a link in the project is
+# never trusted, whatever the text of the way says.
+if c ident-link-upward; then
+	ident_home
+	mkdir -p "$I/h2" "$I/victim/huggingface" "$I/victim/torch"
+	ln -sfn ../../proj/dotcache "$I/h2/.cache"
+	chown -R -h "$tuid:$tgid" "$I/h2" "$I/victim"
+	asuser "ln -sfn '$I/victim' '$P/dotcache'"
+	rm -f "$I/victim/huggingface/planted"
+	jrun user HOME="$I/h2" -- jail-python -c 'import os; open(os.path.expanduser("~/.cache/huggingface/planted"), "w").write("x"); print("wrote")'
+	if [ -e "$I/victim/huggingface/planted" ]; then
+		fail ident-link-upward "the jail wrote into $I/victim, where the project's link dotcache led (exit $RC)"
+	elif [ "$RC" = 125 ] && [[ $ERR == *"symlink"* ]]; then
+		pass ident-link-upward "exit 125"
+	else
+		fail ident-link-upward "exit status $RC (expected 125: a symlink on the way could have been made by a jailed process)"
+	fi
+	rm -f "$P/dotcache" "$I/victim/huggingface/planted"
+fi
+
+# (c3) The project inside a writable cache's real place, the cache named
+# through a link (~/.cache -> data/cache, the project
+# data/cache/huggingface/proj): the cache's mount showed the project bare,
+# its .env unmasked, at ~/.cache/huggingface/proj.  Refused, or masked
+# there too; never the secret.
+if c ident-project-in-cache; then
+	ident_home
+	ip=$I/data/cache/huggingface/proj
+	mkdir -p "$ip"
+	printf 'SECRET=%s\n' "$ENVSECRET" >"$ip/.env"
+	chown -R "$tuid:$tgid" "$ip"
+	CWD=$ip jrun user HOME="$I/home" -- jail-python -c 'import os
+for p in (".env", os.path.expanduser("~/.cache/huggingface/proj/.env")):
+    try:
+        print(p, open(p).read().strip())
+    except OSError as e:
+        print(p, type(e).__name__)'
+	if [[ $OUT == *"$ENVSECRET"* ]]; then
+		fail ident-project-in-cache "the masked .env was read through the cache's mount (exit $RC): $(q "$OUT")"
+	elif [ "$RC" = 125 ] && [[ $ERR == *"the project is inside it under another name"* ]]; then
+		pass ident-project-in-cache "exit 125"
+	elif [ "$RC" = 0 ]; then
+		pass ident-project-in-cache "masked both ways: $(q "$OUT")"
+	else
+		fail ident-project-in-cache "exit status $RC"
+	fi
+	rm -rf "$ip"
+fi
+
+# (d) A map of $HOME through another name: $HOME is a link, the map its
+# target.  Refused like a map of $HOME.
+if c ident-map-home; then
+	ident_home
+	mkdir -p "$I/realhome"
+	[ -L "$I/linkhome" ] || ln -s "$I/realhome" "$I/linkhome"
+	chown -h "$tuid:$tgid" "$I/realhome" "$I/linkhome"
+	jrun user HOME="$I/linkhome" -- jail --jail-ro="$I/realhome" true
+	if [ "$RC" = 125 ] && [[ $ERR == *"home directory"* ]]; then
+		pass ident-map-home "exit 125"
+	else
+		fail ident-map-home "jail --jail-ro=<the real \$HOME>: exit status $RC (expected 125: it is your home directory)"
+	fi
+fi
 
 # --- nothing left behind -----------------------------------------------------------------------
 

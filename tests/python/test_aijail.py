@@ -254,6 +254,95 @@ class Handler(Base):
         self.assertEqual(res.output, b"(None, False)")
 
 
+# Run in a child Python, under an address-space limit: the read back of a
+# sparse 3 GiB file must raise the cap's error without ever holding more
+# than the cap (an unbounded read would need 3 GiB and hit the limit).
+SPARSE_CHILD = r"""
+import json, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))
+import aijail
+src = ("import sys\n"
+       "with open(sys.argv[2], 'wb') as f:\n"
+       "    f.seek(3 << 30)\n"
+       "    f.write(b'x')\n")
+t0 = time.monotonic()
+try:
+    aijail.run_handler(src, "", dir=sys.argv[1])
+    r = {"raised": None}
+except Exception as e:
+    r = {"raised": type(e).__name__, "msg": str(e), "cap": getattr(e, "cap", None)}
+r["secs"] = time.monotonic() - t0
+r["maxrss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps(r))
+"""
+
+
+class Bounds(Base):
+    """What the jail wrote is read back within output_cap, never past it."""
+
+    def test_sparse_output_file(self):
+        cp = subprocess.run([sys.executable, "-c", SPARSE_CHILD, self.tmp],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            universal_newlines=True, timeout=120)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        r = json.loads(cp.stdout)
+        self.assertEqual(r["raised"], "OutputLimitExceeded", r)
+        self.assertEqual(r["cap"], aijail.OUTPUT_CAP)
+        self.assertIn(str(aijail.OUTPUT_CAP), r["msg"])
+        self.assertIn("output file", r["msg"])
+        # The cap (64 MiB) and Python itself; never the 3 GiB claimed.
+        self.assertLess(r["maxrss_kib"], 256 * 1024, r)
+        self.assertLess(r["secs"], 60, r)
+
+    def test_output_file_at_the_cap(self):
+        # The input is the number of bytes to write.
+        src = ("import sys\nn = int(open(sys.argv[1]).read())\n"
+               "open(sys.argv[2], 'wb').write(b'y' * n)\n")
+        res = aijail.run_handler(src, "1000", dir=self.tmp, output_cap=1000)
+        self.assertEqual(res.output, b"y" * 1000, res.stderr)
+        with self.assertRaises(aijail.OutputLimitExceeded) as cm:
+            aijail.run_handler(src, "1001", dir=self.tmp, output_cap=1000)
+        self.assertEqual(cm.exception.cap, 1000)
+        self.assertIn("1000 bytes", str(cm.exception))
+
+    def test_output_file_not_followed(self):
+        src = "import os, sys\nos.symlink('/etc/passwd', sys.argv[2])\n"
+        res = aijail.run_handler(src, "", dir=self.tmp)
+        self.assertEqual((res.returncode, res.output), (0, None), res.stderr)
+
+    def test_stdout_flood(self):
+        # 100 MB on stdout, then the command would go on for 30 s: the
+        # read stops at the cap and the jail is stopped there.
+        t0 = time.monotonic()
+        try:
+            cp = aijail.run_sandboxed(["sh", "-c", "head -c 100000000 /dev/zero; sleep 30"],
+                                      cwd=self.project, timeout=60)
+        except Exception as e:
+            err = e
+        else:
+            self.fail("%d bytes of stdout were read, after %.1f s" %
+                      (len(cp.stdout), time.monotonic() - t0))
+        secs = time.monotonic() - t0
+        self.assertEqual(type(err).__name__, "OutputLimitExceeded", err)
+        self.assertEqual(err.cap, aijail.OUTPUT_CAP)
+        self.assertIn("stdout", str(err))
+        self.assertIn(str(aijail.OUTPUT_CAP), str(err))
+        self.assertLess(secs, 20)
+
+    def test_stderr_cap(self):
+        with self.assertRaises(aijail.OutputLimitExceeded) as cm:
+            aijail.run_sandboxed(["sh", "-c", "head -c 5000 /dev/zero >&2"],
+                                 cwd=self.project, output_cap=4096)
+        self.assertIn("stderr", str(cm.exception))
+        cp = aijail.run_sandboxed(["sh", "-c", "head -c 4096 /dev/zero >&2; echo ok"],
+                                  cwd=self.project, output_cap=4096)
+        self.assertEqual((cp.returncode, cp.stdout, len(cp.stderr)), (0, "ok\n", 4096))
+
+    def test_bad_cap(self):
+        with self.assertRaises(ValueError):
+            aijail.run_sandboxed(["true"], cwd=self.project, output_cap=-1)
+
+
 class Status(Base):
     def test_status(self):
         s = aijail.status(cwd=self.project)

@@ -588,6 +588,92 @@ static void large_index(void **state)
 	}
 }
 
+/* An index of n version-2 entries "d/fNNNNNNNN" (80 bytes each), then
+ * last, written in pieces: larger than any buffer here. */
+static size_t write_big_index(const char *gitdir, unsigned n, const char *last)
+{
+	static unsigned char chunk[80 * 1024];
+	char p[512];
+	size_t used = 0, total = 12;
+	FILE *f;
+
+	mkdirs(gitdir);
+	snprintf(p, sizeof(p), "%s/%s/index", top, gitdir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	memcpy(chunk, "DIRC", 4);
+	put32(chunk + 4, 2);
+	put32(chunk + 8, n + 1);
+	assert_int_equal(fwrite(chunk, 1, 12, f), 12);
+	for (unsigned i = 0; i <= n; i++) {
+		unsigned char *e = chunk + used;
+		char name[32];
+		size_t l;
+
+		snprintf(name, sizeof(name), "d/f%08u", i);
+		if (i == n)
+			snprintf(name, sizeof(name), "%s", last);
+		l = strlen(name);
+		memset(e, 0, 80);
+		put32(e + 24, 0100644);
+		memset(e + 40, 0xab, 20);
+		e[60] = (unsigned char)(l >> 8);
+		e[61] = (unsigned char)l;
+		memcpy(e + 62, name, l);
+		used += (62 + l + 8) & ~(size_t)7;
+		if (used + 80 > sizeof(chunk) || i == n) {
+			assert_int_equal(fwrite(chunk, 1, used, f), used);
+			total += used;
+			used = 0;
+		}
+	}
+	memset(chunk, 0x5a, 20);
+	assert_int_equal(fwrite(chunk, 1, 20, f), 20);
+	assert_int_equal(fclose(f), 0);
+	return total + 20;
+}
+
+/* The index is the jail's to write, its size too: one larger than
+ * GI_INDEX_MAX is not read at all (a forged one of 2 GiB was read whole at
+ * every launch), and says so; one below the cap is read to its end. */
+static void huge_index(void **state)
+{
+	const char *rel[] = {"zz.pem"};
+	const uint8_t kind[] = {M};
+	unsigned over = GI_INDEX_MAX / 80 + 16, under = (GI_INDEX_MAX - 4096) / 80;
+	char p[512], saved[sizeof(top)];
+
+	(void)state;
+	/* 64 MiB twice: in memory where there is a tmpfs for it. */
+	memcpy(saved, top, sizeof(top));
+	snprintf(top, sizeof(top), "/dev/shm/aj-gitindex-XXXXXX");
+	if (!mkdtemp(top))
+		memcpy(top, saved, sizeof(top));
+	assert_true(write_big_index("huge/.git", over, "zz.pem") > GI_INDEX_MAX);
+	mkdirs("huge");
+	hits(rel, kind, 1);
+	look_at("huge");
+	assert_int_equal(result.hits[0].kind, M); /* the entry past the cap is not seen */
+	assert_string_equal(git_note(0), "\t(in a git repository whose index could not be read: "
+	                                 "not known if tracked)");
+	assert_true(write_big_index("huge/.git", under, "zz.pem") <= GI_INDEX_MAX);
+	hits(rel, kind, 1);
+	look_at("huge");
+	assert_int_equal(result.hits[0].kind, D); /* read to its end */
+	snprintf(p, sizeof(p), "%s/huge/.git/index", top);
+	unlink(p);
+	if (strcmp(top, saved)) {
+		const char *const dirs[] = {"huge/.git", "huge"};
+
+		for (unsigned i = 0; i < 2; i++) {
+			snprintf(p, sizeof(p), "%s/%s", top, dirs[i]);
+			rmdir(p);
+		}
+		rmdir(top);
+		memcpy(top, saved, sizeof(top));
+	}
+}
+
 /* A .git the jail wrote: a symlink, a gitdir that leads to a FIFO named
  * index, an index that does not parse.  Nothing blocks, nothing is
  * denied, and the last one is said. */
@@ -637,7 +723,7 @@ int main(void)
 	    cmocka_unit_test(at_the_top), cmocka_unit_test(below_the_top),
 	    cmocka_unit_test(worktree),   cmocka_unit_test(nested),
 	    cmocka_unit_test(sorted),     cmocka_unit_test(large_index),
-	    cmocka_unit_test(hostile),
+	    cmocka_unit_test(hostile),    cmocka_unit_test(huge_index),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
