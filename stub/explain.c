@@ -493,6 +493,9 @@ static void print_scan(const struct run *r)
 	rp_t(", found by ");
 	rp_str("source", watch_source);
 	rp_t(":\n");
+	rp_field("watcher");
+	rp_str("watcher", watch_explain());
+	rp_t("\n");
 	if (!scan->n)
 		rp_t("  (nothing)\n");
 	rp_open("found", '[');

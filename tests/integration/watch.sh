@@ -186,7 +186,7 @@ while True:
         if how == "silent":
             time.sleep(30)
         else:
-            c.sendall(struct.pack("=IIQQII", 0x31776a61, 0, dev, ino, 0, 0))
+            c.sendall(struct.pack("=IIQQII", 0x32776a61, 0, dev, ino, 0, 0))
     except OSError:
         pass
     c.close()'
@@ -216,7 +216,7 @@ impostor() {
 	wsource
 	wrun $py -c "$PYREAD" .env
 	kill "$fpid" 2>/dev/null
-	pkill -u "$tuid" -f "WFAKE|0x31776a61" 2>/dev/null
+	pkill -u "$tuid" -f "WFAKE|0x32776a61" 2>/dev/null
 	wait "$fpid" 2>/dev/null
 	if ! grep -q up "$T/out/fake"; then
 		fail "$name" "the impostor did not start: $(q "$(cat "$T/out/fake")")"
