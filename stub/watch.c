@@ -140,12 +140,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static uint64_t wall_s(void)
+static uint64_t wall_ms(void)
 {
 	struct timespec t;
 
 	syscall(SYS_clock_gettime, CLOCK_REALTIME, &t);
-	return (uint64_t)t.tv_sec;
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
 /* The key's file with suffix, in the runtime directory. */
@@ -220,7 +220,7 @@ static int runtime_dir(bool make)
 		fd = open(c, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (!ours(fd, false)) {
 			why_no_dir =
-			    "$XDG_RUNTIME_DIR is not a private directory of the caller's, and "
+			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
 			    "$XDG_CACHE_HOME is not a directory of the caller's that only the "
 			    "caller may write";
 			if (fd >= 0)
@@ -231,7 +231,7 @@ static int runtime_dir(bool make)
 		fd = h && h[0] == '/' ? open(h, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 		if (!ours(fd, false)) {
 			why_no_dir =
-			    "$XDG_RUNTIME_DIR is not a private directory of the caller's, and "
+			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
 			    "$HOME is not a directory of the caller's that only the caller may "
 			    "write";
 			if (fd >= 0)
@@ -241,7 +241,7 @@ static int runtime_dir(bool make)
 		fd = sub_dir(fd, ".cache", make, false);
 		if (fd < 0) {
 			why_no_dir =
-			    "$XDG_RUNTIME_DIR is not a private directory of the caller's, and "
+			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
 			    "$HOME/.cache is not a directory of the caller's that only the "
 			    "caller may write";
 			return -1;
@@ -251,7 +251,7 @@ static int runtime_dir(bool make)
 	if (fd >= 0)
 		fd = sub_dir(fd, "run", make, true);
 	if (fd < 0)
-		why_no_dir = "$XDG_RUNTIME_DIR is not a private directory of the caller's, and the "
+		why_no_dir = "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and the "
 		             "cache's aijail/run is not a directory of the caller's alone (0700)";
 	return fd;
 }
@@ -504,6 +504,15 @@ static unsigned num_of(const char *s)
 	for (; *s >= '0' && *s <= '9'; s++)
 		n = n * 10 + (unsigned)(*s - '0');
 	return n > 0xffffffffUL ? 0xffffffffU : (unsigned)n;
+}
+
+static uint64_t num_ms(const char *s)
+{
+	uint64_t n = 0;
+
+	for (; *s >= '0' && *s <= '9' && n < (1ULL << 59); s++)
+		n = n * 10 + (unsigned)(*s - '0');
+	return n;
 }
 
 static noreturn void serve(void);
@@ -789,16 +798,16 @@ static void publish(void)
 	ADD("\nwatches ");
 	NUM(scan_watches);
 	ADD("\nstarted ");
-	NUM(started);
+	NUM(started / 1000);
 	ADD("\nused ");
+	NUM(last_used / 1000);
+	ADD("\nused_ms ");
 	NUM(last_used);
 	ADD("\ntables ");
 	NUM(n_tables);
 	for (unsigned t = 0; t < n_tables; t++) {
-		ADD(t ? ", " : " ");
+		ADD(tables[t]->ready ? "\ntable " : "\ntable (no index) ");
 		ADD(tables[t]->labels);
-		if (!tables[t]->ready)
-			ADD(" (no index)");
 	}
 	ADD("\nproject ");
 	ADD(proj ? proj : "?");
@@ -851,14 +860,14 @@ static uint64_t others(char *old)
 		r = fd_read(fd, st, sizeof(st) - 1);
 		close(fd);
 		st[r] = '\0';
-		if (!(w = strstr(st, "\nwatches ")) || !(u = strstr(st, "\nused ")))
+		if (!(w = strstr(st, "\nwatches ")) || !(u = strstr(st, "\nused_ms ")))
 			continue;
 		sum += num_of(w + 9);
 		for (unsigned i = 0; i < n_refused && i < 8; i++)
 			if (!strncmp(refused[i], e->d_name, 18))
 				u = NULL;
-		if (u && num_of(u + 6) < oldest) {
-			oldest = num_of(u + 6);
+		if (u && num_ms(u + 9) <= oldest) {
+			oldest = num_ms(u + 9);
 			memcpy(old, e->d_name, 18);
 			old[18] = '\0';
 		}
@@ -1005,12 +1014,10 @@ static void add_label(struct table *t, const char *l)
 {
 	size_t n = strlen(t->labels), k = strnlen(l, 39);
 
-	if (!k || memmem(t->labels, n, l, k) || n + k + 3 > sizeof(t->labels))
+	if (!k || memmem(t->labels, n, l, k) || n + k + 2 > sizeof(t->labels))
 		return;
-	if (n) {
-		memcpy(t->labels + n, ", ", 2);
-		n += 2;
-	}
+	if (n)
+		t->labels[n++] = ' ';
 	memcpy(t->labels + n, l, k);
 	t->labels[n + k] = '\0';
 	written_watches = ~0u;
@@ -1085,7 +1092,7 @@ static int reply(int c)
 	q.label[sizeof(q.label) - 1] = '\0';
 	h.dev = proj_dev;
 	h.ino = proj_ino;
-	last_used = wall_s();
+	last_used = wall_ms();
 	t = table_of(blob, q.tlen, q.label, &fresh);
 	if (t >= 0 && !fresh && tables[t]->ready) {
 		struct pollfd mp = {mfd, POLLPRI, 0};
@@ -1164,7 +1171,7 @@ static noreturn void serve(void)
 	lk = openat(rdir, lockname, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lk < 0 || flock(lk, LOCK_EX | LOCK_NB))
 		_exit(0); /* another watcher has it */
-	started = last_used = wall_s();
+	started = last_used = wall_ms();
 	limit = watch_limit();
 	if (setjmp(failed))
 		_exit(1);
