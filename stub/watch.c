@@ -601,8 +601,8 @@ int watch_ask(const struct aj_variant *v, const char *mode)
 		lim = watch_limit();
 		if (need && lim && (unsigned long)need > lim) {
 			watch_state = "off for this project, because it needs more inotify watches "
-			              "than the watchers' share (AIJAIL_WATCH_SHARE, 10 % of "
-			              "max_user_watches): launches here walk";
+			              "than all watchers may hold (AIJAIL_WATCH_SHARE percent of "
+			              "max_user_watches, 10 unless set): launches here walk";
 			return -1;
 		}
 		if (flatten(v)) {
