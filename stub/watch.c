@@ -454,7 +454,7 @@ static bool same_ns(pid_t pid, const char *ns)
 
 /* The other end is a process of ours in our own user, pid and mount
  * namespaces, and still the one that holds the socket when looked at:
- * the watcher for a launch, a launch (or a watcher) for the watcher. */
+ * the watcher, for a launch or for a watcher asking it to give way. */
 static bool peer_ok(int s)
 {
 	struct ucred cr;
@@ -1080,11 +1080,21 @@ static int reply(int c)
 	bool fresh = false;
 	int t = -1;
 
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+
+	/* A launch is of our uid; its namespaces are not looked at: it may
+	 * have joined its jail's user namespace by now (it reads the answer
+	 * later, in the parent).  What a stranger of our uid could get here
+	 * is the names a jail sees anyway, or work for the watcher. */
 	if (setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) || !peer_ok(c) ||
+	    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) || cr.uid != getuid() ||
 	    !get(c, &q, sizeof(q)) || q.magic != WATCH_MAGIC || memcmp(q.key, key, 18))
 		return -1;
-	if (q.op == OP_YIELD)
+	/* Only another watcher asks us to give way: a process whose
+	 * namespaces stay what they were, and must be ours. */
+	if (q.op == OP_YIELD && peer_ok(c))
 		give_way();
 	if (q.op != OP_ASK || q.dev != proj_dev || q.ino != proj_ino || q.tlen > sizeof(blob) ||
 	    !get(c, blob, q.tlen))
