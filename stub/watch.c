@@ -882,7 +882,9 @@ static void evict(const char *k)
 	struct watch_req q = {.magic = WATCH_MAGIC, .op = OP_YIELD};
 	struct sockaddr_un a;
 	char st[64];
-	int s = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* Non-blocking: a watcher that does not accept (hung, or busy
+	 * making room itself) does not hold us. */
+	int s = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (s < 0)
 		return;
