@@ -360,6 +360,38 @@ if c watch-one-per-project; then
 	fi
 fi
 
+# Each table is classified as its own stub would: a socket file is denied
+# to a jail without the host's network (jail-worker), not to one with it
+# (jail-python), both answered by the same watcher.
+if c watch-tables-differ; then
+	watchers_kill
+	as_user $py -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$wp/wide/a/app.sock"
+	FOUND='import json,sys; s=json.load(sys.stdin)["scan"]; print(s["source"], [f["path"] + ":" + str(f["why"]) for f in s["found"] if f["path"].endswith("app.sock")])'
+	for _ in 1 2 3 4; do
+		wsrc_of jail-worker
+		[ "$WSRC" = "the watcher" ] && break
+	done
+	w=$(printf '%s' "$OUT" | $py -c "$FOUND" 2>&1)
+	for _ in 1 2 3; do
+		wsrc_of jail-python
+		[ "$WSRC" = "the watcher" ] && break
+	done
+	p=$(printf '%s' "$OUT" | $py -c "$FOUND" 2>&1)
+	wsrc_of jail-worker
+	w2=$(printf '%s' "$OUT" | $py -c "$FOUND" 2>&1)
+	watchers
+	if [ "$w" != "the watcher ['wide/a/app.sock:socket']" ] || [ "$w2" != "$w" ]; then
+		fail watch-tables-differ "jail-worker found $(q "$w"), then $(q "$w2")"
+	elif [ "$p" != "the watcher []" ]; then
+		fail watch-tables-differ "jail-python (the host's network) found $(q "$p")"
+	elif [ "$(echo "$WPIDS" | wc -w)" != 1 ]; then
+		fail watch-tables-differ "watchers: $WPIDS"
+	else
+		pass watch-tables-differ
+	fi
+	rm -f "$wp/wide/a/app.sock"
+fi
+
 # A second project whose watcher needs room: with a share that holds either
 # project but not both, the watcher unused the longest gives way, and
 # launches there walk (the secret still masked).
