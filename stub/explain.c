@@ -501,6 +501,9 @@ static void print_scan(const struct run *r)
 	rp_jstr("bound", sc->bound == AJ_SCAN_BOUND_DENY ? "deny" : "stop");
 	rp_t(sc->bound == AJ_SCAN_BOUND_DENY ? " components; a directory deeper is denied\n"
 	                                     : " components; a deeper directory stops the jail\n");
+	rp_field("watcher");
+	rp_str("watcher", watch_explain());
+	rp_t("\n");
 	rp_t("masked and denied in ");
 	rp_str("project", r->project);
 	rp_t(", found by ");

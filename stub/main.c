@@ -317,7 +317,7 @@ int main(int argc, char **argv)
 	r->v = proxy_apply(extra_apply(r));
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
-	wfd = watch_ask(r->v);
+	wfd = watch_ask(r->v, pol->modes[r->mode]);
 	/* Before anything is resolved: the fallback has a $HOME of its own. */
 	if (o.explain)
 		r->fallback = ns_blocked(r->v, true);

@@ -35,9 +35,6 @@ enum { T_UNKNOWN = 0, T_OTHER = 1, T_DIR = 4, T_REG = 8, T_LNK = 10, T_SOCK = 12
 
 #define SCAN_BUF 8192
 
-static struct scan_result result;
-struct scan_result *const scan = &result;
-
 static char rel[AJ_PATH_MAX]; /* the entry's path relative to the project */
 static const struct aj_scan *sc;
 static uid_t me;
@@ -53,14 +50,8 @@ static bool second_pass;
  * changed within two ticks of the walk: settle.c (scan_rec_recent). */
 #define SCAN_VANISHED  16
 #define SCAN_RECENT_NS 20000000ULL
-static struct {
-	uint64_t ino;
-	uint8_t seen, walked;
-} vanished[SCAN_VANISHED];
-static unsigned n_vanished;
 static uint64_t recent; /* the walk's start, less two ticks */
 static bool relisting;  /* re-reading a directory that changed after the walk read it */
-static unsigned n_links;
 
 /* Every directory the walk read, as it was just before it was read: a
  * directory an entry moved into after that (a concurrent jail moving a
@@ -70,22 +61,44 @@ static unsigned n_links;
 #define SCAN_DIR_ARENA  (4 << 20)
 #define SCAN_DIR_HASH   (2 * SCAN_DIRS)
 #define SCAN_VERIFY_MAX 8
-static struct dir_rec {
+struct dir_rec {
 	uint64_t ino, mtime, ctime, state;
 	uint32_t off; /* path in dir_arena ("" for the project) */
 	uint16_t depth;
 	uint8_t dead;   /* the watcher's: no longer in the tree at that path */
 	uint8_t recent; /* changed within two ticks of the walk */
-} dirs[SCAN_DIRS];
-static unsigned n_dirs;
-static uint32_t dir_used;
-static char dir_arena[SCAN_DIR_ARENA];
-static uint32_t dir_hash[SCAN_DIR_HASH]; /* index + 1, by inode */
-static struct {
-	dev_t dev;
-	ino_t ino;
-	uint8_t kind;
-} links[AJ_SCAN_LINKS];
+};
+/* The index: what one scan table's walk found and recorded.  A launch has
+ * one; the watcher one per scan table it serves, switched with
+ * scan_index_use() (one inotify instance watches for them all). */
+struct scan_index {
+	struct scan_result result;
+	struct dir_rec dirs[SCAN_DIRS];
+	uint32_t dir_hash[SCAN_DIR_HASH]; /* index + 1, by inode */
+	char dir_arena[SCAN_DIR_ARENA];
+	unsigned n_dirs, n_links, n_vanished;
+	uint32_t dir_used;
+	struct {
+		dev_t dev;
+		ino_t ino;
+		uint8_t kind;
+	} links[AJ_SCAN_LINKS];
+	struct {
+		uint64_t ino;
+		uint8_t seen, walked;
+	} vanished[SCAN_VANISHED];
+};
+static struct scan_index index0, *ix = &index0;
+struct scan_result *scan = &index0.result;
+#define dirs       (ix->dirs)
+#define n_dirs     (ix->n_dirs)
+#define dir_used   (ix->dir_used)
+#define dir_arena  (ix->dir_arena)
+#define dir_hash   (ix->dir_hash)
+#define links      (ix->links)
+#define n_links    (ix->n_links)
+#define vanished   (ix->vanished)
+#define n_vanished (ix->n_vanished)
 /* One buffer per level (a directory's entries are still being read while
  * its subdirectories are walked); untouched levels cost no memory. */
 static _Alignas(8) char dbuf[AJ_SCAN_DEPTH_MAX][SCAN_BUF];
@@ -716,7 +729,8 @@ int scan_redo(int pfd, unsigned rec, const char *name)
 	unstable = broken = false;
 	relisting = true;
 	if (name && (gone = fstatat(fd, name, &es, AT_SYMLINK_NOFOLLOW) != 0, 1))
-		entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u, d->state);
+		entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u,
+		      d->state);
 	else if (!scan_on_dir || scan_on_dir(fd, rec) >= 0)
 		walk(fd, st.st_dev, len, d->depth, d->state);
 	else
@@ -725,4 +739,35 @@ int scan_redo(int pfd, unsigned rec, const char *name)
 	close(fd);
 	rel[0] = '\0';
 	return broken ? -1 : gone;
+}
+
+/* ---- more than one index (the watcher's tables) ------------------------- */
+
+size_t scan_index_size(void)
+{
+	return sizeof(struct scan_index);
+}
+
+/* mem: a zeroed scan_index_size() bytes, or NULL for the launch's own;
+ * v: the table whose index it is (setup() for the events to come). */
+void scan_index_use(void *mem, const struct aj_variant *v)
+{
+	ix = mem ? mem : &index0;
+	scan = &ix->result;
+	if (v)
+		(void)setup(v);
+}
+
+uint64_t scan_rec_ino(unsigned rec)
+{
+	return rec < n_dirs ? dirs[rec].ino : 0;
+}
+
+/* The live record of the directory with inode ino, or -1: not in this
+ * index (pruned, covered, gone). */
+int scan_rec_by_ino(uint64_t ino)
+{
+	uint32_t slot = *dir_slot(ino);
+
+	return slot && !dirs[slot - 1].dead ? (int)slot - 1 : -1;
 }

@@ -33,10 +33,16 @@
 	 IN_MOVE_SELF | IN_ONLYDIR)
 
 static int ifd = -1, late = -1;
-static uint32_t wd_rec[WD_MAX]; /* a watch's directory record + 1 */
+/* A watch's directory, by inode: every index that holds the directory
+ * finds its own record of it (the watcher's indexes share one instance,
+ * and the kernel gives one directory one watch in it). */
+static uint64_t wd_ino[WD_MAX];
 static int wd_top;
 static uint8_t watched[1 << 16]; /* the launch's: records watched already */
 unsigned scan_unresolved;        /* moved in, gone when looked at: settle() */
+unsigned scan_watches;           /* held by this instance now */
+unsigned scan_watch_budget;      /* the most it may hold; 0: no bound (a launch) */
+bool scan_over_budget;           /* a watch was refused for the budget */
 
 static int on_dir(int fd, unsigned rec)
 {
@@ -47,17 +53,27 @@ static int on_dir(int fd, unsigned rec)
 	wd = inotify_add_watch(ifd, p, WATCH_EVENTS);
 	if (wd < 0 || wd >= WD_MAX)
 		return -1;
-	wd_rec[wd] = rec + 1;
-	if (wd > wd_top)
+	/* Watch descriptors only grow: one above the top is a new watch. */
+	if (wd > wd_top) {
 		wd_top = wd;
+		if (scan_watch_budget && scan_watches >= scan_watch_budget) {
+			(void)inotify_rm_watch(ifd, wd);
+			scan_over_budget = true;
+			return -1;
+		}
+		scan_watches++;
+	}
+	wd_ino[wd] = scan_rec_ino(rec);
 	return wd;
 }
 
 int scan_watch_begin(void)
 {
 	scan_watch_end();
-	memset(wd_rec, 0, (size_t)(wd_top + 1) * sizeof(wd_rec[0]));
+	memset(wd_ino, 0, (size_t)(wd_top + 1) * sizeof(wd_ino[0]));
 	wd_top = 0;
+	scan_watches = 0;
+	scan_over_budget = false;
 	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	scan_on_dir = ifd >= 0 ? on_dir : NULL;
 	return ifd;
@@ -92,9 +108,73 @@ void scan_compact(void)
 
 static int rec_of(int wd)
 {
-	return wd >= 0 && wd < WD_MAX && wd_rec[wd] && scan_live(wd_rec[wd] - 1)
-	           ? (int)wd_rec[wd] - 1
-	           : -1;
+	return wd >= 0 && wd < WD_MAX && wd_ino[wd] ? scan_rec_by_ino(wd_ino[wd]) : -1;
+}
+
+/* One read of the queue: its length, 0 when empty, SCAN_EV_LOST. */
+long scan_events_read(char *buf, size_t size)
+{
+	for (;;) {
+		ssize_t n = read(ifd, buf, size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : SCAN_EV_LOST;
+		return n ? n : SCAN_EV_LOST;
+	}
+}
+
+/* What a read brought, applied to the index in use. */
+int scan_events_apply(int pfd, const char *buf, long n)
+{
+	const struct inotify_event *e;
+	int rec;
+
+	for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(*e) + e->len) {
+		e = (const struct inotify_event *)(buf + off);
+		if (e->mask & (IN_Q_OVERFLOW | IN_UNMOUNT))
+			return SCAN_EV_LOST;
+		if ((e->mask & IN_IGNORED) || (rec = rec_of(e->wd)) < 0)
+			continue;
+		if (!e->len) {
+			if (rec == 0 && (e->mask & IN_DELETE_SELF))
+				return SCAN_EV_GONE;
+			if (rec == 0 && (e->mask & IN_ATTRIB))
+				return SCAN_EV_LOST; /* its own mode: can it still be read? */
+			continue;                    /* its parent's event names it */
+		}
+		scan_drop((unsigned)rec, e->name, e->mask & IN_ISDIR);
+	}
+	/* The paths of hits dropped are garbage until packed. */
+	if (scan->used > AJ_SCAN_ARENA / 2)
+		scan_compact();
+	for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(*e) + e->len) {
+		e = (const struct inotify_event *)(buf + off);
+		if (!e->len || (e->mask & IN_IGNORED) || (rec = rec_of(e->wd)) < 0)
+			continue;
+		switch (scan_redo(pfd, (unsigned)rec, e->name)) {
+		case -1:
+			return SCAN_EV_LOST;
+		case 1: /* moved in, and on again before it was looked at */
+			scan_unresolved += !!(e->mask & IN_MOVED_TO);
+		}
+	}
+	return scan_full() ? SCAN_EV_LOST : SCAN_EV_SOME;
+}
+
+/* After every index had the read: the watches the kernel removed. */
+void scan_events_done(const char *buf, long n)
+{
+	const struct inotify_event *e;
+
+	for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(*e) + e->len) {
+		e = (const struct inotify_event *)(buf + off);
+		if ((e->mask & IN_IGNORED) && e->wd >= 0 && e->wd < WD_MAX && wd_ino[e->wd]) {
+			wd_ino[e->wd] = 0;
+			scan_watches--;
+		}
+	}
 }
 
 int scan_events(int pfd, unsigned reads)
@@ -103,49 +183,16 @@ int scan_events(int pfd, unsigned reads)
 	int seen = SCAN_EV_NONE;
 
 	for (unsigned k = 0; !reads || k < reads; k++) {
-		ssize_t n = read(ifd, buf, sizeof(buf));
-		const struct inotify_event *e;
-		int rec;
+		ssize_t n = scan_events_read(buf, sizeof(buf));
+		int r;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? seen : SCAN_EV_LOST;
-		if (n == 0)
-			return SCAN_EV_LOST;
+		if (n <= 0)
+			return n ? SCAN_EV_LOST : seen;
 		seen = SCAN_EV_SOME;
-		for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(*e) + e->len) {
-			e = (const struct inotify_event *)(buf + off);
-			if (e->mask & (IN_Q_OVERFLOW | IN_UNMOUNT))
-				return SCAN_EV_LOST;
-			if ((e->mask & IN_IGNORED) || (rec = rec_of(e->wd)) < 0)
-				continue;
-			if (!e->len) {
-				if (rec == 0 && (e->mask & IN_DELETE_SELF))
-					return SCAN_EV_GONE;
-				if (rec == 0 && (e->mask & IN_ATTRIB))
-					return SCAN_EV_LOST; /* its own mode: can it still be read?
-					                      */
-				continue;                    /* its parent's event names it */
-			}
-			scan_drop((unsigned)rec, e->name, e->mask & IN_ISDIR);
-		}
-		/* The paths of hits dropped are garbage until packed. */
-		if (scan->used > AJ_SCAN_ARENA / 2)
-			scan_compact();
-		for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(*e) + e->len) {
-			e = (const struct inotify_event *)(buf + off);
-			if (!e->len || (e->mask & IN_IGNORED) || (rec = rec_of(e->wd)) < 0)
-				continue;
-			switch (scan_redo(pfd, (unsigned)rec, e->name)) {
-			case -1:
-				return SCAN_EV_LOST;
-			case 1: /* moved in, and on again before it was looked at */
-				scan_unresolved += !!(e->mask & IN_MOVED_TO);
-			}
-		}
-		if (scan_full())
-			return SCAN_EV_LOST;
+		r = scan_events_apply(pfd, buf, n);
+		scan_events_done(buf, n);
+		if (r < 0)
+			return r;
 	}
 	return seen;
 }
@@ -181,7 +228,8 @@ static void settle(int pfd)
 			return; /* no watch to be had: verify() alone, as before */
 		r = scan_events(pfd, SETTLE_READS);
 		if (r == SCAN_EV_GONE)
-			die("scan the project", 0, "it was removed while it was checked for secrets");
+			die("scan the project", 0,
+			    "it was removed while it was checked for secrets");
 		if (r == SCAN_EV_LOST)
 			die("scan the project", 0, moving);
 		if (!fresh && r == SCAN_EV_NONE)

@@ -143,7 +143,7 @@ struct scan_result {
 	struct scan_hit hits[AJ_SCAN_MAX];
 	char arena[AJ_SCAN_ARENA];
 };
-extern struct scan_result *const scan;
+extern struct scan_result *scan; /* the index in use (scan_index_use) */
 void scan_project(const char *project, const struct aj_variant *v);
 unsigned scan_dirs(void);
 void scan_guards(int project_fd, const struct aj_variant *v);
@@ -155,6 +155,10 @@ extern bool (*scan_recorded)(int dfd, const char *name, uint64_t dev, uint64_t i
 extern unsigned scan_changes;
 bool scan_needed(const struct aj_variant *v);
 bool scan_walk(int project_fd, const struct aj_variant *v);
+size_t scan_index_size(void);
+void scan_index_use(void *mem, const struct aj_variant *v);
+uint64_t scan_rec_ino(unsigned rec);
+int scan_rec_by_ino(uint64_t ino);
 unsigned scan_links(void);
 void scan_links_clear(void);
 /* settle.c: the walk's watches and their events (scan_project is there). */
@@ -165,6 +169,11 @@ void scan_links_clear(void);
 int scan_watch_begin(void);
 void scan_watch_end(void);
 int scan_events(int project_fd, unsigned reads); /* reads 0: until empty */
+long scan_events_read(char *buf, size_t size);
+int scan_events_apply(int project_fd, const char *buf, long n);
+void scan_events_done(const char *buf, long n);
+extern unsigned scan_watches, scan_watch_budget;
+extern bool scan_over_budget;
 extern unsigned scan_unresolved;
 void scan_watch_close(void);
 bool scan_rec_recent(unsigned rec);
@@ -179,7 +188,8 @@ int scan_redo(int project_fd, unsigned rec, const char *name);
  * watch_ask() before any namespace (-1: no watcher), watch_scan() where
  * the walk would run. */
 extern const char *watch_source; /* "the walk" or "the watcher", for explain */
-int watch_ask(const struct aj_variant *v);
+int watch_ask(const struct aj_variant *v, const char *mode);
+const char *watch_explain(void); /* "on: …" or "off, because …" */
 void watch_scan(int fd, const struct aj_variant *v);
 
 /* gitindex.c: which hits a git repository tracks, from its index (the

@@ -2,6 +2,12 @@
  * from inside.
  *
  *   aijail-status [--json]
+ *   aijail-status --watchers [--json]
+ *
+ * --watchers lists the caller's project watchers (stub/watch.c): which
+ * project each serves, its pid, the inotify watches it holds, its age, the
+ * scan tables it serves (the stubs and modes that used each), against the
+ * share of max_user_watches they may hold together.  Exit status 0.
  *
  * Every field is read from the kernel about this process (/proc/self, a
  * system call that answers or is refused), never from what a policy says
@@ -23,12 +29,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_landlock_create_ruleset
@@ -569,23 +577,220 @@ static void print_text(bool jailed)
 	       st.claim_mode ? st.claim_mode : "unset");
 }
 
+/* ---- --watchers ----------------------------------------------------------- */
+
+/* A directory of ours that no one else may write (private: nor read). */
+static int own_dir(int dir, const char *name, bool private)
+{
+	struct stat sb;
+	int fd = dir == AT_FDCWD || dir >= 0
+	             ? openat(dir, name,
+	                      O_PATH | O_DIRECTORY | O_CLOEXEC | (dir == AT_FDCWD ? 0 : O_NOFOLLOW))
+	             : -1;
+
+	if (dir >= 0)
+		close(dir);
+	if (fd < 0 || fstat(fd, &sb) || sb.st_uid != getuid() ||
+	    (sb.st_mode & (private ? 077 : 022))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Where the stubs put their watchers' sockets (stub/watch.c,
+ * runtime_dir): $XDG_RUNTIME_DIR/aijail, else the cache's aijail/run. */
+static int watch_dir(char *where, size_t size)
+{
+	const char *x = getenv("XDG_RUNTIME_DIR"), *c = getenv("XDG_CACHE_HOME"),
+	           *h = getenv("HOME");
+	int fd;
+
+	if (x && x[0] == '/' && (fd = own_dir(AT_FDCWD, x, true)) >= 0) {
+		snprintf(where, size, "%s/aijail", x);
+		return own_dir(fd, "aijail", true);
+	}
+	if (c && c[0] == '/') {
+		snprintf(where, size, "%s/aijail/run", c);
+		fd = own_dir(AT_FDCWD, c, false);
+	} else if (h && h[0] == '/') {
+		snprintf(where, size, "%s/.cache/aijail/run", h);
+		fd = own_dir(own_dir(AT_FDCWD, h, false), ".cache", false);
+	} else {
+		snprintf(where, size, "(none: no $XDG_RUNTIME_DIR, no $HOME)");
+		return -1;
+	}
+	return own_dir(own_dir(fd, "aijail", true), "run", true);
+}
+
+static unsigned long num_after(const char *s, const char *tag)
+{
+	const char *p = strstr(s, tag);
+	unsigned long n = 0;
+
+	if (!p)
+		return 0;
+	for (p += strlen(tag); *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + (unsigned long)(*p - '0');
+	return n;
+}
+
+/* The same share the watchers keep to (stub/watch.c, watch_limit). */
+static unsigned long watch_limit(unsigned long *max)
+{
+	const char *l = getenv("AIJAIL_WATCH_LIMIT"), *sh = getenv("AIJAIL_WATCH_SHARE");
+	unsigned long share = sh && *sh ? strtoul(sh, NULL, 10) : 10;
+	FILE *f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
+
+	*max = 0;
+	if (f) {
+		if (fscanf(f, "%lu", max) != 1)
+			*max = 0;
+		fclose(f);
+	}
+	if (l && *l)
+		return strtoul(l, NULL, 10);
+	if (!share || share > 100)
+		share = 10;
+	return *max * share / 100;
+}
+
+static int list_watchers(bool json)
+{
+	char where[4096];
+	int d = watch_dir(where, sizeof(where)), n = 0;
+	unsigned long max, limit = watch_limit(&max), total = 0;
+	time_t now = time(NULL);
+	char buf[8192];
+
+	if (json) {
+		fputs("{\"directory\": ", stdout);
+		json_str(d >= 0 ? where : NULL);
+		printf(", \"max_user_watches\": %lu, \"limit\": %lu, \"watchers\": [", max, limit);
+	} else {
+		printf("watchers in %s%s\n", where,
+		       d >= 0 ? "" : " (not there, or not the caller's alone)");
+	}
+	if (d >= 0) {
+		int ld = openat(d, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		long got;
+
+		while (ld >= 0 && (got = syscall(SYS_getdents64, ld, buf, sizeof(buf))) > 0) {
+			for (long off = 0; off < got;) {
+				struct {
+					uint64_t ino;
+					int64_t off;
+					unsigned short reclen;
+					unsigned char type;
+					char name[];
+				} *e = (void *)(buf + off);
+				char sb[1024], lock[64], *p, *q;
+				size_t l = strlen(e->name);
+				int fd, lf;
+				ssize_t r;
+
+				off += e->reclen;
+				if (l != 24 || strcmp(e->name + 18, ".state"))
+					continue;
+				snprintf(lock, sizeof(lock), "%.18s.lock", e->name);
+				lf =
+				    openat(d, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+				if (lf < 0)
+					continue;
+				if (!flock(lf, LOCK_SH | LOCK_NB)) {
+					close(lf); /* its watcher is gone */
+					continue;
+				}
+				close(lf);
+				fd = openat(d, e->name,
+				            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+				if (fd < 0)
+					continue;
+				r = read(fd, sb, sizeof(sb) - 1);
+				close(fd);
+				if (r <= 0)
+					continue;
+				sb[r] = '\0';
+				unsigned long w = num_after(sb, "\nwatches "),
+				              pid = num_after(sb, "pid ");
+				unsigned long started = num_after(sb, "\nstarted "),
+				              used = num_after(sb, "\nused ");
+				const char *proj = (p = strstr(sb, "\nproject ")) ? p + 9 : "?";
+
+				if ((q = strchr(proj, '\n')))
+					*q = '\0';
+				total += w;
+				if (json) {
+					printf("%s{\"project\": ", n ? ", " : "");
+					json_str(proj);
+					printf(", \"pid\": %lu, \"watches\": %lu, \"age\": %ld, "
+					       "\"idle\": %ld, "
+					       "\"tables\": [",
+					       pid, w, (long)(now - (time_t)started),
+					       (long)(now - (time_t)used));
+				} else {
+					printf("  %s\n    pid %lu, %lu watches, age %lds, idle "
+					       "%lds, tables:",
+					       proj, pid, w, (long)(now - (time_t)started),
+					       (long)(now - (time_t)used));
+				}
+				p = sb;
+				for (int t = 0; (p = strstr(p, "\ntable ")); t++) {
+					char *end = strchr(p + 7, '\n');
+
+					if (end)
+						*end = '\0';
+					if (json) {
+						printf("%s", t ? ", " : "");
+						json_str(p + 7);
+					} else {
+						printf("%s %s", t ? ";" : "", p + 7);
+					}
+					if (!end)
+						break;
+					*end = '\n';
+					p = end;
+				}
+				fputs(json ? "]}" : "\n", stdout);
+				n++;
+			}
+		}
+		if (ld >= 0)
+			close(ld);
+		close(d);
+	}
+	if (json)
+		printf("], \"watches\": %lu}\n", total);
+	else
+		printf("%d watcher%s, %lu inotify watches of %lu allowed (max_user_watches %lu)\n",
+		       n, n == 1 ? "" : "s", total, limit, max);
+	return fflush(stdout) || ferror(stdout) ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
-	bool json = false, jailed;
+	bool json = false, jailed, watchers = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
+		} else if (!strcmp(argv[i], "--watchers")) {
+			watchers = true;
 		} else if (!strcmp(argv[i], "--help")) {
-			puts("usage: aijail-status [--json]\n\nReports what confines this process, "
-			     "measured from inside.\nExit status: 0 in a jail, 1 not in a jail, 2 "
-			     "usage.");
+			puts(
+			    "usage: aijail-status [--json]\n       aijail-status --watchers "
+			    "[--json]\n\nReports what confines this process, measured from inside; "
+			    "with --watchers,\nthe caller's project watchers.\nExit status: 0 in a "
+			    "jail (--watchers: 0), 1 not in a jail, 2 usage.");
 			return 0;
 		} else {
 			fprintf(stderr, "aijail-status: usage: unknown option: %s\n", argv[i]);
 			return 2;
 		}
 	}
+	if (watchers)
+		return list_watchers(json);
 	measure_kernel();
 	measure_status();
 	measure_namespaces();

@@ -37,17 +37,22 @@ wsource() {
 	WSRC=$(printf '%s' "$OUT" | $py -c 'import json,sys; print(json.load(sys.stdin)["scan"]["source"])' 2>/dev/null)
 }
 
-# The watchers of this run: the test user's processes running the run's
-# jail-worker outside any pid namespace of their own.
+# The watchers of the test user: processes named aijail-watch outside any
+# pid namespace of their own (whichever stub forked them).
 watchers() {
 	local p
 	WPIDS=
-	for p in $(pgrep -u "$tuid" -f "^$bin/jail-worker" 2>/dev/null); do
+	for p in $(pgrep -u "$tuid" -x aijail-watch 2>/dev/null); do
+		# A zombie has given way already (pid 1 here may reap late).
 		[ "$(awk '/^NSpid:/ {print NF - 1}' "/proc/$p/status" 2>/dev/null)" = 1 ] &&
+			! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null &&
 			WPIDS="$WPIDS $p"
 	done
 	WPIDS=${WPIDS# }
 }
+
+# alive PID: a process that runs (not a zombie).
+alive() { [ -e "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 
 watchers_kill() {
 	watchers
@@ -88,7 +93,7 @@ if c watch-starts; then
 	if [ "$first" != "the walk" ]; then
 		fail watch-starts "the first launch's scan came from $(q "$first"), expected the walk"
 	elif [ "$lock" != 1 ]; then
-		fail watch-starts "no mark left in $wx/aijail after a walk"
+		fail watch-starts "no mark left in $wx/aijail after a walk ($(ls "$wx"/aijail 2>&1))"
 	elif [ "$piped" != piped ] || [ "$secs" -gt 10 ]; then
 		fail watch-starts "the launch that started the watcher printed $(q "$piped") in ${secs}s through a pipe"
 	elif [ "$WSRC" != "the watcher" ]; then
@@ -186,7 +191,7 @@ while True:
         if how == "silent":
             time.sleep(30)
         else:
-            c.sendall(struct.pack("=IIQQII", 0x31776a61, 0, dev, ino, 0, 0))
+            c.sendall(struct.pack("=IIQQII", 0x32776a61, 0, dev, ino, 0, 0))
     except OSError:
         pass
     c.close()'
@@ -216,7 +221,7 @@ impostor() {
 	wsource
 	wrun $py -c "$PYREAD" .env
 	kill "$fpid" 2>/dev/null
-	pkill -u "$tuid" -f "WFAKE|0x31776a61" 2>/dev/null
+	pkill -u "$tuid" -f "WFAKE|0x32776a61" 2>/dev/null
 	wait "$fpid" 2>/dev/null
 	if ! grep -q up "$T/out/fake"; then
 		fail "$name" "the impostor did not start: $(q "$(cat "$T/out/fake")")"
@@ -304,6 +309,195 @@ if c watch-unreachable; then
 		fail watch-unreachable "no watcher answers"
 	fi
 	watchers_kill
+fi
+
+# --- issue 20: one watcher per project, a bounded share, a directory of ours ---
+
+# wsrc_of STUB [ARGS…]: the scan's source and the watcher's state for one
+# launch of STUB in the watched project (WSRC, WSTATE).
+wsrc_of() {
+	CWD=$wp jrun user "${WENV[@]}" -- "$@" --jail-explain=json
+	WSRC=$(printf '%s' "$OUT" | $py -c 'import json,sys; print(json.load(sys.stdin)["scan"]["source"])' 2>/dev/null)
+	WSTATE=$(printf '%s' "$OUT" | $py -c 'import json,sys; print(json.load(sys.stdin)["scan"]["watcher"])' 2>/dev/null)
+}
+
+# The inotify watches the user's watchers hold, from the kernel.
+watches_held() {
+	local p n=0
+	watchers
+	for p in $WPIDS; do
+		n=$((n + $(cat /proc/"$p"/fdinfo/* 2>/dev/null | grep -c '^inotify wd')))
+	done
+	echo "$n"
+}
+
+# One project used through several stubs and modes: one watcher answers them
+# all, with one watch per directory.
+if c watch-one-per-project; then
+	watchers_kill
+	rm -rf "${wx:?}"/aijail
+	bad=
+	for sm in jail-worker:normal jail-worker:lockdown jail:normal jail:lockdown \
+		jail-python:normal jail-python:lockdown jail-npm:normal jail-browser:normal; do
+		for _ in 1 2 3 4; do
+			wsrc_of "${sm%%:*}" --jail-mode="${sm#*:}"
+			[ "$WSRC" = "the watcher" ] && break
+		done
+		[ "$WSRC" = "the watcher" ] || bad="$bad $sm($WSRC)"
+	done
+	watchers
+	n=$(echo "$WPIDS" | wc -w)
+	dirs=$(find "$wp" -type d | wc -l)
+	held=$(watches_held)
+	if [ -n "$bad" ]; then
+		fail watch-one-per-project "not answered by a watcher:$bad"
+	elif [ "$n" != 1 ]; then
+		fail watch-one-per-project "$n watchers for one project used through 8 stub/mode pairs (pids $WPIDS), expected 1"
+	elif [ "$held" -gt "$dirs" ]; then
+		fail watch-one-per-project "the watcher holds $held inotify watches for $dirs directories"
+	else
+		pass watch-one-per-project
+	fi
+fi
+
+# Each table is classified as its own stub would: a socket file is denied
+# to a jail without the host's network (jail-worker), not to one with it
+# (jail-python), both answered by the same watcher.
+if c watch-tables-differ; then
+	watchers_kill
+	as_user $py -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$wp/wide/a/app.sock"
+	FOUND='import json,sys; s=json.load(sys.stdin)["scan"]; print(s["source"], [f["path"] + ":" + str(f["why"]) for f in s["found"] if f["path"].endswith("app.sock")])'
+	for _ in 1 2 3 4; do
+		wsrc_of jail-worker
+		[ "$WSRC" = "the watcher" ] && break
+	done
+	w=$(printf '%s' "$OUT" | $py -c "$FOUND" 2>&1)
+	for _ in 1 2 3; do
+		wsrc_of jail-python
+		[ "$WSRC" = "the watcher" ] && break
+	done
+	p=$(printf '%s' "$OUT" | $py -c "$FOUND" 2>&1)
+	wsrc_of jail-worker
+	w2=$(printf '%s' "$OUT" | $py -c "$FOUND" 2>&1)
+	watchers
+	if [ "$w" != "the watcher ['wide/a/app.sock:socket']" ] || [ "$w2" != "$w" ]; then
+		fail watch-tables-differ "jail-worker found $(q "$w"), then $(q "$w2")"
+	elif [ "$p" != "the watcher []" ]; then
+		fail watch-tables-differ "jail-python (the host's network) found $(q "$p")"
+	elif [ "$(echo "$WPIDS" | wc -w)" != 1 ]; then
+		fail watch-tables-differ "watchers: $WPIDS"
+	else
+		pass watch-tables-differ
+	fi
+	rm -f "$wp/wide/a/app.sock"
+fi
+
+# A second project whose watcher needs room: with a share that holds either
+# project but not both, the watcher unused the longest gives way, and
+# launches there walk (the secret still masked).
+if c watch-share; then
+	watchers_kill
+	rm -rf "${wx:?}"/aijail
+	wq=$T/watched-q
+	mkdir -p "$wq"
+	for i in $(seq 25); do mkdir -p "$wq/d$i/e"; done
+	printf 'S=q' >"$wq/.env"
+	chown -R "$tuid:$tgid" "$wq"
+	a=$(find "$wp" -type d | wc -l)
+	b=$(find "$wq" -type d | wc -l)
+	lim=$((a > b ? a + 4 : b + 4))
+	WENV=(XDG_RUNTIME_DIR="$wx" AIJAIL_WATCH_MIN=1 AIJAIL_WATCH_IDLE=120 AIJAIL_WATCH_LIMIT=$lim)
+	watch_up
+	up_a=$WSRC
+	watchers
+	pid_a=$WPIDS
+	for _ in 1 2 3 4; do
+		CWD=$wq jrun user "${WENV[@]}" -- jail-worker --jail-explain=json
+		src_b=$(printf '%s' "$OUT" | $py -c 'import json,sys; print(json.load(sys.stdin)["scan"]["source"])' 2>/dev/null)
+		[ "$src_b" = "the watcher" ] && break
+	done
+	sleep 0.3
+	watchers
+	held=$(watches_held)
+	wsource
+	src_a=$WSRC
+	wrun $py -c "$PYREAD" .env
+	if [ "$up_a" != "the watcher" ] || [ "$src_b" != "the watcher" ]; then
+		fail watch-share "the watchers did not answer (first project: $(q "$up_a"), second: $(q "$src_b"))"
+	elif [ "$held" -gt "$lim" ]; then
+		fail watch-share "the watchers hold $held inotify watches, more than the limit $lim ($a + $b directories; watchers $WPIDS)"
+	elif alive "$pid_a"; then
+		fail watch-share "the first project's watcher ($pid_a) did not give way; the watchers hold $held of $lim"
+	elif [ "$src_a" != "the walk" ]; then
+		fail watch-share "after giving way, the first project's scan came from $(q "$src_a")"
+	else
+		expect watch-share 0 "''"
+	fi
+	WENV=(XDG_RUNTIME_DIR="$wx" AIJAIL_WATCH_MIN=1 AIJAIL_WATCH_IDLE=120)
+	watchers_kill
+fi
+
+# Without $XDG_RUNTIME_DIR, a directory under the caller's own home: another
+# user who made /tmp/aijail-UID first does not turn the watcher off, and
+# /tmp is no longer used.
+if c watch-tmp-taken; then
+	tdir=/tmp/aijail-$tuid
+	if [ $as_root -ne 1 ]; then
+		skip watch-tmp-taken "needs root, to make $tdir as another user"
+	elif [ -e "$tdir" ] && [ "$(stat -c %U "$tdir")" = "$tuser" ]; then
+		skip watch-tmp-taken "$tdir exists already and is the test user's"
+	else
+		watchers_kill
+		made=
+		if [ ! -e "$tdir" ]; then
+			mkdir -m 0700 "$tdir" && chown nobody "$tdir" && made=1
+		fi
+		WENV=(AIJAIL_WATCH_MIN=1 AIJAIL_WATCH_IDLE=120)
+		watch_up
+		st=$WSRC
+		watchers
+		sock=$(ls "$thome"/.cache/aijail/run/*.sock 2>/dev/null | head -n 1)
+		wrun $py -c "$PYREAD" .env
+		if [ "$st" != "the watcher" ]; then
+			fail watch-tmp-taken "with $tdir made by another user and no XDG_RUNTIME_DIR, the scan came from $(q "$st")"
+		elif [ -z "$sock" ]; then
+			fail watch-tmp-taken "no socket under $thome/.cache/aijail/run"
+		elif [ "$(stat -c '%U %a' "$thome/.cache/aijail/run")" != "$tuser 700" ]; then
+			fail watch-tmp-taken "$thome/.cache/aijail/run is $(stat -c '%U %a' "$thome/.cache/aijail/run")"
+		else
+			expect watch-tmp-taken 0 "''"
+		fi
+		watchers_kill
+		[ -n "$made" ] && rmdir "$tdir"
+		# And nothing is made in /tmp any more.
+		if [ ! -e "$tdir" ]; then
+			watch_up
+			if [ -e "$tdir" ]; then
+				fail watch-tmp-unused "a launch made $tdir"
+			else
+				pass watch-tmp-unused
+			fi
+			watchers_kill
+		fi
+		WENV=(XDG_RUNTIME_DIR="$wx" AIJAIL_WATCH_MIN=1 AIJAIL_WATCH_IDLE=120)
+	fi
+fi
+
+# No place only the caller can make: the launch walks, and says why.
+if c watch-no-dir; then
+	watchers_kill
+	CWD=$wp jrun user HOME=/ AIJAIL_WATCH_MIN=1 -- jail-worker --jail-explain=json
+	state=$(printf '%s' "$OUT" | $py -c 'import json,sys; s=json.load(sys.stdin)["scan"]; print(s["source"] + "|" + s["watcher"])' 2>/dev/null)
+	CWD=$wp jrun user HOME=/ AIJAIL_WATCH_MIN=1 -- jail-worker --jail-explain
+	text=$(printf '%s' "$OUT" | grep '^watcher:')
+	CWD=$wp jrun user HOME=/ AIJAIL_WATCH_MIN=1 -- jail-worker $py -c "$PYREAD" .env
+	if [[ $state != "the walk|off, because "*HOME* ]]; then
+		fail watch-no-dir "JSON scan source|watcher: $(q "$state")"
+	elif [[ $text != "watcher:"*"off, because "* ]]; then
+		fail watch-no-dir "the text explain says $(q "$text")"
+	else
+		expect watch-no-dir 0 "''"
+	fi
 fi
 
 watchers_kill

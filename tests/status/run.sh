@@ -160,5 +160,35 @@ else
 	fi
 fi
 
+# --- the project watchers (aijail-status --watchers) -----------------------------
+
+# A project's watcher, started by two stubs in two modes: listed once, with
+# its project, pid, watches, age and the tables it serves.
+mkdir -p "$T/xdg"
+chown "$tuid:$tgid" "$T/xdg"
+chmod 0700 "$T/xdg"
+W=(XDG_RUNTIME_DIR="$T/xdg" AIJAIL_WATCH_MIN=1 AIJAIL_WATCH_IDLE=60)
+for args in "$T/bin/jail-worker --jail-mode=normal" "$T/bin/jail --jail-mode=lockdown"; do
+	for _ in 1 2 3 4; do
+		# shellcheck disable=SC2086 # two words: the stub and its mode
+		srun "${W[@]}" -- $args --jail-explain=json
+		[ "$(jq_ 's["scan"]["source"]')" = "the watcher" ] && break
+	done
+done
+srun "${W[@]}" -- "$st" --watchers --json
+wpid=$(jq_ 's["watchers"][0]["pid"]' 2>/dev/null)
+check watchers-json 's["directory"], len(s["watchers"]), s["watchers"][0]["project"], s["watchers"][0]["watches"] >= 1, s["watchers"][0]["age"] >= 0, s["watches"] == s["watchers"][0]["watches"], s["limit"] > 0' \
+	"('$T/xdg/aijail', 1, '$T/proj', True, True, True, True)"
+check watchers-tables 'sorted(l.split("/")[0] for t in s["watchers"][0]["tables"] for l in t.split())' \
+	"['jail', 'jail-worker']"
+if [ "$(cat "/proc/$wpid/comm" 2>/dev/null)" = aijail-watch ]; then pass watchers-pid; else
+	fail watchers-pid "pid $(printf '%q' "$wpid") is not an aijail-watch"
+fi
+srun "${W[@]}" -- "$st" --watchers
+if [ "$RC" = 0 ] && [[ $OUT == *"$T/proj"*"pid $wpid,"*"1 watcher,"* ]]; then pass watchers-text; else
+	fail watchers-text "exit $RC, $(printf '%q' "$OUT")"
+fi
+[ -n "$wpid" ] && [ "$(cat "/proc/$wpid/comm" 2>/dev/null)" = aijail-watch ] && kill "$wpid" 2>/dev/null
+
 echo "status: $npass passed, $nfail failed, $nskip skipped"
 [ $nfail -eq 0 ]

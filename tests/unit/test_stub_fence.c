@@ -22,7 +22,7 @@
 struct plan_entry plan[AJ_PLAN_MAX];
 unsigned plan_n;
 static struct scan_result result;
-struct scan_result *const scan = &result;
+struct scan_result *scan = &result;
 
 static jmp_buf died;
 static char death[512];

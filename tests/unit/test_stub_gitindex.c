@@ -24,7 +24,7 @@
 #include "stub.h"
 
 static struct scan_result result;
-struct scan_result *const scan = &result;
+struct scan_result *scan = &result;
 static const struct aj_policy fake_policy = {.progname = "test"};
 const struct aj_policy *const aj_the_policy = &fake_policy;
 
