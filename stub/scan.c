@@ -61,6 +61,16 @@ static unsigned n_vanished;
 static uint64_t recent; /* the walk's start, less two ticks */
 static bool relisting;  /* re-reading a directory that changed after the walk read it */
 static unsigned n_links;
+/* More matched files with other hard links than the table holds: their
+ * other names cannot be told from any other file's, so the second walk
+ * denies every regular file with more than one link that no name
+ * matched. */
+static bool links_full;
+/* Hits that could not fit: the directory being walked is denied whole
+ * (collapse), its hits dropped. */
+static bool full;
+static bool reserve;   /* deny_dir's: the reserve may be used */
+#define SCAN_RESERVE 4 /* hits kept for the collapses' denies */
 
 /* Every directory the walk read, as it was just before it was read: a
  * directory an entry moved into after that (a concurrent jail moving a
@@ -106,7 +116,10 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 {
 	struct stat st = {0};
 
-	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+	if (dfd >= 0 && !name) { /* the directory dfd itself */
+		if (fstat(dfd, &st))
+			diep("inspect", rel, errno, NULL);
+	} else if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno == ENOENT)
 			return; /* removed, or moved: verify() finds where to */
 		if (errno == ENOTDIR) {
@@ -124,6 +137,13 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 	/* The object the listing named, or the tree is moving. */
 	if (ino && st.st_ino && st.st_dev == listing_dev && st.st_ino != ino) {
 		unstable = true;
+		return;
+	}
+	/* Full: the directory being walked is denied whole instead (the
+	 * walk unwinds to collapse()), with the reserve kept for that. */
+	if (!reserve && (scan->n >= AJ_SCAN_MAX - SCAN_RESERVE ||
+	                 scan->used + len + 1 > sizeof(scan->arena) - SCAN_RESERVE * AJ_PATH_MAX)) {
+		full = true;
 		return;
 	}
 	if (scan->n == AJ_SCAN_MAX || scan->used + len + 1 > sizeof(scan->arena))
@@ -170,15 +190,22 @@ static void note_links(int dfd, const char *name, uint8_t kind)
 		diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
 	if (st.st_nlink < 2 || !S_ISREG(st.st_mode))
 		return;
-	if (n_links == AJ_SCAN_LINKS)
-		diep("inspect", rel, 0, "too many hard-linked secrets in this project");
+	/* Every matched name of one file is noted once: a file with many
+	 * names that all match fills nothing. */
+	for (unsigned i = 0; i < n_links; i++)
+		if (links[i].ino == st.st_ino && links[i].dev == st.st_dev)
+			return;
+	if (n_links == AJ_SCAN_LINKS) {
+		links_full = true;
+		return;
+	}
 	links[n_links].dev = st.st_dev;
 	links[n_links].ino = st.st_ino;
 	links[n_links].kind = kind;
 	n_links++;
 }
 
-static uint8_t linked_kind(int dfd, const char *name)
+static uint8_t linked_kind(int dfd, const char *name, uint8_t *why)
 {
 	struct stat st;
 
@@ -187,9 +214,13 @@ static uint8_t linked_kind(int dfd, const char *name)
 			diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
 		return 0;
 	}
+	*why = SCAN_BY_HARDLINK;
 	for (unsigned i = 0; i < n_links; i++)
 		if (links[i].ino == st.st_ino && links[i].dev == st.st_dev)
 			return links[i].kind;
+	*why = SCAN_BY_LINKS;
+	if (links_full && S_ISREG(st.st_mode) && st.st_nlink > 1)
+		return AJ_PATTERN_DENY; /* could be another name of any of them */
 	return 0;
 }
 
@@ -260,6 +291,60 @@ static void note_dir(const struct stat *st, size_t len, unsigned depth, uint64_t
 
 static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state);
 
+/* The directory at fd (rel, len bytes) denied whole, why: every hit
+ * found below it so far dropped (in order: covers go on parents after
+ * children), their paths packed.  After a walk that ran out of room
+ * (full), the walk goes on in the parent only if that freed room;
+ * otherwise the parent is denied in turn (full stays set).  The project itself cannot be,
+ * its top level alone holding more than the table: that fails closed. */
+static void deny_dir(int fd, size_t len, uint8_t why)
+{
+	static char tmp[AJ_SCAN_ARENA];
+	unsigned kept = 0;
+	uint32_t used = 0;
+
+	if (!len)
+		die("scan the project", 0,
+		    "its top directory alone holds more masked or denied entries than the jail "
+		    "can cover one by one; move them into a folder, or narrow the policy's "
+		    "patterns");
+	rel[len] = '\0';
+	for (unsigned i = 0; i < scan->n; i++) {
+		const char *p = scan->arena + scan->hits[i].off;
+		size_t l = strlen(p) + 1;
+
+		if (!strncmp(p, rel, len) && (!p[len] || p[len] == '/'))
+			continue;
+		memcpy(tmp + used, p, l);
+		scan->hits[kept] = scan->hits[i];
+		scan->hits[kept++].off = used;
+		used += (uint32_t)l;
+	}
+	for (unsigned i = 0; i < scan->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
+		const char *p = scan->arena + scan->pruned[i];
+		size_t l;
+
+		if (scan->pruned[i] == UINT32_MAX)
+			continue;
+		l = strlen(p) + 1;
+		memcpy(tmp + used, p, l);
+		scan->pruned[i] = used;
+		used += (uint32_t)l;
+	}
+	memcpy(scan->arena, tmp, used);
+	scan->n = kept;
+	scan->used = used;
+	full = false;
+	add_hit(fd, NULL, 0, AJ_PATTERN_DENY, T_DIR, why, len);
+	if (full) {
+		/* Still no room: this deny from the reserve, and the parent
+		 * is denied in turn (dropping this one). */
+		reserve = true;
+		add_hit(fd, NULL, 0, AJ_PATTERN_DENY, T_DIR, why, len);
+		reserve = false;
+	}
+}
+
 static __typeof__(vanished[0]) *vanished_at(uint64_t ino)
 {
 	for (unsigned i = 0; i < n_vanished; i++)
@@ -306,6 +391,8 @@ static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len
 			if (scan_on_dir && scan_on_dir(fd, *dir_slot(st.st_ino) - 1) < 0)
 				broken = true;
 			walk(fd, st.st_dev, len, depth, state);
+			if (full)
+				deny_dir(fd, len, SCAN_BY_COUNT);
 		}
 		close(fd);
 		return;
@@ -333,7 +420,7 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
                   size_t len, size_t nl, unsigned depth, uint64_t state)
 {
 	uint64_t inside = 0;
-	uint8_t kind;
+	uint8_t kind, why;
 
 	listing_dev = dev;
 	if (n_vanished && ino && vanished_at(ino))
@@ -368,8 +455,8 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
 		enter(dfd, dev, name, ino, len, depth, inside);
 		return;
 	}
-	if (second_pass && type == T_REG && (kind = linked_kind(dfd, name)))
-		add_hit(dfd, name, ino, kind, T_REG, SCAN_BY_HARDLINK, len);
+	if (second_pass && type == T_REG && (kind = linked_kind(dfd, name, &why)))
+		add_hit(dfd, name, ino, kind, T_REG, why, len);
 }
 
 /* The entries of a directory of depth components (0: the project). */
@@ -378,12 +465,18 @@ static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
 	struct dir_iter it = {dfd, dbuf[depth], SCAN_BUF, 0, 0};
 
 	/* rel holds this directory's path again whenever dir_next() reads. */
-	for (struct aj_dirent *d; !unstable && (d = dir_next(&it, "scan", len ? rel : "."));) {
+	for (struct aj_dirent *d;
+	     !unstable && !full && (d = dir_next(&it, "scan", len ? rel : "."));) {
 		const char *name = d->d_name;
 		size_t nl = strlen(name), l = len;
 
-		if (l + nl + 2 > sizeof(rel))
-			diep("scan", rel, ENAMETOOLONG, NULL);
+		/* A name whose path no longer fits: what it is cannot be
+		 * told by path, nor covered by one; the directory holding
+		 * it is denied whole (its own path fits). */
+		if (l + nl + 2 > sizeof(rel)) {
+			deny_dir(dfd, len, SCAN_BY_LONG);
+			return;
+		}
 		if (l)
 			rel[l++] = '/';
 		memcpy(rel + l, name, nl + 1);
@@ -449,6 +542,8 @@ static bool verify(int pfd)
 			relisting = true;
 			walk(fd, st.st_dev, strlen(p), d->depth, d->state);
 			relisting = false;
+			if (full)
+				deny_dir(fd, strlen(p), SCAN_BY_COUNT);
 			close(fd);
 		}
 		if (unstable)
@@ -533,6 +628,7 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 			n_dirs--;
 		}
 		n_links = dir_used = n_vanished = 0;
+		links_full = full = false;
 		scan->n = scan->used = scan->n_pruned = 0;
 		{
 			struct timespec now, tick = {0, SCAN_RECENT_NS / 2};
@@ -549,6 +645,8 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 		if (scan_on_dir && scan_on_dir(fd, 0) < 0)
 			broken = true;
 		walk(fd, st->st_dev, 0, 0, sc->start);
+		if (full)
+			deny_dir(fd, 0, SCAN_BY_COUNT);
 		if (!unstable && !verify(fd))
 			unstable = true;
 		if (n_links && !unstable) {
@@ -556,6 +654,8 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 			if (lseek(fd, 0, SEEK_SET))
 				diep("scan", project, errno, NULL);
 			walk(fd, st->st_dev, 0, 0, sc->start);
+			if (full)
+				deny_dir(fd, 0, SCAN_BY_COUNT);
 		}
 		if (!unstable)
 			break;
@@ -705,15 +805,19 @@ int scan_redo(int pfd, unsigned rec, const char *name)
 		rel[0] = '\0';
 		return moved ? 1 : -1; /* moved away since: its move's events say where */
 	}
-	unstable = broken = false;
+	unstable = broken = full = false;
 	relisting = true;
 	if (name && (gone = fstatat(fd, name, &es, AT_SYMLINK_NOFOLLOW) != 0, 1))
-		entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u, d->state);
+		entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u,
+		      d->state);
 	else if (!scan_on_dir || scan_on_dir(fd, rec) >= 0)
 		walk(fd, st.st_dev, len, d->depth, d->state);
 	else
 		broken = true;
 	relisting = false;
+	/* Out of room in the watcher's index: the walk is what decides. */
+	if (full)
+		broken = true;
 	close(fd);
 	rel[0] = '\0';
 	return broken ? -1 : gone;

@@ -19,8 +19,8 @@ extern const struct aj_policy *const aj_the_policy;
  * closed (exit 125). */
 #define AJ_PLAN_MAX   (AJ_MAX_MOUNTS + AJ_MAX_EXTRA) /* entries of a run's plan */
 #define AJ_PLAN_ARENA 16384                          /* resolved mount paths */
-#define AJ_SCAN_ARENA 65536                          /* their paths, relative to the project */
-#define AJ_SCAN_LINKS 32                             /* matched files that have other hard links */
+#define AJ_SCAN_ARENA (1 << 20)                      /* their paths, relative to the project */
+#define AJ_SCAN_LINKS 1024                           /* matched files that have other hard links */
 #define AJ_ENV_ARENA  8192                           /* NAME=value strings the stub writes */
 
 /* Exit codes, as env(1) and timeout(1) use them. */
@@ -127,12 +127,17 @@ struct scan_hit {
 	uint64_t dev; /* what the scan saw there: a cover goes on that object only */
 	uint64_t ino; /* 0: not known (an entry in a directory it could not search) */
 };
-#define SCAN_BY_NAME      0
-#define SCAN_BY_HARDLINK  1 /* another name of a matched file */
-#define SCAN_BY_PERM      2 /* a directory of ours we could not read */
-#define SCAN_BY_DEPTH     3 /* at the policy's depth bound ('scan depth N deny') */
-#define SCAN_BY_GUARD     4 /* kind 0: a guarded path, absent (its first missing part) */
-#define SCAN_BY_SOCKET    5 /* a Unix socket, in a jail without the host's network */
+#define SCAN_BY_NAME     0
+#define SCAN_BY_HARDLINK 1 /* another name of a matched file */
+#define SCAN_BY_PERM     2 /* a directory of ours we could not read */
+#define SCAN_BY_DEPTH    3 /* at the policy's depth bound ('scan depth N deny') */
+#define SCAN_BY_GUARD    4 /* kind 0: a guarded path, absent (its first missing part) */
+#define SCAN_BY_SOCKET   5 /* a Unix socket, in a jail without the host's network */
+/* Past what the walk can check, denied whole rather than refused: */
+#define SCAN_BY_LONG      6 /* a directory holding a name whose path exceeds AJ_PATH_MAX */
+#define SCAN_BY_LINKS     7 /* a file with other hard links, the link table full */
+#define SCAN_BY_COUNT     8 /* a directory below which the hits no longer fit */
+#define SCAN_BY_N         9
 #define SCAN_PRUNED_SHOWN 8 /* pruned directories --jail-explain names */
 struct scan_result {
 	uint32_t n;
