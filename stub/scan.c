@@ -105,6 +105,8 @@ int (*scan_on_dir)(int fd, unsigned rec);
 unsigned scan_changes;
 static bool broken; /* a directory it could not watch */
 
+static struct stat hit_st; /* the last hit's, st_ino 0: none */
+
 static const char search_hint[] =
     "a directory of the project cannot be searched, so it cannot be checked for secrets; "
     "chmod u+x it";
@@ -116,6 +118,7 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 {
 	struct stat st = {0};
 
+	hit_st.st_ino = 0;
 	if (dfd >= 0 && !name) { /* the directory dfd itself */
 		if (fstat(dfd, &st))
 			diep("inspect", rel, errno, NULL);
@@ -162,6 +165,7 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 	};
 	scan->used += (uint32_t)len + 1;
 	scan_changes++;
+	hit_st = st;
 }
 
 /* For --jail-explain: how many directories were left unwalked, the first. */
@@ -184,9 +188,10 @@ static void note_pruned(size_t len)
 
 static void note_links(int dfd, const char *name, uint8_t kind)
 {
-	struct stat st;
+	struct stat st = hit_st;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+	/* add_hit's look at it, when it had one. */
+	if (!st.st_ino && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
 	if (st.st_nlink < 2 || !S_ISREG(st.st_mode))
 		return;
