@@ -426,8 +426,8 @@ static void print_pattern(const char *p)
 
 static void print_hit(unsigned i, bool fenced)
 {
-	static const char *const whys[] = {"name",  "hardlink", "permissions",
-	                                   "depth", "guard",    "socket"};
+	static const char *const whys[] = {"name",   "hardlink", "permissions", "depth", "guard",
+	                                   "socket", "length",   "links",       "count"};
 	const struct scan_hit *h = &scan->hits[i];
 	const char *note = git_note(i);
 
@@ -439,13 +439,21 @@ static void print_hit(unsigned i, bool fenced)
 	rp_bool("dir", h->isdir);
 	if (h->isdir)
 		rp_t("/");
-	rp_jstr("why", h->why < 6 ? whys[h->why] : NULL);
+	rp_jstr("why", h->why < SCAN_BY_N ? whys[h->why] : NULL);
 	if (h->why == SCAN_BY_HARDLINK)
 		rp_t("\t(another name of a matched file)");
 	if (h->why == SCAN_BY_PERM)
 		rp_t("\t(yours but unreadable: its content could not be checked)");
 	if (h->why == SCAN_BY_DEPTH)
 		rp_t("\t(at the depth bound: its content was not checked)");
+	if (h->why == SCAN_BY_LONG)
+		rp_t("\t(holds a path too long to check: its content was not checked)");
+	if (h->why == SCAN_BY_LINKS)
+		rp_t("\t(has other hard links, more than the jail tracks: may be a secret's)");
+	if (h->why == SCAN_BY_COUNT)
+		rp_t(
+		    "\t(more secrets below it than the jail covers one by one: its content was not "
+		    "checked)");
 	/* git_note: "\t(tracked by git: …)", "\t(in a git repository whose
 	 * index could not be read: …)", or "". */
 	if (report_json) {

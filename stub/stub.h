@@ -157,6 +157,7 @@ extern unsigned scan_changes;
 bool scan_needed(const struct aj_variant *v);
 bool scan_walk(int project_fd, const struct aj_variant *v);
 unsigned scan_links(void);
+void scan_tell_unchecked(void); /* one line on stderr: what was denied unchecked */
 void scan_links_clear(void);
 /* settle.c: the walk's watches and their events (scan_project is there). */
 #define SCAN_EV_NONE 0  /* no event */
