@@ -192,11 +192,17 @@ static void cover_map_sockets(const struct plan_entry *e)
  * for each hit (the same nodes as above: an empty file or directory with
  * the original's mode, mode 000 for a deny) and, for every other entry,
  * the original bound in (its own covers below come along, being done
- * first, deepest directories first) or, a symlink, a copy of it.  What
- * is new in that directory during the run cannot be made there (the
- * tmpfs is read-only); docs/secrets.md says so. */
-#define DIR_MIN  16
-#define DIR_HASH (2 * AJ_SCAN_MAX)
+ * first, deepest directories first) or, a symlink, a copy of it.  Past
+ * STAND_IN_MAX hits the hits get no stand-in (absent).  What is new in
+ * that directory during the run cannot be made there (the tmpfs is
+ * read-only); docs/secrets.md says so. */
+#define DIR_MIN 16
+/* Past this many in one directory, its hits get no stand-in: they are
+ * absent (ENOENT), the directory showing only its other entries.  A name
+ * on a tmpfs costs about 3 us to make and free: 5,000 of them cost ten
+ * times a launch. */
+#define STAND_IN_MAX 256
+#define DIR_HASH     (2 * AJ_SCAN_MAX)
 
 static struct {
 	uint32_t parent_len; /* bytes of the parent's path */
@@ -298,6 +304,45 @@ static void name_clear(const char *name, size_t nl)
 
 static struct mount_attr dir_ro = {.attr_set = MOUNT_ATTR_RDONLY};
 
+/* A file stand-in: another link of one node per mode in this tmpfs (a
+ * link is only a name, where a node is an inode to make and to free
+ * again: half the cost).  The nodes' own names go once the directory is
+ * done; a stand-in then shows as many links as there are stand-ins of
+ * its mode there. */
+static uint8_t dir_node[07777 / 8 + 1];
+
+static void dir_node_name(char p[12], unsigned m)
+{
+	node_name(p, false, false, m);
+	p[4] = 'n';
+}
+
+static int stand_in(int mfd, const char *name, unsigned m)
+{
+	char p[12];
+
+	dir_node_name(p, m);
+	if (!(dir_node[m / 8] & (1u << (m % 8)))) {
+		if (mknodat(mfd, p, S_IFREG | m, 0))
+			return -1;
+		dir_node[m / 8] |= (uint8_t)(1u << (m % 8));
+	}
+	return linkat(mfd, p, mfd, name, 0);
+}
+
+static void stand_ins_done(int mfd)
+{
+	char p[12];
+
+	for (unsigned m = 0; m <= 07777; m++)
+		if (dir_node[m / 8] & (1u << (m % 8))) {
+			dir_node_name(p, m);
+			if (unlinkat(mfd, p, 0))
+				die("remove a cover's node", errno, NULL);
+		}
+	memset(dir_node, 0, sizeof(dir_node));
+}
+
 /* The hits from first (a chain through hinfo.next) in the directory
  * whose path is their parent: one tmpfs with stand-ins over it. */
 static void cover_dir(int pfd, unsigned first)
@@ -310,6 +355,7 @@ static void cover_dir(int pfd, unsigned first)
 	char mode[8];
 	struct stat st;
 	mode_t old_umask;
+	uint64_t dev;
 	int dfd, fsfd, mfd;
 
 	memcpy(path, hit_path(first), hinfo[first].parent_len);
@@ -324,6 +370,7 @@ static void cover_dir(int pfd, unsigned first)
 	               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (dfd < 0 || fstat(dfd, &st))
 		diep("cover", path, errno, changed);
+	dev = st.st_dev;
 	for (int k = 0; k < 4; k++)
 		mode[k] = (char)('0' + ((st.st_mode >> (9 - 3 * k)) & 7));
 	mode[4] = '\0';
@@ -349,18 +396,29 @@ static void cover_dir(int pfd, unsigned first)
 		if (j >= 0) {
 			const struct scan_hit *h = &scan->hits[j];
 			bool deny = h->kind == AJ_PATTERN_DENY;
+			unsigned char t = d->d_type;
 			unsigned m = 0;
 
-			if (d->d_ino != h->ino || fstatat(dfd, nm, &st, AT_SYMLINK_NOFOLLOW) ||
-			    st.st_ino != h->ino || st.st_dev != h->dev ||
-			    (!h->islink && !S_ISDIR(st.st_mode) != !h->isdir))
+			/* The listing's inode and type against the scan's (the
+			 * device is the directory's, checked above): no look-up
+			 * per entry. */
+			if (t == DT_UNKNOWN) {
+				if (fstatat(dfd, nm, &st, AT_SYMLINK_NOFOLLOW))
+					diep("cover", hit_path((unsigned)j), errno, changed);
+				t = S_ISDIR(st.st_mode)   ? DT_DIR
+				    : S_ISLNK(st.st_mode) ? DT_LNK
+				                          : DT_REG;
+			}
+			if (d->d_ino != h->ino || h->dev != dev ||
+			    (h->islink ? t != DT_LNK : (t == DT_DIR) != !!h->isdir || t == DT_LNK))
 				diep("cover", hit_path((unsigned)j), 0, changed);
 			if (!deny)
-				m = S_ISLNK(st.st_mode) ? 0444 : st.st_mode & 07777;
-			if (S_ISDIR(st.st_mode) ? mkdirat(mfd, nm, m)
-			                        : mknodat(mfd, nm, S_IFREG | m, 0))
-				diep("make a cover for", hit_path((unsigned)j), errno, NULL);
+				m = h->islink ? 0444 : h->mode;
 			seen++;
+			if (n > STAND_IN_MAX)
+				continue; /* absent: names cost as much as the rest of a launch */
+			if (t == DT_DIR ? mkdirat(mfd, nm, m) : stand_in(mfd, nm, m))
+				diep("make a cover for", hit_path((unsigned)j), errno, NULL);
 			continue;
 		}
 		/* Any other name of a hit (renamed since the scan) is not
@@ -368,6 +426,13 @@ static void cover_dir(int pfd, unsigned first)
 		for (unsigned i = first + 1; i; i = hinfo[i - 1].next)
 			if (scan->hits[i - 1].ino == d->d_ino)
 				diep("cover", path, 0, changed);
+		if (d->d_type == DT_UNKNOWN) {
+			if (fstatat(dfd, nm, &st, AT_SYMLINK_NOFOLLOW))
+				diep("cover", path, errno, changed);
+			d->d_type = S_ISDIR(st.st_mode)   ? DT_DIR
+			            : S_ISLNK(st.st_mode) ? DT_LNK
+			                                  : DT_REG;
+		}
 		if (d->d_type == DT_LNK) {
 			ssize_t l = readlinkat(dfd, nm, lnk, sizeof(lnk) - 1);
 
@@ -393,6 +458,7 @@ static void cover_dir(int pfd, unsigned first)
 		close(tfd);
 	}
 	umask(old_umask);
+	stand_ins_done(mfd);
 	if (seen != n)
 		diep("cover", path, 0, changed);
 	if (sys_mount_setattr(mfd, "", AT_EMPTY_PATH, &dir_ro))

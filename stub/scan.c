@@ -162,6 +162,7 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 	    .off = scan->used,
 	    .dev = st.st_dev,
 	    .ino = st.st_ino,
+	    .mode = (uint16_t)(st.st_mode & 07777),
 	};
 	scan->used += (uint32_t)len + 1;
 	scan_changes++;

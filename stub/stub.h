@@ -123,9 +123,10 @@ struct scan_hit {
 	uint8_t isdir;
 	uint8_t why; /* SCAN_BY_* */
 	uint8_t islink;
-	uint32_t off; /* relative path in the arena */
-	uint64_t dev; /* what the scan saw there: a cover goes on that object only */
-	uint64_t ino; /* 0: not known (an entry in a directory it could not search) */
+	uint32_t off;  /* relative path in the arena */
+	uint64_t dev;  /* what the scan saw there: a cover goes on that object only */
+	uint64_t ino;  /* 0: not known (an entry in a directory it could not search) */
+	uint16_t mode; /* its permission bits, as the scan saw them (a stand-in shows them) */
 };
 #define SCAN_BY_NAME     0
 #define SCAN_BY_HARDLINK 1 /* another name of a matched file */

@@ -1119,7 +1119,14 @@ if c many-secrets; then
 	done)
 	printf 'plain\n' >"$d/certs/README"
 	printf '%s\n' "$m" >"$d/certs/sub/.env"
-	many_run many-secrets "$d" "$m" 'cat certs/c1.pem certs/c2500.pem certs/sub/.env 2>&1; cat certs/c1.key certs/c77.key 2>/dev/null; grep -rh MANYSECRET . 2>/dev/null; n=$(ls certs | wc -l); [ "$n" = 5002 ] && grep -q plain certs/README && echo ok'
+	# a smaller folder: its covers stand in, present and empty or denied
+	mkdir -p "$d/keys"
+	(cd "$d/keys" && for i in $(seq 100); do
+		printf '%s\n' "$m" >"k$i.pem"
+		printf '%s\n' "$m" >"k$i.key"
+	done)
+	printf 'plain\n' >"$d/keys/README"
+	many_run many-secrets "$d" "$m" 'cat certs/c1.pem certs/c2500.pem certs/sub/.env keys/k1.pem 2>&1; cat certs/c1.key certs/c77.key keys/k9.key 2>/dev/null; grep -rh MANYSECRET . 2>/dev/null; [ "$(ls keys | wc -l)" = 201 ] && [ -f keys/k1.pem ] && [ ! -s keys/k1.pem ] && ! cat keys/k1.key 2>/dev/null && [ "$(ls certs | wc -l)" -le 5002 ] && grep -q plain certs/README && grep -q plain keys/README && echo ok'
 fi
 
 if c many-deep; then
