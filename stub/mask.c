@@ -561,3 +561,39 @@ void mask_apply(const char *project, const struct aj_variant *v)
 	if (stage_fd >= 0)
 		unstage();
 }
+
+/* What the walk could not check and denied whole instead of refusing to
+ * start: one line on stderr, so that a test that fails on a folder it
+ * cannot read says why.  --jail-explain lists them. */
+void mask_tell_unchecked(void)
+{
+	static const char *const why[] = {[SCAN_BY_DEPTH] = "deeper than 'scan depth'",
+	                                  [SCAN_BY_LONG] = "paths too long",
+	                                  [SCAN_BY_LINKS] = "too many hard-linked files",
+	                                  [SCAN_BY_COUNT] = "too many secrets"};
+	char num[AJ_DEC_MAX];
+	unsigned n = 0, first = 0;
+
+	for (unsigned i = 0; i < scan->n; i++) {
+		uint8_t w = scan->hits[i].why;
+
+		if (w == SCAN_BY_DEPTH || w == SCAN_BY_LONG || w == SCAN_BY_LINKS ||
+		    w == SCAN_BY_COUNT)
+			first = n++ ? first : i;
+	}
+	if (!n)
+		return;
+	num[fmt_u(num, n)] = '\0';
+	out_fd(2);
+	out_s(aj_progname);
+	out_s(": warning: ");
+	out_s(num);
+	out_s(n == 1 ? " part of the project could not be checked for secrets and is denied ("
+	             : " parts of the project could not be checked for secrets and are denied (");
+	out_s(why[scan->hits[first].why]);
+	out_s(": ");
+	out_s(scan->arena + scan->hits[first].off);
+	out_s(n == 1 ? "); --jail-explain lists it\n" : ", ...); --jail-explain lists them\n");
+	out_flush();
+	out_fd(1);
+}

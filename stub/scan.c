@@ -35,9 +35,6 @@ enum { T_UNKNOWN = 0, T_OTHER = 1, T_DIR = 4, T_REG = 8, T_LNK = 10, T_SOCK = 12
 
 #define SCAN_BUF 8192
 
-static struct scan_result result;
-struct scan_result *const scan = &result;
-
 static char rel[AJ_PATH_MAX]; /* the entry's path relative to the project */
 static const struct aj_scan *sc;
 static uid_t me;
@@ -60,12 +57,6 @@ static struct {
 static unsigned n_vanished;
 static uint64_t recent; /* the walk's start, less two ticks */
 static bool relisting;  /* re-reading a directory that changed after the walk read it */
-static unsigned n_links;
-/* More matched files with other hard links than the table holds: their
- * other names cannot be told from any other file's, so the second walk
- * denies every regular file with more than one link that no name
- * matched. */
-static bool links_full;
 /* Hits that could not fit: the directory being walked is denied whole
  * (collapse), its hits dropped. */
 static bool full;
@@ -91,11 +82,6 @@ static unsigned n_dirs;
 static uint32_t dir_used;
 static char dir_arena[SCAN_DIR_ARENA];
 static uint32_t dir_hash[SCAN_DIR_HASH]; /* index + 1, by inode */
-static struct {
-	dev_t dev;
-	ino_t ino;
-	uint8_t kind;
-} links[AJ_SCAN_LINKS];
 /* One buffer per level (a directory's entries are still being read while
  * its subdirectories are walked); untouched levels cost no memory. */
 static _Alignas(8) char dbuf[AJ_SCAN_DEPTH_MAX][SCAN_BUF];
@@ -189,26 +175,11 @@ static void note_pruned(size_t len)
 
 static void note_links(int dfd, const char *name, uint8_t kind)
 {
-	struct stat st = hit_st;
+	struct stat st = hit_st; /* add_hit's look at it, when it had one */
 
-	/* add_hit's look at it, when it had one. */
 	if (!st.st_ino && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
-	if (st.st_nlink < 2 || !S_ISREG(st.st_mode))
-		return;
-	/* Every matched name of one file is noted once: a file with many
-	 * names that all match fills nothing. */
-	for (unsigned i = 0; i < n_links; i++)
-		if (links[i].ino == st.st_ino && links[i].dev == st.st_dev)
-			return;
-	if (n_links == AJ_SCAN_LINKS) {
-		links_full = true;
-		return;
-	}
-	links[n_links].dev = st.st_dev;
-	links[n_links].ino = st.st_ino;
-	links[n_links].kind = kind;
-	n_links++;
+	links_note(&st, kind);
 }
 
 static uint8_t linked_kind(int dfd, const char *name, uint8_t *why)
@@ -220,14 +191,7 @@ static uint8_t linked_kind(int dfd, const char *name, uint8_t *why)
 			diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
 		return 0;
 	}
-	*why = SCAN_BY_HARDLINK;
-	for (unsigned i = 0; i < n_links; i++)
-		if (links[i].ino == st.st_ino && links[i].dev == st.st_dev)
-			return links[i].kind;
-	*why = SCAN_BY_LINKS;
-	if (links_full && S_ISREG(st.st_mode) && st.st_nlink > 1)
-		return AJ_PATTERN_DENY; /* could be another name of any of them */
-	return 0;
+	return links_kind(&st, why);
 }
 
 static unsigned char type_of(int dfd, const char *name)
@@ -297,17 +261,11 @@ static void note_dir(const struct stat *st, size_t len, unsigned depth, uint64_t
 
 static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state);
 
-/* The directory at fd (rel, len bytes) denied whole, why: every hit
- * found below it so far dropped (in order: covers go on parents after
- * children), their paths packed.  After a walk that ran out of room
- * (full), the walk goes on in the parent only if that freed room;
- * otherwise the parent is denied in turn (full stays set).  The project itself cannot be,
- * its top level alone holding more than the table: that fails closed. */
+/* The directory at fd (rel, len bytes) denied whole, the hits below it
+ * dropped.  Out of room (full), the walk goes on in the parent if that
+ * freed some, else the parent is denied in turn; the project cannot be. */
 static void deny_dir(int fd, size_t len, uint8_t why)
 {
-	static char tmp[AJ_SCAN_ARENA];
-	unsigned kept = 0;
-	uint32_t used = 0;
 
 	if (!len)
 		die("scan the project", 0,
@@ -315,31 +273,7 @@ static void deny_dir(int fd, size_t len, uint8_t why)
 		    "can cover one by one; move them into a folder, or narrow the policy's "
 		    "patterns");
 	rel[len] = '\0';
-	for (unsigned i = 0; i < scan->n; i++) {
-		const char *p = scan->arena + scan->hits[i].off;
-		size_t l = strlen(p) + 1;
-
-		if (!strncmp(p, rel, len) && (!p[len] || p[len] == '/'))
-			continue;
-		memcpy(tmp + used, p, l);
-		scan->hits[kept] = scan->hits[i];
-		scan->hits[kept++].off = used;
-		used += (uint32_t)l;
-	}
-	for (unsigned i = 0; i < scan->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
-		const char *p = scan->arena + scan->pruned[i];
-		size_t l;
-
-		if (scan->pruned[i] == UINT32_MAX)
-			continue;
-		l = strlen(p) + 1;
-		memcpy(tmp + used, p, l);
-		scan->pruned[i] = used;
-		used += (uint32_t)l;
-	}
-	memcpy(scan->arena, tmp, used);
-	scan->n = kept;
-	scan->used = used;
+	scan_drop_below(rel, len);
 	full = false;
 	add_hit(fd, NULL, 0, AJ_PATTERN_DENY, T_DIR, why, len);
 	if (full) {
@@ -567,43 +501,13 @@ static bool verify(int pfd)
 	return true;
 }
 
-/* A guarded path: present, its pattern masked it; covered by a cover above
- * it, nothing to do; absent, its first missing part is noted for the
- * fence (kind 0: no cover). */
-static void check_guards(int pfd)
+/* An absent guarded path's first missing part (guards.c), for the
+ * fence: kind 0, no cover. */
+void scan_add_guard(const char *path, size_t len)
 {
-	for (unsigned g = 0; g < sc->n_guards; g++) {
-		const char *p = sc->guards[g];
-		size_t len = 0;
-		struct stat st;
-
-		for (;;) {
-			size_t n = strcspn(p + len, "/");
-			bool covered = false;
-
-			if (len + n + 1 > sizeof(rel))
-				diep("scan", p, ENAMETOOLONG, NULL);
-			memcpy(rel, p, len + n);
-			rel[len + n] = '\0';
-			for (unsigned i = 0; i < scan->n && !covered; i++)
-				covered = scan->hits[i].kind &&
-				          !strcmp(scan->arena + scan->hits[i].off, rel);
-			if (covered)
-				break;
-			if (fstatat(pfd, rel, &st, AT_SYMLINK_NOFOLLOW)) {
-				if (errno != ENOENT)
-					diep("inspect", rel, errno,
-					     errno == EACCES ? search_hint : NULL);
-				add_hit(-1, NULL, 0, 0, T_UNKNOWN, SCAN_BY_GUARD, len + n);
-				break;
-			}
-			len += n;
-			if (!p[len] || !S_ISDIR(st.st_mode))
-				break; /* present (masked by its pattern), or under a non-directory
-				        */
-			len++;
-		}
-	}
+	memcpy(rel, path, len);
+	rel[len] = '\0';
+	add_hit(-1, NULL, 0, 0, T_UNKNOWN, SCAN_BY_GUARD, len);
 	rel[0] = '\0';
 }
 
@@ -633,8 +537,9 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 			*dir_slot(dirs[n_dirs - 1].ino) = 0;
 			n_dirs--;
 		}
-		n_links = dir_used = n_vanished = 0;
-		links_full = full = false;
+		dir_used = n_vanished = 0;
+		full = false;
+		links_reset();
 		scan->n = scan->used = scan->n_pruned = 0;
 		{
 			struct timespec now, tick = {0, SCAN_RECENT_NS / 2};
@@ -655,7 +560,7 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 			deny_dir(fd, 0, SCAN_BY_COUNT);
 		if (!unstable && !verify(fd))
 			unstable = true;
-		if (n_links && !unstable) {
+		if (scan_links() && !unstable) {
 			second_pass = true;
 			if (lseek(fd, 0, SEEK_SET))
 				diep("scan", project, errno, NULL);
@@ -682,12 +587,6 @@ unsigned scan_dirs(void)
 	return n_dirs;
 }
 
-void scan_guards(int pfd, const struct aj_variant *v)
-{
-	if (setup(v))
-		check_guards(pfd);
-}
-
 /* ---- the index the watcher keeps (watch.c) --------------------------------
  *
  * The walk's records and hits, kept current event by event: whatever an
@@ -710,16 +609,6 @@ bool scan_walk(int pfd, const struct aj_variant *v)
 		die("scan", errno, NULL);
 	walk_all(pfd, &st, ".");
 	return !broken;
-}
-
-unsigned scan_links(void)
-{
-	return n_links;
-}
-
-void scan_links_clear(void)
-{
-	n_links = 0;
 }
 
 /* Too many records of directories gone since: a new index packs them. */
@@ -827,40 +716,4 @@ int scan_redo(int pfd, unsigned rec, const char *name)
 	close(fd);
 	rel[0] = '\0';
 	return broken ? -1 : gone;
-}
-
-/* What the walk could not check and denied whole instead of refusing to
- * start: one line on stderr, so that a test that fails on a folder it
- * cannot read says why.  --jail-explain lists them. */
-void scan_tell_unchecked(void)
-{
-	static const char *const why[] = {[SCAN_BY_DEPTH] = "deeper than 'scan depth'",
-	                                  [SCAN_BY_LONG] = "paths too long",
-	                                  [SCAN_BY_LINKS] = "too many hard-linked files",
-	                                  [SCAN_BY_COUNT] = "too many secrets"};
-	char num[AJ_DEC_MAX];
-	unsigned n = 0, first = 0;
-
-	for (unsigned i = 0; i < scan->n; i++) {
-		uint8_t w = scan->hits[i].why;
-
-		if (w == SCAN_BY_DEPTH || w == SCAN_BY_LONG || w == SCAN_BY_LINKS ||
-		    w == SCAN_BY_COUNT)
-			first = n++ ? first : i;
-	}
-	if (!n)
-		return;
-	num[fmt_u(num, n)] = '\0';
-	out_fd(2);
-	out_s(aj_progname);
-	out_s(": warning: ");
-	out_s(num);
-	out_s(n == 1 ? " part of the project could not be checked for secrets and is denied ("
-	             : " parts of the project could not be checked for secrets and are denied (");
-	out_s(why[scan->hits[first].why]);
-	out_s(": ");
-	out_s(scan->arena + scan->hits[first].off);
-	out_s(n == 1 ? "); --jail-explain lists it\n" : ", ...); --jail-explain lists them\n");
-	out_flush();
-	out_fd(1);
 }

@@ -71,25 +71,6 @@ void scan_watch_end(void)
 	scan_on_dir = NULL;
 }
 
-/* The hits' paths packed again, those removed since gone. */
-void scan_compact(void)
-{
-	static char tmp[AJ_SCAN_ARENA];
-	uint32_t used = 0;
-
-	for (unsigned i = 0; i < scan->n; i++) {
-		const char *p = scan->arena + scan->hits[i].off;
-		size_t l = strlen(p) + 1;
-
-		memcpy(tmp + used, p, l);
-		scan->hits[i].off = used;
-		used += (uint32_t)l;
-	}
-	memcpy(scan->arena, tmp, used);
-	scan->used = used;
-	scan->n_pruned = 0;
-}
-
 static int rec_of(int wd)
 {
 	return wd >= 0 && wd < WD_MAX && wd_rec[wd] && scan_live(wd_rec[wd] - 1)
@@ -181,7 +162,8 @@ static void settle(int pfd)
 			return; /* no watch to be had: verify() alone, as before */
 		r = scan_events(pfd, SETTLE_READS);
 		if (r == SCAN_EV_GONE)
-			die("scan the project", 0, "it was removed while it was checked for secrets");
+			die("scan the project", 0,
+			    "it was removed while it was checked for secrets");
 		if (r == SCAN_EV_LOST)
 			die("scan the project", 0, moving);
 		if (!fresh && r == SCAN_EV_NONE)

@@ -158,7 +158,13 @@ extern unsigned scan_changes;
 bool scan_needed(const struct aj_variant *v);
 bool scan_walk(int project_fd, const struct aj_variant *v);
 unsigned scan_links(void);
-void scan_tell_unchecked(void); /* one line on stderr: what was denied unchecked */
+/* hits.c: the hard links of matched files, the table's upkeep. */
+struct stat;
+void links_reset(void);
+void links_note(const struct stat *st, uint8_t kind);
+uint8_t links_kind(const struct stat *st, uint8_t *why);
+void scan_drop_below(const char *path, size_t len);
+void scan_add_guard(const char *path, size_t len); /* guards.c's */
 void scan_links_clear(void);
 /* settle.c: the walk's watches and their events (scan_project is there). */
 #define SCAN_EV_NONE 0  /* no event */
@@ -238,6 +244,7 @@ unsigned device_match(const char *prefix, const char *path, bool bind);
 /* mask.c: the covers. */
 void mask_stage(void); /* between plan_build_root() and plan_build() */
 void mask_apply(const char *project, const struct aj_variant *v);
+void mask_tell_unchecked(void); /* one line on stderr: what was denied unchecked */
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the
