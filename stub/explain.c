@@ -467,8 +467,16 @@ static void print_hit(unsigned i, bool fenced)
 	}
 	if (h->why == SCAN_BY_SOCKET)
 		rp_t("\t(a Unix socket: no host service without the host's network)");
-	if (h->why != SCAN_BY_GUARD)
+	if (h->why != SCAN_BY_GUARD) {
+		const char *how = fallback_active ? NULL : mask_cover_note(i);
+
 		rp_jstr("covered", NULL);
+		rp_jstr("cover", how);
+		if (how)
+			rp_t(*how == 'a'
+			         ? "\t(its folder has one read-only cover: absent there)"
+			         : "\t(its folder has one read-only cover: a stand-in there)");
+	}
 	if (h->why == SCAN_BY_GUARD) {
 		rp_bool("covered", fenced);
 		rp_t(fenced ? "\t(guarded, absent: the fence keeps what appears here unreadable)"

@@ -232,8 +232,10 @@ static bool coverable(const struct scan_hit *h)
 }
 
 /* Each hit's directory; dir_first/dir_n by directory. */
+static bool grouped;
 static void group(void)
 {
+	grouped = true;
 	for (unsigned i = 0; i < scan->n; i++) {
 		const char *p = hit_path(i);
 		uint32_t b;
@@ -256,23 +258,41 @@ static void group(void)
 	}
 }
 
-static bool in_big_dir(unsigned i)
+/* How many hits hit i's directory holds (0: not one to group). */
+static unsigned dir_count(unsigned i)
 {
 	const char *p = hit_path(i);
 	uint32_t b;
 
 	if (!coverable(&scan->hits[i]))
-		return false;
+		return 0;
 	b = hash_of(p, hinfo[i].parent_len) & (DIR_HASH - 1);
 	while (dir_first[b]) {
 		unsigned f = dir_first[b] - 1;
 
 		if (hinfo[f].parent_len == hinfo[i].parent_len &&
 		    !memcmp(hit_path(f), p, hinfo[i].parent_len))
-			return dir_n[b] >= DIR_MIN;
+			return dir_n[b];
 		b = (b + 1) & (DIR_HASH - 1);
 	}
-	return false;
+	return 0;
+}
+
+static bool in_big_dir(unsigned i)
+{
+	return dir_count(i) >= DIR_MIN;
+}
+
+/* --jail-explain's word on hit i: NULL, a mount of its own; "stand-in"
+ * in its directory's one cover; "absent" there. */
+const char *mask_cover_note(unsigned i)
+{
+	unsigned n;
+
+	if (!grouped)
+		group();
+	n = dir_count(i);
+	return n < DIR_MIN ? NULL : n > STAND_IN_MAX ? "absent" : "stand-in";
 }
 
 static int name_find(const char *name, size_t nl, bool add, unsigned hit)
@@ -508,7 +528,7 @@ void mask_apply(const char *project, const struct aj_variant *v)
 	int pfd = -1;
 	bool big = false;
 
-	if (scan->n >= DIR_MIN)
+	if (scan->n >= DIR_MIN && !grouped)
 		group();
 
 	if (v->network != AJ_NET_HOST)

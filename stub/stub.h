@@ -244,7 +244,8 @@ unsigned device_match(const char *prefix, const char *path, bool bind);
 /* mask.c: the covers. */
 void mask_stage(void); /* between plan_build_root() and plan_build() */
 void mask_apply(const char *project, const struct aj_variant *v);
-void mask_tell_unchecked(void); /* one line on stderr: what was denied unchecked */
+const char *mask_cover_note(unsigned hit); /* NULL, "stand-in" or "absent" */
+void mask_tell_unchecked(void);            /* one line on stderr: what was denied unchecked */
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the
