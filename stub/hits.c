@@ -117,3 +117,16 @@ void scan_compact(void)
 	memcpy(scan->arena, tmp, used);
 	scan->used = used;
 }
+
+/* The hits from first on that lie directly in the directory whose path
+ * is len bytes long, just listed with entries entries: mask.c covers a
+ * folder mostly of hits with one mount. */
+void scan_note_entries(unsigned first, size_t len, unsigned entries)
+{
+	for (unsigned i = first; i < scan->n; i++) {
+		const char *p = scan->arena + scan->hits[i].off + len + !!len;
+
+		if (!strchr(p, '/'))
+			scan->hits[i].dir_entries = entries;
+	}
+}

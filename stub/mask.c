@@ -210,6 +210,7 @@ static struct {
 } hinfo[AJ_SCAN_MAX];
 static uint32_t dir_first[DIR_HASH]; /* a directory's first hit + 1, by its path */
 static uint32_t dir_n[DIR_HASH];
+static uint32_t dir_ent[DIR_HASH];   /* the entries it had when listed */
 static uint32_t name_hash[DIR_HASH]; /* hit + 1, by name, within one directory */
 
 static uint32_t hash_of(const char *p, size_t n)
@@ -255,7 +256,16 @@ static void group(void)
 		hinfo[i].next = dir_first[b];
 		dir_first[b] = i + 1;
 		dir_n[b]++;
+		if (scan->hits[i].dir_entries > dir_ent[b])
+			dir_ent[b] = scan->hits[i].dir_entries;
 	}
+}
+
+/* A folder with DIR_MIN hits or more, at least half of its entries (else
+ * binding the others in would cost more than a cover per hit). */
+static bool big_dir(uint32_t b)
+{
+	return dir_n[b] >= DIR_MIN && dir_ent[b] && dir_ent[b] <= 2 * dir_n[b];
 }
 
 /* How many hits hit i's directory holds (0: not one to group). */
@@ -272,7 +282,7 @@ static unsigned dir_count(unsigned i)
 
 		if (hinfo[f].parent_len == hinfo[i].parent_len &&
 		    !memcmp(hit_path(f), p, hinfo[i].parent_len))
-			return dir_n[b];
+			return big_dir(b) ? dir_n[b] : 0;
 		b = (b + 1) & (DIR_HASH - 1);
 	}
 	return 0;
@@ -499,7 +509,7 @@ static void cover_dirs(int pfd)
 	unsigned depth_max = 0;
 
 	for (unsigned b = 0; b < DIR_HASH; b++)
-		if (dir_n[b] >= DIR_MIN) {
+		if (big_dir(b)) {
 			const char *p = hit_path(dir_first[b] - 1);
 			unsigned dep = 1;
 
@@ -513,7 +523,7 @@ static void cover_dirs(int pfd)
 			const char *p;
 			unsigned dep = 1;
 
-			if (dir_n[b] < DIR_MIN)
+			if (!big_dir(b))
 				continue;
 			p = hit_path(dir_first[b] - 1);
 			for (unsigned k = 0; k < hinfo[dir_first[b] - 1].parent_len; k++)

@@ -55,13 +55,10 @@ static struct {
 	uint8_t seen, walked;
 } vanished[SCAN_VANISHED];
 static unsigned n_vanished;
-static uint64_t recent; /* the walk's start, less two ticks */
-static bool relisting;  /* re-reading a directory that changed after the walk read it */
-/* Hits that could not fit: the directory being walked is denied whole
- * (collapse), its hits dropped. */
-static bool full;
-static bool reserve;   /* deny_dir's: the reserve may be used */
-#define SCAN_RESERVE 4 /* hits kept for the collapses' denies */
+static uint64_t recent;    /* the walk's start, less two ticks */
+static bool relisting;     /* re-reading a directory that changed after the walk read it */
+static bool full, reserve; /* no room for a hit; deny_dir's: the reserve may be used */
+#define SCAN_RESERVE 4     /* hits kept for the collapses' denies */
 
 /* Every directory the walk read, as it was just before it was read: a
  * directory an entry moved into after that (a concurrent jail moving a
@@ -89,10 +86,8 @@ static _Alignas(8) char dbuf[AJ_SCAN_DEPTH_MAX][SCAN_BUF];
 /* settle.c's: told of every directory the walk reads; hits' changes. */
 int (*scan_on_dir)(int fd, unsigned rec);
 unsigned scan_changes;
-static bool broken; /* a directory it could not watch */
-
+static bool broken;        /* a directory it could not watch */
 static struct stat hit_st; /* the last hit's, st_ino 0: none */
-
 static const char search_hint[] =
     "a directory of the project cannot be searched, so it cannot be checked for secrets; "
     "chmod u+x it";
@@ -128,8 +123,7 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 		unstable = true;
 		return;
 	}
-	/* Full: the directory being walked is denied whole instead (the
-	 * walk unwinds to collapse()), with the reserve kept for that. */
+	/* Full: the walk unwinds to deny_dir(), which has the reserve. */
 	if (!reserve && (scan->n >= AJ_SCAN_MAX - SCAN_RESERVE ||
 	                 scan->used + len + 1 > sizeof(scan->arena) - SCAN_RESERVE * AJ_PATH_MAX)) {
 		full = true;
@@ -403,6 +397,7 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
 static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
 {
 	struct dir_iter it = {dfd, dbuf[depth], SCAN_BUF, 0, 0};
+	unsigned first = scan->n, entries = 0;
 
 	/* rel holds this directory's path again whenever dir_next() reads. */
 	for (struct aj_dirent *d;
@@ -422,7 +417,9 @@ static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
 		memcpy(rel + l, name, nl + 1);
 		entry(dfd, dev, name, d->d_ino, d->d_type, l + nl, nl, depth + 1, state);
 		rel[len] = '\0';
+		entries++;
 	}
+	scan_note_entries(first, len, entries);
 }
 
 /* After the walk: every directory it read, looked at again by its path

@@ -127,6 +127,7 @@ struct scan_hit {
 	uint64_t dev;  /* what the scan saw there: a cover goes on that object only */
 	uint64_t ino;  /* 0: not known (an entry in a directory it could not search) */
 	uint16_t mode; /* its permission bits, as the scan saw them (a stand-in shows them) */
+	uint32_t dir_entries; /* entries its directory had when listed (0: not known) */
 };
 #define SCAN_BY_NAME     0
 #define SCAN_BY_HARDLINK 1 /* another name of a matched file */
@@ -164,6 +165,7 @@ void links_reset(void);
 void links_note(const struct stat *st, uint8_t kind);
 uint8_t links_kind(const struct stat *st, uint8_t *why);
 void scan_drop_below(const char *path, size_t len);
+void scan_note_entries(unsigned first, size_t len, unsigned entries);
 void scan_add_guard(const char *path, size_t len); /* guards.c's */
 void scan_links_clear(void);
 /* settle.c: the walk's watches and their events (scan_project is there). */
