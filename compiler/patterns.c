@@ -203,7 +203,9 @@ static bool lower_depth(struct lowering *lw, const struct stmt *s, const struct 
 		         AJ_SCAN_DEPTH_MAX);
 		return false;
 	}
-	int bound = 0;
+	/* Denied whole by default: a tree deeper than the bound (made by
+	 * anything the jail runs) must not stop every launch. */
+	int bound = 1;
 	if (a->next) {
 		bound = choose(a->next, "depth bound", bounds, 2);
 		if (bound < 0)

@@ -29,7 +29,7 @@ void variant_start(struct variant *v, const char *mode, const char *command)
 	v->landlock = AJ_LANDLOCK_ON;
 	v->sys_default = M_ACT_ALLOW;
 	v->scan_depth = 32;
-	v->scan_bound = AJ_SCAN_BOUND_FAIL;
+	v->scan_bound = AJ_SCAN_BOUND_DENY;
 }
 
 bool variant_apply(struct variant *v, const change_list *block)

@@ -70,7 +70,7 @@ struct aj_path {
 #define AJ_MAX_MOUNTS 256 /* mount table entries of one variant, as compiled */
 #define AJ_MAX_EXTRA  16  /* --ro and --rw maps a run adds to them */
 #define AJ_ENV_MAX    256 /* variables passed to the target */
-#define AJ_SCAN_MAX   512 /* masked or denied entries in one project */
+#define AJ_SCAN_MAX   16384 /* masked or denied entries in one project */
 
 /* Mount plan operations, interpreted by the stub in the order of one rule:
  * by rank, and in table order between equal ranks, where an entry's rank

@@ -429,8 +429,8 @@ static void print_pattern(const char *p)
 
 static void print_hit(unsigned i, bool fenced)
 {
-	static const char *const whys[] = {"name",  "hardlink", "permissions", "depth",
-	                                   "guard", "socket",   "record"};
+	static const char *const whys[] = {"name",   "hardlink", "permissions", "depth", "guard",
+	                                   "socket", "length",   "links",       "count", "record"};
 	const struct scan_hit *h = &scan->hits[i];
 	const char *note = git_note(i);
 
@@ -442,7 +442,7 @@ static void print_hit(unsigned i, bool fenced)
 	rp_bool("dir", h->isdir);
 	if (h->isdir)
 		rp_t("/");
-	rp_jstr("why", h->why < 7 ? whys[h->why] : NULL);
+	rp_jstr("why", h->why < SCAN_BY_N ? whys[h->why] : NULL);
 	if (h->why == SCAN_BY_HARDLINK)
 		rp_t("\t(another name of a matched file)");
 	if (h->why == SCAN_BY_PERM)
@@ -451,6 +451,14 @@ static void print_hit(unsigned i, bool fenced)
 		rp_t("\t(at the depth bound: its content was not checked)");
 	if (h->why == SCAN_BY_RECORD)
 		rp_t("\t(held a secret in an earlier run: renamed, moved or linked since)");
+	if (h->why == SCAN_BY_LONG)
+		rp_t("\t(holds a path too long to check: its content was not checked)");
+	if (h->why == SCAN_BY_LINKS)
+		rp_t("\t(has other hard links, more than the jail tracks: may be a secret's)");
+	if (h->why == SCAN_BY_COUNT)
+		rp_t(
+		    "\t(more secrets below it than the jail covers one by one: its content was not "
+		    "checked)");
 	/* git_note: "\t(tracked by git: …)", "\t(in a git repository whose
 	 * index could not be read: …)", or "". */
 	if (report_json) {
@@ -464,8 +472,16 @@ static void print_hit(unsigned i, bool fenced)
 	}
 	if (h->why == SCAN_BY_SOCKET)
 		rp_t("\t(a Unix socket: no host service without the host's network)");
-	if (h->why != SCAN_BY_GUARD)
+	if (h->why != SCAN_BY_GUARD) {
+		const char *how = fallback_active ? NULL : mask_cover_note(i);
+
 		rp_jstr("covered", NULL);
+		rp_jstr("cover", how);
+		if (how)
+			rp_t(*how == 'a'
+			         ? "\t(its folder has one read-only cover: absent there)"
+			         : "\t(its folder has one read-only cover: a stand-in there)");
+	}
 	if (h->why == SCAN_BY_GUARD) {
 		rp_bool("covered", fenced);
 		rp_t(fenced ? "\t(guarded, absent: the fence keeps what appears here unreadable)"

@@ -610,9 +610,23 @@ void git_tracked_scan(struct scan_result *res, int pfd, const char *project)
 		n_cand += candidate(&sr->hits[i]);
 	if (!n_cand)
 		return; /* nothing covered: no git at all */
-	for (unsigned i = 0; i < sr->n; i++)
-		if (candidate(&sr->hits[i]) && strchr(sr->arena + sr->hits[i].off, '/'))
-			nested_repos(pfd, i, nested, &n_nested);
+	/* Hits of one directory share every directory above them: looked
+	 * at once (a folder of thousands of keys is one look, not one each). */
+	for (unsigned i = 0, last = UINT32_MAX; i < sr->n; i++) {
+		const char *rel = sr->arena + sr->hits[i].off, *sl = strrchr(rel, '/');
+
+		if (!candidate(&sr->hits[i]) || !sl)
+			continue;
+		if (last != UINT32_MAX) {
+			const char *prev = sr->arena + sr->hits[last].off;
+			const char *psl = strrchr(prev, '/');
+
+			if (psl - prev == sl - rel && !memcmp(prev, rel, (size_t)(sl - rel)))
+				continue;
+		}
+		last = i;
+		nested_repos(pfd, i, nested, &n_nested);
+	}
 	dfd = outer_repo(pfd, project, &where);
 	if (dfd >= 0) {
 		size_t ul = strlen(where);

@@ -301,6 +301,7 @@ void ns_scan_receive(void)
 	receive(scan->arena, scan->used);
 	receive(&limit_how, sizeof(limit_how));
 	limits_joined(fds, n);
+	mask_tell_unchecked();
 }
 
 static void loopback_up(void)

@@ -50,8 +50,10 @@ static bool second_pass;
  * changed within two ticks of the walk: settle.c (scan_rec_recent). */
 #define SCAN_VANISHED  16
 #define SCAN_RECENT_NS 20000000ULL
-static uint64_t recent; /* the walk's start, less two ticks */
-static bool relisting;  /* re-reading a directory that changed after the walk read it */
+static uint64_t recent;    /* the walk's start, less two ticks */
+static bool relisting;     /* re-reading a directory that changed after the walk read it */
+static bool full, reserve; /* no room for a hit; deny_dir's: the reserve may be used */
+#define SCAN_RESERVE 4     /* hits kept for the collapses' denies */
 
 /* Every directory the walk read, as it was just before it was read: a
  * directory an entry moved into after that (a concurrent jail moving a
@@ -76,13 +78,9 @@ struct scan_index {
 	struct dir_rec dirs[SCAN_DIRS];
 	uint32_t dir_hash[SCAN_DIR_HASH]; /* index + 1, by inode */
 	char dir_arena[SCAN_DIR_ARENA];
-	unsigned n_dirs, n_links, n_vanished;
+	unsigned n_dirs, n_vanished;
 	uint32_t dir_used;
-	struct {
-		dev_t dev;
-		ino_t ino;
-		uint8_t kind;
-	} links[AJ_SCAN_LINKS];
+	struct scan_links links; /* hits.c's */
 	struct {
 		uint64_t ino;
 		uint8_t seen, walked;
@@ -90,13 +88,12 @@ struct scan_index {
 };
 static struct scan_index index0, *ix = &index0;
 struct scan_result *scan = &index0.result;
+struct scan_links *scan_lk = &index0.links;
 #define dirs       (ix->dirs)
 #define n_dirs     (ix->n_dirs)
 #define dir_used   (ix->dir_used)
 #define dir_arena  (ix->dir_arena)
 #define dir_hash   (ix->dir_hash)
-#define links      (ix->links)
-#define n_links    (ix->n_links)
 #define vanished   (ix->vanished)
 #define n_vanished (ix->n_vanished)
 /* One buffer per level (a directory's entries are still being read while
@@ -107,8 +104,8 @@ bool (*scan_recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino);
 /* settle.c's: told of every directory the walk reads; hits' changes. */
 int (*scan_on_dir)(int fd, unsigned rec);
 unsigned scan_changes;
-static bool broken; /* a directory it could not watch */
-
+static bool broken;        /* a directory it could not watch */
+static struct stat hit_st; /* the last hit's, st_ino 0: none */
 static const char search_hint[] =
     "a directory of the project cannot be searched, so it cannot be checked for secrets; "
     "chmod u+x it";
@@ -120,7 +117,11 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 {
 	struct stat st = {0};
 
-	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+	hit_st.st_ino = 0;
+	if (dfd >= 0 && !name) { /* the directory dfd itself */
+		if (fstat(dfd, &st))
+			diep("inspect", rel, errno, NULL);
+	} else if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno == ENOENT)
 			return; /* removed, or moved: verify() finds where to */
 		if (errno == ENOTDIR) {
@@ -140,6 +141,12 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 		unstable = true;
 		return;
 	}
+	/* Full: the walk unwinds to deny_dir(), which has the reserve. */
+	if (!reserve && (scan->n >= AJ_SCAN_MAX - SCAN_RESERVE ||
+	                 scan->used + len + 1 > sizeof(scan->arena) - SCAN_RESERVE * AJ_PATH_MAX)) {
+		full = true;
+		return;
+	}
 	if (scan->n == AJ_SCAN_MAX || scan->used + len + 1 > sizeof(scan->arena))
 		diep("mask", rel, 0,
 		     "too many masked or denied paths in this project; "
@@ -153,9 +160,11 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 	    .off = scan->used,
 	    .dev = st.st_dev,
 	    .ino = st.st_ino,
+	    .mode = (uint16_t)(st.st_mode & 07777),
 	};
 	scan->used += (uint32_t)len + 1;
 	scan_changes++;
+	hit_st = st;
 }
 
 /* For --jail-explain: how many directories were left unwalked, the first. */
@@ -178,21 +187,14 @@ static void note_pruned(size_t len)
 
 static void note_links(int dfd, const char *name, uint8_t kind)
 {
-	struct stat st;
+	struct stat st = hit_st; /* add_hit's look at it, when it had one */
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+	if (!st.st_ino && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
-	if (st.st_nlink < 2 || !S_ISREG(st.st_mode))
-		return;
-	if (n_links == AJ_SCAN_LINKS)
-		diep("inspect", rel, 0, "too many hard-linked secrets in this project");
-	links[n_links].dev = st.st_dev;
-	links[n_links].ino = st.st_ino;
-	links[n_links].kind = kind;
-	n_links++;
+	links_note(&st, kind);
 }
 
-static uint8_t linked_kind(int dfd, const char *name)
+static uint8_t linked_kind(int dfd, const char *name, uint8_t *why)
 {
 	struct stat st;
 
@@ -201,10 +203,7 @@ static uint8_t linked_kind(int dfd, const char *name)
 			diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
 		return 0;
 	}
-	for (unsigned i = 0; i < n_links; i++)
-		if (links[i].ino == st.st_ino && links[i].dev == st.st_dev)
-			return links[i].kind;
-	return 0;
+	return links_kind(&st, why);
 }
 
 static unsigned char type_of(int dfd, const char *name)
@@ -274,6 +273,30 @@ static void note_dir(const struct stat *st, size_t len, unsigned depth, uint64_t
 
 static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state);
 
+/* The directory at fd (rel, len bytes) denied whole, the hits below it
+ * dropped.  Out of room (full), the walk goes on in the parent if that
+ * freed some, else the parent is denied in turn; the project cannot be. */
+static void deny_dir(int fd, size_t len, uint8_t why)
+{
+
+	if (!len)
+		die("scan the project", 0,
+		    "its top directory alone holds more masked or denied entries than the jail "
+		    "can cover one by one; move them into a folder, or narrow the policy's "
+		    "patterns");
+	rel[len] = '\0';
+	scan_drop_below(rel, len);
+	full = false;
+	add_hit(fd, NULL, 0, AJ_PATTERN_DENY, T_DIR, why, len);
+	if (full) {
+		/* Still no room: this deny from the reserve, and the parent
+		 * is denied in turn (dropping this one). */
+		reserve = true;
+		add_hit(fd, NULL, 0, AJ_PATTERN_DENY, T_DIR, why, len);
+		reserve = false;
+	}
+}
+
 static __typeof__(vanished[0]) *vanished_at(uint64_t ino)
 {
 	for (unsigned i = 0; i < n_vanished; i++)
@@ -320,6 +343,8 @@ static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len
 			if (scan_on_dir && scan_on_dir(fd, *dir_slot(st.st_ino) - 1) < 0)
 				broken = true;
 			walk(fd, st.st_dev, len, depth, state);
+			if (full)
+				deny_dir(fd, len, SCAN_BY_COUNT);
 		}
 		close(fd);
 		return;
@@ -347,7 +372,7 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
                   size_t len, size_t nl, unsigned depth, uint64_t state)
 {
 	uint64_t inside = 0;
-	uint8_t kind;
+	uint8_t kind, why;
 
 	listing_dev = dev;
 	if (n_vanished && ino && vanished_at(ino))
@@ -389,28 +414,37 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
 		enter(dfd, dev, name, ino, len, depth, inside);
 		return;
 	}
-	if (second_pass && type == T_REG && (kind = linked_kind(dfd, name)))
-		add_hit(dfd, name, ino, kind, T_REG, SCAN_BY_HARDLINK, len);
+	if (second_pass && type == T_REG && (kind = linked_kind(dfd, name, &why)))
+		add_hit(dfd, name, ino, kind, T_REG, why, len);
 }
 
 /* The entries of a directory of depth components (0: the project). */
 static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
 {
 	struct dir_iter it = {dfd, dbuf[depth], SCAN_BUF, 0, 0};
+	unsigned first = scan->n, entries = 0;
 
 	/* rel holds this directory's path again whenever dir_next() reads. */
-	for (struct aj_dirent *d; !unstable && (d = dir_next(&it, "scan", len ? rel : "."));) {
+	for (struct aj_dirent *d;
+	     !unstable && !full && (d = dir_next(&it, "scan", len ? rel : "."));) {
 		const char *name = d->d_name;
 		size_t nl = strlen(name), l = len;
 
-		if (l + nl + 2 > sizeof(rel))
-			diep("scan", rel, ENAMETOOLONG, NULL);
+		/* A name whose path no longer fits: what it is cannot be
+		 * told by path, nor covered by one; the directory holding
+		 * it is denied whole (its own path fits). */
+		if (l + nl + 2 > sizeof(rel)) {
+			deny_dir(dfd, len, SCAN_BY_LONG);
+			return;
+		}
 		if (l)
 			rel[l++] = '/';
 		memcpy(rel + l, name, nl + 1);
 		entry(dfd, dev, name, d->d_ino, d->d_type, l + nl, nl, depth + 1, state);
 		rel[len] = '\0';
+		entries++;
 	}
+	scan_note_entries(first, len, entries);
 }
 
 /* After the walk: every directory it read, looked at again by its path
@@ -470,6 +504,8 @@ static bool verify(int pfd)
 			relisting = true;
 			walk(fd, st.st_dev, strlen(p), d->depth, d->state);
 			relisting = false;
+			if (full)
+				deny_dir(fd, strlen(p), SCAN_BY_COUNT);
 			close(fd);
 		}
 		if (unstable)
@@ -487,43 +523,13 @@ static bool verify(int pfd)
 	return true;
 }
 
-/* A guarded path: present, its pattern masked it; covered by a cover above
- * it, nothing to do; absent, its first missing part is noted for the
- * fence (kind 0: no cover). */
-static void check_guards(int pfd)
+/* An absent guarded path's first missing part (guards.c), for the
+ * fence: kind 0, no cover. */
+void scan_add_guard(const char *path, size_t len)
 {
-	for (unsigned g = 0; g < sc->n_guards; g++) {
-		const char *p = sc->guards[g];
-		size_t len = 0;
-		struct stat st;
-
-		for (;;) {
-			size_t n = strcspn(p + len, "/");
-			bool covered = false;
-
-			if (len + n + 1 > sizeof(rel))
-				diep("scan", p, ENAMETOOLONG, NULL);
-			memcpy(rel, p, len + n);
-			rel[len + n] = '\0';
-			for (unsigned i = 0; i < scan->n && !covered; i++)
-				covered = scan->hits[i].kind &&
-				          !strcmp(scan->arena + scan->hits[i].off, rel);
-			if (covered)
-				break;
-			if (fstatat(pfd, rel, &st, AT_SYMLINK_NOFOLLOW)) {
-				if (errno != ENOENT)
-					diep("inspect", rel, errno,
-					     errno == EACCES ? search_hint : NULL);
-				add_hit(-1, NULL, 0, 0, T_UNKNOWN, SCAN_BY_GUARD, len + n);
-				break;
-			}
-			len += n;
-			if (!p[len] || !S_ISDIR(st.st_mode))
-				break; /* present (masked by its pattern), or under a non-directory
-				        */
-			len++;
-		}
-	}
+	memcpy(rel, path, len);
+	rel[len] = '\0';
+	add_hit(-1, NULL, 0, 0, T_UNKNOWN, SCAN_BY_GUARD, len);
 	rel[0] = '\0';
 }
 
@@ -553,7 +559,9 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 			*dir_slot(dirs[n_dirs - 1].ino) = 0;
 			n_dirs--;
 		}
-		n_links = dir_used = n_vanished = 0;
+		dir_used = n_vanished = 0;
+		full = false;
+		links_reset();
 		scan->n = scan->used = scan->n_pruned = 0;
 		{
 			struct timespec now, tick = {0, SCAN_RECENT_NS / 2};
@@ -570,13 +578,17 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 		if (scan_on_dir && scan_on_dir(fd, 0) < 0)
 			broken = true;
 		walk(fd, st->st_dev, 0, 0, sc->start);
+		if (full)
+			deny_dir(fd, 0, SCAN_BY_COUNT);
 		if (!unstable && !verify(fd))
 			unstable = true;
-		if (n_links && !unstable) {
+		if (scan_links() && !unstable) {
 			second_pass = true;
 			if (lseek(fd, 0, SEEK_SET))
 				diep("scan", project, errno, NULL);
 			walk(fd, st->st_dev, 0, 0, sc->start);
+			if (full)
+				deny_dir(fd, 0, SCAN_BY_COUNT);
 		}
 		if (!unstable)
 			break;
@@ -595,12 +607,6 @@ bool scan_needed(const struct aj_variant *v)
 unsigned scan_dirs(void)
 {
 	return n_dirs;
-}
-
-void scan_guards(int pfd, const struct aj_variant *v)
-{
-	if (setup(v))
-		check_guards(pfd);
 }
 
 /* ---- the index the watcher keeps (watch.c) --------------------------------
@@ -625,16 +631,6 @@ bool scan_walk(int pfd, const struct aj_variant *v)
 		die("scan", errno, NULL);
 	walk_all(pfd, &st, ".");
 	return !broken;
-}
-
-unsigned scan_links(void)
-{
-	return n_links;
-}
-
-void scan_links_clear(void)
-{
-	n_links = 0;
 }
 
 /* Too many records of directories gone since: a new index packs them. */
@@ -726,7 +722,7 @@ int scan_redo(int pfd, unsigned rec, const char *name)
 		rel[0] = '\0';
 		return moved ? 1 : -1; /* moved away since: its move's events say where */
 	}
-	unstable = broken = false;
+	unstable = broken = full = false;
 	relisting = true;
 	if (name && (gone = fstatat(fd, name, &es, AT_SYMLINK_NOFOLLOW) != 0, 1))
 		entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u,
@@ -736,6 +732,9 @@ int scan_redo(int pfd, unsigned rec, const char *name)
 	else
 		broken = true;
 	relisting = false;
+	/* Out of room in the watcher's index: the walk is what decides. */
+	if (full)
+		broken = true;
 	close(fd);
 	rel[0] = '\0';
 	return broken ? -1 : gone;
@@ -754,6 +753,7 @@ void scan_index_use(void *mem, const struct aj_variant *v)
 {
 	ix = mem ? mem : &index0;
 	scan = &ix->result;
+	scan_lk = &ix->links;
 	if (v)
 		(void)setup(v);
 }

@@ -87,25 +87,6 @@ void scan_watch_end(void)
 	scan_on_dir = NULL;
 }
 
-/* The hits' paths packed again, those removed since gone. */
-void scan_compact(void)
-{
-	static char tmp[AJ_SCAN_ARENA];
-	uint32_t used = 0;
-
-	for (unsigned i = 0; i < scan->n; i++) {
-		const char *p = scan->arena + scan->hits[i].off;
-		size_t l = strlen(p) + 1;
-
-		memcpy(tmp + used, p, l);
-		scan->hits[i].off = used;
-		used += (uint32_t)l;
-	}
-	memcpy(scan->arena, tmp, used);
-	scan->used = used;
-	scan->n_pruned = 0;
-}
-
 static int rec_of(int wd)
 {
 	return wd >= 0 && wd < WD_MAX && wd_ino[wd] ? scan_rec_by_ino(wd_ino[wd]) : -1;

@@ -19,8 +19,8 @@ extern const struct aj_policy *const aj_the_policy;
  * closed (exit 125). */
 #define AJ_PLAN_MAX   (AJ_MAX_MOUNTS + AJ_MAX_EXTRA) /* entries of a run's plan */
 #define AJ_PLAN_ARENA 16384                          /* resolved mount paths */
-#define AJ_SCAN_ARENA 65536                          /* their paths, relative to the project */
-#define AJ_SCAN_LINKS 32                             /* matched files that have other hard links */
+#define AJ_SCAN_ARENA (1 << 20)                      /* their paths, relative to the project */
+#define AJ_SCAN_LINKS 1024                           /* matched files that have other hard links */
 #define AJ_ENV_ARENA  8192                           /* NAME=value strings the stub writes */
 
 /* Exit codes, as env(1) and timeout(1) use them. */
@@ -123,17 +123,24 @@ struct scan_hit {
 	uint8_t isdir;
 	uint8_t why; /* SCAN_BY_* */
 	uint8_t islink;
-	uint32_t off; /* relative path in the arena */
-	uint64_t dev; /* what the scan saw there: a cover goes on that object only */
-	uint64_t ino; /* 0: not known (an entry in a directory it could not search) */
+	uint32_t off;  /* relative path in the arena */
+	uint64_t dev;  /* what the scan saw there: a cover goes on that object only */
+	uint64_t ino;  /* 0: not known (an entry in a directory it could not search) */
+	uint16_t mode; /* its permission bits, as the scan saw them (a stand-in shows them) */
+	uint32_t dir_entries; /* entries its directory had when listed (0: not known) */
 };
-#define SCAN_BY_NAME      0
-#define SCAN_BY_HARDLINK  1 /* another name of a matched file */
-#define SCAN_BY_PERM      2 /* a directory of ours we could not read */
-#define SCAN_BY_DEPTH     3 /* at the policy's depth bound ('scan depth N deny') */
-#define SCAN_BY_GUARD     4 /* kind 0: a guarded path, absent (its first missing part) */
-#define SCAN_BY_SOCKET    5 /* a Unix socket, in a jail without the host's network */
-#define SCAN_BY_RECORD    6 /* an object that held a secret in an earlier run (fallback.c) */
+#define SCAN_BY_NAME     0
+#define SCAN_BY_HARDLINK 1 /* another name of a matched file */
+#define SCAN_BY_PERM     2 /* a directory of ours we could not read */
+#define SCAN_BY_DEPTH    3 /* at the policy's depth bound ('scan depth N deny') */
+#define SCAN_BY_GUARD    4 /* kind 0: a guarded path, absent (its first missing part) */
+#define SCAN_BY_SOCKET   5 /* a Unix socket, in a jail without the host's network */
+/* Past what the walk can check, denied whole rather than refused: */
+#define SCAN_BY_LONG      6 /* a directory holding a name whose path exceeds AJ_PATH_MAX */
+#define SCAN_BY_LINKS     7 /* a file with other hard links, the link table full */
+#define SCAN_BY_COUNT     8 /* a directory below which the hits no longer fit */
+#define SCAN_BY_RECORD    9 /* an object that held a secret in an earlier run (fallback.c) */
+#define SCAN_BY_N         10
 #define SCAN_PRUNED_SHOWN 8 /* pruned directories --jail-explain names */
 struct scan_result {
 	uint32_t n;
@@ -144,6 +151,16 @@ struct scan_result {
 	char arena[AJ_SCAN_ARENA];
 };
 extern struct scan_result *scan; /* the index in use (scan_index_use) */
+/* The hard links of matched files (hits.c), the index's. */
+struct scan_links {
+	struct {
+		uint64_t dev, ino;
+		uint8_t kind;
+	} e[AJ_SCAN_LINKS];
+	unsigned n;
+	bool full;
+};
+extern struct scan_links *scan_lk;
 void scan_project(const char *project, const struct aj_variant *v);
 unsigned scan_dirs(void);
 void scan_guards(int project_fd, const struct aj_variant *v);
@@ -160,6 +177,14 @@ void scan_index_use(void *mem, const struct aj_variant *v);
 uint64_t scan_rec_ino(unsigned rec);
 int scan_rec_by_ino(uint64_t ino);
 unsigned scan_links(void);
+/* hits.c: the hard links of matched files, the table's upkeep. */
+struct stat;
+void links_reset(void);
+void links_note(const struct stat *st, uint8_t kind);
+uint8_t links_kind(const struct stat *st, uint8_t *why);
+void scan_drop_below(const char *path, size_t len);
+void scan_note_entries(unsigned first, size_t len, unsigned entries);
+void scan_add_guard(const char *path, size_t len); /* guards.c's */
 void scan_links_clear(void);
 /* settle.c: the walk's watches and their events (scan_project is there). */
 #define SCAN_EV_NONE 0  /* no event */
@@ -251,6 +276,8 @@ unsigned device_match(const char *prefix, const char *path, bool bind);
 /* mask.c: the covers. */
 void mask_stage(void); /* between plan_build_root() and plan_build() */
 void mask_apply(const char *project, const struct aj_variant *v);
+const char *mask_cover_note(unsigned hit); /* NULL, "stand-in" or "absent" */
+void mask_tell_unchecked(void);            /* one line on stderr: what was denied unchecked */
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the

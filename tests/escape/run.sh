@@ -22,6 +22,8 @@
 #              refusal log, the project through a
 #              link (PATH, a link upwards), the project inside a cache
 #              reached through a link, $HOME mapped by its real name
+#   many-*     past what the walk checks (5,000 secrets, 40 levels, a 5,000
+#              character path, 40 hard links): denied, and the jail starts
 #   misc-*     the smaller ones (empty trigger variable, SIGALRM to pid 1,
 #              a symlink named secrets, a host socket under --ro, a
 #              project script named like a tool, hostile includes)
@@ -1451,6 +1453,80 @@ if c ident-map-home; then
 fi
 
 # --- nothing left behind -----------------------------------------------------------------------
+
+# --- many-*: past what the walk can check, the jail denies and starts --------
+# Each builds its own project (a folder of $T owned by the test user), runs
+# jail-worker in it, and checks that it starts (exit 0) and that no secret's
+# content shows.  Before, each of these refused every launch (exit 125).
+# many_run NAME DIR MARK CMD: jail-worker CMD in DIR; passes when it exits
+# 0, MARK never shows, and stdout ends with "ok".
+many_run() {
+	local name=$1 dir=$2 mark=$3
+	shift 3
+	chown -R "$tuid:$tgid" "$dir"
+	CWD=$dir jrun user -- jail-worker sh -c "$1"
+	if [[ $OUT == *"$mark"* ]]; then
+		fail "$name" "a secret's content was read: $(q "${OUT:0:200}")"
+	elif [ "$RC" = 0 ] && [[ $OUT == *ok ]]; then
+		pass "$name" "started; $(printf '%s' "$ERR" | head -n 1 | cut -c1-160)"
+	else
+		fail "$name" "exit status $RC, stderr $(q "$(printf '%s' "$ERR" | head -c 300)")"
+	fi
+}
+
+if c many-secrets; then
+	d=$T/many-secrets
+	mkdir -p "$d/certs/sub"
+	m="MANYSECRET-$tag"
+	(cd "$d/certs" && for i in $(seq 2500); do
+		printf '%s\n' "$m" >"c$i.pem"
+		printf '%s\n' "$m" >"c$i.key"
+	done)
+	printf 'plain\n' >"$d/certs/README"
+	printf '%s\n' "$m" >"$d/certs/sub/.env"
+	# a smaller folder: its covers stand in, present and empty or denied
+	mkdir -p "$d/keys"
+	(cd "$d/keys" && for i in $(seq 100); do
+		printf '%s\n' "$m" >"k$i.pem"
+		printf '%s\n' "$m" >"k$i.key"
+	done)
+	printf 'plain\n' >"$d/keys/README"
+	many_run many-secrets "$d" "$m" 'cat certs/c1.pem certs/c2500.pem certs/sub/.env keys/k1.pem 2>&1; cat certs/c1.key certs/c77.key keys/k9.key 2>/dev/null; grep -rh MANYSECRET . 2>/dev/null; [ "$(ls keys | wc -l)" = 201 ] && [ -f keys/k1.pem ] && [ ! -s keys/k1.pem ] && ! cat keys/k1.key 2>/dev/null && [ "$(ls certs | wc -l)" -le 5002 ] && grep -q plain certs/README && grep -q plain keys/README && echo ok'
+fi
+
+if c many-deep; then
+	d=$T/many-deep
+	m="DEEPSECRET-$tag"
+	p=$d
+	for i in $(seq 40); do p=$p/d$i; done
+	mkdir -p "$p"
+	printf '%s\n' "$m" >"$p/data.txt"
+	printf 'plain\n' >"$d/top.txt"
+	many_run many-deep "$d" "$m" 'grep -rh DEEPSECRET . 2>/dev/null; cat d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/d13/d14/d15/d16/d17/d18/d19/d20/d21/d22/d23/d24/d25/d26/d27/d28/d29/d30/d31/d32/d33/d34/d35/d36/d37/d38/d39/d40/data.txt 2>/dev/null; grep -q plain top.txt && echo ok'
+fi
+
+if c many-longpath; then
+	d=$T/many-longpath
+	m="LONGSECRET-$tag"
+	mkdir -p "$d"
+	n=$(printf 'x%.0s' $(seq 250))
+	# 20 components of 250 characters: 5,000 and more, past PATH_MAX
+	(cd "$d" && for _ in $(seq 20); do mkdir "$n" && cd "$n" || exit 1; done && printf '%s\n' "$m" >data.txt)
+	printf 'plain\n' >"$d/top.txt"
+	many_run many-longpath "$d" "$m" 'grep -rh LONGSECRET . 2>/dev/null; (for i in $(seq 20); do cd x* 2>/dev/null || break; done; cat data.txt 2>/dev/null); grep -q plain top.txt && echo ok'
+fi
+
+if c many-links; then
+	d=$T/many-links
+	m="LINKSECRET-$tag"
+	mkdir -p "$d/other"
+	printf '%s\n' "$m" >"$d/k0.pem"
+	for i in $(seq 39); do ln "$d/k0.pem" "$d/k$i.pem"; done
+	ln "$d/k0.pem" "$d/harmless.txt"
+	ln "$d/k0.pem" "$d/other/notes"
+	printf 'plain\n' >"$d/top.txt"
+	many_run many-links "$d" "$m" 'cat k0.pem k39.pem harmless.txt other/notes 2>/dev/null; grep -rh LINKSECRET . 2>/dev/null; grep -q plain top.txt && echo ok'
+fi
 
 if c no-leftovers; then
 	leftovers_wait 20
