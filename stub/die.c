@@ -14,6 +14,9 @@
 int aj_die_reap;           /* the parent's pid 1, killed and reaped by die() */
 void (*aj_die_undo)(void); /* then removes what the parent made for it */
 void (*aj_die_cleanup)(void);
+/* The fallback runs (no namespaces; fallback.c): the supervisor, the
+ * reports and explain word things otherwise.  Here, below them all. */
+bool fallback_active;
 
 noreturn void diep(const char *step, const char *what, int err, const char *hint)
 {

@@ -704,7 +704,7 @@ noreturn void explain(const struct run *r)
 		fallback_explain_rules(r);
 	else
 		explain_landlock_rules(v);
-	explain_process(r);
+	explain_process(r, fallback_socket_filter(v));
 	print_buildable();
 	rp_close();
 	if (report_json)

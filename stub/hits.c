@@ -7,6 +7,18 @@
 
 #include "sys.h"
 
+/* The launch's; the watcher switches to an index's own (scan.c). */
+static struct scan_result result0;
+static struct scan_links links0;
+struct scan_result *scan = &result0;
+struct scan_links *scan_lk = &links0;
+
+void hits_use(struct scan_result *r, struct scan_links *l)
+{
+	scan = r ? r : &result0;
+	scan_lk = l ? l : &links0;
+}
+
 /* The links table is the index's (scan.c: the watcher keeps one per
  * scan table); links_full: more matched files with other hard links than
  * the table holds, so their other names cannot be told from any other

@@ -304,7 +304,7 @@ int main(int argc, char **argv)
 	vars_init();
 	find_project(r);
 	if (o.log && !o.explain)
-		refusals_log_open(o.log, o.log_opt);
+		reflog_open(o.log, o.log_opt);
 	/* After the project's check against the caller's own $HOME. */
 	home_private(!o.explain);
 	r->group = r->argv && !pol->exec ? command_group(pol, r->argv[0]) : 0;
@@ -326,7 +326,7 @@ int main(int argc, char **argv)
 	if (r->fallback && (r->v->flags & AJ_VARIANT_FALLBACK))
 		fallback_prepare(r->v, !o.explain);
 	plan_resolve(r->v);
-	refusals_log_check();
+	plan_log_check();
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
 		(void)var_value(r->v->landlock_rules[i].path.var);
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)

@@ -175,7 +175,7 @@ static void open_source(struct plan_entry *e)
 		diep("bind", e->path, e->why ? 0 : err, e->why ? e->why : bind_hint);
 	}
 	if (m->op == AJ_MOUNT_RW)
-		refusals_log_guard(fd, e->path); /* on what is mounted, not on a name */
+		reflog_guard(fd, e->path); /* on what is mounted, not on a name */
 	/* The checked descriptor is what is cloned: no second lookup. */
 	e->fd = sys_open_tree(fd, "",
 	                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
@@ -405,4 +405,23 @@ void plan_finish(const char *project)
 	if (chdir(project))
 		diep("enter the project", project, errno,
 		     "the policy does not bring the project into the jail");
+}
+
+/* Once the plan is resolved, in the caller: the early refusal.  Each
+ * source is resolved as pid 1 will resolve it (resolve.c); one that is
+ * not there yet cannot hold the log, which exists. */
+void plan_log_check(void)
+{
+	for (unsigned i = 0; reflog_named() && i < plan_n; i++) {
+		const char *why;
+		int fd;
+
+		if (!plan[i].path || plan[i].m->op != AJ_MOUNT_RW)
+			continue;
+		fd = source_open(plan[i].m, plan[i].path, &why);
+		if (fd < 0)
+			continue;
+		reflog_guard(fd, plan[i].path);
+		close(fd);
+	}
 }

@@ -455,7 +455,7 @@ static void print_reported(const struct aj_variant *v)
 	rp_close();
 }
 
-static void print_seccomp(const struct aj_variant *v)
+static void print_seccomp(const struct aj_variant *v, unsigned fb_filter)
 {
 	const char *s = v->seccomp_summary;
 	unsigned long long total = 0;
@@ -476,10 +476,10 @@ static void print_seccomp(const struct aj_variant *v)
 		out_s(" filters, all of them run on every system call\n");
 	}
 	/* The fallback's own, without a network namespace (fallback.c). */
-	rp_ju("fallback_filter", fallback_socket_filter(v));
-	if (fallback_socket_filter(v) && !report_json) {
+	rp_ju("fallback_filter", fb_filter);
+	if (fb_filter && !report_json) {
 		out_s("  + the fallback's own filter, ");
-		out_u(fallback_socket_filter(v));
+		out_u(fb_filter);
 		out_s(" instructions: socket() of every family but AF_UNIX: EAFNOSUPPORT\n");
 	}
 	rp_jstr("summary", s);
@@ -568,10 +568,13 @@ void explain_landlock_rules(const struct aj_variant *v)
 	rp_close();
 }
 
-void explain_process(const struct run *r)
+/* fb_filter: the length of the fallback's own filter where it installs
+ * one (fallback_socket_filter(), told by the caller: the fallback is
+ * above this file). */
+void explain_process(const struct run *r, unsigned fb_filter)
 {
 	print_env(r);
 	print_rlimits(r->v);
 	print_bounds();
-	print_seccomp(r->v);
+	print_seccomp(r->v, fb_filter);
 }

@@ -86,9 +86,8 @@ struct scan_index {
 		uint8_t seen, walked;
 	} vanished[SCAN_VANISHED];
 };
+/* index0's result and links go unused: the launch's are hits.c's. */
 static struct scan_index index0, *ix = &index0;
-struct scan_result *scan = &index0.result;
-struct scan_links *scan_lk = &index0.links;
 #define dirs       (ix->dirs)
 #define n_dirs     (ix->n_dirs)
 #define dir_used   (ix->dir_used)
@@ -752,8 +751,7 @@ size_t scan_index_size(void)
 void scan_index_use(void *mem, const struct aj_variant *v)
 {
 	ix = mem ? mem : &index0;
-	scan = &ix->result;
-	scan_lk = &ix->links;
+	hits_use(mem ? &ix->result : NULL, mem ? &ix->links : NULL);
 	if (v)
 		(void)setup(v);
 }

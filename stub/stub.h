@@ -161,6 +161,7 @@ struct scan_links {
 	bool full;
 };
 extern struct scan_links *scan_lk;
+void hits_use(struct scan_result *r, struct scan_links *l); /* NULL: the launch's */
 void scan_project(const char *project, const struct aj_variant *v);
 unsigned scan_dirs(void);
 void scan_guards(int project_fd, const struct aj_variant *v);
@@ -266,6 +267,7 @@ void plan_build_root(void);
 void plan_build(void);
 void plan_landlock(int ruleset, const struct plan_entry *skip);
 void plan_finish(const char *project);
+void plan_log_check(void);
 int plan_open_inside(const char *path, unsigned before);
 
 /* dev.c */

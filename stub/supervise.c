@@ -50,7 +50,6 @@ struct k_sigaction {
  * started, a killed agent's command), whether or not the target ever
  * reads its stdin.  The kernel tells us with a signal of our own. */
 #define SIG_CALLER_GONE SIGRTMAX
-bool fallback_active;
 static pid_t caller;
 
 void signals_block(void)

@@ -188,9 +188,10 @@ int notify_filter(const struct aj_variant *v, int *err);
 extern int notify_fd;
 void notify_start(const struct aj_variant *v, int sock);
 void notify_answer(void);
-void refusals_log_open(const char *path, const char *opt);
-void refusals_log_check(void);
-void refusals_log_guard(int fd, const char *path);
+extern int reflog_fd; /* reflog.c: --jail-log's file, -1: none */
+void reflog_open(const char *path, const char *opt);
+bool reflog_named(void);
+void reflog_guard(int fd, const char *path);
 void refusals_listener(const struct aj_variant *v, int err);
 void refusal_call(unsigned nr, int err);
 void refusal_host(const char *kind, const char *target, const char *why);
@@ -267,6 +268,15 @@ const char *ns_blocked(const struct aj_variant *v, bool explain);
  * (AJ_VARIANT_FALLBACK). */
 const char *home_private(bool make);
 void private_release(void);
+/* private.c's, for fallback.c and record.c */
+extern char private_dir[64], private_home[80], private_tmp[80], tmpdir_env[96];
+extern const char *home_why;
+void private_make(bool make);
+/* record.c's */
+void record_load(const struct run *r, bool make);
+void record_save(void);
+void record_explain(void);
+const char *record_why(void);
 void fallback_prepare(const struct aj_variant *v, bool make);
 void fallback_env(char **envp, size_t max);
 noreturn void fallback_run(struct run *r);
@@ -292,7 +302,7 @@ void rp_ju(const char *key, unsigned long long v);
 void rp_bool(const char *key, bool b);
 void rp_t(const char *s);
 void rp_field(const char *name);
-void explain_process(const struct run *r);
+void explain_process(const struct run *r, unsigned fb_filter);
 void explain_landlock_rules(const struct aj_variant *v);
 void explain_rule(const char *path, unsigned var, bool optional, uint64_t access);
 

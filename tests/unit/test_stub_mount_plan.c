@@ -94,7 +94,7 @@ uint64_t landlock_socket_right(int fd)
 	return !fstat(fd, &st) && S_ISSOCK(st.st_mode) ? RESOLVE_UNIX : 0;
 }
 
-void refusals_log_guard(int fd, const char *path)
+void reflog_guard(int fd, const char *path)
 {
 	(void)fd, (void)path;
 }
