@@ -35,7 +35,7 @@ FLEX     ?= flex
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS   ?= -O2 -g
-HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I$(B)/grammar \
+HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I. -I$(B)/grammar \
 	-DAIJAIL_VERSION='"$(AIJAIL_VERSION)"'
 # A static, non-PIE stub: its tables (pointers included) land in .rodata,
 # read-only at run time, where PIE code would put them in .data.rel.ro,
@@ -48,7 +48,7 @@ HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -
 STUB_OPT := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) \
 	-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-stack-protector \
 	-fno-pie -flto
-STUB_CFLAGS := $(STUB_OPT) -Iinclude -Istub -isystem $(B)/kh
+STUB_CFLAGS := $(STUB_OPT) -Iinclude -Istub -I. -isystem $(B)/kh
 # $(WARN) at the link too: with -flto the code is compiled there again,
 # and its warnings must be errors as well.
 STUB_LDFLAGS := $(WARN) -static -no-pie -flto -flto-partition=one -Wl,--gc-sections -Wl,-z,noseparate-code -Wl,-z,norelro \
@@ -76,9 +76,14 @@ stub_name = $(if $(filter jail,$(1)),jail,jail-$(1))
 STUBS    := $(foreach p,$(POLICIES),$(B)/bin/$(call stub_name,$(p)))
 HEADERS  := $(POLICIES:%=$(B)/gen/%.h)
 
-COMPILER_SRC := $(wildcard compiler/*.c)
+# common/: built into the compiler and into the stub alike.
+COMPILER_SRC := $(wildcard compiler/*.c) $(wildcard common/*.c)
 COMPILER_OBJ := $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/grammar/aj.tab.o $(B)/obj/grammar/aj.lex.o
-STUB_SRC     := $(filter-out stub/policy.c,$(wildcard stub/*.c))
+# The stub's rooms, lowest first: a room includes only its own header and
+# the one below it (docs/layout.md; tests/layers/stub.py checks it).
+ROOMS        := base variant scan confine root notify egress proc fallback explain
+STUB_HDR     := $(wildcard stub/*.h $(ROOMS:%=stub/%/*.h) common/*.h)
+STUB_SRC     := $(filter-out stub/policy.c,$(wildcard stub/*.c $(ROOMS:%=stub/%/*.c) common/*.c))
 STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)
 
 # What --build needs, laid out as it is installed (PREFIX/lib/aijail,
@@ -86,7 +91,7 @@ STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)
 # same way: the stub's code but the per-policy file as one archive, the
 # per-policy file and the headers it includes, the flags.
 RT          := $(B)/lib/aijail
-RT_STUB     := $(RT)/stub/policy.c $(patsubst stub/%,$(RT)/stub/%,$(wildcard stub/*.h))
+RT_STUB     := $(RT)/stub/policy.c $(RT)/stub/base/base.h
 RT_FILES    := $(RT)/libaijail-stub.a $(RT)/stub.flags $(RT)/include/aj_table.h $(RT_STUB)
 SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard policies/*.aj))
 
@@ -136,7 +141,9 @@ $(B)/obj/compiler/%.o: compiler/%.c $(wildcard compiler/*.h) include/aj_table.h 
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
-$(B)/obj/compiler/hosts.o: stub/hosts.c stub/hosts.h
+$(B)/obj/common/%.o: common/%.c common/%.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
 $(B)/bin/aijail-compile: $(COMPILER_OBJ)
 	@mkdir -p $(dir $@)
@@ -159,18 +166,22 @@ $(B)/kh/.stamp:
 	ln -sfn /usr/include/$(shell $(CC) -dumpmachine)/asm $(B)/kh/asm
 	@touch $@
 
-$(B)/obj/stub/%.musl.o: stub/%.c $(wildcard stub/*.h) include/aj_table.h $(B)/kh/.stamp
+$(B)/obj/stub/%.musl.o: stub/%.c $(STUB_HDR) include/aj_table.h $(B)/kh/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) $(STUB_CFLAGS) -c -o $@ $<
+
+$(B)/obj/common/%.musl.o: common/%.c $(STUB_HDR) include/aj_table.h $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
 	$(MUSLCC) $(STUB_CFLAGS) -c -o $@ $<
 
 # The watcher serves every stub of one build: its key holds a hash of the
 # stub's sources, so that a stub built from other sources never asks a
-# watcher that classifies otherwise (stub/watch.c).
-WATCH_BUILD = 0x$(shell cat $(sort $(STUB_SRC) $(wildcard stub/*.h)) include/aj_table.h | sha256sum | cut -c1-16)ULL
-$(B)/obj/stub/watch.musl.o: $(STUB_SRC)
-$(B)/obj/stub/watch.musl.o: STUB_CFLAGS += -DAJ_WATCH_BUILD=$(WATCH_BUILD)
+# watcher that classifies otherwise (stub/scan/watch.c).
+WATCH_BUILD = 0x$(shell cat $(sort $(STUB_SRC) $(STUB_HDR)) include/aj_table.h | sha256sum | cut -c1-16)ULL
+$(B)/obj/stub/scan/watch.musl.o: $(STUB_SRC)
+$(B)/obj/stub/scan/watch.musl.o: STUB_CFLAGS += -DAJ_WATCH_BUILD=$(WATCH_BUILD)
 
-$(B)/obj/stub/policy-%.musl.o: stub/policy.c $(B)/gen/%.h $(wildcard stub/*.h) include/aj_table.h $(B)/kh/.stamp
+$(B)/obj/stub/policy-%.musl.o: stub/policy.c $(B)/gen/%.h stub/base/base.h include/aj_table.h $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
 	$(MUSLCC) $(STUB_CFLAGS) -DAJ_POLICY_HEADER='"$(B)/gen/$*.h"' -I. -c -o $@ $<
 
@@ -273,7 +284,7 @@ $(B)/tests/fuzz_replay: tests/fuzz/fuzz_compile.c $(COMPILER_SRC) $(B)/grammar/a
 	@mkdir -p $(dir $@)
 	$(CC) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -DAJ_FUZZ_MAIN \
 		-DAIJAIL_VERSION='"$(AIJAIL_VERSION)"' \
-		-std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I$(B)/grammar -o $@ \
+		-std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -I. -I$(B)/grammar -o $@ \
 		tests/fuzz/fuzz_compile.c $(filter-out compiler/main.c,$(COMPILER_SRC)) \
 		$(B)/grammar/aj.tab.c $(B)/grammar/aj.lex.c -lseccomp
 
@@ -289,11 +300,11 @@ I_LIB    := $(DESTDIR)$(PREFIX)/lib/aijail
 I_SHARE  := $(DESTDIR)$(PREFIX)/share/aijail
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(I_LIB)/include $(I_LIB)/stub $(I_SHARE)/policies
+	install -d $(DESTDIR)$(BINDIR) $(I_LIB)/include $(I_LIB)/stub/base $(I_SHARE)/policies
 	install -m 0755 $(B)/bin/aijail-compile $(B)/bin/aijail-status $(STUBS) $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(RT)/libaijail-stub.a $(RT)/stub.flags $(I_LIB)/
 	install -m 0644 $(RT)/include/aj_table.h $(I_LIB)/include/
-	install -m 0644 $(RT_STUB) $(I_LIB)/stub/
+	$(foreach f,$(RT_STUB),install -m 0644 $(f) $(f:$(RT)/%=$(I_LIB)/%) &&) true
 	install -m 0644 $(SHARE_FILES) $(I_SHARE)/policies/
 	$(if $(MAN1),install -d $(DESTDIR)$(MANDIR)/man1 && install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
 	$(if $(MAN5),install -d $(DESTDIR)$(MANDIR)/man5 && install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
@@ -311,10 +322,10 @@ uninstall:
 	$(if $(PY_FILES),find $(DESTDIR)$(PYTHONDIR)/aijail -depth -name __pycache__ -type d \
 		-exec rm -rf {} + 2>/dev/null; find $(DESTDIR)$(PYTHONDIR)/aijail -depth -type d \
 		-empty -delete 2>/dev/null; true)
-	rmdir $(I_LIB)/include $(I_LIB)/stub $(I_LIB) $(I_SHARE)/policies $(I_SHARE) 2>/dev/null || true
+	rmdir $(I_LIB)/include $(I_LIB)/stub/base $(I_LIB)/stub $(I_LIB) $(I_SHARE)/policies $(I_SHARE) 2>/dev/null || true
 
 format:
-	clang-format -i $(wildcard compiler/*.c compiler/*.h stub/*.c stub/*.h include/*.h tests/unit/*.c tests/*.c)
+	clang-format -i $(wildcard compiler/*.c compiler/*.h $(STUB_SRC) stub/policy.c $(STUB_HDR) include/*.h tests/unit/*.c tests/unit/*/*.c tests/*.c)
 
 clean:
 	rm -rf $(B)

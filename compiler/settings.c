@@ -8,7 +8,7 @@
 #include "bounds.h"
 #include "diag.h"
 #include "environment.h"
-#include "hosts.h"
+#include "common/hosts.h"
 #include "mounts.h"
 #include "patterns.h"
 #include "syscalls.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sys.h"
+#include "stub.h"
 
 extern char **environ;
 
@@ -34,15 +34,14 @@ static noreturn void help(const struct aj_policy *pol)
 		out_s(" [OPTION...] [--] COMMAND [ARG...]\n\n"
 		      "Runs COMMAND in the \"");
 		out_s(pol->name);
-		out_s(
-		    "\" jail; its name picks the policy's command group.\n"
-		    "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
-		    "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
-		    "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
-		    "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
-		    "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
-		    "  --timeout S           the same as --jail-timeout=S\n"
-		    "  --log FILE            the same as --jail-log=FILE\n");
+		out_s("\" jail; its name picks the policy's command group.\n"
+		      "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
+		      "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
+		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
+		      "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
+		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
+		      "  --timeout S           the same as --jail-timeout=S\n"
+		      "  --log FILE            the same as --jail-log=FILE\n");
 	}
 	out_s("  --jail-explain[=json] show what the jail would be, here and now, and exit\n"
 	      "  --jail-mode=NAME      the mode, weakest first:");
@@ -58,18 +57,25 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
 	      "                        proxy: the network is then the named hosts only\n"
 	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
-	      "                        off), T one of" AJ_TOGGLES(AJ_WORD_ITEM) "\n"
-	      "  --jail-timeout=S      kill everything after S seconds\n"
-	      "  --jail-log=FILE       append what the jail refused to FILE, as JSON lines\n"
-	      "                        (not one the jail can write)\n"
-	      "  --jail-version        the policy's identity and the compiler's version\n"
-	      "  --jail-help           this text\n"
-	      "  --                    ends the jail's options\n\n"
-	      "Exit status: the command's; 128+N when it died of signal N; 124 on timeout;\n"
-	      "125 when the jail could not be built; 126 when the command cannot run;\n"
-	      "127 when it is not found.  --jail-explain: 0 when the jail can be built here,\n"
-	      "2 when the policy's fallback (no namespaces) would run instead, 125 when\n"
-	      "nothing would.\n");
+	      "                        off), T one of" AJ_TOGGLES(
+	          AJ_WORD_ITEM) "\n"
+	                        "  --jail-timeout=S      kill everything after S seconds\n"
+	                        "  --jail-log=FILE       append what the jail refused to FILE, as "
+	                        "JSON lines\n"
+	                        "                        (not one the jail can write)\n"
+	                        "  --jail-version        the policy's identity and the compiler's "
+	                        "version\n"
+	                        "  --jail-help           this text\n"
+	                        "  --                    ends the jail's options\n\n"
+	                        "Exit status: the command's; 128+N when it died of signal N; 124 "
+	                        "on timeout;\n"
+	                        "125 when the jail could not be built; 126 when the command cannot "
+	                        "run;\n"
+	                        "127 when it is not found.  --jail-explain: 0 when the jail can be "
+	                        "built here,\n"
+	                        "2 when the policy's fallback (no namespaces) would run instead, "
+	                        "125 when\n"
+	                        "nothing would.\n");
 	out_flush();
 	_exit(0);
 }
@@ -154,7 +160,8 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
  * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
-	static const char *const takes_value[] = {"mode", "timeout", "ro", "rw", "allow-host", "log"};
+	static const char *const takes_value[] = {"mode", "timeout",    "ro",
+	                                          "rw",   "allow-host", "log"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -279,6 +286,63 @@ static void find_project(struct run *r)
 	r->project = cwd;
 }
 
+/* The three processes of a launch, one entry point each: the caller (main()
+ * below, which becomes the parent), pid 1 (init_run()) and the target
+ * (proc/supervise.c: supervise_init() forks it, target_exec() is its last
+ * step).  The parent and pid 1 speak over one socket, fd, in the order
+ * proc/ns.c's ns_fork_init() gives: the scan (ns_scan_send), the host's
+ * sockets to cover (sockets_send); then from pid 1 the proxy's listener
+ * (proxy_start) and the refusal listener (notify_start). */
+
+/* The parent, outside every namespace: the scan while pid 1 builds the
+ * root (off the critical path for as long as the mounts take), then the
+ * one loop: signals, refusals, the proxy. */
+static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
+{
+	const struct ev_source *src[LOOP_SOURCES];
+	unsigned n = 0;
+
+	aj_die_reap = pid;
+	limits_place(pid); /* as the caller could: a v1 hierarchy's root is mode 0555 */
+	caps_clear(limits_keep());
+	watch_scan(wfd, r->v);
+	ns_scan_send(fd);
+	sockets_send();
+	scan_watch_close(); /* after the hand-over: it may wait for the kernel */
+	if (r->v->network == AJ_NET_ALLOW && (src[n] = proxy_start(fd)))
+		n++;
+	src[n++] = notify_start(r->v, fd);
+	supervise_parent(pid, src, n);
+}
+
+/* pid 1, in the new namespaces: the root, the covers, the bounds, Landlock,
+ * the privileges dropped, the filters; then it supervises the target. */
+static noreturn void init_run(struct run *r)
+{
+	int ruleset;
+
+	init_prepare(r->v);
+	mode_seal(r);
+	plan_open_sources();
+	plan_build_root();
+	mask_stage();
+	plan_build();
+	ns_limit_late();
+	ns_scan_receive();
+	mask_apply(r->project, r->v);
+	plan_finish(r->project);
+	rlimits_apply(r->v);
+	limits_apply();
+	if ((ruleset = landlock_create(r->v)) >= 0) {
+		plan_landlock(ruleset, fence_apply(ruleset, r->v));
+		landlock_enforce(ruleset);
+	}
+	fds_close(ns_parent_sock(r->v));
+	privs_drop();
+	seccomp_install(r->v);
+	supervise_init(r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct aj_policy *pol = aj_the_policy;
@@ -286,7 +350,7 @@ int main(int argc, char **argv)
 	struct opts o = {0};
 	unsigned idx;
 	pid_t pid;
-	int first, fd, ruleset, wfd;
+	int first, fd, wfd;
 
 	if (pol->abi != AJ_ABI || !pol->n_modes || !pol->n_groups)
 		die("read the policy", 0, "it was compiled for another stub");
@@ -350,39 +414,7 @@ int main(int argc, char **argv)
 	sockets_prepare(r->v);
 	signals_block();
 	pid = ns_fork_init(r->v, &fd);
-	if (pid) {
-		/* The scan runs while pid 1 builds the root: off the critical
-		 * path for as long as the mounts take. */
-		aj_die_reap = pid;
-		limits_place(pid); /* as the caller could: a v1 hierarchy's root is mode 0555 */
-		caps_clear(limits_keep());
-		watch_scan(wfd, r->v);
-		ns_scan_send(fd);
-		sockets_send();
-		scan_watch_close(); /* after the hand-over: it may wait for the kernel */
-		if (r->v->network == AJ_NET_ALLOW)
-			proxy_run(pid, fd, r->v);
-		notify_start(r->v, fd);
-		supervise_parent(pid);
-	}
-	init_prepare(r->v);
-	mode_seal(r);
-	plan_open_sources();
-	plan_build_root();
-	mask_stage();
-	plan_build();
-	ns_limit_late();
-	ns_scan_receive();
-	mask_apply(r->project, r->v);
-	plan_finish(r->project);
-	rlimits_apply(r->v);
-	limits_apply();
-	if ((ruleset = landlock_create(r->v)) >= 0) {
-		plan_landlock(ruleset, fence_apply(ruleset, r->v));
-		landlock_enforce(ruleset);
-	}
-	fds_close(ns_parent_sock(r->v));
-	privs_drop();
-	seccomp_install(r->v);
-	supervise_init(r);
+	if (pid)
+		parent_run(r, pid, fd, wfd);
+	init_run(r);
 }

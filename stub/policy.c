@@ -1,7 +1,7 @@
 /* policy.c: the only file compiled once per policy: the tables the
  * compiler generated, and the one pointer through which the rest of the
  * stub reads them. */
-#include "stub.h"
+#include "base/base.h"
 
 #include AJ_POLICY_HEADER
 

@@ -5,64 +5,72 @@
 #   integration-check  tests/integration/run.sh: real stubs, as a user and root
 #   escape-check       tests/escape/run.sh and soak.sh: escape classes, the soak
 #
-# Unit tests are linked by name:
-#   test_compiler_*.c  all compiler objects but main.o, libseccomp
-#   test_stub_X.c      stub/X.c built with gcc (glibc), plus $(TEST_STUB_X_SRC)
-#   test_*.c (other)   nothing but $(TEST_<name>_SRC)
+# Unit tests are linked by name, and mirror the folders:
+#   test_compiler_*.c      all compiler objects but main.o, libseccomp
+#   ROOM/test_X.c          stub/ROOM/X.c (common/X.c for ROOM common) built
+#                          with gcc (glibc), plus $(TEST_STUB_X_SRC)
+#   test_*.c (other)       nothing but $(TEST_<name>_SRC)
 # so a stub test that needs another file says, for example,
-#   TEST_STUB_mask_SRC := stub/glob.c
+#   TEST_STUB_mask_SRC := stub/base/glob.c
 
-TEST_CFLAGS := $(HOST_CFLAGS) -Istub -Wno-missing-prototypes
+TEST_CFLAGS := $(HOST_CFLAGS) -Istub -I. -Wno-missing-prototypes
 CMOCKA_MESSAGE_OUTPUT ?= stdout
 export CMOCKA_MESSAGE_OUTPUT
 
-UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c tests/unit/*/test_*.c))
 UNIT_NAMES := $(UNIT_SRC:tests/unit/%.c=%)
 UNIT_BINS  := $(UNIT_NAMES:%=$(B)/tests/unit/%)
 COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 
-# Extra sources per stub test (stub/X.c itself is always linked); add a
-# line here when a stub test needs more than its own file, e.g.
-# TEST_STUB_mask_SRC := stub/glob.c
-TEST_STUB_env_SRC := stub/glob.c stub/vars.c stub/out.c
-TEST_STUB_gitindex_SRC := stub/out.c
-TEST_STUB_summary_SRC := stub/out.c
-TEST_STUB_mount_plan_SRC := stub/vars.c stub/out.c stub/resolve.c
-TEST_STUB_fence_SRC := stub/vars.c stub/out.c
-TEST_STUB_landlock_SRC := stub/vars.c stub/out.c
-TEST_STUB_extra_SRC := stub/vars.c stub/out.c stub/resolve.c
+# Extra sources per stub test (its own file is always linked); add a
+# line here when a stub test needs more than its own file.
+TEST_STUB_env_SRC := stub/base/glob.c stub/variant/vars.c stub/base/out.c
+TEST_STUB_gitindex_SRC := stub/base/out.c
+TEST_STUB_summary_SRC := stub/base/out.c
+TEST_STUB_mount_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c
+TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c
+TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
+TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c
 # A compiler test may name stub sources too: the lowered mask matcher runs
 # in the stub's own code against the reference glob.
-TEST_test_compiler_match_SRC := stub/match.c stub/glob.c
-TEST_test_compiler_verdict_SRC := stub/verdict.c
+TEST_test_compiler_match_SRC := stub/scan/match.c stub/base/glob.c
+TEST_test_compiler_verdict_SRC := stub/notify/verdict.c
 
 # unit_rule(name): how one test binary is built.
 define unit_rule
-$(B)/tests/unit/$(1): tests/unit/$(1).c $$(call unit_deps,$(1)) $(wildcard tests/unit/*.h stub/*.h compiler/*.h) include/aj_table.h \
+$(B)/tests/unit/$(1): tests/unit/$(1).c $$(call unit_deps,$(1)) $(wildcard tests/unit/*.h compiler/*.h) $(STUB_HDR) include/aj_table.h \
 		$(if $(filter test_compiler_%,$(1)),$(B)/grammar/aj.tab.h $(B)/grammar/aj.lex.h)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(TEST_CFLAGS) -o $$@ $$(filter %.c %.o,$$^) $$(call unit_libs,$(1)) -lcmocka
+	$$(CC) $$(TEST_CFLAGS) -Itests/unit -o $$@ $$(filter %.c %.o,$$^) $$(call unit_libs,$(1)) -lcmocka
 endef
 
 # Objects and sources a test links with, by the naming rule above.
-unit_stub   = $(patsubst test_stub_%,%,$(1))
+unit_room   = $(patsubst %/,%,$(dir $(1)))
+unit_file   = $(patsubst test_%,%,$(notdir $(1)))
+unit_obj    = $(if $(filter common,$(call unit_room,$(1))),$(B)/obj/test/common/$(call unit_file,$(1)).o,\
+                $(B)/obj/test/stub/$(call unit_room,$(1))/$(call unit_file,$(1)).o)
 unit_deps   = $(if $(filter test_compiler_%,$(1)),$(COMPILER_TEST_OBJ) $(TEST_$(1)_SRC),\
-              $(if $(filter test_stub_%,$(1)),\
-                $(sort $(B)/obj/test/stub/$(call unit_stub,$(1)).o \
-                  $(patsubst stub/%.c,$(B)/obj/test/stub/%.o,$(TEST_STUB_$(call unit_stub,$(1))_SRC))),\
+              $(if $(findstring /,$(1)),\
+                $(sort $(call unit_obj,$(1)) \
+                  $(patsubst %.c,$(B)/obj/test/%.o,$(TEST_STUB_$(call unit_file,$(1))_SRC))),\
                 $(TEST_$(1)_SRC)))
 unit_libs   = $(if $(filter test_compiler_%,$(1)),-lseccomp)
 
 $(foreach t,$(UNIT_NAMES),$(eval $(call unit_rule,$(t))))
 
 # Stub sources for unit tests: the same code, but glibc and a debugger-friendly build.
-$(B)/obj/test/stub/%.o: stub/%.c $(wildcard stub/*.h) include/aj_table.h
+$(B)/obj/test/stub/%.o: stub/%.c $(STUB_HDR) include/aj_table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -c -o $@ $<
+$(B)/obj/test/common/%.o: common/%.c $(STUB_HDR) include/aj_table.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c -o $@ $<
 
-# The stub's files, built for the unit tests, form no cycle (tests/layers).
-layers-check: $(patsubst stub/%.c,$(B)/obj/test/stub/%.o,$(STUB_SRC))
-	tests/layers/stub.py $^
+# The rooms: each file includes only its room's header or the one below,
+# no file is much over 700 lines, and the files call each other without a
+# cycle (tests/layers/stub.py).
+layers-check: $(patsubst %.c,$(B)/obj/test/%.o,$(STUB_SRC))
+	tests/layers/stub.py $(ROOMS) -- $^
 
 unit-check: $(UNIT_BINS)
 	@fail=0; n=0; \

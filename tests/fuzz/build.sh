@@ -8,8 +8,8 @@ out=build/fuzz
 mkdir -p "$out/corpus"
 cp policies/*.aj tests/policies/bad/*.aj tests/policies/good/*.aj "$out/corpus/"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
-	-Iinclude -Icompiler -Ibuild/grammar \
+	-Iinclude -Icompiler -I. -Ibuild/grammar \
 	-o "$out/fuzz_compile" tests/fuzz/fuzz_compile.c \
-	$(ls compiler/*.c | grep -v '^compiler/main\.c$') build/grammar/aj.tab.c build/grammar/aj.lex.c \
+	$(ls compiler/*.c common/*.c | grep -v "^compiler/main\.c$") build/grammar/aj.tab.c build/grammar/aj.lex.c \
 	-lseccomp
 echo "built $out/fuzz_compile; run: $out/fuzz_compile -max_total_time=60 $out/corpus"

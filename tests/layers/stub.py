@@ -1,20 +1,94 @@
 #!/usr/bin/env python3
-"""stub.py: the stub's files call each other without a cycle, and none is
-much over 700 lines.  Every stub file includes the one sys.h, so the
-graph is read from the objects: who defines a symbol, who uses it (nm).
+"""stub.py: the stub's rooms hold (docs/layout.md).
 
-Usage: tests/layers/stub.py OBJ...   (the stub's objects, one per file)
+Usage: tests/layers/stub.py ROOM... -- OBJ...
+  ROOM  the rooms, lowest first (the Makefile's ROOMS)
+  OBJ   the stub's objects built for the unit tests, one per file
+
+From the sources' #include lines (the rule is in them, not in nm):
+  - a file in stub/ROOM/ includes no header but its room's own
+    (ROOM/ROOM.h, or another in ROOM/ shared by some of its files) and the
+    common/ ones: every room header includes the one
+    just below it, so a room sees its own interface and those below, never
+    one above;
+  - a room header includes only the header of the room just below it;
+  - the entry points (stub/*.c) include stub.h or base/base.h;
+  - no "../" in any include between top-level folders;
+  - no .c file directly in stub/ but the three entry points.
+From the objects (nm): no cycle between files, so that no room's files call
+upwards through a function pointer's back door either, and none is much
+over 700 lines.
 """
 import collections
+import glob
 import os
+import re
 import subprocess
 import sys
 
 LIMIT = 720  # "about 700"
+ENTRY = {"main.c", "fallback.c", "policy.c"}
 
+args = sys.argv[1:]
+sep = args.index("--")
+rooms, objs = args[:sep], args[sep + 1:]
+rank = {r: i for i, r in enumerate(rooms)}
+inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+fail = 0
+
+
+def bad(msg):
+    global fail
+    print("FAIL " + msg)
+    fail = 1
+
+
+def includes(path):
+    with open(path, encoding="utf-8") as f:
+        return inc_re.findall(f.read())
+
+
+for path in sorted(glob.glob("stub/*.c")):
+    if os.path.basename(path) not in ENTRY:
+        bad("%s: a .c file outside a room (only %s may be)" % (path, ", ".join(sorted(ENTRY))))
+    for inc in includes(path):
+        if inc not in ("stub.h", "base/base.h"):
+            bad("%s includes \"%s\" (an entry point includes stub.h)" % (path, inc))
+
+for room in rooms:
+    own = "%s/%s.h" % (room, room)
+    below = rank[room] - 1
+    for path in sorted(glob.glob("stub/%s/*.[ch]" % room)):
+        for inc in includes(path):
+            if ".." in inc.split("/"):
+                bad("%s includes \"%s\": no ../ between folders" % (path, inc))
+            elif inc.startswith("common/"):
+                continue
+            elif path.endswith("/" + own.split("/")[1]):
+                want = "%s/%s.h" % (rooms[below], rooms[below]) if below >= 0 else None
+                if inc != want and inc != "aj_table.h":
+                    bad("%s includes \"%s\" (a room header includes the one below: %s)" %
+                        (path, inc, want))
+            elif inc != own and inc.split("/")[0] == room and not path.endswith("/" + own.split("/")[1]):
+                continue  # a header of the room's own, for some of its files
+            elif inc != own:
+                r = inc.split("/")[0]
+                where = "above" if rank.get(r, -1) > rank[room] else "not its own"
+                bad("%s includes \"%s\": %s (a room's file includes %s)" %
+                    (path, inc, where, own))
+for path in sorted(glob.glob("stub/*/")):
+    r = os.path.basename(os.path.dirname(path))
+    if r not in rank:
+        bad("stub/%s/: a folder that is not a room (the Makefile's ROOMS)" % r)
+
+# The files' calls, from the objects.
 defs, uses = {}, collections.defaultdict(set)
-for obj in sys.argv[1:]:
-    mod = os.path.basename(obj).rsplit(".", 2)[0]
+src_of = {}
+for obj in objs:
+    rel = os.path.relpath(obj).split(os.sep)
+    i = rel.index("test")
+    mod = "/".join(rel[i + 1:])[:-2]  # stub/scan/scan, common/hosts
+    src_of[mod] = mod + ".c"
     out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         f = line.split()
@@ -24,28 +98,28 @@ for obj in sys.argv[1:]:
             uses[mod].add(f[1])
 graph = {m: {defs[u] for u in us if u in defs and defs[u] != m} for m, us in uses.items()}
 
-fail = 0
 state = {}
+
+
 def visit(m, path):
-    global fail
     state[m] = 1
     for n in sorted(graph.get(m, ())):
         if state.get(n) == 1:
-            print("FAIL cycle: " + " -> ".join(path[path.index(n):] + [n]))
-            fail = 1
+            bad("cycle: " + " -> ".join(path[path.index(n):] + [n]))
         elif n not in state:
             visit(n, path + [n])
     state[m] = 2
+
+
 for m in sorted(graph):
     if m not in state:
         visit(m, [m])
 
-for m in sorted(set(graph) | set(defs.values())):
-    src = os.path.join("stub", m + ".c")
-    if os.path.exists(src):
-        n = sum(1 for _ in open(src, encoding="utf-8"))
-        if n > LIMIT:
-            print("FAIL %s: %d lines (about 700 at most)" % (src, n))
-            fail = 1
-print("stub layers: %d files, %s" % (len(graph), "a cycle or a long file" if fail else "no cycle"))
+for m in sorted(src_of):
+    n = sum(1 for _ in open(src_of[m], encoding="utf-8"))
+    if n > LIMIT:
+        bad("%s: %d lines (about 700 at most)" % (src_of[m], n))
+print("stub layers: %d rooms, %d files, %s" % (len(rooms), len(src_of),
+                                                "a wrong include, a cycle or a long file"
+                                                if fail else "no upward include, no cycle"))
 sys.exit(fail)

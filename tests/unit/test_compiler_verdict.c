@@ -15,7 +15,7 @@
 #include "bpf_run.h"
 #include "diag.h"
 #include "model.h"
-#include "stub.h"
+#include "notify/notify.h"
 
 #include <linux/seccomp.h>
 #include <stdio.h>

@@ -1,2 +1,0 @@
-/* hosts.h: the stub's grammar of allowed hosts, for the compiler. */
-#include "../stub/hosts.h"

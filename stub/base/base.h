@@ -1,0 +1,200 @@
+/* base/base.h: the interface of the room base/: the syscall layer: output and the report writer,
+ * die(), globs, descriptors passed, the kernel calls musl has no wrapper for, and the run every
+ * room reads. Included by its files and by the rooms above it (docs/layout.md). */
+#ifndef AJ_BASE_H
+#define AJ_BASE_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+
+#include "aj_table.h"
+
+/* The policy this binary was built for (stub/policy.c). */
+extern const struct aj_policy *const aj_the_policy;
+
+/* Fixed capacities besides the contract's (aj_table.h: AJ_MAX_MOUNTS,
+ * AJ_MAX_EXTRA, AJ_ENV_MAX, AJ_SCAN_MAX).  Running out of any of them fails
+ * closed (exit 125). */
+#define AJ_PLAN_MAX   (AJ_MAX_MOUNTS + AJ_MAX_EXTRA) /* entries of a run's plan */
+#define AJ_PLAN_ARENA 16384                          /* resolved mount paths */
+#define AJ_SCAN_ARENA (1 << 20)                      /* their paths, relative to the project */
+#define AJ_SCAN_LINKS 1024                           /* matched files that have other hard links */
+#define AJ_ENV_ARENA  8192                           /* NAME=value strings the stub writes */
+
+/* Exit codes, as env(1) and timeout(1) use them. */
+#define AJ_EXIT_TIMEOUT  124
+#define AJ_EXIT_SETUP    125
+#define AJ_EXIT_CANNOT   126
+#define AJ_EXIT_NOTFOUND 127
+
+/* The name of this stub in its messages, as the compiler wrote it. */
+#define aj_progname (aj_the_policy->progname)
+
+/* die.c: the one way to fail before the target runs. */
+extern int aj_die_reap;
+extern void (*aj_die_undo)(void);
+extern void (*aj_die_cleanup)(void); /* removes the run's private directory (fallback.c) */
+noreturn void die(const char *step, int err, const char *hint);
+noreturn void diep(const char *step, const char *what, int err, const char *hint);
+noreturn void die_usage(const char *what, const char *arg);
+
+/* out.c: a small buffered writer instead of stdio. */
+void out_fd(int fd);
+void out_s(const char *s);
+void out_c(char c);
+void out_u(unsigned long long u);
+#define AJ_DEC_MAX 21 /* the digits of any unsigned long long, and a NUL */
+size_t fmt_u(char *buf, unsigned long long u);
+/* Up to size bytes of fd, to its end: how many (the one read loop). */
+size_t fd_read(int fd, char *buf, size_t size);
+void out_o(unsigned u);
+void out_flush(void);
+
+/* glob.c: '*', '?', '[…]', '**' for the environment allowlist and device
+ * names (mask, deny and prune patterns arrive compiled: match.c). */
+bool glob_match(const char *pattern, const char *s);
+
+/* The run, as main.c decides it. */
+struct run {
+	const struct aj_policy *pol;
+	const struct aj_variant *v;
+	unsigned mode;
+	unsigned group;
+	const char *why;     /* how the mode was chosen */
+	const char *why_arg; /* the option or variable that chose it */
+	const char *outer;   /* the mode of the jail this runs in, NULL outside any */
+	unsigned floor;      /* the weakest mode it may use (stub/mode.c) */
+	char **argv;         /* the target's argv; argv[0] is searched in PATH */
+	unsigned timeout;
+	const char *project;
+	char **envp;
+	const char *fallback; /* why the namespaces cannot be had, when the fallback runs */
+};
+
+/* A source of the parent's one loop (proc/supervise.c: supervise_parent()):
+ * fill() puts the descriptors it waits on now, with their events, in p (at
+ * most max) and says how many; serve() gets them back, revents set. */
+struct pollfd;
+struct ev_source {
+	unsigned (*fill)(struct pollfd *p, unsigned max);
+	void (*serve)(const struct pollfd *p, unsigned n);
+};
+#define LOOP_SOURCES 4 /* the refusal listener, the proxy, and room */
+
+/* The kernel's linux_dirent64; musl's struct dirent has the same layout but
+ * a fixed-size name, which would mislead about the buffer. */
+struct aj_dirent {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* Reads a directory with getdents64 into a caller's buffer, one entry at a
+ * time, "." and ".." left out.  The three walks of the stub (the project
+ * scan, the fence, device globs) share it. */
+struct dir_iter {
+	int fd;
+	char *buf;
+	size_t size;
+	long n, off;
+};
+
+/* The next entry, or NULL at the end; a read error ends the jail with step
+ * and what. */
+static inline struct aj_dirent *dir_next(struct dir_iter *it, const char *step, const char *what)
+{
+	for (;;) {
+		if (it->off >= it->n) {
+			it->n = syscall(SYS_getdents64, it->fd, it->buf, it->size);
+			it->off = 0;
+			/* A directory removed while it is read has no entries
+			 * left (ENOENT): a build's temporary folder. */
+			if (it->n < 0 && errno == ENOENT)
+				return NULL;
+			if (it->n < 0)
+				diep(step, what, errno, NULL);
+			if (it->n == 0)
+				return NULL;
+		}
+		struct aj_dirent *d = (struct aj_dirent *)(it->buf + it->off);
+		const char *name = d->d_name;
+
+		it->off += d->d_reclen;
+		if (!(name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))))
+			return d;
+	}
+}
+
+static inline int sys_open_tree(int dfd, const char *path, unsigned flags)
+{
+	return (int)syscall(SYS_open_tree, dfd, path, flags);
+}
+
+static inline int sys_move_mount(int from_dfd, const char *from, int to_dfd, const char *to,
+                                 unsigned flags)
+{
+	return (int)syscall(SYS_move_mount, from_dfd, from, to_dfd, to, flags);
+}
+
+static inline int sys_mount_setattr(int dfd, const char *path, unsigned flags,
+                                    struct mount_attr *attr)
+{
+	return (int)syscall(SYS_mount_setattr, dfd, path, flags, attr, sizeof(*attr));
+}
+
+/* openat2(2), always close-on-exec: the resolution rules of resolve.c. */
+static inline int openat2_(int dfd, const char *path, int flags, unsigned long long resolve)
+{
+	struct open_how how = {.flags = (unsigned)flags | O_CLOEXEC, .resolve = resolve};
+
+	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+}
+
+static inline int sys_pivot_root(const char *new_root, const char *put_old)
+{
+	return (int)syscall(SYS_pivot_root, new_root, put_old);
+}
+
+/* fdpass.c: one descriptor (or none: -1) and len bytes in one message;
+ * fd_recv returns the descriptor, -1 for none, -2 when len bytes did not
+ * come (the sender is gone). */
+bool fd_send(int sock, const void *data, size_t len, int fd);
+int fd_recv(int sock, void *data, size_t len);
+
+/* No pid namespace around the target: the fallback's run (fallback.c sets
+ * it; die.c holds it), where the end of the run kills the target's group, not the
+ * namespace. */
+extern bool fallback_active;
+
+/* out.c too: copies s at buf + at; the new end. */
+size_t str_put(char *buf, size_t at, const char *s);
+
+/* rp.c: the writer --jail-explain and the refusal log print through, as
+ * text or as JSON (report_json); rp_j* write JSON only, rp_t text only. */
+extern bool report_json;
+void rp_open(const char *key, char kind);
+void rp_close(void);
+void rp_reset(void);
+void rp_str(const char *key, const char *s);
+void rp_strn(const char *key, const char *s, size_t n);
+void rp_jstr(const char *key, const char *s);
+void rp_u(const char *key, unsigned long long v);
+void rp_ju(const char *key, unsigned long long v);
+void rp_bool(const char *key, bool b);
+void rp_t(const char *s);
+void rp_field(const char *name);
+
+#endif

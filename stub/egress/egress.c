@@ -1,0 +1,427 @@
+/* egress.c: 'network allow': which hosts a run may reach (the variant's,
+ * where the registry a followed tool's own configuration names (its
+ * variables, then its file in $HOME, read once, bounded) replaces the
+ * tool's default, and --jail-allow-host's), the jail's proxy variables,
+ * and what --jail-explain says of them.  proxy.c is the proxy itself. */
+#include <errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "egress/egress.h"
+
+#define PX_EXTRA 16 /* --jail-allow-host options of one run */
+#define PX_CONF  8  /* hosts a tool's configuration adds */
+#define PX_ALL   (AJ_HOSTS_MAX + PX_EXTRA + PX_CONF)
+
+static char extra[PX_EXTRA][AJ_HOST_MAX];
+static const char *extra_opt[PX_EXTRA];
+static unsigned n_extra;
+
+static char conf[PX_CONF][AJ_HOST_MAX];
+static unsigned n_conf;
+static bool conf_replaces;    /* conf[0] is the registry itself: the default goes */
+static char conf_url[512];    /* that registry, handed to the tool if it was only in a file */
+static const char *conf_var;  /* the variable the tool reads it from */
+static const char *conf_from; /* where it was read, for --jail-explain */
+static char conf_from_buf[AJ_PATH_MAX];
+
+static const char *hosts[PX_ALL];
+static unsigned n_hosts;
+static struct aj_variant custom;
+
+void proxy_allow_host(const char *value, const char *opt)
+{
+	size_t at;
+	const char *why;
+
+	if (n_extra == PX_EXTRA)
+		die_usage("too many --jail-allow-host options (at most 16)", opt);
+	why = host_normal(value, true, extra[n_extra], AJ_HOST_MAX, &at);
+	if (why)
+		die_usage(why, value);
+	extra_opt[n_extra++] = opt;
+}
+
+/* --jail-allow-host raises a network without hosts to 'allow' (unless a
+ * mode fixed it) and narrows the host's network to it; --jail-net gives
+ * the whole network whatever the list, and says so. */
+const struct aj_variant *proxy_apply(const struct aj_variant *v)
+{
+	const char *net_opt = extra_net_option();
+
+	if (n_extra && net_opt)
+		diep("use", extra_opt[0], 0, "--jail-net and --jail-no-net take no host list");
+	if (net_opt && v->network == AJ_NET_HOST && v->n_hosts) {
+		out_fd(2);
+		out_s(aj_progname);
+		out_s(": ");
+		out_s(net_opt);
+		out_s(": the whole network, not only the hosts of policy ");
+		out_s(aj_the_policy->name);
+		out_c('\n');
+		out_flush();
+	}
+	if (!n_extra)
+		return v;
+	if (v->network < AJ_NET_ALLOW && (v->flags & AJ_VARIANT_NET_FIXED))
+		diep("use", extra_opt[0], 0, "this mode takes the network away");
+	custom = *v;
+	if (v->network != AJ_NET_ALLOW)
+		custom.n_hosts = custom.n_followed = custom.follow = 0;
+	custom.network = AJ_NET_ALLOW;
+	return &custom;
+}
+
+/* ---- the followed tool's configuration ---------------------------------- */
+
+/* A key of a tool's file whose value is a registry's URL.  replaces: it is
+ * the registry (the default goes); else one more. */
+struct conf_key {
+	uint8_t follow;
+	bool replaces;
+	bool suffix;         /* the key ends so ("@scope:registry") */
+	const char *section; /* only in a section whose name starts so; NULL: any */
+	const char *key;
+};
+
+static const struct conf_key conf_keys[] = {
+    {AJ_FOLLOW_NPM, true, false, NULL, "registry"},
+    {AJ_FOLLOW_NPM, false, true, NULL, ":registry"},
+    {AJ_FOLLOW_PIP, true, false, NULL, "index-url"},
+    {AJ_FOLLOW_PIP, false, false, NULL, "extra-index-url"},
+    {AJ_FOLLOW_UV, true, false, NULL, "index-url"},
+    {AJ_FOLLOW_UV, false, false, NULL, "extra-index-url"},
+    {AJ_FOLLOW_UV, false, false, "index", "url"},
+    {AJ_FOLLOW_CARGO, true, false, "source.", "registry"},
+    {AJ_FOLLOW_CARGO, false, false, "registries.", "index"},
+};
+
+/* The variables each tool reads first (a list for UV_INDEX). */
+struct conf_env {
+	uint8_t follow;
+	bool replaces;
+	const char *name;
+};
+
+static const struct conf_env conf_envs[] = {
+    {AJ_FOLLOW_NPM, true, "NPM_CONFIG_REGISTRY"},
+    {AJ_FOLLOW_NPM, true, "npm_config_registry"},
+    {AJ_FOLLOW_PIP, true, "PIP_INDEX_URL"},
+    {AJ_FOLLOW_PIP, false, "PIP_EXTRA_INDEX_URL"},
+    {AJ_FOLLOW_UV, true, "UV_DEFAULT_INDEX"},
+    {AJ_FOLLOW_UV, true, "UV_INDEX_URL"},
+    {AJ_FOLLOW_UV, false, "UV_INDEX"},
+    {AJ_FOLLOW_UV, false, "UV_EXTRA_INDEX_URL"},
+};
+
+/* The file each tool reads, below $HOME (cargo: $CARGO_HOME, else
+ * ~/.cargo), and the variable that hands its registry to the tool, whose
+ * own $HOME in the jail is empty. */
+struct conf_file {
+	uint8_t follow;
+	const char *tail;
+	const char *var;
+};
+
+static const struct conf_file conf_files[] = {
+    {AJ_FOLLOW_NPM, "/.npmrc", "NPM_CONFIG_REGISTRY"},
+    {AJ_FOLLOW_PIP, "/.config/pip/pip.conf", "PIP_INDEX_URL"},
+    {AJ_FOLLOW_PIP, "/.pip/pip.conf", "PIP_INDEX_URL"},
+    {AJ_FOLLOW_UV, "/.config/uv/uv.toml", "UV_DEFAULT_INDEX"},
+    {AJ_FOLLOW_CARGO, "/config.toml", NULL},
+};
+
+static void conf_add(const char *url, size_t n, bool replaces, const char *from)
+{
+	char h[AJ_HOST_MAX];
+
+	if (!url_host(url, n, h, sizeof(h)))
+		return; /* not an http(s) registry: nothing to allow */
+	if (replaces && conf_replaces)
+		return; /* the first one holds, as the tool reads it */
+	if (n_conf == PX_CONF)
+		return;
+	if (replaces) {
+		/* The registry goes first. */
+		memmove(conf[1], conf[0], n_conf * sizeof(conf[0]));
+		memcpy(conf[0], h, sizeof(h));
+		conf_replaces = true;
+		if (strlen(from) < sizeof(conf_from_buf)) {
+			memcpy(conf_from_buf, from, strlen(from) + 1);
+			conf_from = conf_from_buf;
+		}
+		if (n < sizeof(conf_url)) {
+			memcpy(conf_url, url, n);
+			conf_url[n] = '\0';
+		}
+	} else {
+		memcpy(conf[n_conf], h, sizeof(h));
+	}
+	n_conf++;
+}
+
+static bool section_is(const char *sec, size_t sl, const char *want)
+{
+	size_t wl = strlen(want);
+
+	/* [index] and [[index]] alike; "source." is a prefix. */
+	if (want[wl - 1] == '.')
+		return sl > wl && !memcmp(sec, want, wl);
+	return sl == wl && !memcmp(sec, want, wl);
+}
+
+/* One line "key = value" (quotes and blanks around value dropped). */
+static void conf_line(uint8_t follow, const char *sec, size_t sl, const char *p, const char *end,
+                      const char *from)
+{
+	const char *k = p, *ke, *val, *ve;
+
+	while (p < end && *p != '=' && *p != ' ' && *p != '\t')
+		p++;
+	ke = p;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end || *p != '=' || ke == k)
+		return;
+	p++;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p < end && (*p == '"' || *p == '\'')) {
+		char q = *p++;
+
+		val = p;
+		while (p < end && *p != q)
+			p++;
+		ve = p;
+	} else {
+		val = p;
+		while (p < end && *p != ' ' && *p != '\t' && *p != '#' && *p != ';')
+			p++;
+		ve = p;
+	}
+	for (unsigned i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++) {
+		const struct conf_key *c = &conf_keys[i];
+		size_t cl = strlen(c->key), kl = (size_t)(ke - k);
+
+		if (c->follow != follow || (c->section && !section_is(sec, sl, c->section)))
+			continue;
+		if (c->suffix ? kl > cl && !memcmp(ke - cl, c->key, cl)
+		              : kl == cl && !memcmp(k, c->key, cl))
+			conf_add(val, (size_t)(ve - val), c->replaces, from);
+	}
+}
+
+/* The file is the user's, but it is read as data: a fixed buffer, the
+ * first 16 KiB only, no line longer than it, nothing but the keys above. */
+static void conf_read(uint8_t follow, const char *path)
+{
+	static char buf[16384];
+	const char *sec = "", *p, *end;
+	size_t sl = 0, n = 0;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	n = fd_read(fd, buf, sizeof(buf));
+	close(fd);
+	for (p = buf, end = buf + n; p < end;) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+
+		if (!e)
+			break; /* an unfinished last line */
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < e && *p == '[') {
+			const char *q = p;
+
+			while (q < e && *q == '[')
+				q++;
+			sec = q;
+			while (q < e && *q != ']')
+				q++;
+			sl = (size_t)(q - sec);
+		} else if (p < e && *p != '#' && *p != ';') {
+			conf_line(follow, sec, sl, p, e > p && e[-1] == '\r' ? e - 1 : e, path);
+		}
+		p = e + 1;
+	}
+}
+
+static void conf_follow(const struct aj_variant *v, char *const *envp)
+{
+	static char path[AJ_PATH_MAX];
+	const char *home = var_value(AJ_VAR_HOME);
+
+	for (unsigned i = 0; i < sizeof(conf_envs) / sizeof(conf_envs[0]); i++) {
+		const struct conf_env *c = &conf_envs[i];
+		const char *val = c->follow == v->follow ? env_get(envp, c->name) : NULL;
+
+		/* UV_INDEX is a list, "[name=]URL" each. */
+		while (val && *val) {
+			const char *e = strchrnul(val, ' '),
+			           *eq = memchr(val, '=', (size_t)(e - val));
+			const char *u = eq && !memchr(val, ':', (size_t)(eq - val)) ? eq + 1 : val;
+
+			conf_add(u, (size_t)(e - u), c->replaces, c->name);
+			if (c->replaces && conf_replaces)
+				conf_url[0] = '\0'; /* the tool sees the variable itself */
+			val = *e ? e + 1 : e;
+		}
+	}
+	for (unsigned i = 0; i < sizeof(conf_files) / sizeof(conf_files[0]); i++) {
+		const struct conf_file *f = &conf_files[i];
+		const char *base = home;
+		size_t bl, tl = strlen(f->tail);
+		bool had = conf_replaces;
+
+		if (f->follow != v->follow)
+			continue;
+		if (f->follow == AJ_FOLLOW_CARGO) {
+			const char *ch = env_get(envp, "CARGO_HOME");
+
+			if (ch && ch[0] == '/') {
+				base = ch;
+			} else if (home && strlen(home) + 8 < sizeof(path)) {
+				memcpy(path, home, strlen(home));
+				memcpy(path + strlen(home), "/.cargo", 8);
+				base = path;
+			}
+		}
+		if (!base || (bl = strlen(base)) + tl + 1 > sizeof(path))
+			continue;
+		memmove(path, base, bl);
+		memcpy(path + bl, f->tail, tl + 1);
+		conf_read(v->follow, path);
+		if (!had && conf_replaces)
+			conf_var = f->var;
+	}
+}
+
+static bool listed(const char *h)
+{
+	for (unsigned i = 0; i < n_hosts; i++)
+		if (!strcmp(hosts[i], h))
+			return true;
+	return false;
+}
+
+static void add(const char *h)
+{
+	if (n_hosts < PX_ALL && !listed(h))
+		hosts[n_hosts++] = h;
+}
+
+void proxy_hosts(const struct aj_variant *v, char *const *envp)
+{
+	if (v->network != AJ_NET_ALLOW)
+		return;
+	if (v->follow)
+		conf_follow(v, envp);
+	for (unsigned i = 0; i < n_conf; i++)
+		add(conf[i]);
+	for (unsigned i = conf_replaces ? v->n_followed : 0; i < v->n_hosts; i++)
+		add(v->hosts[i]);
+	for (unsigned i = 0; i < n_extra; i++)
+		add(extra[i]);
+}
+
+/* ---- the jail's environment ---------------------------------------------- */
+
+static const char *const proxy_vars[] = {
+    "HTTPS_PROXY=http://127.0.0.1:3128",
+    "https_proxy=http://127.0.0.1:3128",
+    "HTTP_PROXY=http://127.0.0.1:3128",
+    "http_proxy=http://127.0.0.1:3128",
+    "ALL_PROXY=http://127.0.0.1:3128",
+    "all_proxy=http://127.0.0.1:3128",
+    "NO_PROXY=",
+    "no_proxy=",
+};
+
+static bool env_put(char **envp, size_t max, const char *entry)
+{
+	size_t nl = (size_t)(strchr(entry, '=') - entry) + 1, n = 0;
+
+	for (; envp[n]; n++)
+		if (!strncmp(envp[n], entry, nl)) {
+			envp[n] = (char *)entry;
+			return true;
+		}
+	if (n + 1 >= max)
+		return false;
+	envp[n] = (char *)entry;
+	envp[n + 1] = NULL;
+	return true;
+}
+
+void proxy_env(const struct aj_variant *v, char **envp, size_t max)
+{
+	static char registry[sizeof(conf_url) + 32];
+
+	if (v->network != AJ_NET_ALLOW)
+		return;
+	for (unsigned i = 0; i < sizeof(proxy_vars) / sizeof(proxy_vars[0]); i++)
+		if (!env_put(envp, max, proxy_vars[i]))
+			die("build the environment", E2BIG, "the host passes too many variables");
+	/* A registry only the file named: the tool in the jail, whose $HOME
+	 * is empty, gets it in its variable. */
+	if (conf_var && conf_url[0] && !env_get(envp, conf_var)) {
+		size_t l = strlen(conf_var);
+
+		memcpy(registry, conf_var, l);
+		registry[l] = '=';
+		memcpy(registry + l + 1, conf_url, strlen(conf_url) + 1);
+		if (!env_put(envp, max, registry))
+			die("build the environment", E2BIG, "the host passes too many variables");
+	}
+}
+
+/* Inside --jail-explain's "network" object: the hosts, where each came
+ * from, and the proxy (report.c's writer: text and JSON alike). */
+void proxy_explain(void)
+{
+	rp_open("hosts", '[');
+	for (unsigned i = 0; i < n_hosts; i++) {
+		const char *from =
+		    i < n_conf && conf_from
+		        ? (i == 0 && conf_replaces ? conf_from : "the tool's configuration")
+		        : NULL;
+
+		rp_open(NULL, '{');
+		rp_t("\n\t\t");
+		rp_str("host", hosts[i]);
+		if (from) {
+			rp_t("\t(from ");
+			rp_str("from", from);
+			rp_t(")");
+		} else {
+			rp_jstr("from", NULL);
+		}
+		rp_close();
+	}
+	rp_close();
+	rp_t("\n\t\tthrough ");
+	rp_str("proxy", "http://127.0.0.1:3128");
+	rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
+}
+
+bool proxy_allowed(const char *target)
+{
+	for (unsigned i = 0; i < n_hosts; i++)
+		if (host_match(hosts[i], target))
+			return true;
+	return false;
+}

@@ -1,0 +1,659 @@
+/* proxy.c: 'network allow': named hosts through a proxy in the stub's
+ * parent.
+ *
+ * The jail has a network namespace with lo only.  pid 1 listens there on
+ * 127.0.0.1:AJ_PROXY_PORT and hands the listening socket to the parent,
+ * which stays in the host's network namespace for the whole run: the
+ * parent accepts the jail's connections itself, so nothing relays inside
+ * and no thread or process is added.  It speaks HTTP CONNECT and plain
+ * HTTP with an absolute URI, resolves names itself (the jail has no
+ * resolver and no route to one), and connects only to a listed name and
+ * port whose addresses are public, or to an address the list names
+ * literally.  Everything else gets a 403, and the jail's stderr one line
+ * naming the host, the policy and the option that allows it.
+ *
+ * For a variant without the level none of this runs.  With it, the
+ * proxy is one source of the parent's one loop (proxy_start()).
+ *
+ * The hosts are the variant's, where the registry a followed tool's own
+ * configuration names (its variables, then its file in $HOME, read once,
+ * bounded) replaces the tool's default, and --jail-allow-host's. */
+#include <errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "egress/egress.h"
+
+/* ---- pid 1: the listening socket, handed to the parent ------------------- */
+
+void proxy_listen(int parent_sock)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+	                        .sin_port = htons(AJ_PROXY_PORT),
+	                        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int s = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0 || syscall(SYS_bind, s, &a, sizeof(a)) || syscall(SYS_listen, s, 128))
+		die("listen for the jail's proxy on 127.0.0.1:3128", errno, NULL);
+	if (!fd_send(parent_sock, "L", 1, s))
+		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
+	close(s);
+}
+
+/* ---- the parent: the proxy ------------------------------------------------ */
+
+#define PX_CONNS    64
+#define PX_HEAD     8192
+#define PX_BUF      (PX_HEAD + 512) /* the proxy's own bytes: a rewritten head, a reply */
+#define PX_DROP_MAX (1 << 20)       /* what a client may send past its request */
+
+enum { PX_HEAD_READ, PX_CONNECTING, PX_RELAY, PX_REPLY };
+
+/* What goes one way: the proxy's own bytes first, then what the other
+ * side sent, through a pipe (splice: the kernel moves the pages). */
+struct buf {
+	int p[2];  /* -1 until the relay starts */
+	size_t in; /* bytes in the pipe */
+	size_t off, n;
+	char d[PX_BUF];
+};
+
+struct conn {
+	int c, u; /* the jail's end, the host's; -1 when closed */
+	uint8_t state;
+	bool c_eof, u_eof, u_shut, c_shut;
+	bool connect; /* CONNECT: the client waits for a 200 */
+	/* Plain HTTP: one request, whose body is left bytes long; what the
+	 * client sends past it (a pipelined request) is never relayed. */
+	bool bounded;
+	uint64_t left;
+	size_t dropped;     /* bytes past it, read and thrown away */
+	size_t head_n;      /* bytes of head */
+	struct px_addrs to; /* the target's addresses, the reachable ones */
+	unsigned next_addr;
+	char head[PX_HEAD];
+	char target[AJ_HOST_MAX];
+	struct buf up, down; /* to the host, to the jail */
+};
+
+static struct conn conns[PX_CONNS];
+
+/* Out of descriptors, the listener stays readable: it is left alone
+ * until a connection ends, rather than polled in a loop. */
+static bool accept_paused;
+
+/* Refusals already reported: one line per host and reason. */
+static char told[32][AJ_HOST_MAX];
+static unsigned n_told;
+
+static void tell(const char *target, bool connect, const char *why, bool literal_hint)
+{
+	char h[AJ_HOST_MAX];
+	const char *c = strrchr(target, ':');
+
+	/* Every refusal counts for the summary; this line is once a host. */
+	refusal_host(connect ? "connection" : "request", target, why);
+	for (unsigned i = 0; i < n_told && i < 32; i++)
+		if (!strcmp(told[i], target))
+			return;
+	memcpy(told[n_told++ % 32], target, strlen(target) + 1);
+	memcpy(h, target, strlen(target) + 1);
+	out_fd(2);
+	out_s(aj_progname);
+	out_s(": refused a connection to ");
+	out_s(target);
+	out_s(": ");
+	out_s(why);
+	out_s(" (policy ");
+	out_s(aj_the_policy->name);
+	if (literal_hint) {
+		out_s("); to allow it, list its address: --jail-allow-host=ADDRESS");
+		out_s(c ? c : "");
+	} else {
+		out_s("); --jail-allow-host=");
+		out_s(h);
+		out_s(" allows it");
+	}
+	out_c('\n');
+	out_flush();
+}
+
+static void set_nonblock(int fd)
+{
+	long fl = syscall(SYS_fcntl, fd, F_GETFL);
+
+	if (fl >= 0)
+		syscall(SYS_fcntl, fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static void conn_close(struct conn *k)
+{
+	accept_paused = false;
+	for (int i = 0; i < 2; i++) {
+		if (k->up.p[i] >= 0)
+			close(k->up.p[i]);
+		if (k->down.p[i] >= 0)
+			close(k->down.p[i]);
+		k->up.p[i] = k->down.p[i] = -1;
+	}
+	if (k->c >= 0)
+		close(k->c);
+	if (k->u >= 0)
+		close(k->u);
+	k->c = k->u = -1;
+}
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	if (n > PX_BUF - b->off - b->n)
+		n = PX_BUF - b->off - b->n;
+	memcpy(b->d + b->off + b->n, s, n);
+	b->n += n;
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* A reply of the proxy's own, then the connection ends. */
+static void reply(struct conn *k, const char *status, const char *text)
+{
+	char len[AJ_DEC_MAX + 1];
+
+	len[fmt_u(len, strlen(text) + 1)] = '\0';
+	k->down.off = k->down.n = 0;
+	puts_(&k->down, "HTTP/1.1 ");
+	puts_(&k->down, status);
+	puts_(&k->down, "\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ");
+	puts_(&k->down, len);
+	puts_(&k->down, "\r\n\r\n");
+	puts_(&k->down, text);
+	puts_(&k->down, "\n");
+	if (k->u >= 0)
+		close(k->u);
+	k->u = -1;
+	k->state = PX_REPLY;
+}
+
+static void try_connect(struct conn *k)
+{
+	while (k->next_addr < k->to.n) {
+		unsigned i = k->next_addr++;
+		int s = (int)syscall(SYS_socket, k->to.a[i].ss_family,
+		                     SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+		if (s < 0)
+			continue;
+		if (!syscall(SYS_connect, s, &k->to.a[i], k->to.len[i]) || errno == EINPROGRESS) {
+			k->u = s;
+			k->state = PX_CONNECTING;
+			return;
+		}
+		close(s);
+	}
+	reply(k, "502 Bad Gateway", "aijail: the host did not answer");
+}
+
+/* The addresses of k->target the list lets it reach. */
+static void resolve(struct conn *k)
+{
+	char host[AJ_HOST_MAX], *port;
+	const char *why = NULL;
+	bool literal = host_literal(k->target);
+	unsigned pn = 0, kept = 0;
+
+	memcpy(host, k->target, strlen(k->target) + 1);
+	port = strrchr(host, ':');
+	*port++ = '\0';
+	for (const char *d = port; *d; d++)
+		pn = pn * 10 + (unsigned)(*d - '0');
+	if (host[0] == '[') {
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = '\0';
+	}
+	k->next_addr = 0;
+	px_resolve(&k->to, host, pn, literal);
+	if (!k->to.n) {
+		reply(k, "502 Bad Gateway", "aijail: the host's name does not resolve");
+		return;
+	}
+	/* A name may lead only to public addresses; a literal is what the
+	 * list says. */
+	for (unsigned i = 0; i < k->to.n; i++) {
+		const char *bad = literal ? NULL : addr_refused((struct sockaddr *)&k->to.a[i]);
+
+		if (bad) {
+			why = bad;
+			continue;
+		}
+		if (kept != i) {
+			k->to.a[kept] = k->to.a[i];
+			k->to.len[kept] = k->to.len[i];
+		}
+		kept++;
+	}
+	k->to.n = kept;
+	if (!k->to.n) {
+		static char msg[160] = "it resolves to ";
+		size_t l = strlen(why);
+
+		memcpy(msg + 15, why, l + 1);
+		tell(k->target, k->connect, msg, true);
+		reply(k, "403 Forbidden",
+		      "aijail: the host resolves to an address the jail may not reach");
+		return;
+	}
+	try_connect(k);
+}
+
+/* The request's head is complete (end: past its blank line).  CONNECT
+ * HOST:PORT, or METHOD http://HOST[:PORT]/PATH, rewritten to the origin
+ * form with the proxy's own headers dropped and one request only. */
+static void request(struct conn *k, size_t end)
+{
+	char *h = k->head, *sp1, *sp2, *eol;
+	size_t at;
+
+	eol = memchr(h, '\r', end);
+	sp1 = eol ? memchr(h, ' ', (size_t)(eol - h)) : NULL;
+	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
+	if (!sp2) {
+		reply(k, "400 Bad Request", "aijail: not an HTTP proxy request");
+		return;
+	}
+	*sp2 = '\0';
+	k->connect = (size_t)(sp1 - h) == 7 && !memcmp(h, "CONNECT", 7);
+	if (k->connect) {
+		if (host_normal(sp1 + 1, false, k->target, sizeof(k->target), &at)) {
+			reply(k, "400 Bad Request", "aijail: CONNECT names HOST:PORT");
+			return;
+		}
+	} else {
+		char *path = sp1 + 1;
+
+		if (strncmp(path, "http://", 7)) {
+			reply(k, "400 Bad Request",
+			      "aijail: the proxy takes CONNECT, or http:// URIs");
+			return;
+		}
+		path += 7;
+		while (*path && *path != '/' && *path != '?')
+			path++;
+		if (!url_host(sp1 + 1, (size_t)(path - sp1 - 1), k->target, sizeof(k->target))) {
+			reply(k, "400 Bad Request", "aijail: a bad host in the URI");
+			return;
+		}
+		/* METHOD /PATH VERSION, then the headers but the proxy's own
+		 * and Connection: one request per connection, so its body's
+		 * length must be known. */
+		bool has_len = false;
+
+		k->bounded = true;
+		put(&k->up, h, (size_t)(sp1 + 1 - h));
+		if (*path != '/')
+			puts_(&k->up, "/");
+		puts_(&k->up, path);
+		puts_(&k->up, " ");
+		put(&k->up, sp2 + 1, (size_t)(eol + 2 - sp2 - 1));
+		for (char *l = eol + 2; l < h + end - 2;) {
+			char *le = memchr(l, '\n', (size_t)(h + end - l));
+			size_t ll;
+
+			if (!le)
+				break;
+			ll = (size_t)(le + 1 - l);
+			switch (http_header(l, le, &k->left, &has_len)) {
+			case HH_KEEP:
+				put(&k->up, l, ll);
+				break;
+			case HH_DROP:
+				break;
+			case HH_BAD:
+				reply(k, "400 Bad Request",
+				      "aijail: a malformed header line, or a bad Content-Length");
+				return;
+			case HH_BODY_UNBOUNDED:
+				reply(k, "411 Length Required",
+				      "aijail: the proxy relays a plain-HTTP body of a declared "
+				      "Content-Length only (https goes through CONNECT)");
+				return;
+			}
+			l = le + 1;
+		}
+		puts_(&k->up, "Connection: close\r\n\r\n");
+	}
+	/* Bytes the client sent after the head: for plain HTTP, its body
+	 * and nothing past it. */
+	if (k->bounded) {
+		size_t n = k->head_n - end;
+
+		if (n > k->left)
+			n = (size_t)k->left;
+		put(&k->up, h + end, n);
+		k->left -= n;
+	} else {
+		put(&k->up, h + end, k->head_n - end);
+	}
+	if (!proxy_allowed(k->target)) {
+		tell(k->target, k->connect, "not in the list", false);
+		reply(k, "403 Forbidden", "aijail: this host is not in the jail's network list");
+		return;
+	}
+	resolve(k);
+}
+
+static void head_read(struct conn *k)
+{
+	ssize_t r = read(k->c, k->head + k->head_n, sizeof(k->head) - k->head_n);
+	char *e = NULL;
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (r <= 0) {
+		conn_close(k);
+		return;
+	}
+	/* The blank line may straddle two reads: look from 3 bytes back. */
+	for (size_t i = k->head_n > 3 ? k->head_n - 3 : 0; !e && i + 4 <= k->head_n + (size_t)r;
+	     i++)
+		if (!memcmp(k->head + i, "\r\n\r\n", 4))
+			e = k->head + i;
+	k->head_n += (size_t)r;
+	if (e)
+		request(k, (size_t)(e + 4 - k->head));
+	else if (k->head_n == sizeof(k->head))
+		reply(k, "431 Request Header Fields Too Large",
+		      "aijail: the request's head is too long");
+}
+
+static bool pending(const struct buf *b)
+{
+	return b->n || b->in;
+}
+
+/* Move what one side sent to the other; no more than *left bytes of it
+ * when left is given. */
+static bool pump(int from, int to, struct buf *b, bool *eof, uint64_t *left)
+{
+	while (b->n) {
+		ssize_t w = send(to, b->d + b->off, b->n, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		if (w <= 0)
+			return false;
+		b->off += (size_t)w;
+		b->n -= (size_t)w;
+	}
+	if (b->p[0] < 0)
+		return true;
+	/* Until one side has to wait: one poll per 64 KiB would cost more
+	 * than the copies. */
+	for (;;) {
+		if (!b->in && !*eof) {
+			size_t want = 1 << 20;
+			ssize_t r;
+
+			if (left && !*left)
+				return true;
+			if (left && *left < want)
+				want = (size_t)*left;
+			r = splice(from, NULL, b->p[1], NULL, want,
+			           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (r < 0 && (errno == EAGAIN || errno == EINTR))
+				return true;
+			if (r < 0)
+				return false;
+			if (!r)
+				*eof = true;
+			if (left)
+				*left -= (uint64_t)r;
+			b->in = (size_t)r;
+		}
+		while (b->in) {
+			ssize_t w = splice(b->p[0], NULL, to, NULL, b->in,
+			                   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+			if (w < 0 && (errno == EAGAIN || errno == EINTR))
+				return true;
+			if (w <= 0)
+				return false;
+			b->in -= (size_t)w;
+		}
+		if (*eof)
+			return true;
+	}
+	return true;
+}
+
+/* Past its one request the client is read and nothing relayed; a client
+ * that keeps sending is closed on. */
+static bool discard(struct conn *k)
+{
+	char junk[4096];
+	ssize_t r = read(k->c, junk, sizeof(junk));
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (r <= 0) {
+		k->c_eof = true;
+		return true;
+	}
+	k->dropped += (size_t)r;
+	return k->dropped <= PX_DROP_MAX;
+}
+
+static void connected(struct conn *k)
+{
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	if (getsockopt(k->u, SOL_SOCKET, SO_ERROR, &err, &l) || err) {
+		close(k->u);
+		k->u = -1;
+		try_connect(k);
+		return;
+	}
+	if (pipe2(k->up.p, O_CLOEXEC | O_NONBLOCK) || pipe2(k->down.p, O_CLOEXEC | O_NONBLOCK)) {
+		reply(k, "503 Service Unavailable", "aijail: the proxy is out of descriptors");
+		return;
+	}
+	/* Larger pipes, fewer calls; the default where the kernel says no. */
+	syscall(SYS_fcntl, k->up.p[1], F_SETPIPE_SZ, 1 << 20);
+	syscall(SYS_fcntl, k->down.p[1], F_SETPIPE_SZ, 1 << 20);
+	k->state = PX_RELAY;
+	if (k->connect)
+		puts_(&k->down, "HTTP/1.1 200 Connection established\r\n\r\n");
+}
+
+static bool client_done(const struct conn *k)
+{
+	return k->bounded && !k->left && !pending(&k->up);
+}
+
+static void step(struct conn *k, short cr, short ur)
+{
+	switch (k->state) {
+	case PX_HEAD_READ:
+		if (cr)
+			head_read(k);
+		return;
+	case PX_CONNECTING:
+		if (ur)
+			connected(k);
+		if (k->state == PX_REPLY)
+			goto replying;
+		if (k->state != PX_RELAY)
+			return;
+		/* the 200, and what the client sent already */
+		__attribute__((fallthrough));
+	case PX_RELAY:
+		if (!pump(k->c, k->u, &k->up, &k->c_eof, k->bounded ? &k->left : NULL) ||
+		    !pump(k->u, k->c, &k->down, &k->u_eof, NULL)) {
+			conn_close(k);
+			return;
+		}
+		if (client_done(k) && (cr & (POLLIN | POLLHUP | POLLERR)) && !discard(k)) {
+			conn_close(k);
+			return;
+		}
+		if (k->c_eof && !pending(&k->up) && !k->u_shut)
+			shutdown(k->u, SHUT_WR), k->u_shut = true;
+		if (k->u_eof && !pending(&k->down) && !k->c_shut)
+			shutdown(k->c, SHUT_WR), k->c_shut = true;
+		/* Plain HTTP: the response has been relayed (the host closed,
+		 * as Connection: close asks); the client's own close is
+		 * waited for, so that what it sent past its request does not
+		 * turn the close into a reset that may cost it the response. */
+		if (k->c_shut && (k->bounded ? k->c_eof : k->u_shut))
+			conn_close(k);
+		return;
+	case PX_REPLY:
+	replying : {
+		bool eof = true;
+
+		if (!pump(k->c, k->c, &k->down, &eof, NULL) || !k->down.n)
+			conn_close(k);
+		return;
+	}
+	}
+}
+
+static void accept_one(int listener)
+{
+	int s = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (s < 0) {
+		accept_paused =
+		    errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM;
+		return;
+	}
+	for (unsigned i = 0; i < PX_CONNS; i++) {
+		struct conn *k = &conns[i];
+
+		if (k->c >= 0)
+			continue;
+		memset(k, 0, offsetof(struct conn, head));
+		k->up.off = k->up.n = k->down.off = k->down.n = k->up.in = k->down.in = 0;
+		k->up.p[0] = k->up.p[1] = k->down.p[0] = k->down.p[1] = -1;
+		k->c = s;
+		k->u = -1;
+		return;
+	}
+	close(s);
+}
+
+/* pid 1's listening socket, over the socket pair; -1 when pid 1 ended
+ * before it sent one (its status says why). */
+static int receive_listener(int fd)
+{
+	char byte;
+	int s = fd_recv(fd, &byte, 1);
+
+	return s < 0 ? -1 : s;
+}
+
+/* The proxy as a source of the parent's one loop (proc/supervise.c):
+ * the listener while a slot is free, and each connection's ends as its
+ * state wants them.  Only the descriptors waited on: the kernel refuses
+ * more poll entries than RLIMIT_NOFILE. */
+static int listener = -1;
+static uint8_t slot_conn[2 * PX_CONNS], slot_up[2 * PX_CONNS];
+
+static unsigned proxy_fill(struct pollfd *p, unsigned max)
+{
+	unsigned n = 1, free_slots = 0;
+
+	if (max < 1 + 2 * PX_CONNS)
+		die("run the jail's proxy", EMFILE, NULL);
+	p[0] = (struct pollfd){.fd = listener, .events = POLLIN};
+	for (unsigned i = 0; i < PX_CONNS; i++) {
+		struct conn *k = &conns[i];
+		short ce = 0, ue = 0;
+
+		if (k->c < 0) {
+			free_slots++;
+			continue;
+		}
+		if (k->state == PX_HEAD_READ)
+			ce = POLLIN;
+		else if (k->state == PX_CONNECTING)
+			ue = POLLOUT;
+		else if (k->state == PX_REPLY)
+			ce = POLLOUT;
+		else {
+			if (pending(&k->up))
+				ue |= POLLOUT;
+			else if (!k->c_eof)
+				ce |= POLLIN; /* the body, or what is discarded past it */
+			if (pending(&k->down))
+				ce |= POLLOUT;
+			else if (!k->u_eof)
+				ue |= POLLIN;
+		}
+		if (ce) {
+			slot_conn[n - 1] = (uint8_t)i, slot_up[n - 1] = 0;
+			p[n++] = (struct pollfd){.fd = k->c, .events = ce};
+		}
+		if (ue) {
+			slot_conn[n - 1] = (uint8_t)i, slot_up[n - 1] = 1;
+			p[n++] = (struct pollfd){.fd = k->u, .events = ue};
+		}
+	}
+	if (!free_slots || accept_paused)
+		p[0].fd = -1;
+	return n;
+}
+
+static void proxy_serve(const struct pollfd *p, unsigned n)
+{
+	static short rc[PX_CONNS], ru[PX_CONNS];
+
+	memset(rc, 0, sizeof(rc));
+	memset(ru, 0, sizeof(ru));
+	for (unsigned j = 1; j < n; j++)
+		if (slot_up[j - 1])
+			ru[slot_conn[j - 1]] = p[j].revents;
+		else
+			rc[slot_conn[j - 1]] = p[j].revents;
+	for (unsigned i = 0; i < PX_CONNS; i++)
+		if (conns[i].c >= 0 && (rc[i] || ru[i]))
+			step(&conns[i], rc[i], ru[i]);
+	if (p[0].revents & POLLIN)
+		accept_one(listener);
+}
+
+static const struct ev_source proxy_source = {proxy_fill, proxy_serve};
+
+/* The parent, first of its messages from pid 1 (the listener, or none):
+ * the source to wait on, or NULL when the jail has no proxy. */
+const struct ev_source *proxy_start(int fd)
+{
+	sigset_t pipe_sig;
+
+	listener = receive_listener(fd);
+	if (listener < 0)
+		return NULL;
+	/* splice() into a socket the jail closed raises SIGPIPE, which
+	 * would end the run: taken as EPIPE instead. */
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &pipe_sig, NULL))
+		die("run the jail's proxy", errno, NULL);
+	set_nonblock(listener);
+	for (unsigned i = 0; i < PX_CONNS; i++) {
+		struct conn *k = &conns[i];
+
+		k->c = k->u = -1;
+		k->up.p[0] = k->up.p[1] = k->down.p[0] = k->down.p[1] = -1;
+	}
+	return &proxy_source;
+}

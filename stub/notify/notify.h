@@ -1,0 +1,38 @@
+/* notify/notify.h: the interface of the room notify/: the refused calls: the listener's verdicts,
+ * the count and the summary line, the log. Included by its files and by the rooms above it
+ * (docs/layout.md). */
+#ifndef AJ_NOTIFY_H
+#define AJ_NOTIFY_H
+
+#include "root/root.h"
+
+/* summary.c: refusals of one kind, counted, with the first names. */
+#define RF_SHOWN 4 /* names a summary gives; "…" for the rest */
+struct refusal_list {
+	unsigned n;     /* refusals */
+	unsigned shown; /* distinct names kept in name[] */
+	bool more;      /* and other names beside */
+	const char *name[RF_SHOWN];
+};
+void refusal_add(struct refusal_list *l, const char *name, char (*store)[AJ_HOST_MAX]);
+size_t refusals_line(char *buf, size_t size, const char *prog, const struct refusal_list *conns,
+                     const struct refusal_list *calls);
+
+/* verdict.c: a compiled filter's verdict on one call (notify.c). */
+struct seccomp_data;
+bool verdict_known(const struct aj_filter *f);
+uint32_t verdict_run(const struct aj_filter *f, const struct seccomp_data *d);
+
+/* notify.c: the refused calls through a listener (pid 1 installs it, the
+ * parent answers); refusals.c: what was refused, told at the end. */
+int notify_filter(const struct aj_variant *v, int *err);
+extern int notify_fd;
+const struct ev_source *notify_start(const struct aj_variant *v, int sock);
+void notify_answer(void);
+
+void refusals_listener(const struct aj_variant *v, int err);
+void refusal_call(unsigned nr, int err);
+void refusal_host(const char *kind, const char *target, const char *why);
+void refusals_report(void);
+
+#endif

@@ -1,0 +1,327 @@
+/* ns.c: the namespaces, the caller's ids inside them, and the clone that
+ * makes pid 1 of the new pid namespace.
+ *
+ * The caller's process joins only the user and pid namespaces (the pid
+ * namespace only for its children); pid 1 is cloned into new mount, IPC,
+ * UTS and network namespaces (none for 'network host', nor for 'network
+ * blocked' where Landlock scopes abstract sockets: net_blocked_here()).
+ * The parent keeps the host's view of the files, which its scan of the
+ * project needs while pid 1 builds the root (see main.c), and the jail's
+ * mounts die with pid 1. */
+#include <errno.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+
+#include "proc/proc.h"
+
+static int parent_sock = -1; /* pid 1's end of the socket to the parent */
+
+static void write_file(const char *path, const char *s, size_t n)
+{
+	int fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, s, n) != (ssize_t)n)
+		diep("write", path, errno, ns_cause(errno));
+	close(fd);
+}
+
+/* The jail's user.max_user_namespaces, in its own user namespace (the
+ * value is per namespace, whichever procfs it is written through). */
+static const char max_userns[] = "/proc/sys/user/max_user_namespaces";
+static char userns_max[AJ_DEC_MAX + 1];
+static size_t userns_len;
+
+static int write_limit(void)
+{
+	int fd = openat(AT_FDCWD, max_userns, O_WRONLY | O_CLOEXEC);
+	int ok = fd >= 0 && write(fd, userns_max, userns_len) == (ssize_t)userns_len;
+	int e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : e;
+}
+
+/* pid 1, once its own /proc is mounted: where the host's /proc/sys is
+ * read-only (a container runtime covers it), the limit is written
+ * through the jail's procfs instead, or the jail does not start. */
+void ns_limit_late(void)
+{
+	int e;
+
+	if (!userns_len || !(e = write_limit())) {
+		userns_len = 0;
+		return;
+	}
+	diep("limit the nested user namespaces through", max_userns, e,
+	     "the host's /proc/sys is read-only and the policy mounts no writable /proc");
+}
+
+/* "ID ID 1\n": the caller keeps its own ids, root included. */
+static void write_map(const char *path, unsigned long id)
+{
+	char line[2 * AJ_DEC_MAX + 4];
+	size_t nl, n;
+
+	nl = fmt_u(line, id);
+	line[nl] = ' ';
+	memcpy(line + nl + 1, line, nl);
+	n = 2 * nl + 1;
+	memcpy(line + n, " 1\n", 3);
+	write_file(path, line, n + 3);
+}
+
+/* Returns 0, or the errno of a failed unshare (nothing changed then). */
+int ns_enter(const struct aj_variant *v)
+{
+	int e;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWPID))
+		return errno;
+	write_file("/proc/self/setgroups", "deny\n", 5);
+	write_map("/proc/self/uid_map", uid);
+	write_map("/proc/self/gid_map", gid);
+	/* Whatever the filter lets through, the kernel itself then refuses a
+	 * user namespace below the jail's, but for the ones a policy allows
+	 * (a browser's sandbox).  The value is this namespace's own, written
+	 * while we hold its capabilities; the jail's processes do not, so
+	 * they cannot raise it, and a namespace below cannot exceed it. */
+	userns_len = fmt_u(userns_max, v->userns);
+	userns_max[userns_len++] = '\n';
+	e = write_limit();
+	if (!e)
+		userns_len = 0;
+	else if (e != EROFS && e != EACCES)
+		diep("limit the nested user namespaces through", max_userns, e, NULL);
+	/* The launcher is empty: neither this process nor pid 1 (which
+	 * inherits it) is dumpable, so no process of the jail, though of the
+	 * same uid, reads our memory, environment, fds or maps through /proc
+	 * (the kernel wants CAP_SYS_PTRACE over the user namespace our memory
+	 * was created in, the host's).  Their /proc files then belong to the
+	 * host's root: "nobody" in the jail, or root for a root caller, whose
+	 * jail still lacks that capability.  Not earlier: the maps above are
+	 * written through /proc/self, which is then no longer ours. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		die("make the supervisor undumpable", errno, NULL);
+	return 0;
+}
+
+/* The namespaces, or why they cannot be had here when the policy has a
+ * fallback (fallback.c); without one, the real cause and its remedy. */
+const char *ns_start(const struct aj_variant *v)
+{
+	bool fallback = (v->flags & AJ_VARIANT_FALLBACK) && !mode_outer();
+	const char *cause = fallback ? ns_blocked(v, false) : NULL;
+	int e;
+
+	if (cause)
+		return cause;
+	e = ns_enter(v);
+	if (!e)
+		return NULL;
+	cause = ns_cause(e);
+	if (fallback && cause)
+		return cause;
+	die("create the namespaces", e, ns_remedy(v, cause));
+}
+
+/* pid 1 is born in its own mount, IPC, UTS (and network) namespaces: one
+ * clone instead of a fork and an unshare.  The raw system call, not
+ * fork(): musl's brings its atfork locks along, and nothing in the stub
+ * depends on the thread id musl caches.  (The socket calls are raw too:
+ * musl's wrappers carry fallbacks for kernels older than 2.6.27.)
+ *
+ * A socket pair joins the parent and pid 1: the parent sends the scan's
+ * results on it, and pid 1 sees the parent's death as a hang-up.  That
+ * check is needed once, after PR_SET_PDEATHSIG, for a parent that died
+ * before it: getppid() cannot tell, it is 0 for pid 1 of a namespace
+ * either way.  *parent_fd receives the parent's end. */
+pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd)
+{
+	unsigned long flags = SIGCHLD | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
+
+	if (v->network != AJ_NET_HOST && !net_blocked_here(v))
+		flags |= CLONE_NEWNET;
+	return ns_clone(flags, parent_fd);
+}
+
+/* Also the fallback's child, with no namespace flag. */
+pid_t ns_clone(unsigned long flags, int *parent_fd)
+{
+	struct pollfd pfd;
+	int sv[2];
+	pid_t pid;
+
+	if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		die("create a socket pair", errno, NULL);
+	pid = (pid_t)syscall(SYS_clone, flags, 0, 0, 0, 0);
+	if (pid < 0)
+		die("create the namespaces", errno, ns_cause(errno));
+	if (pid) {
+		close(sv[1]);
+		*parent_fd = sv[0];
+		return pid;
+	}
+	close(sv[0]);
+	parent_sock = sv[1];
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))
+		die("set the parent-death signal", errno, NULL);
+	/* Only a hang-up counts: the parent may already have written. */
+	pfd = (struct pollfd){.fd = sv[1], .events = POLLIN};
+	if (poll(&pfd, 1, 0) < 0)
+		die("poll", errno, NULL);
+	if (pfd.revents & (POLLHUP | POLLERR))
+		_exit(AJ_EXIT_SETUP); /* no one is left to tell */
+	return 0;
+}
+
+/* The scan's results go to pid 1 over the socket, in one message: a
+ * header, the hits, the bytes of paths they use, and which bounds a cgroup
+ * holds (pid 1 takes the others as rlimits), with the fds of the cgroups
+ * pid 1 is to join itself (limits.c).  A parent that died on the way (a
+ * scan that failed closed) sends nothing: pid 1 then stops. */
+union join_cmsg {
+	struct cmsghdr h;
+	char buf[CMSG_SPACE(LIMIT_N * sizeof(int))];
+};
+
+void ns_scan_send(int parent_fd)
+{
+	struct iovec iov[4] = {
+	    {scan, offsetof(struct scan_result, hits)},
+	    {scan->hits, scan->n * sizeof(scan->hits[0])},
+	    {scan->arena, scan->used},
+	    {&limit_how, sizeof(limit_how)},
+	};
+	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 4};
+	size_t total = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len + iov[3].iov_len;
+	union join_cmsg c = {0};
+	int fds[LIMIT_N];
+	unsigned n = limits_join_fds(fds);
+	long sent;
+	int e;
+
+	if (n) {
+		msg.msg_control = c.buf;
+		msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
+		c.h.cmsg_level = SOL_SOCKET;
+		c.h.cmsg_type = SCM_RIGHTS;
+		c.h.cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(&c.h), fds, n * sizeof(int));
+	}
+	sent = syscall(SYS_sendmsg, parent_fd, &msg, MSG_NOSIGNAL);
+	e = errno;
+
+	for (unsigned i = 0; i < n; i++)
+		close(fds[i]); /* pid 1 has its own, or is gone */
+	if (sent == (long)total)
+		return;
+	if (e != EPIPE && e != ECONNRESET) /* else pid 1 is gone: its status says why */
+		die("hand the scan to the jail", e, NULL);
+}
+
+/* pid 1's fd to the parent: kept by fds_close() while a listener is to
+ * be handed over (ns_notify_send), else -1. */
+int ns_parent_sock(const struct aj_variant *v)
+{
+	return v->n_refused ? parent_sock : -1;
+}
+
+/* pid 1, once the filters are in: the listener (fd), or why there is none
+ * (err), in one message; then the socket is closed, before the target
+ * exists. */
+void ns_notify_send(int fd, int err)
+{
+	if (!fd_send(parent_sock, &err, sizeof(err), fd))
+		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
+	if (fd >= 0)
+		close(fd);
+	close(parent_sock);
+	parent_sock = -1;
+}
+
+static void receive(void *buf, size_t n)
+{
+	for (char *p = buf; n;) {
+		ssize_t r = read(parent_sock, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			_exit(AJ_EXIT_SETUP); /* the parent has said why */
+		p += r;
+		n -= (size_t)r;
+	}
+}
+
+/* The header's first bytes carry the fds: recvmsg, not read, or the
+ * kernel drops them. */
+static unsigned receive_fds(void *buf, size_t len, int *fds)
+{
+	union join_cmsg c;
+	struct iovec iov = {buf, len};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = c.buf,
+	                     .msg_controllen = sizeof(c.buf)};
+	unsigned n = 0;
+	long r;
+
+	while ((r = syscall(SYS_recvmsg, parent_sock, &msg, MSG_CMSG_CLOEXEC)) < 0 &&
+	       errno == EINTR)
+		;
+	if (r <= 0)
+		_exit(AJ_EXIT_SETUP); /* the parent has said why */
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h))
+		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+			for (size_t i = 0; CMSG_LEN((i + 1) * sizeof(int)) <= h->cmsg_len; i++)
+				if (n < LIMIT_N)
+					memcpy(&fds[n++], CMSG_DATA(h) + i * sizeof(int),
+					       sizeof(int));
+	receive((char *)buf + r, len - (size_t)r);
+	return n;
+}
+
+void ns_scan_receive(void)
+{
+	int fds[LIMIT_N];
+	unsigned n = receive_fds(scan, offsetof(struct scan_result, hits), fds);
+
+	if (scan->n > AJ_SCAN_MAX || scan->used > AJ_SCAN_ARENA)
+		die("receive the scan", EPROTO, NULL);
+	receive(scan->hits, scan->n * sizeof(scan->hits[0]));
+	receive(scan->arena, scan->used);
+	receive(&limit_how, sizeof(limit_how));
+	limits_joined(fds, n);
+	mask_tell_unchecked();
+}
+
+static void loopback_up(void)
+{
+	struct ifreq ifr = {.ifr_name = "lo", .ifr_flags = IFF_UP | IFF_LOOPBACK | IFF_RUNNING};
+	int s = (int)syscall(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0 || ioctl(s, SIOCSIFFLAGS, &ifr))
+		die("bring up the loopback interface", errno, NULL);
+	close(s);
+}
+
+void init_prepare(const struct aj_variant *v)
+{
+	const char *h = v->hostname; /* never NULL: the compiler has a default */
+
+	if (sethostname(h, strlen(h)))
+		die("set the host name", errno, NULL);
+	if (v->network == AJ_NET_LOOPBACK || v->network == AJ_NET_ALLOW)
+		loopback_up();
+	if (v->network == AJ_NET_ALLOW)
+		proxy_listen(parent_sock);
+}

@@ -1,0 +1,121 @@
+/* privs.c: what the target inherits besides the root: no fd of ours or the
+ * caller's beyond 0-2, the policy's rlimits (and the bounds of limits.c
+ * that no cgroup holds), and no privilege at all. */
+#include <errno.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <linux/capability.h>
+
+#include "proc/proc.h"
+
+/* keep: pid 1's socket to the parent, which still carries the listener
+ * (ns_notify_send closes it before the target exists), or -1. */
+void fds_close(int keep)
+{
+	struct rlimit rl;
+	unsigned lo = keep >= 3 ? (unsigned)keep + 1 : 3U;
+
+	if ((keep < 4 || !syscall(SYS_close_range, 3U, (unsigned)keep - 1, 0U)) &&
+	    !syscall(SYS_close_range, lo, ~0U, 0U))
+		return;
+	if (errno != ENOSYS && errno != EINVAL)
+		die("close inherited file descriptors", errno, NULL);
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		die("read RLIMIT_NOFILE", errno, NULL);
+	if (rl.rlim_cur > 1U << 20)
+		rl.rlim_cur = 1U << 20;
+	for (unsigned fd = 3; fd < rl.rlim_cur; fd++)
+		if ((int)fd != keep)
+			close((int)fd);
+}
+
+/* A user namespace cannot raise a hard limit above the host's (that needs
+ * CAP_SYS_RESOURCE in the initial namespace), so a limit the host already
+ * keeps lower is kept as the host has it: the policy can only tighten. */
+void rlimits_apply(const struct aj_variant *v)
+{
+	for (unsigned i = 0; i < v->n_rlimits; i++) {
+		const struct aj_rlimit *r = &v->rlimits[i];
+		struct rlimit rl = {.rlim_cur = r->soft, .rlim_max = r->hard};
+		struct rlimit cur;
+
+		/* prlimit, not setrlimit: musl's setrlimit synchronises
+		 * threads we do not have, and brings their machinery along. */
+		if (!syscall(SYS_prlimit64, 0, r->resource, &rl, &cur))
+			continue;
+		if (errno != EPERM || syscall(SYS_prlimit64, 0, r->resource, NULL, &cur))
+			die("set a resource limit", errno, NULL);
+		if (rl.rlim_max > cur.rlim_max)
+			rl.rlim_max = cur.rlim_max;
+		if (rl.rlim_cur > rl.rlim_max)
+			rl.rlim_cur = rl.rlim_max;
+		if (syscall(SYS_prlimit64, 0, r->resource, &rl, NULL))
+			die("set a resource limit", errno, NULL);
+	}
+}
+
+/* A bound the policy adds on top of its rlimits ('limit memory', 'limit
+ * processes'): lower than what is set, never higher. */
+void rlimit_tighten(int resource, uint64_t v)
+{
+	struct rlimit rl;
+
+	if (syscall(SYS_prlimit64, 0, resource, NULL, &rl))
+		die("read a resource limit", errno, NULL);
+	if (rl.rlim_cur > v)
+		rl.rlim_cur = v;
+	if (rl.rlim_max > v)
+		rl.rlim_max = v;
+	if (syscall(SYS_prlimit64, 0, resource, &rl, NULL))
+		die("set a resource limit", errno, NULL);
+}
+
+static void caps_set(int cap, bool effective)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {{0}};
+
+	if (cap >= 0) {
+		data[cap / 32].permitted = 1U << (cap % 32);
+		data[cap / 32].effective = effective ? 1U << (cap % 32) : 0;
+	}
+	if (syscall(SYS_capset, &hdr, data))
+		die("drop capabilities", errno, NULL);
+}
+
+/* Every capability off, for this process, but keep (-1: none), permitted
+ * and not in effect.  The parent needs it too: in the new user namespace
+ * it could override the permissions of the caller's own files, and its
+ * scan must see them as the caller does; it keeps CAP_DAC_OVERRIDE when
+ * it made a cgroup where only that capability may remove it (limits.c),
+ * which in this namespace is no more than the caller's own power. */
+void caps_clear(int keep)
+{
+	caps_set(keep, false);
+}
+
+/* keep of caps_clear(), in effect, and only it. */
+void caps_raise(int cap)
+{
+	caps_set(cap, true);
+}
+
+/* Inside the user namespace we hold every capability; a caller who is root
+ * would keep them across execve.  The bounding set and ambient set stop
+ * that, capset stops it for the supervisor itself, so that a mode-000 deny
+ * is EACCES for everyone in the jail. */
+void privs_drop(void)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("set no_new_privs", errno, NULL);
+	for (unsigned cap = 0;; cap++) {
+		if (!prctl(PR_CAPBSET_DROP, cap, 0, 0, 0))
+			continue;
+		if (errno == EINVAL)
+			break; /* past the kernel's last capability */
+		die("drop capabilities", errno, NULL);
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+		die("clear ambient capabilities", errno, NULL);
+	caps_clear(-1);
+}

@@ -1,0 +1,79 @@
+/* proc/proc.h: the interface of the room proc/: the processes: namespaces, pid 1's and the parent's
+ * supervision, privileges, rlimits and cgroups, the seccomp filters. Included by its files and by
+ * the rooms above it (docs/layout.md). */
+#ifndef AJ_PROC_H
+#define AJ_PROC_H
+
+#include "egress/egress.h"
+
+/* ns.c */
+int ns_enter(const struct aj_variant *v);
+void ns_limit_late(void);
+const char *ns_start(const struct aj_variant *v);
+pid_t ns_clone(unsigned long flags, int *parent_fd);
+pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd);
+void ns_scan_send(int parent_fd);
+void ns_scan_receive(void);
+int ns_parent_sock(const struct aj_variant *v);
+void ns_notify_send(int fd, int err);
+
+void init_prepare(const struct aj_variant *v);
+
+/* privs.c */
+void fds_close(int keep);
+void rlimits_apply(const struct aj_variant *v);
+void rlimit_tighten(int resource, uint64_t v);
+void caps_clear(int keep);
+void caps_raise(int cap);
+void privs_drop(void);
+
+/* limits.c: a variant's memory and task bounds, resolved for this host
+ * (limits_resolve, in the caller), and how they are enforced: the parent
+ * places pid 1 in a cgroup of the jail's own where it can (limits_place),
+ * and pid 1 learns with the scan which bounds it must take as rlimits
+ * (limit_how, limits_apply).  limits_probe() is --jail-explain's look. */
+#define LIMIT_MEMORY 0
+#define LIMIT_TASKS  1
+#define LIMIT_N      2
+struct limit {
+	uint64_t value;   /* bytes or tasks; 0: unbounded */
+	uint64_t total;   /* the physical memory a percentage is of */
+	unsigned percent; /* the policy's percentage, 0 for a figure */
+	bool v2;          /* the cgroup is v2's */
+	bool by_cgroup;   /* enforced by .cgroup for the jail as a whole */
+	const char *file; /* the cgroup file that holds the bound */
+	const char *why;  /* why no cgroup */
+	char cgroup[AJ_PATH_MAX];
+};
+extern struct limit limits[LIMIT_N];
+struct limit_how {
+	uint8_t cgroup[LIMIT_N]; /* a cgroup holds this bound */
+	uint8_t join[LIMIT_N];   /* pid 1 joins it itself, through an fd sent with the scan */
+};
+extern struct limit_how limit_how;
+void limits_resolve(const struct aj_variant *v);
+void limits_probe(void);
+void limits_place(pid_t init);
+unsigned limits_join_fds(int *fds);
+void limits_joined(const int *fds, unsigned n);
+void limits_release(void);
+int limits_keep(void);
+bool limits_nproc_here(void);
+bool limits_host_root(void);
+void limits_apply(void);
+
+/* seccomp.c */
+void seccomp_install(const struct aj_variant *v);
+
+/* supervise.c */
+extern sigset_t sig_orig;
+extern sigset_t sig_wait; /* what the parent and pid 1 take synchronously */
+void signals_block(void);
+void supervise_signal(pid_t child, int sig);
+int signals_fd(void);
+void signals_take(pid_t child, int sfd);
+
+noreturn void supervise_parent(pid_t child, const struct ev_source *const *src, unsigned n_src);
+noreturn void supervise_init(const struct run *r);
+
+#endif

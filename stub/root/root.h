@@ -1,0 +1,74 @@
+/* root/root.h: the interface of the room root/: the new root: the mount plan, the paths it makes,
+ * /dev, the covers and the fence behind them, the host's sockets beneath binds, the refusal log
+ * kept out of every writable mount. Included by its files and by the rooms above it
+ * (docs/layout.md). */
+#ifndef AJ_ROOT_H
+#define AJ_ROOT_H
+
+#include "confine/confine.h"
+
+/* mount_plan.c */
+struct plan_entry {
+	const struct aj_mount *m;
+	const char *path; /* resolved, in plan_arena; NULL: an optional entry's variable is unset */
+	uint16_t rank;    /* its order (aj_table.h), completed; UINT16_MAX: unresolved */
+	uint8_t missing;  /* optional, and its source is absent on this host */
+	uint8_t isdir;    /* RO/RW: the source is a directory */
+	int fd;           /* RO/RW: the cloned source tree (open until fds_close) */
+	const char *why;  /* RO/RW: why the source was refused (skipped when optional) */
+};
+extern struct plan_entry plan[AJ_PLAN_MAX];
+extern unsigned plan_n;
+bool plan_scratch_dir(unsigned i); /* SCRATCH or DEV entry i is a directory of the root */
+void plan_resolve(const struct aj_variant *v);
+void plan_open_sources(void);
+int plan_source_open(const struct aj_mount *m, const char *path, const char **why);
+bool plan_has_devices(void);
+void plan_build_root(void);
+void plan_build(void);
+void plan_landlock(int ruleset, const struct plan_entry *skip);
+void plan_finish(const char *project);
+void plan_log_check(void);
+int plan_open_inside(const char *path, unsigned before);
+
+/* dev.c */
+extern const char *const dev_nodes[];
+void dev_build(const char *path, bool as_dir);
+unsigned device_match(const char *prefix, const char *path, bool bind);
+
+/* mask.c: the covers. */
+void mask_stage(void); /* between plan_build_root() and plan_build() */
+void mask_apply(const char *project, const struct aj_variant *v);
+const char *mask_cover_note(unsigned hit); /* NULL, "stand-in" or "absent" */
+void mask_tell_unchecked(void);            /* one line on stderr: what was denied unchecked */
+
+/* fence.c: Landlock behind the covers.  fence_plan() says which plan
+ * entry the fence replaces the rule of, or why there is none (where: the
+ * mount that reaches it, or NULL); fence_count() how many rules it takes;
+ * fence_apply() adds them and returns the entry it replaced (NULL: none). */
+const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why,
+                                    const char **where);
+unsigned fence_count(const struct plan_entry *e);
+const struct plan_entry *fence_apply(int ruleset, const struct aj_variant *v);
+unsigned fence_project(int ruleset, const struct plan_entry *e);
+
+/* fs.c: the paths of the new root (mount_plan.c, dev.c, mask.c). */
+void mkdir_p(const char *path);
+void mkfile_p(const char *path);
+void make_link(const char *path, const char *target);
+
+/* sockets.c: the host's named sockets beneath the binds (sockets_covered:
+ * covered by pid 1; sockets_by_landlock: Landlock's resolve_unix). */
+bool sockets_by_landlock(const struct aj_variant *v);
+bool sockets_covered(const struct aj_variant *v);
+void sockets_prepare(const struct aj_variant *v); /* the caller, before the fork */
+void sockets_send(void);                          /* the parent */
+int sockets_next(char *what, size_t size);        /* pid 1, from mask_apply */
+void sockets_explain(const struct aj_variant *v, bool fallback);
+
+extern int reflog_fd; /* reflog.c: --jail-log's file, -1: none */
+void reflog_open(const char *path, const char *opt);
+bool reflog_named(void);
+void reflog_guard(int fd, const char *path);
+
+#endif

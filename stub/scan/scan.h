@@ -1,0 +1,145 @@
+/* scan/scan.h: the interface of the room scan/: the project's scan: the matcher, the walk, its
+ * watches and the watcher, the hits, git's index. Included by its files and by the rooms above it
+ * (docs/layout.md). */
+#ifndef AJ_SCAN_H
+#define AJ_SCAN_H
+
+#include "variant/variant.h"
+
+/* match.c: the compiled mask/deny/prune matcher.  step_classify() returns
+ * the kind an entry gets (0: none) and, for a directory, the anchored steps
+ * active inside it. */
+bool step_match(const struct aj_scan *sc, const struct aj_step *st, const char *name, size_t len);
+uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
+                      uint64_t state, uint64_t *inside);
+
+/* scan.c */
+struct scan_hit {
+	uint8_t kind; /* AJ_PATTERN_MASK or AJ_PATTERN_DENY; 0: no cover (SCAN_BY_GUARD) */
+	uint8_t isdir;
+	uint8_t why; /* SCAN_BY_* */
+	uint8_t islink;
+	uint32_t off;  /* relative path in the arena */
+	uint64_t dev;  /* what the scan saw there: a cover goes on that object only */
+	uint64_t ino;  /* 0: not known (an entry in a directory it could not search) */
+	uint16_t mode; /* its permission bits, as the scan saw them (a stand-in shows them) */
+	uint32_t dir_entries; /* entries its directory had when listed (0: not known) */
+};
+#define SCAN_BY_NAME     0
+#define SCAN_BY_HARDLINK 1 /* another name of a matched file */
+#define SCAN_BY_PERM     2 /* a directory of ours we could not read */
+#define SCAN_BY_DEPTH    3 /* at the policy's depth bound ('scan depth N deny') */
+#define SCAN_BY_GUARD    4 /* kind 0: a guarded path, absent (its first missing part) */
+#define SCAN_BY_SOCKET   5 /* a Unix socket, in a jail without the host's network */
+/* Past what the walk can check, denied whole rather than refused: */
+#define SCAN_BY_LONG      6 /* a directory holding a name whose path exceeds AJ_PATH_MAX */
+#define SCAN_BY_LINKS     7 /* a file with other hard links, the link table full */
+#define SCAN_BY_COUNT     8 /* a directory below which the hits no longer fit */
+#define SCAN_BY_RECORD    9 /* an object that held a secret in an earlier run (fallback.c) */
+#define SCAN_BY_N         10
+#define SCAN_PRUNED_SHOWN 8 /* pruned directories --jail-explain names */
+struct scan_result {
+	uint32_t n;
+	uint32_t used;                      /* bytes of arena */
+	uint32_t n_pruned;                  /* directories not walked (prune patterns) */
+	uint32_t pruned[SCAN_PRUNED_SHOWN]; /* the first ones' paths, in the arena */
+	struct scan_hit hits[AJ_SCAN_MAX];
+	char arena[AJ_SCAN_ARENA];
+};
+extern struct scan_result *scan; /* the index in use (scan_index_use) */
+/* The hard links of matched files (hits.c), the index's. */
+struct scan_links {
+	struct {
+		uint64_t dev, ino;
+		uint8_t kind;
+	} e[AJ_SCAN_LINKS];
+	unsigned n;
+	bool full;
+};
+extern struct scan_links *scan_lk;
+void hits_use(struct scan_result *r, struct scan_links *l); /* NULL: the launch's */
+void scan_project(const char *project, const struct aj_variant *v);
+unsigned scan_dirs(void);
+void scan_guards(int project_fd, const struct aj_variant *v);
+/* The index the watcher keeps (scan.c's records and hits, watch.c). */
+extern int (*scan_on_dir)(int fd, unsigned rec);
+/* The fallback's record of the project's secrets: is this entry one?
+ * (ino 0: not known from the listing.) */
+extern bool (*scan_recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino);
+extern unsigned scan_changes;
+bool scan_needed(const struct aj_variant *v);
+bool scan_walk(int project_fd, const struct aj_variant *v);
+size_t scan_index_size(void);
+void scan_index_use(void *mem, const struct aj_variant *v);
+uint64_t scan_rec_ino(unsigned rec);
+int scan_rec_by_ino(uint64_t ino);
+unsigned scan_links(void);
+/* hits.c: the hard links of matched files, the table's upkeep. */
+struct stat;
+void links_reset(void);
+void links_note(const struct stat *st, uint8_t kind);
+uint8_t links_kind(const struct stat *st, uint8_t *why);
+void scan_drop_below(const char *path, size_t len);
+void scan_note_entries(unsigned first, size_t len, unsigned entries);
+void scan_add_guard(const char *path, size_t len); /* guards.c's */
+void scan_links_clear(void);
+/* settle.c: the walk's watches and their events (scan_project is there). */
+#define SCAN_EV_NONE 0  /* no event */
+#define SCAN_EV_SOME 1  /* events, applied to the index */
+#define SCAN_EV_LOST -1 /* events lost or not followed: walk again */
+#define SCAN_EV_GONE -2 /* the project itself was removed */
+int scan_watch_begin(void);
+void scan_watch_end(void);
+int scan_events(int project_fd, unsigned reads); /* reads 0: until empty */
+long scan_events_read(char *buf, size_t size);
+int scan_events_apply(int project_fd, const char *buf, long n);
+void scan_events_done(const char *buf, long n);
+extern unsigned scan_watches, scan_watch_budget;
+extern bool scan_over_budget;
+extern unsigned scan_unresolved;
+void scan_watch_close(void);
+bool scan_rec_recent(unsigned rec);
+bool scan_verify(int project_fd);
+bool scan_live(unsigned rec);
+bool scan_full(void);
+void scan_compact(void);
+void scan_drop(unsigned rec, const char *name, bool tree);
+int scan_redo(int project_fd, unsigned rec, const char *name);
+
+/* watch.c: the scan from a watcher of the project, else the walk.
+ * watch_ask() before any namespace (-1: no watcher), watch_scan() where
+ * the walk would run. */
+extern const char *watch_source; /* "the walk" or "the watcher", for explain */
+int watch_ask(const struct aj_variant *v, const char *mode);
+const char *watch_explain(void); /* "on: …" or "off, because …" */
+void watch_scan(int fd, const struct aj_variant *v);
+
+/* gitindex.c: which hits a git repository tracks, from its index (the
+ * masks among them become denies; one warning line names them).
+ * gitindex_parse() calls fn on each entry's path until fn returns nonzero;
+ * it returns the entries seen, or a GI_E* error.  git_note() is
+ * --jail-explain's word on hit i ("\t(...)", or ""). */
+#define GI_ESIG     (-1) /* not an index ("DIRC") */
+#define GI_EVERSION (-2) /* not version 2, 3 or 4 */
+#define GI_ETRUNC   (-3) /* an entry runs past the end */
+#define GI_EFLAGS   (-4) /* extended flags before version 3 */
+#define GI_ENAME    (-5) /* a path that contradicts its length, or too long */
+#define GI_ETOOBIG  (-6) /* larger than GI_INDEX_MAX: not read at all */
+/* The most of an index read, in bytes.  The index is in the project,
+ * which the jail writes: an index of git's own for 600,000 files is
+ * about 60 MiB; past this, the reader's time is the jail's to choose, and
+ * what the index would have said stays unknown (the masks stay masks). */
+#define GI_INDEX_MAX (64u << 20)
+typedef int gitindex_fn(void *ctx, const char *path, size_t len, uint32_t mode);
+int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_fn *fn, void *ctx);
+void git_tracked_scan(struct scan_result *res, int project_fd, const char *project);
+const char *git_note(unsigned hit);
+/* The watcher's: git_memo nonzero, an index's look is replayed while the
+ * index file and the hits (git_memo, their generation) are unchanged;
+ * git_notes() what the last scan noted, git_notes_apply() the same from a
+ * watcher's answer (and the warning). */
+extern unsigned git_memo;
+const uint8_t *git_notes(void);
+void git_notes_apply(struct scan_result *res, const uint8_t *notes);
+
+#endif
