@@ -168,11 +168,17 @@ static inline int sys_pivot_root(const char *new_root, const char *put_old)
 	return (int)syscall(SYS_pivot_root, new_root, put_old);
 }
 
-/* fdpass.c: one descriptor (or none: -1) and len bytes in one message;
- * fd_recv returns the descriptor, -1 for none, -2 when len bytes did not
- * come (the sender is gone). */
-bool fd_send(int sock, const void *data, size_t len, int fd);
-int fd_recv(int sock, void *data, size_t len);
+/* wire.c: the parent and pid 1's messages, in their order (wire.c has
+ * the list).  wire_send() sends tag m, the iov and up to 4 fds as one
+ * message; wire_recv() takes message m's first len bytes into buf, all of
+ * them, and up to max fds: how many, or -1 (not m, or the sender gone). */
+enum wire_msg { WIRE_SCAN = 1, WIRE_PROXY, WIRE_NOTIFY };
+#define WIRE_IOVS 4
+struct iovec;
+bool wire_send(int sock, enum wire_msg m, const struct iovec *iov, unsigned n, const int *fds,
+               unsigned n_fds);
+int wire_recv(int sock, enum wire_msg m, void *buf, size_t len, int *fds, unsigned max);
+bool wire_read(int sock, void *buf, size_t n); /* the rest of a long message */
 
 /* No pid namespace around the target: the fallback's run (fallback.c sets
  * it; die.c holds it), where the end of the run kills the target's group, not the

@@ -42,7 +42,7 @@ void proxy_listen(int parent_sock)
 
 	if (s < 0 || syscall(SYS_bind, s, &a, sizeof(a)) || syscall(SYS_listen, s, 128))
 		die("listen for the jail's proxy on 127.0.0.1:3128", errno, NULL);
-	if (!fd_send(parent_sock, "L", 1, s))
+	if (!wire_send(parent_sock, WIRE_PROXY, NULL, 0, &s, 1))
 		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
 	close(s);
 }
@@ -555,10 +555,9 @@ static void accept_one(int listener)
  * before it sent one (its status says why). */
 static int receive_listener(int fd)
 {
-	char byte;
-	int s = fd_recv(fd, &byte, 1);
+	int s;
 
-	return s < 0 ? -1 : s;
+	return wire_recv(fd, WIRE_PROXY, NULL, 0, &s, 1) == 1 ? s : -1;
 }
 
 /* The proxy as a source of the parent's one loop (proc/supervise.c):

@@ -91,13 +91,13 @@ static const struct aj_filter *notify_prog;
  * first, and its status says why). */
 static int receive_listener(int sock, int *err)
 {
-	int fd = fd_recv(sock, err, sizeof(*err));
+	int fd, n = wire_recv(sock, WIRE_NOTIFY, err, sizeof(*err), &fd, 1);
 
-	if (fd == -2) {
+	if (n < 0) {
 		*err = 0;
 		return -1;
 	}
-	return fd;
+	return n ? fd : -1;
 }
 
 /* The listener as a source of the parent's one loop (proc/supervise.c). */

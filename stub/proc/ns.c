@@ -183,16 +183,12 @@ pid_t ns_clone(unsigned long flags, int *parent_fd)
 	return 0;
 }
 
-/* The scan's results go to pid 1 over the socket, in one message: a
- * header, the hits, the bytes of paths they use, and which bounds a cgroup
- * holds (pid 1 takes the others as rlimits), with the fds of the cgroups
- * pid 1 is to join itself (limits.c).  A parent that died on the way (a
- * scan that failed closed) sends nothing: pid 1 then stops. */
-union join_cmsg {
-	struct cmsghdr h;
-	char buf[CMSG_SPACE(LIMIT_N * sizeof(int))];
-};
-
+/* The scan's results go to pid 1 over the socket, in one message
+ * (WIRE_SCAN): a header, the hits, the bytes of paths they use, and which
+ * bounds a cgroup holds (pid 1 takes the others as rlimits), with the fds
+ * of the cgroups pid 1 is to join itself (limits.c).  A parent that died
+ * on the way (a scan that failed closed) sends nothing: pid 1 then
+ * stops. */
 void ns_scan_send(int parent_fd)
 {
 	struct iovec iov[4] = {
@@ -201,28 +197,14 @@ void ns_scan_send(int parent_fd)
 	    {scan->arena, scan->used},
 	    {&limit_how, sizeof(limit_how)},
 	};
-	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 4};
-	size_t total = iov[0].iov_len + iov[1].iov_len + iov[2].iov_len + iov[3].iov_len;
-	union join_cmsg c = {0};
 	int fds[LIMIT_N];
 	unsigned n = limits_join_fds(fds);
-	long sent;
-	int e;
-
-	if (n) {
-		msg.msg_control = c.buf;
-		msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
-		c.h.cmsg_level = SOL_SOCKET;
-		c.h.cmsg_type = SCM_RIGHTS;
-		c.h.cmsg_len = CMSG_LEN(n * sizeof(int));
-		memcpy(CMSG_DATA(&c.h), fds, n * sizeof(int));
-	}
-	sent = syscall(SYS_sendmsg, parent_fd, &msg, MSG_NOSIGNAL);
-	e = errno;
+	bool sent = wire_send(parent_fd, WIRE_SCAN, iov, 4, fds, n);
+	int e = errno;
 
 	for (unsigned i = 0; i < n; i++)
 		close(fds[i]); /* pid 1 has its own, or is gone */
-	if (sent == (long)total)
+	if (sent)
 		return;
 	if (e != EPIPE && e != ECONNRESET) /* else pid 1 is gone: its status says why */
 		die("hand the scan to the jail", e, NULL);
@@ -240,7 +222,9 @@ int ns_parent_sock(const struct aj_variant *v)
  * exists. */
 void ns_notify_send(int fd, int err)
 {
-	if (!fd_send(parent_sock, &err, sizeof(err), fd))
+	struct iovec iov = {&err, sizeof(err)};
+
+	if (!wire_send(parent_sock, WIRE_NOTIFY, &iov, 1, &fd, fd >= 0))
 		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
 	if (fd >= 0)
 		close(fd);
@@ -248,59 +232,21 @@ void ns_notify_send(int fd, int err)
 	parent_sock = -1;
 }
 
-static void receive(void *buf, size_t n)
-{
-	for (char *p = buf; n;) {
-		ssize_t r = read(parent_sock, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			_exit(AJ_EXIT_SETUP); /* the parent has said why */
-		p += r;
-		n -= (size_t)r;
-	}
-}
-
-/* The header's first bytes carry the fds: recvmsg, not read, or the
- * kernel drops them. */
-static unsigned receive_fds(void *buf, size_t len, int *fds)
-{
-	union join_cmsg c;
-	struct iovec iov = {buf, len};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = c.buf,
-	                     .msg_controllen = sizeof(c.buf)};
-	unsigned n = 0;
-	long r;
-
-	while ((r = syscall(SYS_recvmsg, parent_sock, &msg, MSG_CMSG_CLOEXEC)) < 0 &&
-	       errno == EINTR)
-		;
-	if (r <= 0)
-		_exit(AJ_EXIT_SETUP); /* the parent has said why */
-	for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h))
-		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
-			for (size_t i = 0; CMSG_LEN((i + 1) * sizeof(int)) <= h->cmsg_len; i++)
-				if (n < LIMIT_N)
-					memcpy(&fds[n++], CMSG_DATA(h) + i * sizeof(int),
-					       sizeof(int));
-	receive((char *)buf + r, len - (size_t)r);
-	return n;
-}
-
 void ns_scan_receive(void)
 {
 	int fds[LIMIT_N];
-	unsigned n = receive_fds(scan, offsetof(struct scan_result, hits), fds);
+	int n = wire_recv(parent_sock, WIRE_SCAN, scan, offsetof(struct scan_result, hits), fds,
+	                  LIMIT_N);
 
+	if (n < 0)
+		_exit(AJ_EXIT_SETUP); /* the parent has said why */
 	if (scan->n > AJ_SCAN_MAX || scan->used > AJ_SCAN_ARENA)
 		die("receive the scan", EPROTO, NULL);
-	receive(scan->hits, scan->n * sizeof(scan->hits[0]));
-	receive(scan->arena, scan->used);
-	receive(&limit_how, sizeof(limit_how));
-	limits_joined(fds, n);
+	if (!wire_read(parent_sock, scan->hits, scan->n * sizeof(scan->hits[0])) ||
+	    !wire_read(parent_sock, scan->arena, scan->used) ||
+	    !wire_read(parent_sock, &limit_how, sizeof(limit_how)))
+		_exit(AJ_EXIT_SETUP);
+	limits_joined(fds, (unsigned)n);
 	mask_tell_unchecked();
 }
 
