@@ -91,7 +91,7 @@ STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)
 # same way: the stub's code but the per-policy file as one archive, the
 # per-policy file and the headers it includes, the flags.
 RT          := $(B)/lib/aijail
-RT_STUB     := $(RT)/stub/policy.c $(RT)/stub/base/base.h
+RT_STUB     := $(RT)/stub/policy.c
 RT_FILES    := $(RT)/libaijail-stub.a $(RT)/stub.flags $(RT)/include/aj_table.h $(RT_STUB)
 SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard policies/*.aj))
 
@@ -181,7 +181,7 @@ WATCH_BUILD = 0x$(shell cat $(sort $(STUB_SRC) $(STUB_HDR)) include/aj_table.h |
 $(B)/obj/stub/scan/watch.musl.o: $(STUB_SRC)
 $(B)/obj/stub/scan/watch.musl.o: STUB_CFLAGS += -DAJ_WATCH_BUILD=$(WATCH_BUILD)
 
-$(B)/obj/stub/policy-%.musl.o: stub/policy.c $(B)/gen/%.h stub/base/base.h include/aj_table.h $(B)/kh/.stamp
+$(B)/obj/stub/policy-%.musl.o: stub/policy.c $(B)/gen/%.h include/aj_table.h $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
 	$(MUSLCC) $(STUB_CFLAGS) -DAJ_POLICY_HEADER='"$(B)/gen/$*.h"' -I. -c -o $@ $<
 
@@ -300,11 +300,11 @@ I_LIB    := $(DESTDIR)$(PREFIX)/lib/aijail
 I_SHARE  := $(DESTDIR)$(PREFIX)/share/aijail
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(I_LIB)/include $(I_LIB)/stub/base $(I_SHARE)/policies
+	install -d $(DESTDIR)$(BINDIR) $(I_LIB)/include $(I_LIB)/stub $(I_SHARE)/policies
 	install -m 0755 $(B)/bin/aijail-compile $(B)/bin/aijail-status $(STUBS) $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(RT)/libaijail-stub.a $(RT)/stub.flags $(I_LIB)/
 	install -m 0644 $(RT)/include/aj_table.h $(I_LIB)/include/
-	$(foreach f,$(RT_STUB),install -m 0644 $(f) $(f:$(RT)/%=$(I_LIB)/%) &&) true
+	install -m 0644 $(RT_STUB) $(I_LIB)/stub/
 	install -m 0644 $(SHARE_FILES) $(I_SHARE)/policies/
 	$(if $(MAN1),install -d $(DESTDIR)$(MANDIR)/man1 && install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
 	$(if $(MAN5),install -d $(DESTDIR)$(MANDIR)/man5 && install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
@@ -322,7 +322,7 @@ uninstall:
 	$(if $(PY_FILES),find $(DESTDIR)$(PYTHONDIR)/aijail -depth -name __pycache__ -type d \
 		-exec rm -rf {} + 2>/dev/null; find $(DESTDIR)$(PYTHONDIR)/aijail -depth -type d \
 		-empty -delete 2>/dev/null; true)
-	rmdir $(I_LIB)/include $(I_LIB)/stub/base $(I_LIB)/stub $(I_LIB) $(I_SHARE)/policies $(I_SHARE) 2>/dev/null || true
+	rmdir $(I_LIB)/include $(I_LIB)/stub $(I_LIB) $(I_SHARE)/policies $(I_SHARE) 2>/dev/null || true
 
 format:
 	clang-format -i $(wildcard compiler/*.c compiler/*.h $(STUB_SRC) stub/policy.c $(STUB_HDR) include/*.h tests/unit/*.c tests/unit/*/*.c tests/*.c)

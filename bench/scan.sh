@@ -11,7 +11,7 @@
 # mask/deny pattern, as ai-jail discovers them.  Prints a markdown table and
 # writes it to bench/results/YYYY-MM-DD-HHMM-scan.md (SAVE=0: print only).
 #
-# Then the fence's cost (Landlock behind the covers, stub/mask.c): what
+# Then the fence's cost (Landlock behind the covers, stub/root/mask.c): what
 # one rule costs, the way the stub adds it, on directories of 16 to 1024
 # entries (a whole start-up is too noisy on a shared machine to show
 # 0.1 ms; this is not).
@@ -47,7 +47,7 @@ trap 'rm -rf "$work"' EXIT
 "$musl" -O2 -std=gnu11 -D_GNU_SOURCE -static -Wall -Wextra -Wno-unused-parameter \
 	-I"$root" -I"$root/include" -I"$root/stub" -isystem "$build/kh" \
 	-DAJ_POLICY_HEADER="\"$work/base.h\"" -o "$work/scanbench" "$here/scanbench.c" \
-	"$root/stub/scan.c" "$root/stub/match.c" "$root/stub/glob.c" "$root/stub/die.c" "$root/stub/out.c"
+	"$root/stub/policy.c" "$root"/stub/base/*.c "$root"/stub/variant/*.c "$root"/stub/scan/*.c "$root"/common/*.c
 
 # The trees, made once (a stamp holds the generator's version).
 mkdir -p "$trees"
@@ -157,7 +157,7 @@ PY
 fence_report() {
 	local n
 	printf '\n## The fence: what a Landlock rule costs\n\n'
-	printf 'Per entry of a directory on the way, what stub/mask.c does: an O_PATH open and a\n'
+	printf 'Per entry of a directory on the way, what stub/root/mask.c does: an O_PATH open and a\n'
 	printf 'landlock_add_rule; then landlock_restrict_self with all of them.  Medians of %s rounds, each in a\n' "$rounds"
 	printf 'fresh process.\n\n| entries (rules) | open + add_rule, µs per rule | landlock_restrict_self, µs | total, ms |\n|---:|---:|---:|---:|\n'
 	for n in ${FENCE_SIZES:-16 64 256 1024}; do

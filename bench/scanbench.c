@@ -1,4 +1,4 @@
-/* scanbench.c: the project scan (stub/scan.c, stub/match.c) against a
+/* scanbench.c: the project scan (stub/scan/scan.c, stub/scan/match.c) against a
  * naive discovery of the same patterns, in one run (bench/scan.sh).
  *
  *   scanbench ROUNDS DIR...
@@ -11,7 +11,7 @@
  *   per-glob   one walk per mask/deny pattern, as ai-jail does it: each
  *              walk lists the whole tree (readdir, no pruning, symlinks
  *              not followed), collects every relative path, then matches
- *              each against that one glob (stub/glob.c, the reference
+ *              each against that one glob (stub/base/glob.c, the reference
  *              matcher; ASCII case folded, as base.aj's patterns are).
  * Every measurement runs in a fresh child (the scan keeps its results in
  * static memory) and is timed inside it, fork excluded.
@@ -19,7 +19,7 @@
  *   scanbench rules ROUNDS DIR
  *
  * The fence's own cost, without the noise of a whole start-up: what the
- * stub does per rule (stub/mask.c, fence_dir) for every entry of DIR, an
+ * stub does per rule (stub/root/mask.c, fence_dir) for every entry of DIR, an
  * O_PATH open and a landlock_add_rule into a fresh ruleset, then
  * landlock_restrict_self, in a child each round; prints "rules DIR
  * ENTRIES US-PER-RULE US-RESTRICT" (medians).  Prints one line
@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stub.h"
+#include "scan/scan.h"
 
 #include AJ_POLICY_HEADER
 

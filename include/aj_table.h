@@ -120,7 +120,7 @@ enum aj_mount_op { AJ_MOUNT_NONE = 0, AJ_MOUNT_OPS(AJ_ENUM_ITEM) AJ_MOUNT_OP_COU
 #define AJ_MOUNT_WITH_DEVICES 0x04 /* only when a device entry of the plan has a node here */
 /* LINK only ('link?'): as the host has it, decided at run time: its own
  * link where it has a link, a read-only bind (.landlock's rights) where it
- * has a directory, nothing where it has nothing (stub/mount_plan.c). */
+ * has a directory, nothing where it has nothing (stub/root/mount_plan.c). */
 #define AJ_MOUNT_AS_HOST      0x08
 #define AJ_MOUNT_MAP      0x80 /* never emitted: the stub's mark of an --ro or --rw map */
 
@@ -217,7 +217,7 @@ struct aj_scan {
 	/* Paths (relative, literal) that must not become readable during the
 	 * run: masked when present (the compiler adds the pattern); when
 	 * absent, Landlock refuses whatever appears there where it can do so
-	 * at no cost (stub/mask.c, the fence). */
+	 * at no cost (stub/root/mask.c, the fence). */
 	const char *const *guards;
 	uint64_t start; /* steps active for the project's own entries */
 	uint16_t n_floating;
@@ -288,7 +288,7 @@ enum aj_landlock_level {
  *             NONE's network namespace.
  *   LOOPBACK  a private network namespace with lo up
  *   ALLOW     LOOPBACK, and named hosts through a proxy that the stub's
- *             parent runs in the host's network namespace (stub/proxy.c):
+ *             parent runs in the host's network namespace (stub/egress/proxy.c):
  *             aj_variant.hosts, and the registry the 'follow' tool's own
  *             configuration names
  *   HOST      the host's network namespace */
@@ -311,7 +311,7 @@ enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
 
 /* 'network allow follow TOOL': the registry that the tool's own
  * configuration names at run time replaces the statement's hosts (its
- * documented default); stub/proxy.c reads it. */
+ * documented default); stub/egress/proxy.c reads it. */
 #define AJ_FOLLOWS(X)                                                                              \
 	X(AJ_FOLLOW_NONE, "")                                                                      \
 	X(AJ_FOLLOW_NPM, "npm")                                                                    \
@@ -363,7 +363,7 @@ struct aj_filter {
 	uint16_t n;
 };
 
-/* The refusals a run reports (stub/notify.c): the calls the variant's first
+/* The refusals a run reports (stub/notify/notify.c): the calls the variant's first
  * filter refuses with an errno, aj_variant.refused.  The stub turns that
  * filter's errno verdicts into SECCOMP_RET_USER_NOTIF where the kernel
  * gives it a listener, and the stub's parent answers each with the errno
@@ -405,8 +405,8 @@ enum aj_toggle { AJ_TOGGLES(AJ_ENUM_ITEM) AJ_TOGGLE_COUNT };
  * by Landlock, seccomp and the rest (stub/fallback.c), instead of exit 125. */
 #define AJ_VARIANT_FALLBACK    0x04
 
-/* Where a run's --ro and --rw maps may not go (stub/extra.c; the same rule
- * for paths from the environment, stub/resolve.c): below the system trees,
+/* Where a run's --ro and --rw maps may not go (stub/variant/extra.c; the same rule
+ * for paths from the environment, stub/variant/resolve.c): below the system trees,
  * which the jail has already, read-only, or which are the kernel's, and
  * exactly the system directories, the jail's own or a parent of other
  * users' homes.  They describe the jail's layout (policies/base.aj), not a

@@ -4,7 +4,7 @@
  *   aijail-status [--json]
  *   aijail-status --watchers [--json]
  *
- * --watchers lists the caller's project watchers (stub/watch.c): which
+ * --watchers lists the caller's project watchers (stub/scan/watch.c): which
  * project each serves, its pid, the inotify watches it holds, its age, the
  * scan tables it serves (the stubs and modes that used each), against the
  * share of max_user_watches they may hold together.  Exit status 0.
@@ -599,7 +599,7 @@ static int own_dir(int dir, const char *name, bool private)
 	return fd;
 }
 
-/* Where the stubs put their watchers' sockets (stub/watch.c,
+/* Where the stubs put their watchers' sockets (stub/scan/watch.c,
  * runtime_dir): $XDG_RUNTIME_DIR/aijail, else the cache's aijail/run. */
 static int watch_dir(char *where, size_t size)
 {
@@ -636,7 +636,7 @@ static unsigned long num_after(const char *s, const char *tag)
 	return n;
 }
 
-/* The same share the watchers keep to (stub/watch.c, watch_limit). */
+/* The same share the watchers keep to (stub/scan/watch.c, watch_limit). */
 static unsigned long watch_limit(unsigned long *max)
 {
 	const char *l = getenv("AIJAIL_WATCH_LIMIT"), *sh = getenv("AIJAIL_WATCH_SHARE");

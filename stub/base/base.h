@@ -74,7 +74,7 @@ struct run {
 	const char *why;     /* how the mode was chosen */
 	const char *why_arg; /* the option or variable that chose it */
 	const char *outer;   /* the mode of the jail this runs in, NULL outside any */
-	unsigned floor;      /* the weakest mode it may use (stub/mode.c) */
+	unsigned floor;      /* the weakest mode it may use (stub/variant/mode.c) */
 	char **argv;         /* the target's argv; argv[0] is searched in PATH */
 	unsigned timeout;
 	const char *project;

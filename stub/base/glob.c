@@ -1,6 +1,6 @@
 /* glob.c: the glob matcher of the environment allowlist and of device
  * names.  Mask, deny and prune patterns never come here: the compiler
- * lowers them (stub/match.c).
+ * lowers them (stub/scan/match.c).
  *
  *   *      any run of characters except '/'
  *   **     as a whole path segment ("**" + "/", "/" + "**" at the end, or

@@ -92,7 +92,7 @@ fi
 # As root, a shorter pass of the same launches: root's jails get cgroups
 # (limit memory, limit processes) where the unprivileged user's get
 # rlimits, and a stub killed with SIGKILL cannot remove its own; the next
-# launch removes what it left (stub/limits.c), so one last plain launch
+# launch removes what it left (stub/proc/limits.c), so one last plain launch
 # comes before the check.
 if [ $as_root -eq 1 ] && [ "${AIJAIL_SOAK_ROOT:-2000}" -gt 0 ]; then
 	nr=${AIJAIL_SOAK_ROOT:-2000}

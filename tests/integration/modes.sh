@@ -375,7 +375,7 @@ elif [ $want_toggles = 1 ]; then
 	xdg=$T/xdg
 	mkdir -p "$xdg"
 	printf 'not for the jail' >"$xdg/other-secret"
-	# An X authority file in its own format (stub/resolve.c takes nothing else):
+	# An X authority file in its own format (stub/variant/resolve.c takes nothing else):
 	# family local, address, display number, MIT-MAGIC-COOKIE-1, 16 bytes.
 	$py -c 'import struct, sys
 f = lambda b: struct.pack(">H", len(b)) + b

@@ -268,7 +268,7 @@ orphan orch-dies-pipe worker.py pipe ||
 	fail orch-dies-pipe "$RESULT"
 
 # A worker that never reads stdin sees no EOF: the parent-death signal
-# on jail-worker itself (stub/supervise.c) ends it.
+# on jail-worker itself (stub/proc/supervise.c) ends it.
 orphan orch-dies-busy busy.py null ||
 	fail orch-dies-busy "$RESULT"
 

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2154,SC2016 # sourced by run.sh, which sets the variables
-# refusals.sh: the report of what the jail refused (stub/notify.c,
-# stub/refusals.c).  A refused call gets the errno it gets with the plain
+# refusals.sh: the report of what the jail refused (stub/notify/notify.c,
+# stub/notify/refusals.c).  A refused call gets the errno it gets with the plain
 # filter (the same calls run again under a process that already holds a
 # seccomp listener, where the stub cannot have one and installs the
 # filter as compiled), and the summary names it; ENOSYS (clone3) and a

@@ -1,6 +1,6 @@
 /* test_compiler_match.c: the compiler's lowering of mask/deny/prune
- * patterns (compiler/lower.c) run by the stub's matcher (stub/match.c),
- * checked against the reference glob semantics (stub/glob.c): a path is
+ * patterns (compiler/lower.c) run by the stub's matcher (stub/scan/match.c),
+ * checked against the reference glob semantics (stub/base/glob.c): a path is
  * hidden by the walk exactly when the glob matches the path or one of its
  * directories.  Hand-picked cases first, then random patterns and paths. */
 #include <setjmp.h>
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* stub/match.c and stub/glob.c (stub.h cannot be included beside model.h) */
+/* stub/scan/match.c and stub/base/glob.c (stub.h cannot be included beside model.h) */
 bool glob_match(const char *pattern, const char *s);
 uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
 		      uint64_t state, uint64_t *inside);

@@ -1,4 +1,4 @@
-/* test_stub_glob.c: the stub's glob matcher (stub/glob.c), which the environment
+/* test_stub_glob.c: the stub's glob matcher (stub/base/glob.c), which the environment
  * allowlist and device names use, and the reference the compiled mask
  * matcher is checked against (test_compiler_match.c). */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* test_stub_landlock.c: what the ruleset handles on each ABI
- * (stub/landlock.c), the part that needs no kernel: this machine's Landlock
+ * (stub/confine/landlock.c), the part that needs no kernel: this machine's Landlock
  * may be older than ABI 9, whose resolve_unix right is checked here as the
  * table builds it.  The kernel-facing half (a rule on a socket's bind) is
  * in test_stub_mount_plan.c. */

@@ -1,6 +1,6 @@
-/* test_stub_mount_plan.c: the mount plan's resolution (stub/mount_plan.c,
- * plan_resolve and plan_scratch_dir), with stub/vars.c for the variables
- * and stub/resolve.c for path_within.  Everything that would touch the
+/* test_stub_mount_plan.c: the mount plan's resolution (stub/root/mount_plan.c,
+ * plan_resolve and plan_scratch_dir), with stub/variant/vars.c for the variables
+ * and stub/variant/resolve.c for path_within.  Everything that would touch the
  * kernel is a fake below; die() returns here through a longjmp. */
 #include <setjmp.h>
 #include <stdarg.h>

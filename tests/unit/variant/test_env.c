@@ -1,5 +1,5 @@
-/* test_stub_env.c: the target's environment (stub/env.c, with stub/glob.c
- * for the keep patterns and stub/vars.c for the assigned values). */
+/* test_stub_env.c: the target's environment (stub/variant/env.c, with stub/base/glob.c
+ * for the keep patterns and stub/variant/vars.c for the assigned values). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

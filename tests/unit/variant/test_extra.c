@@ -1,7 +1,7 @@
-/* test_stub_extra.c: what a run's options add (stub/extra.c): --ro and --rw
+/* test_stub_extra.c: what a run's options add (stub/variant/extra.c): --ro and --rw
  * maps, made absolute and checked (refused roots, symlinks, kinds), and
- * --net and the toggles, against the variant's flags; with stub/resolve.c,
- * stub/vars.c.
+ * --net and the toggles, against the variant's flags; with stub/variant/resolve.c,
+ * stub/variant/vars.c.
  * The checks that need no namespace, on a real tree in /tmp.  extra.c
  * keeps its options for the one run, so each case runs in a child of its
  * own, and die() ends that child as it ends the stub, with its message
