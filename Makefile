@@ -165,10 +165,10 @@ $(B)/obj/stub/%.musl.o: stub/%.c $(wildcard stub/*.h) include/aj_table.h $(B)/kh
 
 # The watcher serves every stub of one build: its key holds a hash of the
 # stub's sources, so that a stub built from other sources never asks a
-# watcher that classifies otherwise (stub/watch.c).
+# watcher that classifies otherwise (stub/watchtab.c, the key).
 WATCH_BUILD = 0x$(shell cat $(sort $(STUB_SRC) $(wildcard stub/*.h)) include/aj_table.h | sha256sum | cut -c1-16)ULL
-$(B)/obj/stub/watch.musl.o: $(STUB_SRC)
-$(B)/obj/stub/watch.musl.o: STUB_CFLAGS += -DAJ_WATCH_BUILD=$(WATCH_BUILD)
+$(B)/obj/stub/watchtab.musl.o: $(STUB_SRC)
+$(B)/obj/stub/watchtab.musl.o: STUB_CFLAGS += -DAJ_WATCH_BUILD=$(WATCH_BUILD)
 
 $(B)/obj/stub/policy-%.musl.o: stub/policy.c $(B)/gen/%.h $(wildcard stub/*.h) include/aj_table.h $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
