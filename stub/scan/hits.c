@@ -1,5 +1,5 @@
 /* hits.c: the table of what the walk found (scan.c) and the watcher
- * keeps (watch.c), and the hard links of matched files.  Apart from the
+ * keeps (watchd.c), and the hard links of matched files.  Apart from the
  * walk, so that the walk, settle.c and guards.c share it without
  * calling each other. */
 #include <string.h>
@@ -7,7 +7,7 @@
 
 #include "scan/scan.h"
 
-/* The launch's; the watcher switches to an index's own (scan.c). */
+/* The launch's; the watcher switches to an index's own (scanidx.c). */
 static struct scan_result result0;
 static struct scan_links links0;
 struct scan_result *scan = &result0;
@@ -19,7 +19,7 @@ void hits_use(struct scan_result *r, struct scan_links *l)
 	scan_lk = l ? l : &links0;
 }
 
-/* The links table is the index's (scan.c: the watcher keeps one per
+/* The links table is the index's (scanidx.c: the watcher keeps one per
  * scan table); links_full: more matched files with other hard links than
  * the table holds, so their other names cannot be told from any other
  * file's and the second walk denies every regular file with more than

@@ -20,7 +20,10 @@
  *    ours we cannot search): the walk cannot see inside, and the jailed
  *    process, being the owner, could chmod it and look; it is denied as a
  *    whole.  Unreadable directories of other users stay as they are: the
- *    jail has no more rights on them than the caller. */
+ *    jail has no more rights on them than the caller.
+ *
+ * The records of the directories read, which the walk checks again and
+ * the watcher keeps, are scanidx.c's, below this file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -29,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "scan/scan.h"
+#include "scan/scanidx.h"
 
 enum { T_UNKNOWN = 0, T_OTHER = 1, T_DIR = 4, T_REG = 8, T_LNK = 10, T_SOCK = 12 };
 
@@ -44,57 +47,12 @@ static bool deny_sockets;
 static bool unstable;
 static dev_t listing_dev; /* the device of the directory whose entry is being classified */
 static bool second_pass;
-/* Directories listed, then gone when entered: removed (never listed again)
- * or moved (listed again, walked there); one listed again but never walked
- * moves faster than the walk follows: the jail does not start.  One
- * changed within two ticks of the walk: settle.c (scan_rec_recent). */
-#define SCAN_VANISHED  16
-#define SCAN_RECENT_NS 20000000ULL
 static uint64_t recent;    /* the walk's start, less two ticks */
 static bool relisting;     /* re-reading a directory that changed after the walk read it */
 static bool full, reserve; /* no room for a hit; deny_dir's: the reserve may be used */
 #define SCAN_RESERVE 4     /* hits kept for the collapses' denies */
 
-/* Every directory the walk read, as it was just before it was read: a
- * directory an entry moved into after that (a concurrent jail moving a
- * folder of secrets from a place not read yet into one read already) has
- * another mtime or ctime when the walk is done, and is read again. */
-#define SCAN_DIRS       65536
-#define SCAN_DIR_ARENA  (4 << 20)
-#define SCAN_DIR_HASH   (2 * SCAN_DIRS)
 #define SCAN_VERIFY_MAX 8
-struct dir_rec {
-	uint64_t ino, mtime, ctime, state;
-	uint32_t off; /* path in dir_arena ("" for the project) */
-	uint16_t depth;
-	uint8_t dead;   /* the watcher's: no longer in the tree at that path */
-	uint8_t recent; /* changed within two ticks of the walk */
-};
-/* The index: what one scan table's walk found and recorded.  A launch has
- * one; the watcher one per scan table it serves, switched with
- * scan_index_use() (one inotify instance watches for them all). */
-struct scan_index {
-	struct scan_result result;
-	struct dir_rec dirs[SCAN_DIRS];
-	uint32_t dir_hash[SCAN_DIR_HASH]; /* index + 1, by inode */
-	char dir_arena[SCAN_DIR_ARENA];
-	unsigned n_dirs, n_vanished;
-	uint32_t dir_used;
-	struct scan_links links; /* hits.c's */
-	struct {
-		uint64_t ino;
-		uint8_t seen, walked;
-	} vanished[SCAN_VANISHED];
-};
-/* index0's result and links go unused: the launch's are hits.c's. */
-static struct scan_index index0, *ix = &index0;
-#define dirs       (ix->dirs)
-#define n_dirs     (ix->n_dirs)
-#define dir_used   (ix->dir_used)
-#define dir_arena  (ix->dir_arena)
-#define dir_hash   (ix->dir_hash)
-#define vanished   (ix->vanished)
-#define n_vanished (ix->n_vanished)
 /* One buffer per level (a directory's entries are still being read while
  * its subdirectories are walked); untouched levels cost no memory. */
 static _Alignas(8) char dbuf[AJ_SCAN_DEPTH_MAX][SCAN_BUF];
@@ -223,53 +181,6 @@ static unsigned char type_of(int dfd, const char *name)
 	return S_ISREG(st.st_mode) ? T_REG : T_OTHER;
 }
 
-static uint64_t ns_of(const struct timespec *t)
-{
-	return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
-}
-
-static uint32_t *dir_slot(uint64_t ino)
-{
-	uint32_t h = (uint32_t)(ino * 0x9e3779b97f4a7c15ULL >> 40) & (SCAN_DIR_HASH - 1);
-
-	while (dir_hash[h] && dirs[dir_hash[h] - 1].ino != ino)
-		h = (h + 1) & (SCAN_DIR_HASH - 1);
-	return &dir_hash[h];
-}
-
-static bool indexed(uint64_t ino)
-{
-	uint32_t slot = *dir_slot(ino);
-
-	return slot && !dirs[slot - 1].dead;
-}
-
-/* A directory about to be read (rel, len bytes), as fstat saw it before. */
-static void note_dir(const struct stat *st, size_t len, unsigned depth, uint64_t state)
-{
-	uint32_t *slot = dir_slot(st->st_ino);
-	struct dir_rec *d;
-
-	if (*slot && !dirs[*slot - 1].dead)
-		return; /* the same directory under a second name: a hard link, never */
-	if (n_dirs == SCAN_DIRS || dir_used + len + 1 > sizeof(dir_arena))
-		diep("scan", rel, 0,
-		     "the project has too many directories to check them all for secrets "
-		     "(65536); prune the large trees in the policy ('scan prune')");
-	d = &dirs[n_dirs];
-	d->ino = st->st_ino;
-	d->mtime = ns_of(&st->st_mtim);
-	d->ctime = ns_of(&st->st_ctim);
-	d->state = state;
-	d->depth = (uint16_t)depth;
-	d->dead = 0, d->recent = ns_of(&st->st_ctim) >= recent;
-	d->off = dir_used;
-	memcpy(dir_arena + dir_used, rel, len);
-	dir_arena[dir_used + len] = '\0';
-	dir_used += (uint32_t)len + 1;
-	*slot = ++n_dirs;
-}
-
 static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state);
 
 /* The directory at fd (rel, len bytes) denied whole, the hits below it
@@ -294,14 +205,6 @@ static void deny_dir(int fd, size_t len, uint8_t why)
 		add_hit(fd, NULL, 0, AJ_PATTERN_DENY, T_DIR, why, len);
 		reserve = false;
 	}
-}
-
-static __typeof__(vanished[0]) *vanished_at(uint64_t ino)
-{
-	for (unsigned i = 0; i < n_vanished; i++)
-		if (vanished[i].ino == ino)
-			return &vanished[i];
-	return NULL;
 }
 
 /* A directory of depth components: walked, or at the bound.  ino is what
@@ -330,16 +233,16 @@ static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len
 		 * below the mount. */
 		if (st.st_dev == dev && ino && st.st_ino != ino) {
 			unstable = true;
-		} else if (relisting && indexed(st.st_ino)) {
+		} else if (relisting && scanidx_has(st.st_ino)) {
 			/* read already, and checked again on its own */
 		} else {
 			if (!second_pass)
-				note_dir(&st, len, depth, state);
-			if (n_vanished && vanished_at(st.st_ino))
-				vanished_at(st.st_ino)->walked = 1;
+				scanidx_note(&st, rel, len, depth, state, recent);
+			if (n_vanished && scanidx_vanished(st.st_ino))
+				scanidx_vanished(st.st_ino)->walked = 1;
 			/* Watched before it is read: nothing made in between
 			 * is missed. */
-			if (scan_on_dir && scan_on_dir(fd, *dir_slot(st.st_ino) - 1) < 0)
+			if (scan_on_dir && scan_on_dir(fd, *scanidx_slot(st.st_ino) - 1) < 0)
 				broken = true;
 			walk(fd, st.st_dev, len, depth, state);
 			if (full)
@@ -374,8 +277,8 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
 	uint8_t kind, why;
 
 	listing_dev = dev;
-	if (n_vanished && ino && vanished_at(ino))
-		vanished_at(ino)->seen = 1;
+	if (n_vanished && ino && scanidx_vanished(ino))
+		scanidx_vanished(ino)->seen = 1;
 	if (type == T_UNKNOWN)
 		type = type_of(dfd, name);
 	if (type == T_UNKNOWN)
@@ -484,8 +387,9 @@ static bool verify(int pfd)
 				return false;
 			if (d->dead)
 				continue;
-			d->recent = ns_of(&st.st_ctim) >= recent;
-			if (ns_of(&st.st_mtim) == d->mtime && ns_of(&st.st_ctim) == d->ctime)
+			d->recent = scanidx_ns(&st.st_ctim) >= recent;
+			if (scanidx_ns(&st.st_mtim) == d->mtime &&
+			    scanidx_ns(&st.st_ctim) == d->ctime)
 				continue;
 			fd = i ? openat2_(pfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
 			                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
@@ -497,8 +401,8 @@ static bool verify(int pfd)
 				return false;
 			}
 			changed = true;
-			d->mtime = ns_of(&st.st_mtim);
-			d->ctime = ns_of(&st.st_ctim);
+			d->mtime = scanidx_ns(&st.st_mtim);
+			d->ctime = scanidx_ns(&st.st_ctim);
 			memcpy(rel, p, strlen(p) + 1);
 			relisting = true;
 			walk(fd, st.st_dev, strlen(p), d->depth, d->state);
@@ -552,13 +456,7 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 	 * the start, a few times; a tree that never holds still fails closed. */
 	for (unsigned attempt = 0;; attempt++) {
 		unstable = second_pass = false;
-		/* Emptied slot by slot, the latest first (so that each probe
-		 * still finds its own): the table is mostly untouched memory. */
-		while (n_dirs) {
-			*dir_slot(dirs[n_dirs - 1].ino) = 0;
-			n_dirs--;
-		}
-		dir_used = n_vanished = 0;
+		scanidx_reset();
 		full = false;
 		links_reset();
 		scan->n = scan->used = scan->n_pruned = 0;
@@ -567,13 +465,14 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 
 			syscall(SYS_clock_gettime, CLOCK_REALTIME, &now);
 			syscall(SYS_clock_getres, CLOCK_REALTIME_COARSE, &tick);
-			recent = ns_of(&now) - (ns_of(&tick) < SCAN_RECENT_NS / 2 ? 2 * ns_of(&tick)
-			                                                          : SCAN_RECENT_NS);
+			recent = scanidx_ns(&now) - (scanidx_ns(&tick) < SCAN_RECENT_NS / 2
+			                                 ? 2 * scanidx_ns(&tick)
+			                                 : SCAN_RECENT_NS);
 		}
 		rel[0] = '\0';
 		if (lseek(fd, 0, SEEK_SET))
 			diep("scan", project, errno, NULL);
-		note_dir(st, 0, 0, sc->start);
+		scanidx_note(st, rel, 0, 0, sc->start, recent);
 		if (scan_on_dir && scan_on_dir(fd, 0) < 0)
 			broken = true;
 		walk(fd, st->st_dev, 0, 0, sc->start);
@@ -608,7 +507,7 @@ unsigned scan_dirs(void)
 	return n_dirs;
 }
 
-/* ---- the index the watcher keeps (watch.c) --------------------------------
+/* ---- the index the watcher keeps (watchd.c) -------------------------------
  *
  * The walk's records and hits, kept current event by event: whatever an
  * event names is dropped (with everything below it, for a directory) and
@@ -630,22 +529,6 @@ bool scan_walk(int pfd, const struct aj_variant *v)
 		die("scan", errno, NULL);
 	walk_all(pfd, &st, ".");
 	return !broken;
-}
-
-/* Too many records of directories gone since: a new index packs them. */
-bool scan_full(void)
-{
-	return n_dirs > SCAN_DIRS - SCAN_DIRS / 4 || dir_used > SCAN_DIR_ARENA - SCAN_DIR_ARENA / 4;
-}
-
-bool scan_live(unsigned rec)
-{
-	return rec < n_dirs && !dirs[rec].dead;
-}
-
-bool scan_rec_recent(unsigned rec)
-{
-	return scan_live(rec) && dirs[rec].recent;
 }
 
 bool scan_verify(int pfd)
@@ -739,33 +622,11 @@ int scan_redo(int pfd, unsigned rec, const char *name)
 	return broken ? -1 : gone;
 }
 
-/* ---- more than one index (the watcher's tables) ------------------------- */
-
-size_t scan_index_size(void)
-{
-	return sizeof(struct scan_index);
-}
-
 /* mem: a zeroed scan_index_size() bytes, or NULL for the launch's own;
  * v: the table whose index it is (setup() for the events to come). */
 void scan_index_use(void *mem, const struct aj_variant *v)
 {
-	ix = mem ? mem : &index0;
-	hits_use(mem ? &ix->result : NULL, mem ? &ix->links : NULL);
+	scanidx_use(mem);
 	if (v)
 		(void)setup(v);
-}
-
-uint64_t scan_rec_ino(unsigned rec)
-{
-	return rec < n_dirs ? dirs[rec].ino : 0;
-}
-
-/* The live record of the directory with inode ino, or -1: not in this
- * index (pruned, covered, gone). */
-int scan_rec_by_ino(uint64_t ino)
-{
-	uint32_t slot = *dir_slot(ino);
-
-	return slot && !dirs[slot - 1].dead ? (int)slot - 1 : -1;
 }

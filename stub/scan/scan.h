@@ -61,7 +61,7 @@ void hits_use(struct scan_result *r, struct scan_links *l); /* NULL: the launch'
 void scan_project(const char *project, const struct aj_variant *v);
 unsigned scan_dirs(void);
 void scan_guards(int project_fd, const struct aj_variant *v);
-/* The index the watcher keeps (scan.c's records and hits, watch.c). */
+/* The index the watcher keeps (scanidx.c's records and hits.c's hits, watchd.c). */
 extern int (*scan_on_dir)(int fd, unsigned rec);
 /* The fallback's record of the project's secrets: is this entry one?
  * (ino 0: not known from the listing.) */

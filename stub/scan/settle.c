@@ -1,6 +1,6 @@
 /* settle.c: the project's scan for a launch (the walk, then what it
  * could not trust), and the inotify watches and events that keep the
- * walk's index current, in a launch and in the watcher (watch.c).
+ * walk's index current, in a launch and in the watcher (watchd.c).
  *
  * A directory's times come from a coarse clock: a folder moved out of a
  * directory and back into it within one tick leaves both as they were,

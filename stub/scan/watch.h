@@ -1,0 +1,102 @@
+/* watch.h: what the launch (watch.c), the watcher (watchd.c) and what
+ * both use (watchtab.c) share, and no other file: the socket's messages,
+ * the scan table flattened, the key and the runtime directory.  The rest
+ * of the stub knows the watcher by stub.h's watch_ask() and watch_scan().
+ * The files call each other one way: watch.c -> watchd.c -> watchtab.c. */
+#ifndef AJ_STUB_WATCH_H
+#define AJ_STUB_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "scan/scan.h"
+
+#define WATCH_MAGIC      0x32776a61u /* "ajw2" */
+#define WATCH_WAIT_MS    5000
+#define WATCH_MIN        1000
+#define WATCH_IDLE       900
+#define WATCH_SLOW_NS    10000000ULL /* a walk of 10 ms */
+#define WATCH_SHARE      10          /* percent of max_user_watches, all watchers together */
+#define WATCH_TABLES     8           /* scan tables one watcher serves */
+#define WATCH_TABLE_MAX  65536       /* a flattened table's bytes */
+#define WATCH_STEPS      2048        /* its steps, floating and anchored */
+#define WATCH_LABELS     96 /* "jail-npm/lockdown …": who used a table, for the listing */
+#define WATCH_STATE_SIZE 1024
+
+enum { ANS_OK = 0, ANS_WALK = 1 };
+enum { OP_ASK = 0, OP_YIELD = 1 };
+
+struct watch_req {
+	uint32_t magic, op;
+	uint64_t dev, ino;
+	char key[24];
+	char label[40]; /* the stub and mode, for aijail-status --watchers */
+	uint32_t tlen, pad;
+	/* tlen bytes follow: the scan table, flattened */
+};
+
+struct watch_ans {
+	uint32_t magic, status;
+	uint64_t dev, ino;
+	uint32_t n, used;
+};
+
+/* A scan table flattened: the header, the steps (floating, then
+ * anchored), the byte sets, then the steps' strings, each NUL-ended. */
+struct wt_hdr {
+	uint32_t len;
+	uint16_t n_floating;
+	uint8_t n_steps, n_sets, depth, bound, deny_sockets, pad;
+	uint64_t start;
+};
+struct wt_step {
+	uint8_t op, flags, kind, first, min, max, la, lb;
+	uint64_t next;
+	uint16_t pattern, pad;
+	uint32_t a, b; /* offsets of the strings */
+};
+
+/* The watcher's copy of one table. */
+struct wt_table {
+	struct aj_scan sc;
+	struct aj_variant v;
+	struct aj_step steps[WATCH_STEPS];
+	uint32_t len;
+	bool ready;
+	char labels[WATCH_LABELS];
+	_Alignas(8) uint8_t blob[WATCH_TABLE_MAX];
+	/* then the index, scan_index_size() bytes */
+};
+
+/* watchtab.c: the state a launch sets up and the watcher it forks
+ * inherits. */
+extern char wt_key[24]; /* "w-" and 16 hex digits: the project, in this mount namespace */
+extern int wt_rdir;     /* the runtime directory, O_PATH */
+extern uint64_t wt_proj_dev, wt_proj_ino;
+extern const char *wt_why_no_dir;
+extern bool wt_dir_absent; /* not made yet (a launch makes it when it marks a project) */
+extern char wt_label[40];
+extern uint8_t wt_flat[WATCH_TABLE_MAX]; /* this launch's table, flattened */
+extern uint32_t wt_flat_len;
+struct sockaddr_un;
+unsigned wt_env_num(const char *name, unsigned dflt);
+uint64_t wt_now_ns(void);
+void wt_key_name(char *buf, const char *k, const char *suffix);
+void wt_sun_of(struct sockaddr_un *a, const char *k);
+int wt_runtime_dir(bool make);
+bool wt_make_key(void);
+bool wt_flatten(const struct aj_variant *v);
+bool wt_unflatten(struct wt_table *t);
+bool wt_peer_ok(int s);
+unsigned wt_limit(void);
+unsigned wt_num(const char *s);
+long wt_marked(void);
+bool wt_get(int s, void *buf, size_t n);
+
+/* watchd.c: the watcher's entry point, in the second child of the
+ * launch's fork (watch.c's spawn()). */
+noreturn void watchd_main(void);
+
+#endif

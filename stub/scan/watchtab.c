@@ -1,0 +1,424 @@
+/* watchtab.c: what the launch (watch.c) and the watcher (watchd.c) both
+ * use: the runtime directory, the key, the socket's names and peers, the
+ * mark a large walk leaves, and the scan table flattened and back.  Below
+ * both, so that neither file calls the other back; the watcher is forked
+ * from the launch and inherits this file's state (the key, the runtime
+ * directory, the launch's table flattened).  watch.c's first comment
+ * tells the whole story. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+
+#include "scan/watch.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+/* The stub's sources (the Makefile's hash of them): a watcher forked
+ * from another build classifies as that build did, so it is not asked. */
+#ifndef AJ_WATCH_BUILD
+#define AJ_WATCH_BUILD 0ULL
+#endif
+
+char wt_key[24];
+int wt_rdir = -1;
+uint64_t wt_proj_dev, wt_proj_ino;
+const char *wt_why_no_dir;
+bool wt_dir_absent;
+char wt_label[40];
+_Alignas(8) uint8_t wt_flat[WATCH_TABLE_MAX];
+uint32_t wt_flat_len;
+
+unsigned wt_env_num(const char *name, unsigned dflt)
+{
+	const char *s = getenv(name);
+	unsigned long n = 0;
+
+	if (!s || !*s)
+		return dflt;
+	for (; *s >= '0' && *s <= '9'; s++)
+		n = n * 10 + (unsigned)(*s - '0');
+	return *s || n > 100000000 ? dflt : (unsigned)n;
+}
+
+uint64_t wt_now_ns(void)
+{
+	struct timespec t;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The key's file with suffix, in the runtime directory. */
+void wt_key_name(char *buf, const char *k, const char *suffix)
+{
+	memcpy(buf, k, 18);
+	memcpy(buf + 18, suffix, strlen(suffix) + 1);
+}
+
+void wt_sun_of(struct sockaddr_un *a, const char *k)
+{
+	size_t n;
+
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	memcpy(a->sun_path, "/proc/self/fd/", 14);
+	n = 14 + fmt_u(a->sun_path + 14, (unsigned)wt_rdir);
+	a->sun_path[n++] = '/';
+	wt_key_name(a->sun_path + n, k, ".sock");
+}
+
+/* Ours, and nobody else can put anything in it or take it away: owned by
+ * us, writable by no one else (private: nor readable, nor searchable). */
+static bool ours(int fd, bool private)
+{
+	struct stat st;
+
+	return fd >= 0 && !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+	       !(st.st_mode & (private ? 077 : 022));
+}
+
+/* name in dir, a directory of ours (made 0700 when make), or -1. */
+static int sub_dir(int dir, const char *name, bool make, bool private)
+{
+	int fd;
+
+	if (dir < 0)
+		return -1;
+	if (make)
+		(void)mkdirat(dir, name, 0700);
+	fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	wt_dir_absent = fd < 0 && errno == ENOENT && !make;
+	close(dir);
+	if (ours(fd, private))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Where the sockets live: somewhere only the caller can make, so that no
+ * one else can take the name first.  $XDG_RUNTIME_DIR/aijail when that is
+ * a private directory of the caller's, else $XDG_CACHE_HOME/aijail/run or
+ * $HOME/.cache/aijail/run, each step a directory of the caller's that no
+ * one else may write, the last two 0700.  Never a name in a shared
+ * directory (/tmp): another user could make it first.  Made only when a
+ * project is marked (make): where none exists, no watcher can. */
+int wt_runtime_dir(bool make)
+{
+	const char *x = getenv("XDG_RUNTIME_DIR"), *c = getenv("XDG_CACHE_HOME");
+	const char *h = getenv("HOME");
+	int fd;
+
+	if (x && x[0] == '/') {
+		fd = open(x, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (ours(fd, true))
+			return sub_dir(fd, "aijail", make, true);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (c && c[0] == '/') {
+		fd = open(c, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (!ours(fd, false)) {
+			wt_why_no_dir =
+			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
+			    "$XDG_CACHE_HOME is not a directory of the caller's that only the "
+			    "caller may write";
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+	} else {
+		fd = h && h[0] == '/' ? open(h, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		if (!ours(fd, false)) {
+			wt_why_no_dir =
+			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
+			    "$HOME is not a directory of the caller's that only the caller may "
+			    "write";
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		fd = sub_dir(fd, ".cache", make, false);
+		if (fd < 0) {
+			wt_why_no_dir =
+			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
+			    "$HOME/.cache is not a directory of the caller's that only the "
+			    "caller may write";
+			return -1;
+		}
+	}
+	fd = sub_dir(fd, "aijail", make, true);
+	if (fd >= 0)
+		fd = sub_dir(fd, "run", make, true);
+	if (fd < 0)
+		wt_why_no_dir =
+		    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and the "
+		    "cache's aijail/run is not a directory of the caller's alone (0700)";
+	return fd;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	for (const unsigned char *c = p; n--; c++)
+		h = (h ^ *c) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Which watcher answers this launch: the project, in this mount
+ * namespace, for this uid and this build of the stub's code.  Not the
+ * stub, the policy or the mode: the table travels with the question. */
+bool wt_make_key(void)
+{
+	struct stat pst, mst;
+	uint64_t h = 0xcbf29ce484222325ULL, x[7];
+	static const char hex[] = "0123456789abcdef";
+
+	if (stat(".", &pst) || stat("/proc/self/ns/mnt", &mst))
+		return false;
+	wt_proj_dev = pst.st_dev;
+	wt_proj_ino = pst.st_ino;
+	x[0] = pst.st_dev;
+	x[1] = pst.st_ino;
+	x[2] = AJ_WATCH_BUILD;
+	x[3] = AJ_ABI;
+	x[4] = getuid();
+	x[5] = mst.st_ino; /* a watcher sees the mounts of its own namespace */
+	x[6] = mst.st_dev;
+	h = fnv(h, x, sizeof(x));
+	memcpy(wt_key, "w-", 2);
+	for (unsigned i = 0; i < 16; i++)
+		wt_key[2 + i] = hex[(h >> (60 - 4 * i)) & 15];
+	wt_key[18] = '\0';
+	return true;
+}
+
+/* ---- the scan table, flattened and back --------------------------------- */
+
+static bool put(uint32_t *at, const void *p, size_t n)
+{
+	if (*at + n > sizeof(wt_flat))
+		return false;
+	memcpy(wt_flat + *at, p, n);
+	*at += (uint32_t)n;
+	return true;
+}
+
+bool wt_flatten(const struct aj_variant *v)
+{
+	const struct aj_scan *sc = v->scan;
+	unsigned n = sc->n_floating + sc->n_steps;
+	uint32_t at = sizeof(struct wt_hdr) + n * sizeof(struct wt_step), s;
+	struct wt_hdr h = {
+	    .n_floating = sc->n_floating,
+	    .n_steps = sc->n_steps,
+	    .n_sets = sc->n_sets,
+	    .depth = sc->depth,
+	    .bound = sc->bound,
+	    .deny_sockets = v->network != AJ_NET_HOST,
+	    .start = sc->start,
+	};
+
+	if (n > WATCH_STEPS || !put(&at, sc->sets, sc->n_sets * 32u))
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		const struct aj_step *st =
+		    i < sc->n_floating ? &sc->floating[i] : &sc->steps[i - sc->n_floating];
+		struct wt_step w = {
+		    .op = st->op,
+		    .flags = st->flags,
+		    .kind = st->kind,
+		    .first = st->first,
+		    .min = st->min,
+		    .max = st->max,
+		    .la = st->la,
+		    .lb = st->lb,
+		    .next = st->next,
+		    .pattern = st->pattern,
+		};
+
+		w.a = at;
+		if (!put(&at, st->a ? st->a : "", st->a ? strlen(st->a) + 1 : 1))
+			return false;
+		w.b = at;
+		if (!put(&at, st->b ? st->b : "", st->b ? strlen(st->b) + 1 : 1))
+			return false;
+		s = sizeof(h) + i * sizeof(w);
+		memcpy(wt_flat + s, &w, sizeof(w));
+	}
+	h.len = at;
+	memcpy(wt_flat, &h, sizeof(h));
+	wt_flat_len = at;
+	return true;
+}
+
+static const char *str_at(const uint8_t *b, uint32_t len, uint32_t off, size_t *l)
+{
+	const uint8_t *z;
+
+	if (off >= len || !(z = memchr(b + off, 0, len - off)))
+		return NULL;
+	*l = (size_t)(z - (b + off));
+	return (const char *)b + off;
+}
+
+/* A table from a launch of ours, checked so that no step reads past its
+ * strings or sets, nor names a step that is not there. */
+bool wt_unflatten(struct wt_table *t)
+{
+	struct wt_hdr h;
+	unsigned n;
+	uint32_t sets;
+	uint64_t all;
+
+	if (t->len < sizeof(h))
+		return false;
+	memcpy(&h, t->blob, sizeof(h));
+	n = h.n_floating + h.n_steps;
+	sets = sizeof(h) + n * sizeof(struct wt_step);
+	if (h.len != t->len || n > WATCH_STEPS || h.n_steps > AJ_SCAN_STEPS || !h.depth ||
+	    h.depth > AJ_SCAN_DEPTH_MAX || sets + h.n_sets * 32u > t->len)
+		return false;
+	all = h.n_steps == 64 ? ~0ULL : (1ULL << h.n_steps) - 1;
+	if (h.start & ~all)
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		struct wt_step w;
+		struct aj_step *st = &t->steps[i];
+		size_t la, lb;
+
+		memcpy(&w, t->blob + sizeof(h) + i * sizeof(w), sizeof(w));
+		*st = (struct aj_step){
+		    .op = w.op,
+		    .flags = w.flags,
+		    .kind = w.kind,
+		    .first = w.first,
+		    .min = w.min,
+		    .max = w.max,
+		    .la = w.la,
+		    .lb = w.lb,
+		    .next = w.next,
+		    .pattern = w.pattern,
+		};
+		st->a = str_at(t->blob, t->len, w.a, &la);
+		st->b = str_at(t->blob, t->len, w.b, &lb);
+		if (!st->a || !st->b || la < w.la || lb < w.lb || w.kind > AJ_PATTERN_DENY ||
+		    !w.op || w.op > AJ_NAME_GLOBSTAR || (w.next & ~all) ||
+		    (w.op <= AJ_NAME_AFFIX && w.la + w.lb > w.min))
+			return false;
+		if (w.op == AJ_NAME_GLOB)
+			for (const uint8_t *p = (const uint8_t *)st->a; *p; p++)
+				if ((*p == AJ_TOK_SET || *p == AJ_TOK_LIT) &&
+				    (!p[1] || (*p == AJ_TOK_SET && p[1] > h.n_sets) || !*++p))
+					return false;
+	}
+	t->sc = (struct aj_scan){
+	    .floating = t->steps,
+	    .steps = t->steps + h.n_floating,
+	    .sets = h.n_sets ? t->blob + sets : NULL,
+	    .start = h.start,
+	    .n_floating = h.n_floating,
+	    .n_steps = h.n_steps,
+	    .n_sets = h.n_sets,
+	    .depth = h.depth,
+	    .bound = h.bound,
+	};
+	t->v.scan = &t->sc;
+	t->v.network = h.deny_sockets ? AJ_NET_NONE : AJ_NET_HOST;
+	return true;
+}
+
+/* ---- both ends of the socket --------------------------------------------- */
+
+static bool same_ns(pid_t pid, const char *ns)
+{
+	char p[64] = "/proc/", s[64] = "/proc/self/ns/";
+	struct stat a, b;
+	size_t n = 6 + fmt_u(p + 6, (unsigned)pid);
+
+	memcpy(p + n, "/ns/", 4);
+	memcpy(p + n + 4, ns, strlen(ns) + 1);
+	memcpy(s + 14, ns, strlen(ns) + 1);
+	return !stat(p, &a) && !stat(s, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+/* The other end is a process of ours in our own user, pid and mount
+ * namespaces, and still the one that holds the socket when looked at:
+ * the watcher, for a launch or for a watcher asking it to give way. */
+bool wt_peer_ok(int s)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	int pidfd = -1;
+	bool ok;
+
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &l) || cr.uid != getuid() || cr.pid <= 0)
+		return false;
+	l = sizeof(pidfd);
+	if (getsockopt(s, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &l) || pidfd < 0)
+		return false;
+	ok = same_ns(cr.pid, "user") && same_ns(cr.pid, "pid") && same_ns(cr.pid, "mnt") &&
+	     !syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
+	close(pidfd);
+	return ok;
+}
+
+/* The share of the user's inotify watches all watchers may hold. */
+unsigned wt_limit(void)
+{
+	char b[24];
+	unsigned long n = 0;
+	unsigned share = wt_env_num("AIJAIL_WATCH_SHARE", WATCH_SHARE);
+	int fd;
+	size_t r;
+
+	if (getenv("AIJAIL_WATCH_LIMIT"))
+		return wt_env_num("AIJAIL_WATCH_LIMIT", 0);
+	fd = open("/proc/sys/fs/inotify/max_user_watches", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	r = fd_read(fd, b, sizeof(b) - 1);
+	close(fd);
+	b[r] = '\0';
+	for (char *p = b; *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + (unsigned)(*p - '0');
+	if (!share || share > 100)
+		share = WATCH_SHARE;
+	return (unsigned)(n * share / 100);
+}
+
+unsigned wt_num(const char *s)
+{
+	unsigned long n = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++)
+		n = n * 10 + (unsigned)(*s - '0');
+	return n > 0xffffffffUL ? 0xffffffffU : (unsigned)n;
+}
+
+/* The mark a large walk left: the directories it read (the watches the
+ * project needs), or -1: none. */
+long wt_marked(void)
+{
+	char lock[64], b[16];
+	int fd;
+	size_t r;
+
+	wt_key_name(lock, wt_key, ".lock");
+	fd = openat(wt_rdir, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = fd_read(fd, b, sizeof(b) - 1);
+	close(fd);
+	b[r] = '\0';
+	return wt_num(b);
+}
+
+bool wt_get(int s, void *buf, size_t n)
+{
+	return fd_read(s, buf, n) == n;
+}
