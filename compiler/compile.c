@@ -21,7 +21,6 @@
 #include <string.h>
 
 static const char *const net_names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
-static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
 
 /* One mode block of a policy, lowered. */
 struct mode_block {
@@ -191,7 +190,7 @@ static bool check_mode_order(const struct compiled *c)
 			const char *why = NULL;
 			for (int t = 0; t < AJ_TOGGLE_COUNT && !why; t++)
 				if (more & AJ_TOGGLE_BIT(t))
-					why = xprintf("it turns %s on", toggle_names[t]);
+					why = xprintf("it turns %s on", aj_toggle_names[t]);
 			if (!why && s->network > w->network)
 				why =
 				    xprintf("its network is %s, mode '%s' has %s",

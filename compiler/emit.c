@@ -2,6 +2,7 @@
 #include "emit.h"
 #include "bounds.h"
 #include "diag.h"
+#include "follow.h"
 #include "sha256.h"
 #include "sysnames.h"
 #include "toggles.h"
@@ -195,8 +196,8 @@ static char *summary(const struct variant *v)
 }
 
 /* A policy's tmpfs is a scratch directory of the root (AJ_MOUNT_SCRATCH)
- * unless its path is below another mount of the variant that is not a
- * tmpfs of ours: a bind, /dev or /proc.  Below a tmpfs it is scratch too,
+ * unless its path is below another mount of the variant that is a tree of
+ * its own (AJ_OP_TREE: a bind, /dev or /proc).  Below a tmpfs it is scratch too,
  * a directory of that one.  A path with a variable may still land below a
  * bind at run time ($HOME below /opt): the stub checks that case itself. */
 static int mount_op(const struct variant *v, const struct m_mount *m)
@@ -206,8 +207,7 @@ static int mount_op(const struct variant *v, const struct m_mount *m)
 	for (size_t i = 0; i < v->mounts.n; i++) {
 		const struct m_mount *o = &v->mounts.v[i];
 		size_t n = strlen(o->path.text);
-		if (o->op != AJ_MOUNT_RO && o->op != AJ_MOUNT_RW && o->op != AJ_MOUNT_DEV &&
-		    o->op != AJ_MOUNT_PROC)
+		if (!aj_op_is((unsigned)o->op, AJ_OP_TREE))
 			continue;
 		if (strncmp(m->path.text, o->path.text, n) == 0 && m->path.text[n] == '/')
 			return AJ_MOUNT_TMPFS;
@@ -422,6 +422,12 @@ static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bo
 	return xstrdup(array(o, "struct aj_scan", b, 1));
 }
 
+/* array() for follow.c, which names the followed tool's rows by it. */
+static const char *follow_array(void *o, const char *type, const char *body, size_t n)
+{
+	return array(o, type, body, n);
+}
+
 static void emit_variant(struct out *o, size_t idx, char **init)
 {
 	const struct variant *v = &o->c->variants.v[idx];
@@ -492,14 +498,15 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	                  array(o, "uint16_t", xprintf("\t%s\n", b), v->refused.n), v->refused.n,
 	                  lit(names))
 	        : "";
+	const char *follow = follow_init(v->n_hosts ? v->follow : AJ_FOLLOW_NONE, follow_array, o);
 	b = xstrdup("");
 	for (int i = 0; i < v->n_hosts; i++)
 		b = append(b, "\t%s,\n", lit(v->hosts[i]));
 	const char *hosts =
 	    v->n_hosts
-	        ? xprintf("\t\t.hosts = %s, .n_hosts = %d, .n_followed = %d, .follow = %d,\n",
+	        ? xprintf("\t\t.hosts = %s, .n_hosts = %d, .n_followed = %d, .follow = %s,\n",
 	                  array(o, "char *const", b, (size_t)v->n_hosts), v->n_hosts, v->n_followed,
-	                  v->follow)
+	                  follow)
 	        : "";
 	const char *memory = v->memory & AJ_MEMORY_PERCENT
 				     ? xprintf("AJ_MEMORY_PERCENT | %llu,",

@@ -1,6 +1,7 @@
 /* mounts.c: the mount table.  Each op of AJ_MOUNT_OPS is described once,
  * in forms[]: how a policy writes it and what Landlock grants beneath it;
- * a new op is a line there (and the stub's case for it). */
+ * a new op is a line there (and its row in AJ_MOUNT_OPS, which says what
+ * it makes, for the stub). */
 #include "mounts.h"
 #include "args.h"
 #include "diag.h"
@@ -8,8 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const op_names[AJ_MOUNT_OP_COUNT] = {AJ_MOUNT_OPS(AJ_NAME_ITEM)};
 
 enum mount_syntax {
 	MOUNT_NOT_WRITTEN, /* only a toggle adds it */
@@ -111,7 +110,7 @@ static bool lower_paths(struct lowering *lw, const struct stmt *s)
 	for (int op = 1; op < AJ_MOUNT_OP_COUNT; op++)
 		if (forms[op].syntax == MOUNT_PATHS)
 			snprintf(usage + strlen(usage), sizeof(usage) - strlen(usage), "%s%s",
-			         usage[0] ? "|" : "", op_names[op]);
+			         usage[0] ? "|" : "", aj_mount_ops[op].name);
 	if (!want_args(s, 1, -1, xprintf("%s PATH…;", usage)))
 		return false;
 	bool ok = true;
@@ -132,7 +131,7 @@ static bool lower_paths(struct lowering *lw, const struct stmt *s)
 			error_at(&a->loc,
 			         "'%s $HOME' would expose the whole home directory; name the "
 			         "directories the tool needs",
-			         op_names[one.op]);
+			         aj_mount_ops[one.op].name);
 			ok = false;
 			continue;
 		}
@@ -171,7 +170,7 @@ static bool lower_link(struct lowering *lw, const struct stmt *s)
 static bool lower_fixed(struct lowering *lw, const struct stmt *s)
 {
 	const struct mount_form *f = &forms[lw->arg];
-	const char *name = op_names[lw->arg];
+	const char *name = aj_mount_ops[lw->arg].name;
 	struct m_mount m = {.op = lw->arg, .mode = f->mode, .loc = s->loc};
 	if (f->word) {
 		if (!want_args(s, 1, 1, xprintf("%s %s;", name, f->word)) ||

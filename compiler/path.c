@@ -9,7 +9,6 @@
 #include <string.h>
 
 static const char *const var_names[AJ_VAR_COUNT] = AJ_VAR_NAMES;
-static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
 
 /* A policy names every variable but those a toggle brings (toggles.c). */
 static void unknown_variable(const char *var, const struct loc *loc)
@@ -61,8 +60,8 @@ bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m
 				out->var = i;
 		if (out->var && toggle_of_var(out->var) >= 0) {
 			error_at(loc, "$%s belongs to the '%s' toggle: write '%s on;'", var,
-			         toggle_names[toggle_of_var(out->var)],
-			         toggle_names[toggle_of_var(out->var)]);
+			         aj_toggle_names[toggle_of_var(out->var)],
+			         aj_toggle_names[toggle_of_var(out->var)]);
 			return false;
 		}
 		if (!out->var) {

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 17
+#define AJ_ABI 18
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -100,20 +100,69 @@ struct aj_path {
  *   PROC     a fresh procfs of the new pid namespace
  *   DEVICE   bind device nodes: the last component of path may be a glob
  * A policy's tmpfs is SCRATCH unless its path is below another bind, /dev
- * or /proc of the variant (compiler/emit.c); both are named tmpfs, as the
- * policy writes them.  The names are --jail-explain's (a policy spells ro
- * and rw with ? and +). */
+ * or /proc of the variant (compiler/emit.c).  The names are
+ * --jail-explain's, and the policy's words for the ops a policy writes (it
+ * spells ro and rw with ? and +; SCRATCH and DEVICE it never writes).
+ *
+ * X(ID, NAME, MAKE, IS): what each op makes (enum aj_mount_make), and what
+ * it is (AJ_OP_*), which is all the plan (stub/root/mount_plan.c), the
+ * fallback and --jail-explain ask of an op: they dispatch on MAKE and test
+ * IS, never name an op, so that a new op is one line here when it makes
+ * what another makes, and a new MAKE a case where the switches say. */
 #define AJ_MOUNT_OPS(X)                                                                            \
-	X(AJ_MOUNT_RO, "ro")                                                                       \
-	X(AJ_MOUNT_RW, "rw")                                                                       \
-	X(AJ_MOUNT_TMPFS, "tmpfs")                                                                 \
-	X(AJ_MOUNT_SCRATCH, "tmpfs")                                                               \
-	X(AJ_MOUNT_LINK, "link")                                                                   \
-	X(AJ_MOUNT_DEV, "dev")                                                                     \
-	X(AJ_MOUNT_PROC, "proc")                                                                   \
-	X(AJ_MOUNT_DEVICE, "device")
+	X(AJ_MOUNT_RO, "ro", AJ_MAKE_BIND, AJ_OP_TREE)                                             \
+	X(AJ_MOUNT_RW, "rw", AJ_MAKE_BIND, AJ_OP_TREE | AJ_OP_WRITES)                              \
+	X(AJ_MOUNT_TMPFS, "tmpfs", AJ_MAKE_TMPFS, 0)                                               \
+	X(AJ_MOUNT_SCRATCH, "scratch", AJ_MAKE_TMPFS, AJ_OP_ROOT_DIR)                              \
+	X(AJ_MOUNT_LINK, "link", AJ_MAKE_LINK, 0)                                                  \
+	X(AJ_MOUNT_DEV, "dev", AJ_MAKE_DEV, AJ_OP_TREE | AJ_OP_ROOT_DIR)                           \
+	X(AJ_MOUNT_PROC, "proc", AJ_MAKE_PROC, AJ_OP_TREE)                                         \
+	X(AJ_MOUNT_DEVICE, "device", AJ_MAKE_NODES, 0)
 
 enum aj_mount_op { AJ_MOUNT_NONE = 0, AJ_MOUNT_OPS(AJ_ENUM_ITEM) AJ_MOUNT_OP_COUNT };
+
+/* What an op makes at its path.  Without namespaces (the fallback) nothing
+ * is mounted, and only what is the host's gets a Landlock rule: a bind's
+ * source, the host's nodes that DEV names, the host's /proc. */
+enum aj_mount_make {
+	AJ_MAKE_NONE = 0, /* no op: the table is another stub's */
+	AJ_MAKE_BIND,     /* the host path, bound: its Landlock rule goes on the bind itself */
+	AJ_MAKE_TMPFS,    /* a fresh, empty tmpfs (or a directory of the root: AJ_OP_ROOT_DIR) */
+	AJ_MAKE_LINK,     /* a symbolic link */
+	AJ_MAKE_DEV,      /* a minimal /dev */
+	AJ_MAKE_PROC,     /* a procfs */
+	AJ_MAKE_NODES,    /* the host's device nodes, bound, under DEV's rule */
+};
+
+#define AJ_OP_WRITES   0x01 /* a bind the jail writes the host's tree through (else read-only) */
+#define AJ_OP_TREE     0x02 /* a tree not of the root's tmpfs: a tmpfs below it is one of its own */
+#define AJ_OP_ROOT_DIR 0x04 /* a directory of the root's tmpfs where Landlock confines it */
+
+struct aj_mount_op_info {
+	const char *name;
+	uint8_t make; /* enum aj_mount_make */
+	uint8_t is;   /* AJ_OP_* */
+};
+
+/* [op]: defined once in each program (AJ_TABLE_DEFINE below). */
+extern const struct aj_mount_op_info aj_mount_ops[AJ_MOUNT_OP_COUNT];
+
+/* An op's row; AJ_MOUNT_NONE's (no name, AJ_MAKE_NONE) for a number that
+ * is no op. */
+static inline const struct aj_mount_op_info *aj_op(unsigned op)
+{
+	return &aj_mount_ops[op < AJ_MOUNT_OP_COUNT ? op : AJ_MOUNT_NONE];
+}
+
+static inline int aj_op_is(unsigned op, unsigned is)
+{
+	return (aj_op(op)->is & is) != 0;
+}
+
+static inline int aj_op_binds(unsigned op)
+{
+	return aj_op(op)->make == AJ_MAKE_BIND;
+}
 
 #define AJ_MOUNT_OPTIONAL 0x01 /* skip silently when the host path is missing */
 #define AJ_MOUNT_CREATE   0x02 /* create the host directory (as the caller) when missing */
@@ -311,7 +360,8 @@ enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
 
 /* 'network allow follow TOOL': the registry that the tool's own
  * configuration names at run time replaces the statement's hosts (its
- * documented default); stub/egress/proxy.c reads it. */
+ * documented default); stub/egress/egress.c reads where, from the
+ * variant's rows (aj_variant.follow). */
 #define AJ_FOLLOWS(X)                                                                              \
 	X(AJ_FOLLOW_NONE, "")                                                                      \
 	X(AJ_FOLLOW_NPM, "npm")                                                                    \
@@ -320,6 +370,47 @@ enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
 	X(AJ_FOLLOW_CARGO, "cargo")
 
 enum aj_follow { AJ_FOLLOWS(AJ_ENUM_ITEM) AJ_FOLLOW_COUNT };
+
+/* Where the followed tool names its registry, as the compiler knows it
+ * (compiler/follow.c) and emits it for the variants that follow the tool:
+ * its variables, read first, then its files below $HOME.  The stub reads
+ * nothing else of the tool's: in a file, only the lines "key = value"
+ * whose key is listed, the value a URL whose host is allowed.  .replaces:
+ * the value is the registry itself, whose host replaces the tool's
+ * default hosts (the first one found holds, as the tool reads them); else
+ * one more registry. */
+struct aj_follow_env {
+	const char *name; /* its value: URLs, one space between, each "[NAME=]URL" */
+	uint8_t replaces;
+};
+
+struct aj_follow_key {
+	const char *section; /* only in a section ("[x]", "[[x]]") so named, or whose
+	                      * name starts so when it ends with '.'; NULL: any */
+	const char *key;
+	uint8_t replaces;
+	uint8_t suffix; /* a key that ends so ("@scope:registry"), not only this one */
+};
+
+/* A file at dir_env's value, when that is an absolute path, else at $HOME
+ * and home_dir (empty: $HOME itself), then tail. */
+struct aj_follow_file {
+	const char *dir_env; /* NULL: always below $HOME */
+	const char *home_dir;
+	const char *tail;
+	/* The variable that hands a registry only this file named to the tool,
+	 * whose own $HOME in the jail is empty (NULL: none). */
+	const char *var;
+};
+
+struct aj_follow_conf {
+	const struct aj_follow_env *envs;
+	const struct aj_follow_key *keys;
+	const struct aj_follow_file *files;
+	uint8_t n_envs;
+	uint8_t n_keys;
+	uint8_t n_files;
+};
 
 /* A span of environment patterns, shared like the mount spans: a
  * variant's keep (or drop) list is the concatenation of its spans.  A
@@ -389,6 +480,9 @@ struct aj_filter {
 
 enum aj_toggle { AJ_TOGGLES(AJ_ENUM_ITEM) AJ_TOGGLE_COUNT };
 
+/* [toggle]: as a policy and the command line switch it (AJ_TABLE_DEFINE). */
+extern const char *const aj_toggle_names[AJ_TOGGLE_COUNT];
+
 #define AJ_TOGGLE_BIT(t) (1u << (t)) /* aj_variant.features */
 
 /* The compiler's names of the bits (compiler/model.c). */
@@ -437,6 +531,8 @@ struct aj_variant {
 	/* 'network allow': the hosts, and which of them a followed tool's
 	 * configured registry replaces (the first n_followed). */
 	const char *const *hosts;
+	/* Where the followed tool names its registry (NULL: no tool is). */
+	const struct aj_follow_conf *follow;
 	/* The calls a run reports (AJ_ERRNO_QUIET above), by number, and
 	 * their names in the same order, one space between. */
 	const uint16_t *refused;
@@ -462,7 +558,6 @@ struct aj_variant {
 	uint8_t network;  /* enum aj_network */
 	uint8_t n_hosts;
 	uint8_t n_followed; /* hosts[0 .. n_followed) are the followed tool's default */
-	uint8_t follow;     /* enum aj_follow */
 	uint8_t landlock; /* enum aj_landlock_level */
 	uint8_t landlock_min_abi;
 	uint8_t features; /* AJ_FEATURE_* switched on */
@@ -512,5 +607,16 @@ struct aj_policy {
 	 * as the compiler emitted them, and which compiler (--jail-version). */
 	const char *identity;
 };
+
+/* The contract's own tables, defined by the one file of each program that
+ * defines AJ_TABLE_DEFINE before it includes this header (the stub's
+ * stub/base/contract.c, the compiler's compiler/contract.c): their rows
+ * are the lists above, written once. */
+#ifdef AJ_TABLE_DEFINE
+#define AJ_MOUNT_OP_INFO_ITEM(id, name, make, is) [id] = {name, make, is},
+const struct aj_mount_op_info aj_mount_ops[AJ_MOUNT_OP_COUNT] = {
+    AJ_MOUNT_OPS(AJ_MOUNT_OP_INFO_ITEM)};
+const char *const aj_toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
+#endif
 
 #endif

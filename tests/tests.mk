@@ -27,10 +27,10 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 TEST_STUB_env_SRC := stub/base/glob.c stub/variant/vars.c stub/base/out.c
 TEST_STUB_gitindex_SRC := stub/base/out.c
 TEST_STUB_summary_SRC := stub/base/out.c
-TEST_STUB_mount_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c
-TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c
+TEST_STUB_mount_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
+TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c
 TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
-TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c
+TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
 # A compiler test may name stub sources too: the lowered mask matcher runs
 # in the stub's own code against the reference glob.
 TEST_test_compiler_match_SRC := stub/scan/match.c stub/base/glob.c

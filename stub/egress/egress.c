@@ -74,70 +74,15 @@ const struct aj_variant *proxy_apply(const struct aj_variant *v)
 	if (v->network < AJ_NET_ALLOW && (v->flags & AJ_VARIANT_NET_FIXED))
 		diep("use", extra_opt[0], 0, "this mode takes the network away");
 	custom = *v;
-	if (v->network != AJ_NET_ALLOW)
-		custom.n_hosts = custom.n_followed = custom.follow = 0;
+	if (v->network != AJ_NET_ALLOW) {
+		custom.n_hosts = custom.n_followed = 0;
+		custom.follow = NULL;
+	}
 	custom.network = AJ_NET_ALLOW;
 	return &custom;
 }
 
 /* ---- the followed tool's configuration ---------------------------------- */
-
-/* A key of a tool's file whose value is a registry's URL.  replaces: it is
- * the registry (the default goes); else one more. */
-struct conf_key {
-	uint8_t follow;
-	bool replaces;
-	bool suffix;         /* the key ends so ("@scope:registry") */
-	const char *section; /* only in a section whose name starts so; NULL: any */
-	const char *key;
-};
-
-static const struct conf_key conf_keys[] = {
-    {AJ_FOLLOW_NPM, true, false, NULL, "registry"},
-    {AJ_FOLLOW_NPM, false, true, NULL, ":registry"},
-    {AJ_FOLLOW_PIP, true, false, NULL, "index-url"},
-    {AJ_FOLLOW_PIP, false, false, NULL, "extra-index-url"},
-    {AJ_FOLLOW_UV, true, false, NULL, "index-url"},
-    {AJ_FOLLOW_UV, false, false, NULL, "extra-index-url"},
-    {AJ_FOLLOW_UV, false, false, "index", "url"},
-    {AJ_FOLLOW_CARGO, true, false, "source.", "registry"},
-    {AJ_FOLLOW_CARGO, false, false, "registries.", "index"},
-};
-
-/* The variables each tool reads first (a list for UV_INDEX). */
-struct conf_env {
-	uint8_t follow;
-	bool replaces;
-	const char *name;
-};
-
-static const struct conf_env conf_envs[] = {
-    {AJ_FOLLOW_NPM, true, "NPM_CONFIG_REGISTRY"},
-    {AJ_FOLLOW_NPM, true, "npm_config_registry"},
-    {AJ_FOLLOW_PIP, true, "PIP_INDEX_URL"},
-    {AJ_FOLLOW_PIP, false, "PIP_EXTRA_INDEX_URL"},
-    {AJ_FOLLOW_UV, true, "UV_DEFAULT_INDEX"},
-    {AJ_FOLLOW_UV, true, "UV_INDEX_URL"},
-    {AJ_FOLLOW_UV, false, "UV_INDEX"},
-    {AJ_FOLLOW_UV, false, "UV_EXTRA_INDEX_URL"},
-};
-
-/* The file each tool reads, below $HOME (cargo: $CARGO_HOME, else
- * ~/.cargo), and the variable that hands its registry to the tool, whose
- * own $HOME in the jail is empty. */
-struct conf_file {
-	uint8_t follow;
-	const char *tail;
-	const char *var;
-};
-
-static const struct conf_file conf_files[] = {
-    {AJ_FOLLOW_NPM, "/.npmrc", "NPM_CONFIG_REGISTRY"},
-    {AJ_FOLLOW_PIP, "/.config/pip/pip.conf", "PIP_INDEX_URL"},
-    {AJ_FOLLOW_PIP, "/.pip/pip.conf", "PIP_INDEX_URL"},
-    {AJ_FOLLOW_UV, "/.config/uv/uv.toml", "UV_DEFAULT_INDEX"},
-    {AJ_FOLLOW_CARGO, "/config.toml", NULL},
-};
 
 static void conf_add(const char *url, size_t n, bool replaces, const char *from)
 {
@@ -179,8 +124,8 @@ static bool section_is(const char *sec, size_t sl, const char *want)
 }
 
 /* One line "key = value" (quotes and blanks around value dropped). */
-static void conf_line(uint8_t follow, const char *sec, size_t sl, const char *p, const char *end,
-                      const char *from)
+static void conf_line(const struct aj_follow_conf *fc, const char *sec, size_t sl, const char *p,
+                      const char *end, const char *from)
 {
 	const char *k = p, *ke, *val, *ve;
 
@@ -207,11 +152,11 @@ static void conf_line(uint8_t follow, const char *sec, size_t sl, const char *p,
 			p++;
 		ve = p;
 	}
-	for (unsigned i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++) {
-		const struct conf_key *c = &conf_keys[i];
+	for (unsigned i = 0; i < fc->n_keys; i++) {
+		const struct aj_follow_key *c = &fc->keys[i];
 		size_t cl = strlen(c->key), kl = (size_t)(ke - k);
 
-		if (c->follow != follow || (c->section && !section_is(sec, sl, c->section)))
+		if (c->section && !section_is(sec, sl, c->section))
 			continue;
 		if (c->suffix ? kl > cl && !memcmp(ke - cl, c->key, cl)
 		              : kl == cl && !memcmp(k, c->key, cl))
@@ -220,8 +165,8 @@ static void conf_line(uint8_t follow, const char *sec, size_t sl, const char *p,
 }
 
 /* The file is the user's, but it is read as data: a fixed buffer, the
- * first 16 KiB only, no line longer than it, nothing but the keys above. */
-static void conf_read(uint8_t follow, const char *path)
+ * first 16 KiB only, no line longer than it, nothing but the tool's keys. */
+static void conf_read(const struct aj_follow_conf *fc, const char *path)
 {
 	static char buf[16384];
 	const char *sec = "", *p, *end;
@@ -254,22 +199,24 @@ static void conf_read(uint8_t follow, const char *path)
 				q++;
 			sl = (size_t)(q - sec);
 		} else if (p < e && *p != '#' && *p != ';') {
-			conf_line(follow, sec, sl, p, e > p && e[-1] == '\r' ? e - 1 : e, path);
+			conf_line(fc, sec, sl, p, e > p && e[-1] == '\r' ? e - 1 : e, path);
 		}
 		p = e + 1;
 	}
 }
 
-static void conf_follow(const struct aj_variant *v, char *const *envp)
+/* The tool's variables first, then its files, as the variant's rows
+ * (compiler/follow.c) name them. */
+static void conf_follow(const struct aj_follow_conf *fc, char *const *envp)
 {
 	static char path[AJ_PATH_MAX];
 	const char *home = var_value(AJ_VAR_HOME);
 
-	for (unsigned i = 0; i < sizeof(conf_envs) / sizeof(conf_envs[0]); i++) {
-		const struct conf_env *c = &conf_envs[i];
-		const char *val = c->follow == v->follow ? env_get(envp, c->name) : NULL;
+	for (unsigned i = 0; i < fc->n_envs; i++) {
+		const struct aj_follow_env *c = &fc->envs[i];
+		const char *val = env_get(envp, c->name);
 
-		/* UV_INDEX is a list, "[name=]URL" each. */
+		/* A list, "[name=]URL" each (UV_INDEX). */
 		while (val && *val) {
 			const char *e = strchrnul(val, ' '),
 			           *eq = memchr(val, '=', (size_t)(e - val));
@@ -281,30 +228,25 @@ static void conf_follow(const struct aj_variant *v, char *const *envp)
 			val = *e ? e + 1 : e;
 		}
 	}
-	for (unsigned i = 0; i < sizeof(conf_files) / sizeof(conf_files[0]); i++) {
-		const struct conf_file *f = &conf_files[i];
-		const char *base = home;
-		size_t bl, tl = strlen(f->tail);
+	for (unsigned i = 0; i < fc->n_files; i++) {
+		const struct aj_follow_file *f = &fc->files[i];
+		const char *dir = f->dir_env ? env_get(envp, f->dir_env) : NULL;
+		size_t hl = home ? strlen(home) : 0, dl = strlen(f->home_dir), tl = strlen(f->tail);
 		bool had = conf_replaces;
 
-		if (f->follow != v->follow)
-			continue;
-		if (f->follow == AJ_FOLLOW_CARGO) {
-			const char *ch = env_get(envp, "CARGO_HOME");
-
-			if (ch && ch[0] == '/') {
-				base = ch;
-			} else if (home && strlen(home) + 8 < sizeof(path)) {
-				memcpy(path, home, strlen(home));
-				memcpy(path + strlen(home), "/.cargo", 8);
-				base = path;
-			}
+		if (dir && dir[0] == '/') {
+			if (strlen(dir) + tl + 1 > sizeof(path))
+				continue;
+			memmove(path, dir, strlen(dir));
+			memcpy(path + strlen(dir), f->tail, tl + 1);
+		} else {
+			if (!home || hl + dl + tl + 1 > sizeof(path))
+				continue;
+			memmove(path, home, hl);
+			memcpy(path + hl, f->home_dir, dl);
+			memcpy(path + hl + dl, f->tail, tl + 1);
 		}
-		if (!base || (bl = strlen(base)) + tl + 1 > sizeof(path))
-			continue;
-		memmove(path, base, bl);
-		memcpy(path + bl, f->tail, tl + 1);
-		conf_read(v->follow, path);
+		conf_read(fc, path);
 		if (!had && conf_replaces)
 			conf_var = f->var;
 	}
@@ -329,7 +271,7 @@ void proxy_hosts(const struct aj_variant *v, char *const *envp)
 	if (v->network != AJ_NET_ALLOW)
 		return;
 	if (v->follow)
-		conf_follow(v, envp);
+		conf_follow(v->follow, envp);
 	for (unsigned i = 0; i < n_conf; i++)
 		add(conf[i]);
 	for (unsigned i = conf_replaces ? v->n_followed : 0; i < v->n_hosts; i++)

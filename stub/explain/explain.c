@@ -13,9 +13,7 @@
 
 #include "explain/explain.h"
 
-static const char *const op_names[AJ_MOUNT_OP_COUNT] = {AJ_MOUNT_OPS(AJ_NAME_ITEM)};
 static const char *const net_names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
-static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
 static const char *const toggle_off[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_TOGGLE_OFF_ITEM)};
 static const char *const toggle_warn[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_TOGGLE_WARN_ITEM)};
 
@@ -98,8 +96,8 @@ static void print_toggles(const struct run *r)
 		const char *opt = extra_toggle_option(t);
 		bool by_mode = !opt && (v->toggles_fixed & bit);
 
-		rp_field(toggle_names[t]);
-		rp_open(toggle_names[t], '{');
+		rp_field(aj_toggle_names[t]);
+		rp_open(aj_toggle_names[t], '{');
 		rp_bool("on", on);
 		rp_t(on ? "on, by " : "off, by ");
 		rp_jstr("by", opt ? "option" : by_mode ? "mode" : "policy");
@@ -277,11 +275,11 @@ static void print_mount(const struct plan_entry *e, bool tally)
 
 	rp_open(NULL, '{');
 	rp_t("  ");
-	rp_str("op", m->op < AJ_MOUNT_OP_COUNT && op_names[m->op] ? op_names[m->op] : "?");
+	rp_str("op", aj_op(m->op)->name ? aj_op(m->op)->name : "?");
 	print_flags(m);
 	rp_t("\t");
 	rp_jstr("toggle",
-	        m->toggle && m->toggle <= AJ_TOGGLE_COUNT ? toggle_names[m->toggle - 1] : NULL);
+	        m->toggle && m->toggle <= AJ_TOGGLE_COUNT ? aj_toggle_names[m->toggle - 1] : NULL);
 	rp_jstr("var", m->path.var ? var_name(m->path.var) : NULL);
 	if (!e->path) {
 		rp_t("$");
@@ -305,9 +303,9 @@ static void print_mount(const struct plan_entry *e, bool tally)
 	} else {
 		rp_jstr("option", NULL);
 	}
-	switch (m->op) {
-	case AJ_MOUNT_RO:
-	case AJ_MOUNT_RW:
+	/* What the op makes (aj_table.h): its facts here. */
+	switch ((enum aj_mount_make)aj_op(m->op)->make) {
+	case AJ_MAKE_BIND:
 		if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices()) {
 			state = "skipped";
 			why = "none of the plan's device nodes is on this host";
@@ -340,9 +338,8 @@ static void print_mount(const struct plan_entry *e, bool tally)
 		if (tally && (!strcmp(state, "refused") || !strcmp(state, "missing")))
 			blocked("mount", e->path, why);
 		break;
-	case AJ_MOUNT_TMPFS:
-	case AJ_MOUNT_SCRATCH: {
-		bool dir = m->op == AJ_MOUNT_SCRATCH && plan_scratch_dir((unsigned)(e - plan));
+	case AJ_MAKE_TMPFS: {
+		bool dir = plan_scratch_dir((unsigned)(e - plan));
 
 		rp_t("\tmode ");
 		if (report_json) {
@@ -355,7 +352,7 @@ static void print_mount(const struct plan_entry *e, bool tally)
 			rp_t(", a directory of the root (Landlock confines writes to it)");
 		break;
 	}
-	case AJ_MOUNT_LINK:
+	case AJ_MAKE_LINK:
 		/* 'link?' the host does not have (mount_plan.c, follow_host) */
 		if (e->missing) {
 			state = "skipped";
@@ -367,7 +364,7 @@ static void print_mount(const struct plan_entry *e, bool tally)
 		rp_t(" -> ");
 		rp_str("target", m->target);
 		break;
-	case AJ_MOUNT_DEV:
+	case AJ_MAKE_DEV:
 		rp_t("\t");
 		rp_open("nodes", '[');
 		for (unsigned i = 0; dev_nodes[i]; i++) {
@@ -380,7 +377,7 @@ static void print_mount(const struct plan_entry *e, bool tally)
 		}
 		rp_close();
 		break;
-	case AJ_MOUNT_DEVICE: {
+	case AJ_MAKE_NODES: {
 		unsigned n = device_match("", e->path, false);
 
 		if (!n) {
@@ -392,15 +389,19 @@ static void print_mount(const struct plan_entry *e, bool tally)
 		rp_t(n == 1 ? " node on this host" : " nodes on this host");
 		break;
 	}
+	case AJ_MAKE_PROC:
+	case AJ_MAKE_NONE:
+		break;
 	}
 	/* 'link?': what the host's layout made of it (mount_plan.c) */
 	if ((m->flags & AJ_MOUNT_AS_HOST) && !e->missing)
-		rp_t(m->op == AJ_MOUNT_LINK ? "\t(the host's own link)"
-		                            : "\t(the host has a directory here: bound read-only)");
-	rp_jstr("layout", !(m->flags & AJ_MOUNT_AS_HOST) ? NULL
-	                  : e->missing                   ? "none"
-	                  : m->op == AJ_MOUNT_LINK       ? "link"
-	                                                 : "directory");
+		rp_t(aj_op(m->op)->make == AJ_MAKE_LINK
+		         ? "\t(the host's own link)"
+		         : "\t(the host has a directory here: bound read-only)");
+	rp_jstr("layout", !(m->flags & AJ_MOUNT_AS_HOST)       ? NULL
+	                  : e->missing                         ? "none"
+	                  : aj_op(m->op)->make == AJ_MAKE_LINK ? "link"
+	                                                       : "directory");
 	rp_jstr("state", state);
 	if (e->path)
 		rp_jstr("why", why);

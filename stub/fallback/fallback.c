@@ -167,7 +167,7 @@ static struct plan_entry *fb_project(const char *project)
 {
 	for (unsigned i = 0; i < plan_n; i++)
 		if (plan[i].path && !plan[i].missing && !strcmp(plan[i].path, project) &&
-		    (plan[i].m->op == AJ_MOUNT_RO || plan[i].m->op == AJ_MOUNT_RW))
+		    aj_op_binds(plan[i].m->op))
 			return &plan[i];
 	return NULL;
 }
@@ -196,9 +196,10 @@ static void fallback_rules(const struct run *r, int ruleset, bool describe)
 
 		if (!e->path || e->missing)
 			continue;
-		switch (m->op) {
-		case AJ_MOUNT_RO:
-		case AJ_MOUNT_RW:
+		/* Nothing is mounted here: only what the op takes from the
+		 * host gets a rule (aj_table.h, enum aj_mount_make). */
+		switch ((enum aj_mount_make)aj_op(m->op)->make) {
+		case AJ_MAKE_BIND:
 			if ((m->flags & AJ_MOUNT_WITH_DEVICES) && !plan_has_devices())
 				continue;
 			fd = describe ? fb_fd(e->path, false)
@@ -212,7 +213,7 @@ static void fallback_rules(const struct run *r, int ruleset, bool describe)
 			}
 			if (fstat(fd, &st))
 				diep("inspect", e->path, errno, NULL);
-			if (m->op == AJ_MOUNT_RW && !describe)
+			if (aj_op_is(m->op, AJ_OP_WRITES) && !describe)
 				reflog_guard(fd, e->path);
 			if (!describe) {
 				e->fd = fd;
@@ -228,10 +229,10 @@ static void fallback_rules(const struct run *r, int ruleset, bool describe)
 			        m->landlock | (S_ISDIR(st.st_mode) ? 0 : landlock_socket_right(fd)),
 			        S_ISDIR(st.st_mode), e->path);
 			break;
-		case AJ_MOUNT_DEV:
+		case AJ_MAKE_DEV:
 			dev_rules(ruleset, m->landlock);
 			break;
-		case AJ_MOUNT_PROC:
+		case AJ_MAKE_PROC:
 			/* The container's /proc, read-only: Landlock keeps
 			 * other domains' memory and environment out of reach
 			 * (its ptrace rule), not their command lines. */
@@ -240,8 +241,11 @@ static void fallback_rules(const struct run *r, int ruleset, bool describe)
 				fb_rule(ruleset, fd, AJ_LL_READ_FILE | AJ_LL_READ_DIR, true,
 				        e->path);
 			break;
-		default:
-			break; /* links, tmpfs and device nodes: nothing of the host's */
+		case AJ_MAKE_TMPFS:
+		case AJ_MAKE_LINK:
+		case AJ_MAKE_NODES: /* under /dev's rules */
+		case AJ_MAKE_NONE:
+			break; /* the jail's own: nothing of the host's */
 		}
 	}
 	if (describe) {

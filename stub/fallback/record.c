@@ -362,7 +362,7 @@ void record_load(const struct run *r, bool make)
 	if (!stat(private_dir, &granted[ng]))
 		ng++;
 	for (unsigned i = 0; i < plan_n && ng < sizeof(granted) / sizeof(granted[0]); i++)
-		if (plan[i].path && !plan[i].missing && plan[i].m->op == AJ_MOUNT_RW &&
+		if (plan[i].path && !plan[i].missing && aj_op_is(plan[i].m->op, AJ_OP_WRITES) &&
 		    !stat(plan[i].path, &granted[ng]))
 			ng++;
 	/* A variant's own rule that writes ("/" only lists). */

@@ -117,11 +117,11 @@ const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why
 	}
 	for (unsigned i = 0; i < plan_n && !e; i++)
 		if (plan[i].path && !plan[i].missing && !strcmp(plan[i].path, project) &&
-		    (plan[i].m->op == AJ_MOUNT_RO || plan[i].m->op == AJ_MOUNT_RW))
+		    aj_op_binds(plan[i].m->op))
 			e = &plan[i];
 	if (!e)
 		*why = "the project is not a mount of its own";
-	else if (e->m->op != AJ_MOUNT_RO)
+	else if (aj_op_is(e->m->op, AJ_OP_WRITES))
 		*why = "the project is writable: a file made beside a denied one could not be "
 		       "read back";
 	else if ((*where = granted_above(v, project, e)))

@@ -52,9 +52,8 @@ void mask_stage(void)
 	for (unsigned i = 0; i < plan_n; i++) {
 		const struct plan_entry *e = &plan[i];
 
-		if (!e->path || e->missing || e->fd < 0 || !e->isdir ||
-		    (e->m->op != AJ_MOUNT_RO && e->m->op != AJ_MOUNT_RW) || e->path[0] != '/' ||
-		    !e->path[1] || strchr(e->path + 1, '/'))
+		if (!e->path || e->missing || e->fd < 0 || !e->isdir || !aj_op_binds(e->m->op) ||
+		    e->path[0] != '/' || !e->path[1] || strchr(e->path + 1, '/'))
 			continue;
 		mkdir_p(e->path);
 		stage_fd = open(e->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

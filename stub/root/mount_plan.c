@@ -128,7 +128,7 @@ bool plan_has_devices(void)
 	static int found = -1;
 
 	for (unsigned i = 0; found < 0 && i < plan_n; i++)
-		if (plan[i].path && plan[i].m->op == AJ_MOUNT_DEVICE &&
+		if (plan[i].path && aj_op(plan[i].m->op)->make == AJ_MAKE_NODES &&
 		    device_match("", plan[i].path, false))
 			found = 1;
 	if (found < 0)
@@ -174,7 +174,7 @@ static void open_source(struct plan_entry *e)
 		}
 		diep("bind", e->path, e->why ? 0 : err, e->why ? e->why : bind_hint);
 	}
-	if (m->op == AJ_MOUNT_RW)
+	if (aj_op_is(m->op, AJ_OP_WRITES))
 		reflog_guard(fd, e->path); /* on what is mounted, not on a name */
 	/* The checked descriptor is what is cloned: no second lookup. */
 	e->fd = sys_open_tree(fd, "",
@@ -185,7 +185,7 @@ static void open_source(struct plan_entry *e)
 	if (fstat(e->fd, &st))
 		diep("inspect", e->path, errno, NULL);
 	e->isdir = S_ISDIR(st.st_mode);
-	if (m->op == AJ_MOUNT_RO)
+	if (!aj_op_is(m->op, AJ_OP_WRITES))
 		attr.attr_set |= MOUNT_ATTR_RDONLY;
 	if (sys_mount_setattr(e->fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr))
 		diep("restrict", e->path, errno, NULL);
@@ -198,7 +198,7 @@ void plan_open_sources(void)
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		die("make the mounts private", errno, ns_mount_hint(errno, false));
 	for (unsigned i = 0; i < plan_n; i++)
-		if (plan[i].path && (plan[i].m->op == AJ_MOUNT_RO || plan[i].m->op == AJ_MOUNT_RW))
+		if (plan[i].path && aj_op_binds(plan[i].m->op))
 			open_source(&plan[i]);
 }
 
@@ -215,8 +215,9 @@ void plan_build_root(void)
 		die("enter the new root", errno, NULL);
 }
 
-/* Is entry i below a mount the plan makes before it, other than a tmpfs
- * (ours: what is made in it is made in no host's tree)?  Names are right
+/* Is entry i below a mount the plan makes before it that is a tree of its
+ * own (AJ_OP_TREE: a bind, /dev, /proc; not a tmpfs of ours, where what is
+ * made is made in no host's tree)?  Names are right
  * here, unlike on the host: these are the new root's mount points, which
  * the plan itself lays out; the sources' identities are checked when they
  * are opened (resolve.c). */
@@ -226,11 +227,9 @@ static bool plan_under_mount(unsigned i)
 
 	for (unsigned k = 0; k < i; k++) {
 		const char *q = plan[k].path;
-		unsigned op = plan[k].m->op;
 		size_t n;
 
-		if (!q || plan[k].missing || op == AJ_MOUNT_LINK || op == AJ_MOUNT_DEVICE ||
-		    op == AJ_MOUNT_TMPFS || op == AJ_MOUNT_SCRATCH)
+		if (!q || plan[k].missing || !aj_op_is(plan[k].m->op, AJ_OP_TREE))
 			continue;
 		n = strlen(q);
 		if (!strncmp(p, q, n) && p[n] == '/')
@@ -241,7 +240,7 @@ static bool plan_under_mount(unsigned i)
 
 bool plan_scratch_dir(unsigned i)
 {
-	return plan_dirs && !plan_under_mount(i);
+	return aj_op_is(plan[i].m->op, AJ_OP_ROOT_DIR) && plan_dirs && !plan_under_mount(i);
 }
 
 /* Is entry i below a bind the plan makes before it (a host tree, where
@@ -326,12 +325,13 @@ void plan_build(void)
 
 		if (!e->path || e->missing)
 			continue;
-		switch (m->op) {
-		case AJ_MOUNT_RO:
-		case AJ_MOUNT_RW:
+		/* What the op makes (aj_table.h); every kind has its case, so
+		 * that a new one does not compile until it is built here. */
+		switch ((enum aj_mount_make)aj_op(m->op)->make) {
+		case AJ_MAKE_BIND:
 			attach(i);
 			break;
-		case AJ_MOUNT_SCRATCH:
+		case AJ_MAKE_TMPFS:
 			if (plan_scratch_dir(i)) {
 				mkdir_p(e->path);
 				if (chmod(e->path, m->mode))
@@ -340,26 +340,24 @@ void plan_build(void)
 			}
 			mount_tmpfs(e->path, m->mode);
 			break;
-		case AJ_MOUNT_TMPFS:
-			mount_tmpfs(e->path, m->mode);
-			break;
-		case AJ_MOUNT_LINK:
+		case AJ_MAKE_LINK:
 			make_link(e->path, m->target);
 			break;
-		case AJ_MOUNT_DEV:
+		case AJ_MAKE_DEV:
 			dev_build(e->path, plan_scratch_dir(i));
 			break;
-		case AJ_MOUNT_PROC:
+		case AJ_MAKE_PROC:
 			mkdir_p(e->path);
 			if (mount("proc", e->path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 				diep("mount a procfs on", e->path, errno,
 				     ns_mount_hint(errno, true)); /* a covered /proc: fallback.c */
 			break;
-		case AJ_MOUNT_DEVICE:
+		case AJ_MAKE_NODES:
 			if (!device_match("/oldroot", e->path, true) &&
 			    !(m->flags & AJ_MOUNT_OPTIONAL) && !strpbrk(e->path, "*?["))
 				diep("bind", e->path, ENOENT, bind_hint);
 			break;
+		case AJ_MAKE_NONE:
 		default:
 			die("read the mount table", 0,
 			    "unknown operation: the policy was compiled for another stub");
@@ -376,7 +374,7 @@ void plan_landlock(int ruleset, const struct plan_entry *skip)
 {
 	for (unsigned i = 0; i < plan_n; i++) {
 		const struct plan_entry *e = &plan[i];
-		bool bind = e->m->op == AJ_MOUNT_RO || e->m->op == AJ_MOUNT_RW;
+		bool bind = aj_op_binds(e->m->op);
 		int fd = e->fd;
 
 		if (e == skip || !e->path || e->missing || (!e->m->landlock && !bind))
@@ -416,7 +414,7 @@ void plan_log_check(void)
 		const char *why;
 		int fd;
 
-		if (!plan[i].path || plan[i].m->op != AJ_MOUNT_RW)
+		if (!plan[i].path || !aj_op_is(plan[i].m->op, AJ_OP_WRITES))
 			continue;
 		fd = source_open(plan[i].m, plan[i].path, &why);
 		if (fd < 0)

@@ -19,7 +19,7 @@ struct plan_entry {
 };
 extern struct plan_entry plan[AJ_PLAN_MAX];
 extern unsigned plan_n;
-bool plan_scratch_dir(unsigned i); /* SCRATCH or DEV entry i is a directory of the root */
+bool plan_scratch_dir(unsigned i); /* entry i (AJ_OP_ROOT_DIR) is a directory of the root */
 void plan_resolve(const struct aj_variant *v);
 void plan_open_sources(void);
 int plan_source_open(const struct aj_mount *m, const char *path, const char **why);

@@ -51,7 +51,7 @@ static uint32_t bind_off[AJ_PLAN_MAX]; /* 0: not a directory bind; else offset +
 /* A bind of the plan a run makes here (the GPU's /sys only with a GPU). */
 static bool bound(const struct plan_entry *e)
 {
-	return e->path && !e->missing && (e->m->op == AJ_MOUNT_RO || e->m->op == AJ_MOUNT_RW) &&
+	return e->path && !e->missing && aj_op_binds(e->m->op) &&
 	       (!(e->m->flags & AJ_MOUNT_WITH_DEVICES) || plan_has_devices());
 }
 
@@ -431,8 +431,8 @@ static void shown(unsigned i, const char *rel, const char *host, void *arg)
 	/* Named by a file bind: shown as reachable, not covered. */
 	for (unsigned k = 0; k < plan_n; k++)
 		if (plan[k].path && !plan[k].missing && !bind_off[k] &&
-		    (plan[k].m->op == AJ_MOUNT_RO || plan[k].m->op == AJ_MOUNT_RW) &&
-		    !stat(plan[k].path, &b) && b.st_dev == st.st_dev && b.st_ino == st.st_ino)
+		    aj_op_binds(plan[k].m->op) && !stat(plan[k].path, &b) &&
+		    b.st_dev == st.st_dev && b.st_ino == st.st_ino)
 			return;
 	rp_t(*(unsigned *)arg ? " " : "");
 	rp_str(NULL, host);

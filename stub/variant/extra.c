@@ -38,7 +38,6 @@ static bool map_rw[AJ_MAX_EXTRA];
 static unsigned n_maps;
 static int net = -1; /* enum aj_network, -1: the variant's */
 static const char *net_opt;
-static const char *const toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
 static const char *toggle_opts[AJ_TOGGLE_COUNT]; /* the option that set it, NULL: none */
 static uint8_t toggles_on, toggles_set;          /* AJ_TOGGLE_BIT */
 
@@ -74,7 +73,7 @@ bool extra_toggle(const char *name, const char *opt)
 	bool on = strncmp(name, "no-", 3) != 0;
 
 	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++)
-		if (!strcmp(on ? name : name + 3, toggle_names[t])) {
+		if (!strcmp(on ? name : name + 3, aj_toggle_names[t])) {
 			unsigned bit = AJ_TOGGLE_BIT(t);
 
 			toggles_set |= (uint8_t)bit;
@@ -208,7 +207,7 @@ static const char *check_map(unsigned i, char *out)
 static noreturn void toggle_refused(const struct run *r, unsigned t)
 {
 	static char why[128];
-	const char *parts[] = {"the mode ", r->pol->modes[r->mode], " turns ", toggle_names[t],
+	const char *parts[] = {"the mode ", r->pol->modes[r->mode], " turns ", aj_toggle_names[t],
 	                       " off"};
 	size_t n = 0;
 

@@ -209,7 +209,7 @@ static bool has_proc(const struct aj_variant *v)
 {
 	for (unsigned r = 0; r < v->n_mount_spans; r++)
 		for (unsigned i = 0; i < v->mount_spans[r].n; i++)
-			if (v->mount_spans[r].v[i].op == AJ_MOUNT_PROC)
+			if (aj_op(v->mount_spans[r].v[i].op)->make == AJ_MAKE_PROC)
 				return true;
 	return false;
 }
