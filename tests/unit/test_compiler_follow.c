@@ -1,0 +1,184 @@
+/* test_compiler_follow.c: 'network allow follow TOOL' as the compiler
+ * emits it.  The compiler alone knows where each tool names its registry
+ * (compiler/follow.c); a variant that follows a tool carries that tool's
+ * rows, and only them (the stub reads what they name, knowing no tool), a
+ * variant that follows none carries none, and the variants that follow
+ * the same tool share one table. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "compile_fixture.h"
+#include "emit.h"
+#include "follow.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const tool_names[AJ_FOLLOW_COUNT] = {AJ_FOLLOWS(AJ_NAME_ITEM)};
+
+static char *header_of(const char *policy)
+{
+	struct compiled *c = compile_str(policy);
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!c)
+		fail_msg("refused: %s", diags());
+	FILE *f = open_memstream(&text, &len);
+	assert_true(emit_header(f, c, "t.aj"));
+	fclose(f);
+	return text;
+}
+
+static unsigned count(const char *text, const char *what)
+{
+	unsigned n = 0;
+
+	for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* A row's words, as the header writes them ("\"NAME\""). */
+static char *quoted(const char *s)
+{
+	char *q = malloc(strlen(s) + 3);
+
+	sprintf(q, "\"%s\"", s);
+	return q;
+}
+
+/* Is s one of the tool's own strings (a word two tools share, such as
+ * "index-url", is no other tool's)? */
+static bool tool_has(int tool, const char *s)
+{
+	const struct aj_follow_conf *c = follow_conf(tool);
+
+	for (unsigned i = 0; i < c->n_envs; i++)
+		if (!strcmp(c->envs[i].name, s))
+			return true;
+	for (unsigned i = 0; i < c->n_keys; i++)
+		if (!strcmp(c->keys[i].key, s) ||
+		    (c->keys[i].section && !strcmp(c->keys[i].section, s)))
+			return true;
+	for (unsigned i = 0; i < c->n_files; i++)
+		if (!strcmp(c->files[i].tail, s) ||
+		    (c->files[i].var && !strcmp(c->files[i].var, s)) ||
+		    (c->files[i].dir_env && !strcmp(c->files[i].dir_env, s)))
+			return true;
+	return false;
+}
+
+static void assert_words(const char *text, int tool, const char *s, bool present)
+{
+	char *q = quoted(s);
+
+	if (present && !strstr(text, q))
+		fail_msg("the %s stub lacks %s", tool_names[tool], q);
+	if (!present && strstr(text, q) && !tool_has(tool, s))
+		fail_msg("the %s stub carries %s, another tool's", tool_names[tool], q);
+	free(q);
+}
+
+/* Each tool's rows are in its variants' header, and no other tool's. */
+static void only_the_followed_tools_rows(void **state)
+{
+	(void)state;
+	for (int t = AJ_FOLLOW_NONE + 1; t < AJ_FOLLOW_COUNT; t++) {
+		char *text = header_of(xprintf(
+		    "policy p { network allow follow %s \"h.example:443\"; }\n", tool_names[t]));
+
+		assert_int_equal(count(text, "static const struct aj_follow_conf "), 1);
+		assert_int_equal(count(text, ".follow = aj_a"), 1);
+		for (int o = AJ_FOLLOW_NONE + 1; o < AJ_FOLLOW_COUNT; o++) {
+			const struct aj_follow_conf *c = follow_conf(o);
+
+			for (unsigned i = 0; i < c->n_envs; i++)
+				assert_words(text, t, c->envs[i].name, o == t);
+			for (unsigned i = 0; i < c->n_keys; i++)
+				assert_words(text, t, c->keys[i].key, o == t);
+			for (unsigned i = 0; i < c->n_files; i++)
+				assert_words(text, t, c->files[i].tail, o == t);
+		}
+		free(text);
+	}
+}
+
+/* No 'follow': no rows, and the field left at NULL. */
+static void no_follow_no_rows(void **state)
+{
+	(void)state;
+	char *text = header_of("policy p { network allow \"h.example:443\"; }\n");
+
+	assert_null(strstr(text, "aj_follow"));
+	assert_null(strstr(text, ".follow = aj_a"));
+	assert_non_null(strstr(text, ".follow = 0,"));
+	free(text);
+}
+
+/* The modes that follow the tool share its one table; a mode without
+ * the network has none. */
+static void one_table_for_the_modes(void **state)
+{
+	(void)state;
+	char *text = header_of("policy p {\n"
+	                       "    network allow follow npm \"registry.npmjs.org:443\";\n"
+	                       "    mode normal { }\n"
+	                       "    mode worker { }\n"
+	                       "    mode lockdown { network none; }\n"
+	                       "    default mode normal;\n"
+	                       "}\n");
+
+	assert_int_equal(count(text, "static const struct aj_follow_conf "), 1);
+	assert_int_equal(count(text, "static const struct aj_follow_env "), 1);
+	assert_int_equal(count(text, ".follow = aj_a"), 2);
+	free(text);
+}
+
+/* The compiler's own rows hold together: every tool reads a file and
+ * names the registry somewhere it replaces the default, and the variable
+ * that hands a file's registry to the tool is one the tool reads. */
+static void the_rows_hold_together(void **state)
+{
+	(void)state;
+	assert_null(follow_conf(AJ_FOLLOW_NONE));
+	assert_null(follow_conf(AJ_FOLLOW_COUNT));
+	for (int t = AJ_FOLLOW_NONE + 1; t < AJ_FOLLOW_COUNT; t++) {
+		const struct aj_follow_conf *c = follow_conf(t);
+		bool replaces = false;
+
+		assert_non_null(c);
+		assert_true(c->n_files > 0);
+		for (unsigned i = 0; i < c->n_keys; i++)
+			replaces |= c->keys[i].replaces;
+		assert_true(replaces);
+		for (unsigned i = 0; i < c->n_files; i++) {
+			bool read = !c->files[i].var;
+
+			assert_true(c->files[i].tail[0] == '/');
+			assert_true(!c->files[i].home_dir[0] || c->files[i].home_dir[0] == '/');
+			for (unsigned k = 0; k < c->n_envs && !read; k++)
+				read = !strcmp(c->envs[k].name, c->files[i].var) &&
+				       c->envs[k].replaces;
+			if (!read)
+				fail_msg(
+				    "%s: %s is not a variable the tool reads its registry from",
+				    tool_names[t], c->files[i].var);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(only_the_followed_tools_rows, setup, teardown),
+	    cmocka_unit_test_setup_teardown(no_follow_no_rows, setup, teardown),
+	    cmocka_unit_test_setup_teardown(one_table_for_the_modes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(the_rows_hold_together, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
