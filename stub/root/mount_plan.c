@@ -358,7 +358,6 @@ void plan_build(void)
 				diep("bind", e->path, ENOENT, bind_hint);
 			break;
 		case AJ_MAKE_NONE:
-		default:
 			die("read the mount table", 0,
 			    "unknown operation: the policy was compiled for another stub");
 		}
