@@ -9,12 +9,14 @@
 # listed name that resolves to loopback is refused unless the address is
 # listed literally, --jail-allow-host adds a host, --jail-net gives the
 # whole network and says so, and a profile without a list has no proxy.
+# 'follow TOOL': each tool's registry, as its variables and its files in a
+# $HOME of the test's name it (the rows the compiler emits for the tool).
 # Then jail-npm against the real registry, when it can be reached.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
 eg_cases="egress-listed-http egress-listed-connect egress-one-request egress-client-gone egress-low-nofile egress-unlisted egress-direct egress-dns
 	egress-loopback-name egress-loopback-literal egress-allow-host egress-jail-net
-	egress-worker-no-proxy egress-explain egress-npm-install egress-npm-postinstall"
+	egress-worker-no-proxy egress-explain egress-follow egress-npm-install egress-npm-postinstall"
 want_eg=0
 for n in $eg_cases; do c "$n" && want_eg=1; done
 
@@ -260,6 +262,56 @@ except socket.gaierror as e:
 		else
 			fail egress-explain "--jail-explain does not list the hosts: $(q "$(printf '%s\n' "$OUT" | grep -A3 '^network')")"
 		fi
+	fi
+fi
+
+# --- 'follow TOOL': the registries the tools' own configuration names -------------
+
+# eg_follow WANT STUB [VAR=VALUE…]: --jail-explain=json of STUB in the
+# $HOME below, as "host<from" lines and the registry variable handed over,
+# against WANT.
+eg_follow() {
+	local want=$1 stub=$2 got
+	shift 2
+	jrun user HOME="$T/egf" "$@" -- "$stub" --jail-explain=json
+	got=$(printf '%s' "$OUT" | $py -c '
+import json, sys
+d = json.load(sys.stdin)
+h = ["%s<%s" % (x["host"], x["from"]) for x in d["network"]["hosts"]]
+p = [v for v in d["env"]["passed"] if v.endswith(("REGISTRY", "INDEX_URL", "DEFAULT_INDEX"))]
+print(" ".join(h + p))' 2>&1)
+	[ "$got" = "$want" ] || eg_follow_bad+="$stub $*: $(q "$got"), expected $(q "$want"); "
+}
+
+if c egress-follow; then
+	mkdir -p "$T/egf/.config/pip" "$T/egf/.pip" "$T/egf/.config/uv" "$T/egf/.cargo" "$T/egf/ch"
+	printf '; npm\nregistry = "https://npm.corp.example/"\n@acme:registry=https://acme.example:8443/npm/\n//npm.corp.example/:_authToken=x\n' >"$T/egf/.npmrc"
+	printf '[global]\nindex-url = https://pypi.corp.example/simple\nextra-index-url = http://extra.example:8080/simple\n' >"$T/egf/.config/pip/pip.conf"
+	printf '[global]\nindex-url = https://legacy.example/simple\n' >"$T/egf/.pip/pip.conf"
+	printf 'index-url = "https://uv.corp.example/simple"\n[[index]]\nname = "x"\nurl = "https://uvx.example/simple"\n' >"$T/egf/.config/uv/uv.toml"
+	printf '[source.mirror]\nregistry = "sparse+https://cargo.corp.example/index/"\n[registries.other]\nindex = "https://other.example/git/index"\n' >"$T/egf/.cargo/config.toml"
+	printf '[source.mirror]\nregistry = "sparse+https://chome.example/index/"\n' >"$T/egf/ch/config.toml"
+	chown -R "$tuid:$tgid" "$T/egf"
+	conf="<the tool's configuration"
+	eg_follow_bad=
+	eg_follow "npm.corp.example:443<$T/egf/.npmrc acme.example:8443$conf NPM_CONFIG_REGISTRY" jail-npm
+	eg_follow "envreg.example:443<NPM_CONFIG_REGISTRY acme.example:8443$conf NPM_CONFIG_REGISTRY" \
+		jail-npm NPM_CONFIG_REGISTRY=https://envreg.example/
+	eg_follow "lower.example:443<npm_config_registry acme.example:8443$conf" \
+		jail-npm npm_config_registry=https://lower.example/
+	eg_follow "pypi.corp.example:443<$T/egf/.config/pip/pip.conf extra.example:8080$conf PIP_INDEX_URL" jail-pip
+	eg_follow "pe.example:443<PIP_INDEX_URL pex.example:443$conf extra.example:8080$conf PIP_INDEX_URL PIP_EXTRA_INDEX_URL" \
+		jail-pip PIP_INDEX_URL=https://pe.example/simple PIP_EXTRA_INDEX_URL=https://pex.example/simple
+	eg_follow "uv.corp.example:443<$T/egf/.config/uv/uv.toml uvx.example:443$conf UV_DEFAULT_INDEX" jail-uv
+	eg_follow "ud.example:443<UV_DEFAULT_INDEX ua.example:443$conf ub.example:443$conf uvx.example:443$conf UV_DEFAULT_INDEX" \
+		jail-uv "UV_INDEX=a=https://ua.example/simple https://ub.example/simple" UV_DEFAULT_INDEX=https://ud.example/
+	eg_follow "cargo.corp.example:443<$T/egf/.cargo/config.toml other.example:443$conf" jail-cargo
+	eg_follow "chome.example:443<$T/egf/ch/config.toml" jail-cargo CARGO_HOME="$T/egf/ch"
+	eg_follow "cargo.corp.example:443<$T/egf/.cargo/config.toml other.example:443$conf" jail-cargo CARGO_HOME=ch
+	if [ -z "$eg_follow_bad" ]; then
+		pass egress-follow
+	else
+		fail egress-follow "$eg_follow_bad"
 	fi
 fi
 
