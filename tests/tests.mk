@@ -34,6 +34,7 @@ TEST_STUB_extra_SRC := stub/vars.c stub/out.c stub/resolve.c
 TEST_STUB_proxy_SRC := stub/httphead.c stub/hosts.c stub/egress.c stub/out.c stub/fdpass.c
 TEST_STUB_resolver_SRC := stub/hosts.c stub/out.c
 TEST_STUB_egress_SRC := stub/hosts.c stub/env.c stub/vars.c stub/glob.c stub/out.c
+TEST_STUB_limits_SRC := stub/out.c
 # A compiler test may name stub sources too: the lowered mask matcher runs
 # in the stub's own code against the reference glob.
 TEST_test_compiler_match_SRC := stub/match.c stub/glob.c
