@@ -35,6 +35,7 @@ TEST_STUB_proxy_SRC := stub/httphead.c stub/hosts.c stub/egress.c stub/out.c stu
 TEST_STUB_resolver_SRC := stub/hosts.c stub/out.c
 TEST_STUB_egress_SRC := stub/hosts.c stub/env.c stub/vars.c stub/glob.c stub/out.c
 TEST_STUB_limits_SRC := stub/out.c
+TEST_STUB_notify_SRC := stub/verdict.c stub/fdpass.c
 # A compiler test may name stub sources too: the lowered mask matcher runs
 # in the stub's own code against the reference glob.
 TEST_test_compiler_match_SRC := stub/match.c stub/glob.c
