@@ -99,6 +99,11 @@ void reflog_guard(int fd, const char *path)
 	(void)fd, (void)path;
 }
 
+bool reflog_named(void)
+{
+	return false; /* no --jail-log: plan_log_check() has nothing to check */
+}
+
 /* ---- tables ----------------------------------------------------------------- */
 
 /* An entry as emit.c writes it: a fixed path's whole rank, a variable's 1
