@@ -36,6 +36,7 @@ TEST_STUB_resolver_SRC := stub/hosts.c stub/out.c
 TEST_STUB_egress_SRC := stub/hosts.c stub/env.c stub/vars.c stub/glob.c stub/out.c
 TEST_STUB_limits_SRC := stub/out.c
 TEST_STUB_notify_SRC := stub/verdict.c stub/fdpass.c
+TEST_STUB_scan_SRC := stub/hits.c stub/match.c
 # A compiler test may name stub sources too: the lowered mask matcher runs
 # in the stub's own code against the reference glob.
 TEST_test_compiler_match_SRC := stub/match.c stub/glob.c
@@ -106,3 +107,11 @@ escape-check: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe $(B)/tests/racer
 
 check-docker: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe
 	tests/docker/run.sh
+
+# --- test_stub_scan walks with a policy of its own, compiled as the shipped ones ---
+
+$(B)/gen/test-scan.h: tests/unit/scan.aj $(B)/bin/aijail-compile
+	@mkdir -p $(dir $@)
+	$(B)/bin/aijail-compile -o $@ $<
+$(B)/tests/unit/test_stub_scan: $(B)/gen/test-scan.h
+$(B)/tests/unit/test_stub_scan: TEST_CFLAGS += -I. -I$(B)/gen
