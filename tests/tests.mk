@@ -31,6 +31,12 @@ TEST_STUB_mount_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/res
 TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c
 TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
 TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c
+TEST_STUB_proxy_SRC := stub/egress/httphead.c common/hosts.c stub/egress/egress.c stub/base/out.c stub/base/wire.c
+TEST_STUB_resolver_SRC := common/hosts.c stub/base/out.c
+TEST_STUB_egress_SRC := common/hosts.c stub/variant/env.c stub/variant/vars.c stub/base/glob.c stub/base/out.c
+TEST_STUB_limits_SRC := stub/base/out.c
+TEST_STUB_notify_SRC := stub/notify/verdict.c stub/base/wire.c
+TEST_STUB_scan_SRC := stub/scan/hits.c stub/scan/match.c stub/scan/scanidx.c
 # A compiler test may name stub sources too: the lowered mask matcher runs
 # in the stub's own code against the reference glob.
 TEST_test_compiler_match_SRC := stub/scan/match.c stub/base/glob.c
@@ -109,3 +115,11 @@ escape-check: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe $(B)/tests/racer
 
 check-docker: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe
 	tests/docker/run.sh
+
+# --- scan/test_scan walks with a policy of its own, compiled as the shipped ones ---
+
+$(B)/gen/test-scan.h: tests/unit/scan.aj $(B)/bin/aijail-compile
+	@mkdir -p $(dir $@)
+	$(B)/bin/aijail-compile -o $@ $<
+$(B)/tests/unit/scan/test_scan: $(B)/gen/test-scan.h
+$(B)/tests/unit/scan/test_scan: TEST_CFLAGS += -I$(B)/gen

@@ -41,11 +41,18 @@ struct limit_how limit_how;
 
 static const struct {
 	const char *name;    /* the controller */
-	const char *v1;      /* its v1 hierarchy */
 	const char *file[2]; /* the bound's file, v1 then v2 */
 } res[LIMIT_N] = {
-    [LIMIT_MEMORY] = {"memory", "/sys/fs/cgroup/memory", {"memory.limit_in_bytes", "memory.max"}},
-    [LIMIT_TASKS] = {"pids", "/sys/fs/cgroup/pids", {"pids.max", "pids.max"}},
+    [LIMIT_MEMORY] = {"memory", {"memory.limit_in_bytes", "memory.max"}},
+    [LIMIT_TASKS] = {"pids", {"pids.max", "pids.max"}},
+};
+
+/* Where the kernel shows them; the unit tests point these at a fake tree. */
+struct limits_paths limits_paths = {
+    .self = "/proc/self/cgroup",
+    .uid_map = "/proc/self/uid_map",
+    .v2 = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"},
+    .v1 = {[LIMIT_MEMORY] = "/sys/fs/cgroup/memory", [LIMIT_TASKS] = "/sys/fs/cgroup/pids"},
 };
 
 static char own[2048]; /* /proc/self/cgroup */
@@ -144,11 +151,11 @@ static bool lists(const char *file, const char *word)
 
 static void read_own(void)
 {
-	(void)read_small("/proc/self/cgroup", own, sizeof(own));
+	(void)read_small(limits_paths.self, own, sizeof(own));
 	/* Mounted there alone, or there beside the v1 hierarchies. */
-	v2_mount = is_fs("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC)           ? "/sys/fs/cgroup"
-	           : is_fs("/sys/fs/cgroup/unified", CGROUP2_SUPER_MAGIC) ? "/sys/fs/cgroup/unified"
-	                                                                  : NULL;
+	v2_mount = is_fs(limits_paths.v2[0], CGROUP2_SUPER_MAGIC)   ? limits_paths.v2[0]
+	           : is_fs(limits_paths.v2[1], CGROUP2_SUPER_MAGIC) ? limits_paths.v2[1]
+	                                                            : NULL;
 }
 
 /* Where the jail's cgroup for resource i would go: dirs[i] is the
@@ -175,8 +182,8 @@ static bool locate(unsigned i)
 			return l->v2 = true;
 		}
 	}
-	if (own_path(res[i].name, path) && is_fs(res[i].v1, CGROUP_SUPER_MAGIC)) {
-		strcpy(d, res[i].v1);
+	if (own_path(res[i].name, path) && is_fs(limits_paths.v1[i], CGROUP_SUPER_MAGIC)) {
+		strcpy(d, limits_paths.v1[i]);
 		strcat(d, path[1] ? path : "");
 		return true;
 	}
@@ -419,7 +426,7 @@ bool limits_host_root(void)
 	static const char *const identity[] = {"0", "0", "4294967295"}; /* the initial namespace */
 	char map[64];
 	const char *p = map;
-	if (getuid() || read_small("/proc/self/uid_map", map, sizeof(map)) <= 0)
+	if (getuid() || read_small(limits_paths.uid_map, map, sizeof(map)) <= 0)
 		return false;
 	for (unsigned i = 0; i < 3; i++) {
 		size_t l = strlen(identity[i]);

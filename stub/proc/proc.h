@@ -51,6 +51,13 @@ struct limit_how {
 	uint8_t join[LIMIT_N];   /* pid 1 joins it itself, through an fd sent with the scan */
 };
 extern struct limit_how limit_how;
+/* The kernel's files limits.c reads by name (a test's fake tree). */
+struct limits_paths {
+	const char *self, *uid_map; /* /proc/self/cgroup, /proc/self/uid_map */
+	const char *v2[2];          /* where cgroup v2 may be mounted, in order */
+	const char *v1[LIMIT_N];    /* the v1 hierarchies */
+};
+extern struct limits_paths limits_paths;
 void limits_resolve(const struct aj_variant *v);
 void limits_probe(void);
 void limits_place(pid_t init);

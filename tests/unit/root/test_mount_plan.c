@@ -101,7 +101,7 @@ void reflog_guard(int fd, const char *path)
 
 bool reflog_named(void)
 {
-	return false;
+	return false; /* no --jail-log: plan_log_check() has nothing to check */
 }
 
 /* ---- tables ----------------------------------------------------------------- */
