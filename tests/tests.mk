@@ -25,9 +25,9 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 # Extra sources per stub test (its own file is always linked); add a
 # line here when a stub test needs more than its own file.
 TEST_STUB_env_SRC := stub/base/glob.c stub/variant/vars.c stub/base/out.c
-TEST_STUB_gitindex_SRC := stub/base/out.c
+TEST_STUB_git_SRC := stub/base/out.c
 TEST_STUB_summary_SRC := stub/base/out.c
-TEST_STUB_mount_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c
+TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c
 TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c
 TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
 TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c

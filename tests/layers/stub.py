@@ -16,8 +16,10 @@ From the sources' #include lines (the rule is in them, not in nm):
   - no "../" in any include between top-level folders;
   - no .c file directly in stub/ but the three entry points.
 From the objects (nm): no cycle between files, so that no room's files call
-upwards through a function pointer's back door either, and none is much
-over 700 lines.
+upwards through a function pointer's back door either, none is much over
+700 lines, and every name a file defines for the others begins with the
+file's own name (prefix = file: plan_ in plan.c, wire_ in wire.c), so that
+a call says where to look.
 """
 import collections
 import glob
@@ -97,6 +99,11 @@ for obj in objs:
         elif len(f) == 2 and f[0] == "U":
             uses[mod].add(f[1])
 graph = {m: {defs[u] for u in us if u in defs and defs[u] != m} for m, us in uses.items()}
+
+for name, mod in sorted(defs.items()):
+    base = mod.rsplit("/", 1)[-1]
+    if not name.startswith(base) and name != "main":
+        bad("%s.c defines %s: a name of its own begins with \"%s\"" % (mod, name, base))
 
 state = {}
 

@@ -129,7 +129,7 @@ struct egress_run {
 	const struct aj_variant *v;
 	const char *const *env;   /* the host's environment */
 	const char *const *allow; /* --jail-allow-host values */
-	const char *const *ask;   /* targets for proxy_allowed() */
+	const char *const *ask;   /* targets for egress_allowed() */
 };
 
 /* The hosts as --jail-explain lists them ("host=H from=WHERE" a line, $HOME
@@ -159,14 +159,14 @@ static const char *run(const struct egress_run *r)
 			envp[ne] = before[ne] = (char *)r->env[ne];
 		envp[ne] = before[ne] = NULL;
 		for (unsigned i = 0; r->allow && r->allow[i]; i++)
-			proxy_allow_host(r->allow[i], "--jail-allow-host");
-		const struct aj_variant *v = proxy_apply(r->v);
+			egress_allow_host(r->allow[i], "--jail-allow-host");
+		const struct aj_variant *v = egress_apply(r->v);
 
 		fprintf(rep, "network=%u\n", v->network);
-		proxy_hosts(v, envp);
-		proxy_explain();
+		egress_hosts(v, envp);
+		egress_explain();
 		fputs("env\n", rep);
-		proxy_env(v, envp, 16);
+		egress_env(v, envp, 16);
 		for (unsigned i = 0; envp[i]; i++) {
 			bool same = false;
 
@@ -176,7 +176,8 @@ static const char *run(const struct egress_run *r)
 				fprintf(rep, "%s\n", envp[i]);
 		}
 		for (unsigned i = 0; r->ask && r->ask[i]; i++)
-			fprintf(rep, "%s %s\n", r->ask[i], proxy_allowed(r->ask[i]) ? "yes" : "no");
+			fprintf(rep, "%s %s\n", r->ask[i],
+			        egress_allowed(r->ask[i]) ? "yes" : "no");
 		fclose(rep);
 		_exit(0);
 	}

@@ -1,5 +1,5 @@
 /* test_stub_proxy.c: the proxy of 'network allow' (stub/proxy.c), with the
- * run's list (stub/egress.c's proxy_allowed), the hosts' rules
+ * run's list (stub/egress.c's egress_allowed), the hosts' rules
  * (stub/hosts.c) and the header rules (stub/httphead.c), driven from
  * outside as the jail drives it: proxy_run() runs in a child of the test
  * with a listener handed over the socket pair as pid 1 hands it, and the
@@ -55,7 +55,7 @@ const char *extra_net_option(void)
 	return NULL;
 }
 
-const char *var_value(unsigned var)
+const char *vars_value(unsigned var)
 {
 	(void)var;
 	return NULL;
@@ -87,7 +87,7 @@ void rp_jstr(const char *key, const char *s)
 	(void)key, (void)s;
 }
 
-void refusal_host(const char *kind, const char *target, const char *why)
+void refusals_host(const char *kind, const char *target, const char *why)
 {
 	(void)kind, (void)target, (void)why;
 }
@@ -113,7 +113,7 @@ static noreturn void serve_proxy(int sock)
 /* The fake resolver: "loop.test" is this machine, "public.test" an
  * address outside (unreachable here), anything else no name.  Each
  * question is logged on stderr, so a test sees whether the proxy asked. */
-void px_resolve(struct px_addrs *out, const char *host, unsigned port, bool literal)
+void resolver_lookup(struct px_addrs *out, const char *host, unsigned port, bool literal)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 
@@ -192,8 +192,8 @@ static int start(void **state)
 		dup2(ep[1], 2);
 		setvbuf(stderr, NULL, _IONBF, 0);
 		snprintf(lit, sizeof(lit), "127.0.0.1:%u", p->port);
-		proxy_allow_host(lit, "--jail-allow-host");
-		proxy_hosts(proxy_apply(&v), (char *[]){NULL});
+		egress_allow_host(lit, "--jail-allow-host");
+		egress_hosts(egress_apply(&v), (char *[]){NULL});
 		serve_proxy(sp[1]);
 	}
 	close(sp[1]);

@@ -273,12 +273,12 @@ static void literal(void **state)
 	(void)state;
 	skip_without_world();
 	put_file(hosts_file, "198.51.100.1 192.0.2.7\n");
-	px_resolve(&k, "192.0.2.7", 443, true);
+	resolver_lookup(&k, "192.0.2.7", 443, true);
 	assert_string_equal(addrs(&k, 443), "192.0.2.7");
-	px_resolve(&k, "2001:db8::5", 8443, true);
+	resolver_lookup(&k, "2001:db8::5", 8443, true);
 	assert_string_equal(addrs(&k, 8443), "2001:db8::5");
 	/* Not an address: nothing, rather than a lookup. */
-	px_resolve(&k, "dns.test", 443, true);
+	resolver_lookup(&k, "dns.test", 443, true);
 	assert_int_equal(k.n, 0);
 	assert_string_equal(asked(), "");
 }
@@ -296,7 +296,7 @@ static void from_etc_hosts(void **state)
 	                     "192.0.2.10\tother.test  Hosted.Test # here\n"
 	                     "2001:db8::10 hosted.test\n"
 	                     "192.0.2.11 hosted.testing\n");
-	px_resolve(&k, "hosted.test", 80, false);
+	resolver_lookup(&k, "hosted.test", 80, false);
 	assert_string_equal(addrs(&k, 80), "192.0.2.10 2001:db8::10");
 	assert_string_equal(asked(), "");
 }
@@ -310,7 +310,7 @@ static void from_nameserver(void **state)
 	(void)state;
 	skip_without_world();
 	put_file(hosts_file, "192.0.2.10 hosted.test\n");
-	px_resolve(&k, "dns.test", 443, false);
+	resolver_lookup(&k, "dns.test", 443, false);
 	a = addrs(&k, 443);
 	assert_int_equal(k.n, 3);
 	assert_non_null(strstr(a, "93.184.216.34"));
@@ -319,7 +319,7 @@ static void from_nameserver(void **state)
 	q = asked();
 	assert_non_null(strstr(q, "dns.test 1\n"));
 	assert_non_null(strstr(q, "dns.test 28\n"));
-	px_resolve(&k, "v4only.test", 443, false);
+	resolver_lookup(&k, "v4only.test", 443, false);
 	assert_string_equal(addrs(&k, 443), "198.51.100.9");
 }
 
@@ -330,11 +330,11 @@ static void no_name_and_default_server(void **state)
 
 	(void)state;
 	skip_without_world();
-	px_resolve(&k, "gone.test", 443, false);
+	resolver_lookup(&k, "gone.test", 443, false);
 	assert_int_equal(k.n, 0);
 	assert_non_null(strstr(asked(), "gone.test 1\n"));
 	put_file(resolv_file, "search example.org\noptions ndots:1\n");
-	px_resolve(&k, "v4only.test", 443, false);
+	resolver_lookup(&k, "v4only.test", 443, false);
 	assert_string_equal(addrs(&k, 443), "198.51.100.9");
 }
 
@@ -345,7 +345,7 @@ static void spoofed_answer_ignored(void **state)
 
 	(void)state;
 	skip_without_world();
-	px_resolve(&k, "spoofed.test", 443, false);
+	resolver_lookup(&k, "spoofed.test", 443, false);
 	assert_string_equal(addrs(&k, 443), "93.184.216.40");
 }
 
@@ -359,7 +359,7 @@ static void unaskable_name(void **state)
 	skip_without_world();
 	memset(name, 'a', 70);
 	strcpy(name + 70, ".test");
-	px_resolve(&k, name, 443, false);
+	resolver_lookup(&k, name, 443, false);
 	assert_int_equal(k.n, 0);
 	assert_string_equal(asked(), "");
 }

@@ -55,7 +55,7 @@ void refusals_listener(const struct aj_variant *v, int err)
 	listener_err = err;
 }
 
-void refusal_call(unsigned nr, int err)
+void refusals_call(unsigned nr, int err)
 {
 	snprintf(calls + strlen(calls), sizeof(calls) - strlen(calls), "%u:%d ", nr, err);
 }

@@ -46,11 +46,11 @@ noreturn void die(const char *step, int err, const char *hint)
 	diep(step, NULL, err, hint);
 }
 
-void (*aj_die_undo)(void);
+void (*die_undo)(void);
 
 static int raised = -1;
 
-void caps_raise(int cap)
+void privs_caps_raise(int cap)
 {
 	raised = cap;
 }
@@ -58,7 +58,7 @@ void caps_raise(int cap)
 /* The rlimits pid 1 would take, "RESOURCE=VALUE " each. */
 static char tightened[256];
 
-void rlimit_tighten(int resource, uint64_t v)
+void privs_rlimit_tighten(int resource, uint64_t v)
 {
 	snprintf(tightened + strlen(tightened), sizeof(tightened) - strlen(tightened), "%s=%llu ",
 	         resource == RLIMIT_DATA    ? "DATA"
@@ -248,11 +248,11 @@ static int fresh(void **state)
 	mkdirs("/cg");
 	memset(fs, 0, sizeof(fs));
 	memset(limits, 0, sizeof(limits));
-	limit_how = (struct limit_how){0};
+	limits_how = (struct limits_how){0};
 	tightened[0] = '\0';
 	raised = -1;
 	release = "6.1.0-18-amd64";
-	aj_die_undo = NULL;
+	die_undo = NULL;
 	return 0;
 }
 
@@ -310,12 +310,12 @@ static void v2_beside_the_callers(void **state)
 	assert_string_equal(get(jf("/cg" SCOPE, "/memory.max")), "1073741824");
 	assert_string_equal(get(jf("/cg" SCOPE, "/pids.max")), "100");
 	assert_string_equal(get(jf("/cg" SCOPE, "/cgroup.procs")), "4242");
-	assert_int_equal(limit_how.cgroup[0], 1);
-	assert_int_equal(limit_how.cgroup[1], 1);
-	assert_int_equal(limit_how.join[0] | limit_how.join[1], 0);
+	assert_int_equal(limits_how.cgroup[0], 1);
+	assert_int_equal(limits_how.cgroup[1], 1);
+	assert_int_equal(limits_how.join[0] | limits_how.join[1], 0);
 	assert_int_equal(limits_join_fds((int[2]){0}), 0);
 	assert_int_equal(limits_keep(), CAP_DAC_OVERRIDE);
-	assert_ptr_equal(aj_die_undo, limits_release);
+	assert_ptr_equal(die_undo, limits_release);
 
 	limits_apply();
 	assert_string_equal(tightened, "NPROC=100 ");
@@ -346,8 +346,8 @@ static void v2_without_memory(void **state)
 
 	cgroup_dir(in("/cg" SCOPE, jail_name()), true);
 	limits_place(4242);
-	assert_int_equal(limit_how.cgroup[LIMIT_MEMORY], 0);
-	assert_int_equal(limit_how.cgroup[LIMIT_TASKS], 1);
+	assert_int_equal(limits_how.cgroup[LIMIT_MEMORY], 0);
+	assert_int_equal(limits_how.cgroup[LIMIT_TASKS], 1);
 	assert_string_equal(get(jf("/cg" SCOPE, "/memory.max")), "");
 	assert_string_equal(get(jf("/cg" SCOPE, "/pids.max")), "100");
 	limits_apply();
@@ -422,8 +422,8 @@ static void v1_hierarchies(void **state)
 	limits_place(4242);
 	assert_string_equal(get(jf("/cg/memory/user/1000", "/memory.limit_in_bytes")), "1048576");
 	assert_string_equal(get(jf("/cg/pids/user/1000/p", "/pids.max")), "10");
-	assert_int_equal(limit_how.join[0], 1);
-	assert_int_equal(limit_how.join[1], 1);
+	assert_int_equal(limits_how.join[0], 1);
+	assert_int_equal(limits_how.join[1], 1);
 	assert_int_equal(limits_join_fds(fds), 2);
 
 	/* pid 1's side: the fds as they arrive, then its own move. */
@@ -434,13 +434,13 @@ static void v1_hierarchies(void **state)
 	assert_string_equal(tightened, "NPROC=10 ");
 
 	/* An fd lost on the way: that bound falls to the rlimit. */
-	limit_how = (struct limit_how){.cgroup = {1, 1}, .join = {1, 1}};
+	limits_how = (struct limits_how){.cgroup = {1, 1}, .join = {1, 1}};
 	tightened[0] = '\0';
 	fd = open(at(jf("/cg/pids/user/1000/p", "/tasks")), O_WRONLY);
 	limits_joined(&fd, 1);
-	assert_int_equal(limit_how.cgroup[LIMIT_TASKS], 0);
+	assert_int_equal(limits_how.cgroup[LIMIT_TASKS], 0);
 	limits_apply();
-	assert_int_equal(limit_how.cgroup[LIMIT_MEMORY], 1);
+	assert_int_equal(limits_how.cgroup[LIMIT_MEMORY], 1);
 	assert_string_equal(tightened, "NPROC=10 ");
 }
 
@@ -454,10 +454,10 @@ static void refused_falls_back(void **state)
 	limits_place(4242);
 	assert_false(limits[0].by_cgroup);
 	assert_string_equal(limits[0].why, "the cgroup refused the bound or pid 1");
-	assert_int_equal(limit_how.cgroup[0] | limit_how.cgroup[1], 0);
+	assert_int_equal(limits_how.cgroup[0] | limits_how.cgroup[1], 0);
 	assert_false(exists(in("/cg" SCOPE, jail_name())));
 	assert_int_equal(limits_keep(), -1);
-	assert_null(aj_die_undo);
+	assert_null(die_undo);
 	limits_apply();
 	assert_string_equal(tightened, "DATA=1048576 NPROC=10 ");
 }
@@ -503,7 +503,7 @@ static void tidy_dead_stubs(void **state)
 	limits_place(4242);
 	kill(alive, SIGKILL);
 	waitpid(alive, NULL, 0);
-	assert_int_equal(limit_how.cgroup[LIMIT_TASKS], 1);
+	assert_int_equal(limits_how.cgroup[LIMIT_TASKS], 1);
 	assert_false(exists(d));
 	assert_true(exists(a));
 	assert_true(exists("/cg" SCOPE "/aijail.12x"));

@@ -125,11 +125,11 @@ static const char *walk(const struct aj_variant *v)
 	scan_index_use(NULL, NULL);
 	assert_true(scan_walk(fd, v));
 	close(fd);
-	assert_true(scan->n <= 64);
-	for (unsigned i = 0; i < scan->n; i++) {
-		const struct scan_hit *h = &scan->hits[i];
+	assert_true(hits_cur->n <= 64);
+	for (unsigned i = 0; i < hits_cur->n; i++) {
+		const struct scan_hit *h = &hits_cur->hits[i];
 
-		snprintf(lines[i], sizeof(lines[i]), "%s%s %s %s", scan->arena + h->off,
+		snprintf(lines[i], sizeof(lines[i]), "%s%s %s %s", hits_cur->arena + h->off,
 		         h->isdir ? "/" : "",
 		         h->kind == AJ_PATTERN_MASK   ? "mask"
 		         : h->kind == AJ_PATTERN_DENY ? "deny"
@@ -137,9 +137,9 @@ static const char *walk(const struct aj_variant *v)
 		         h->why < 10 ? why[h->why] : "?");
 		sorted[i] = lines[i];
 	}
-	qsort(sorted, scan->n, sizeof(sorted[0]), cmp);
+	qsort(sorted, hits_cur->n, sizeof(sorted[0]), cmp);
 	out[0] = '\0';
-	for (unsigned i = 0; i < scan->n; i++)
+	for (unsigned i = 0; i < hits_cur->n; i++)
 		strcat(strcat(out, sorted[i]), "\n");
 	return out;
 }
@@ -168,8 +168,8 @@ static void classification_and_prune(void **state)
 	                                     "key.pem mask name\n"
 	                                     "secrets/ deny name\n"
 	                                     "top/only.key deny name\n");
-	assert_int_equal(scan->n_pruned, 1);
-	assert_string_equal(scan->arena + scan->pruned[0], "node_modules");
+	assert_int_equal(hits_cur->n_pruned, 1);
+	assert_string_equal(hits_cur->arena + hits_cur->pruned[0], "node_modules");
 }
 
 /* Paths of up to 4 components are checked; a directory that would hold
