@@ -424,6 +424,62 @@ static void subtree_moved_out(void **state)
 	assert_int_equal(scan->n, 2);
 }
 
+/* A secret replaced by a harmless file under its name (the hit is the
+ * new object's), two folders exchanged in one call, symlinks by name. */
+static void replaced_and_exchanged(void **state)
+{
+	(void)state;
+	mv("proj/src/a.c", "proj/src/.env");
+	follow_and_compare();
+	assert_true(has_hit("src/.env"));
+	assert_int_equal(renameat2(tfd, "proj/src", tfd, "proj/docs", RENAME_EXCHANGE), 0);
+	follow_and_compare();
+	assert_true(has_hit("docs/.env"));
+	assert_false(has_hit("src/.env"));
+	assert_int_equal(renameat2(tfd, "proj/config", tfd, "out/cfg", RENAME_EXCHANGE), 0);
+	follow_and_compare();
+	assert_true(has_hit("config/a/prod.yml"));
+	assert_false(has_hit("config/x/prod.yml"));
+	assert_int_equal(symlinkat("/etc", tfd, "proj/data/secrets"), 0);
+	assert_int_equal(symlinkat("x", tfd, "proj/data/.env"), 0);
+	follow_and_compare();
+	assert_true(has_hit("data/secrets"));
+	assert_true(has_hit("data/.env"));
+}
+
+/* A folder moved in at the depth bound: redone at its parent's depth,
+ * so denied whole as the walk would ('scan depth 16 deny'). */
+static void moved_in_at_depth(void **state)
+{
+	char p[256] = "out/d";
+
+	(void)state;
+	mk(p);
+	for (int i = 0; i < 15; i++) {
+		strcat(p, "/d");
+		mk(p);
+	}
+	put("out/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/.env"); /* 17 components below proj */
+	mv("out/d", "proj/d");
+	follow_and_compare();
+	assert_false(has_hit("d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/.env"));
+	assert_true(has_hit("d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d"));
+}
+
+/* Moved in and on again before the events were read: nothing to cover,
+ * and counted (settle() refuses a tree where that keeps happening). */
+static void moved_in_and_gone(void **state)
+{
+	unsigned before = scan_unresolved;
+
+	(void)state;
+	mv("out/pkg", "proj/pkg");
+	mv("proj/pkg", "out/pkg2");
+	follow_and_compare();
+	assert_false(has_hit("pkg/.env"));
+	assert_int_equal(scan_unresolved, before + 1);
+}
+
 /* A hard link to a masked file: the events re-classify names, and the
  * new name matches nothing, so the index does not hold it; the walk's
  * second pass does.  (The count's change is no event of the directory:
@@ -570,6 +626,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(dir_with_secret_moved_in, setup, teardown),
 	    cmocka_unit_test_setup_teardown(dir_removed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(subtree_moved_out, setup, teardown),
+	    cmocka_unit_test_setup_teardown(replaced_and_exchanged, setup, teardown),
+	    cmocka_unit_test_setup_teardown(moved_in_at_depth, setup, teardown),
+	    cmocka_unit_test_setup_teardown(moved_in_and_gone, setup, teardown),
 	    cmocka_unit_test_setup_teardown(hard_link_to_masked, setup, teardown),
 	    cmocka_unit_test_setup_teardown(drop_and_redo, setup, teardown),
 	    cmocka_unit_test_setup_teardown(launch_loop, setup, teardown),
