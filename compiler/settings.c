@@ -233,7 +233,7 @@ static bool lower_allow(struct change *c, const struct atom *a)
 			return false;
 		char norm[AJ_HOST_MAX];
 		size_t at;
-		const char *why = host_normal(w, true, norm, sizeof(norm), &at);
+		const char *why = hosts_normal(w, true, norm, sizeof(norm), &at);
 		if (why) {
 			struct loc l = inside(a, at, 1);
 			error_at(&l, "bad host \"%s\": %s", w, why);

@@ -8,7 +8,7 @@
 /* explain.c: --jail-explain; report.c: its process, seccomp and Landlock
  * sections. */
 noreturn void explain(const struct run *r);
-void explain_process(const struct run *r, unsigned fb_filter);
-void explain_landlock_rules(const struct aj_variant *v);
+void report_process(const struct run *r, unsigned fb_filter);
+void report_landlock_rules(const struct aj_variant *v);
 
 #endif

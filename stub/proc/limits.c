@@ -37,7 +37,7 @@
 #define JAIL_PREFIX         "aijail."
 
 struct limit limits[LIMIT_N];
-struct limit_how limit_how;
+struct limits_how limits_how;
 
 static const struct {
 	const char *name;    /* the controller */
@@ -207,7 +207,7 @@ static void cgroup_name(unsigned i, pid_t self)
 	strcpy(p, dirs[i]);
 	strcat(p, "/" JAIL_PREFIX);
 	if (self)
-		fmt_u(p + strlen(p), (unsigned long long)self);
+		out_fmt_u(p + strlen(p), (unsigned long long)self);
 	else
 		strcat(p, "PID");
 }
@@ -253,7 +253,7 @@ static bool write_num(const char *dir, const char *file, unsigned long long v)
 	int fd = open_in(dir, file, O_WRONLY);
 	bool ok;
 
-	fmt_u(s, v);
+	out_fmt_u(s, v);
 	if (fd < 0)
 		return false;
 	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
@@ -273,7 +273,7 @@ static void tidy(void)
 		struct dir_iter it = {.buf = buf, .size = sizeof(buf)};
 		struct aj_dirent *d;
 
-		if (!limit_how.cgroup[i] || (i && limit_how.cgroup[0] && !strcmp(dirs[0], dirs[i])))
+		if (!limits_how.cgroup[i] || (i && limits_how.cgroup[0] && !strcmp(dirs[0], dirs[i])))
 			continue;
 		it.fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (it.fd < 0)
@@ -297,12 +297,12 @@ static void tidy(void)
 }
 
 /* The parent, while pid 1 builds the root.  Every failure leaves the
- * bound to pid 1's rlimits (limit_how, sent with the scan). */
+ * bound to pid 1's rlimits (limits_how, sent with the scan). */
 void limits_place(pid_t init)
 {
 	pid_t self = getpid();
 
-	limit_how = (struct limit_how){0};
+	limits_how = (struct limits_how){0};
 	if (!limits[LIMIT_MEMORY].value && !limits[LIMIT_TASKS].value)
 		return;
 	read_own();
@@ -316,7 +316,7 @@ void limits_place(pid_t init)
 		cgroup_name(i, self);
 		/* One v2 cgroup holds both bounds. */
 		shared =
-		    i && limit_how.cgroup[0] && l->v2 && limits[0].v2 && !strcmp(dirs[0], dirs[i]);
+		    i && limits_how.cgroup[0] && l->v2 && limits[0].v2 && !strcmp(dirs[0], dirs[i]);
 		if (!shared && mkdir(l->cgroup, 0755) && errno != EEXIST) {
 			l->why = not_ours(i);
 			continue;
@@ -341,9 +341,9 @@ void limits_place(pid_t init)
 		}
 		l->file = res[i].file[l->v2];
 		l->by_cgroup = true;
-		limit_how.cgroup[i] = 1;
-		limit_how.join[i] = join_fd[i] >= 0;
-		aj_die_undo = limits_release;
+		limits_how.cgroup[i] = 1;
+		limits_how.join[i] = join_fd[i] >= 0;
+		die_undo = limits_release;
 	}
 	tidy();
 }
@@ -354,7 +354,7 @@ unsigned limits_join_fds(int *fds)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < LIMIT_N; i++)
-		if (limit_how.join[i])
+		if (limits_how.join[i])
 			fds[n++] = join_fd[i];
 	return n;
 }
@@ -367,17 +367,17 @@ void limits_joined(const int *fds, unsigned n)
 
 	for (unsigned i = 0; i < LIMIT_N; i++) {
 		join_fd[i] = -1;
-		if (limit_how.join[i] && k < n)
+		if (limits_how.join[i] && k < n)
 			join_fd[i] = fds[k++];
-		else if (limit_how.join[i])
-			limit_how.cgroup[i] = 0; /* lost on the way: the rlimit holds it */
+		else if (limits_how.join[i])
+			limits_how.cgroup[i] = 0; /* lost on the way: the rlimit holds it */
 	}
 }
 
 /* The capability the parent keeps for limits_release(), or -1. */
 int limits_keep(void)
 {
-	return limit_how.cgroup[LIMIT_MEMORY] || limit_how.cgroup[LIMIT_TASKS] ? CAP_DAC_OVERRIDE
+	return limits_how.cgroup[LIMIT_MEMORY] || limits_how.cgroup[LIMIT_TASKS] ? CAP_DAC_OVERRIDE
 	                                                                       : -1;
 }
 
@@ -386,10 +386,10 @@ int limits_keep(void)
 void limits_release(void)
 {
 	if (limits_keep() >= 0)
-		caps_raise(CAP_DAC_OVERRIDE);
+		privs_caps_raise(CAP_DAC_OVERRIDE);
 	for (unsigned i = 0; i < LIMIT_N; i++)
-		if (limit_how.cgroup[i] &&
-		    !(i && limit_how.cgroup[0] && !strcmp(limits[0].cgroup, limits[i].cgroup)))
+		if (limits_how.cgroup[i] &&
+		    !(i && limits_how.cgroup[0] && !strcmp(limits[0].cgroup, limits[i].cgroup)))
 			rmdir(limits[i].cgroup);
 }
 
@@ -443,11 +443,11 @@ void limits_apply(void)
 		if (join_fd[i] < 0)
 			continue;
 		if (write(join_fd[i], "0", 1) != 1)
-			limit_how.cgroup[i] = 0;
+			limits_how.cgroup[i] = 0;
 		close(join_fd[i]);
 	}
-	if (m->value && !limit_how.cgroup[LIMIT_MEMORY])
-		rlimit_tighten(RLIMIT_DATA, m->value);
+	if (m->value && !limits_how.cgroup[LIMIT_MEMORY])
+		privs_rlimit_tighten(RLIMIT_DATA, m->value);
 	if (t->value && limits_nproc_here())
-		rlimit_tighten(RLIMIT_NPROC, t->value);
+		privs_rlimit_tighten(RLIMIT_NPROC, t->value);
 }

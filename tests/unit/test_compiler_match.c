@@ -19,7 +19,7 @@
 
 /* stub/scan/match.c and stub/base/glob.c (stub.h cannot be included beside model.h) */
 bool glob_match(const char *pattern, const char *s);
-uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
+uint8_t match_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
 		      uint64_t state, uint64_t *inside);
 
 
@@ -62,7 +62,7 @@ static int walk_kind(const struct aj_scan *sc, const char *path, bool isdir)
 		size_t n = strcspn(p, "/");
 		bool last = !p[n];
 		uint64_t inside;
-		uint8_t k = step_classify(sc, p, n, last ? isdir : true, state, &inside);
+		uint8_t k = match_classify(sc, p, n, last ? isdir : true, state, &inside);
 		if (k)
 			return k;
 		if (last)

@@ -3,8 +3,8 @@
  * event by event, on a real tree under /tmp.  Each test walks a small
  * project into an index with a watch on every directory, as watchd.c's
  * rebuild() does, changes the tree once, applies what inotify queued as
- * watchd.c's follow() does (scan_events_read, scan_events_apply,
- * scan_events_done), and compares the index's hits with a fresh walk of
+ * watchd.c's follow() does (settle_events_read, settle_events_apply,
+ * settle_events_done), and compares the index's hits with a fresh walk of
  * the same tree into a second index: an index that drifted from the walk
  * is a secret the watcher would leave uncovered. */
 #include <setjmp.h>
@@ -35,14 +35,14 @@ noreturn void die(const char *step, int err, const char *hint)
 	diep(step, NULL, err, hint);
 }
 
-/* settle.c's scan_project() hands the walk to git's index; no test here
+/* settle.c's settle_project() hands the walk to git's index; no test here
  * takes that path. */
 void git_tracked_scan(struct scan_result *res, int project_fd, const char *project)
 {
 	(void)res, (void)project_fd, (void)project;
 }
 
-const char *var_value(unsigned var)
+const char *vars_value(unsigned var)
 {
 	(void)var;
 	return NULL;
@@ -163,15 +163,15 @@ static int setup(void **state)
 		put(files[i]);
 	pfd = openat(tfd, "proj", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (!kept)
-		kept = calloc(1, scan_index_size());
+		kept = calloc(1, scanidx_size());
 	if (!fresh)
-		fresh = calloc(1, scan_index_size());
+		fresh = calloc(1, scanidx_size());
 	if (!kept || !fresh || pfd < 0)
 		return -1;
 	/* The watcher's rebuild(): one instance, the walk watching every
 	 * directory it reads. */
-	scan_watch_budget = 0;
-	if (scan_watch_begin() < 0)
+	settle_watch_budget = 0;
+	if (settle_watch_begin() < 0)
 		return -1;
 	scan_index_use(kept, &variant);
 	return scan_walk(pfd, &variant) ? 0 : -1;
@@ -182,8 +182,8 @@ static int teardown(void **state)
 	char cmd[128];
 
 	(void)state;
-	scan_watch_end();
-	scan_watch_budget = 0;
+	settle_watch_end();
+	settle_watch_budget = 0;
 	scan_index_use(NULL, NULL);
 	close(pfd);
 	close(tfd);
@@ -205,14 +205,14 @@ static char *listing(char *buf, size_t size, uint8_t leave_out_why)
 	size_t at = 0;
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < scan->n; i++) {
-		const struct scan_hit *h = &scan->hits[i];
+	for (unsigned i = 0; i < hits_cur->n; i++) {
+		const struct scan_hit *h = &hits_cur->hits[i];
 		int l;
 
 		if (h->why == leave_out_why)
 			continue;
 		l = snprintf(tmp + at, sizeof(tmp) - at,
-		             "%s kind=%u why=%u dir=%u link=%u ino=%llu", scan->arena + h->off,
+		             "%s kind=%u why=%u dir=%u link=%u ino=%llu", hits_cur->arena + h->off,
 		             h->kind, h->why, h->isdir, h->islink, (unsigned long long)h->ino);
 		assert_true(l > 0 && (size_t)l < sizeof(tmp) - at);
 		rows[n++] = tmp + at;
@@ -264,13 +264,13 @@ static int follow(void)
 	int worst = SCAN_EV_NONE;
 
 	for (;;) {
-		long n = scan_events_read(buf, sizeof(buf));
+		long n = settle_events_read(buf, sizeof(buf));
 		int r;
 
 		if (n <= 0)
 			return n < 0 ? SCAN_EV_LOST : worst;
-		r = scan_events_apply(pfd, buf, n);
-		scan_events_done(buf, n);
+		r = settle_events_apply(pfd, buf, n);
+		settle_events_done(buf, n);
 		if (worst == SCAN_EV_NONE || r < worst)
 			worst = r;
 	}
@@ -287,8 +287,8 @@ static void follow_and_compare(void)
 
 static bool has_hit(const char *path)
 {
-	for (unsigned i = 0; i < scan->n; i++)
-		if (!strcmp(scan->arena + scan->hits[i].off, path))
+	for (unsigned i = 0; i < hits_cur->n; i++)
+		if (!strcmp(hits_cur->arena + hits_cur->hits[i].off, path))
 			return true;
 	return false;
 }
@@ -310,11 +310,11 @@ static void walk_watches_every_dir(void **state)
 	         AJ_PATTERN_DENY, (unsigned long long)ino_of("proj/lib/secrets"), AJ_PATTERN_MASK,
 	         (unsigned long long)ino_of("proj/src/.env"));
 	assert_string_equal(hits_now(), want);
-	assert_int_equal(scan->n_pruned, 1);
+	assert_int_equal(hits_cur->n_pruned, 1);
 	/* proj src docs data lib config config/x: secrets/ is covered and
 	 * node_modules/ pruned, neither read nor watched. */
 	assert_int_equal(scan_dirs(), 7);
-	assert_int_equal(scan_watches, 7);
+	assert_int_equal(settle_watches, 7);
 	assert_int_equal(follow(), SCAN_EV_NONE);
 	assert_string_equal(hits_now(), hits_fresh(SCAN_BY_N));
 }
@@ -348,7 +348,7 @@ static void secret_renamed_away(void **state)
 	assert_true(has_hit("docs/.env"));
 	mv("proj/docs/.env", "out/.env");
 	follow_and_compare();
-	assert_int_equal(scan->n, 2);
+	assert_int_equal(hits_cur->n, 2);
 }
 
 /* A directory holding secrets moved in: walked where it lands (with the
@@ -356,14 +356,14 @@ static void secret_renamed_away(void **state)
  * afterwards is seen. */
 static void dir_with_secret_moved_in(void **state)
 {
-	unsigned watches = scan_watches;
+	unsigned watches = settle_watches;
 
 	(void)state;
 	mv("out/pkg", "proj/src/pkg");
 	follow_and_compare();
 	assert_true(has_hit("src/pkg/.env"));
 	assert_true(has_hit("src/pkg/sub/secrets"));
-	assert_int_equal(scan_watches, watches + 2); /* pkg, pkg/sub */
+	assert_int_equal(settle_watches, watches + 2); /* pkg, pkg/sub */
 	put("proj/src/pkg/sub/.env");
 	follow_and_compare();
 	assert_true(has_hit("src/pkg/sub/.env"));
@@ -392,14 +392,14 @@ static void dir_removed(void **state)
 	uint64_t x = ino_of("proj/config/x");
 
 	(void)state;
-	assert_true(scan_rec_by_ino(x) > 0);
+	assert_true(scanidx_by_ino(x) > 0);
 	rm_tree(tfd, "proj/lib/secrets");
 	follow_and_compare();
 	assert_false(has_hit("lib/secrets"));
 	rm_tree(tfd, "proj/config");
 	follow_and_compare();
 	assert_false(has_hit("config/x/prod.yml"));
-	assert_int_equal(scan_rec_by_ino(x), -1);
+	assert_int_equal(scanidx_by_ino(x), -1);
 }
 
 /* A subtree moved out: its hits dropped, its records dead, and its
@@ -408,20 +408,20 @@ static void dir_removed(void **state)
 static void subtree_moved_out(void **state)
 {
 	uint64_t x = ino_of("proj/config/x");
-	int rec = scan_rec_by_ino(x);
+	int rec = scanidx_by_ino(x);
 
 	(void)state;
 	assert_true(rec > 0);
 	mv("proj/config", "out/config");
 	follow_and_compare();
 	assert_false(has_hit("config/x/prod.yml"));
-	assert_false(scan_live((unsigned)rec));
-	assert_int_equal(scan_rec_by_ino(x), -1);
+	assert_false(scanidx_live((unsigned)rec));
+	assert_int_equal(scanidx_by_ino(x), -1);
 	put("out/config/x/.env");
 	mk("out/config/x/secrets");
 	assert_int_equal(follow(), SCAN_EV_SOME); /* queued by the old watch */
 	assert_string_equal(hits_now(), hits_fresh(SCAN_BY_N));
-	assert_int_equal(scan->n, 2);
+	assert_int_equal(hits_cur->n, 2);
 }
 
 /* A secret replaced by a harmless file under its name (the hit is the
@@ -470,14 +470,14 @@ static void moved_in_at_depth(void **state)
  * and counted (settle() refuses a tree where that keeps happening). */
 static void moved_in_and_gone(void **state)
 {
-	unsigned before = scan_unresolved;
+	unsigned before = settle_unresolved;
 
 	(void)state;
 	mv("out/pkg", "proj/pkg");
 	mv("proj/pkg", "out/pkg2");
 	follow_and_compare();
 	assert_false(has_hit("pkg/.env"));
-	assert_int_equal(scan_unresolved, before + 1);
+	assert_int_equal(settle_unresolved, before + 1);
 }
 
 /* A hard link to a masked file: the events re-classify names, and the
@@ -497,11 +497,11 @@ static void hard_link_to_masked(void **state)
 	assert_int_equal(linkat(tfd, "proj/src/.env", tfd, "proj/data/innocent", 0), 0);
 	assert_int_equal(follow(), SCAN_EV_SOME);
 	assert_false(has_hit("data/innocent"));
-	for (unsigned i = 0; i < scan->n; i++) {
+	for (unsigned i = 0; i < hits_cur->n; i++) {
 		struct stat st;
 
-		if (!fstatat(pfd, scan->arena + scan->hits[i].off, &st, AT_SYMLINK_NOFOLLOW) &&
-		    S_ISREG(st.st_mode) && st.st_nlink > 1 && st.st_ino == scan->hits[i].ino)
+		if (!fstatat(pfd, hits_cur->arena + hits_cur->hits[i].off, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode) && st.st_nlink > 1 && st.st_ino == hits_cur->hits[i].ino)
 			linked = true;
 	}
 	assert_true(linked);
@@ -524,7 +524,7 @@ static void hard_link_to_masked(void **state)
 static void drop_and_redo(void **state)
 {
 	uint64_t cfg = ino_of("proj/config"), src = ino_of("proj/src");
-	int rc = scan_rec_by_ino(cfg), rs = scan_rec_by_ino(src);
+	int rc = scanidx_by_ino(cfg), rs = scanidx_by_ino(src);
 	char before[1 << 16];
 
 	(void)state;
@@ -532,18 +532,18 @@ static void drop_and_redo(void **state)
 	strcpy(before, hits_now());
 	scan_drop(0, "config", true);
 	assert_false(has_hit("config/x/prod.yml"));
-	assert_false(scan_live((unsigned)rc));
-	assert_int_equal(scan_rec_by_ino(cfg), -1);
-	assert_int_equal(scan_rec_by_ino(ino_of("proj/config/x")), -1);
+	assert_false(scanidx_live((unsigned)rc));
+	assert_int_equal(scanidx_by_ino(cfg), -1);
+	assert_int_equal(scanidx_by_ino(ino_of("proj/config/x")), -1);
 	assert_int_equal(scan_redo(pfd, 0, "config"), 0);
 	assert_string_equal(hits_now(), before);
-	assert_true(scan_rec_by_ino(cfg) > rc); /* a new record */
-	assert_true(scan_rec_by_ino(ino_of("proj/config/x")) > 0);
+	assert_true(scanidx_by_ino(cfg) > rc); /* a new record */
+	assert_true(scanidx_by_ino(ino_of("proj/config/x")) > 0);
 	/* A file's hit alone (tree false), redone by re-listing its
 	 * directory. */
 	scan_drop((unsigned)rs, ".env", false);
 	assert_false(has_hit("src/.env"));
-	assert_true(scan_live((unsigned)rs));
+	assert_true(scanidx_live((unsigned)rs));
 	assert_int_equal(scan_redo(pfd, (unsigned)rs, NULL), 0);
 	assert_string_equal(hits_now(), before);
 	/* Nothing there by that name. */
@@ -559,16 +559,16 @@ static void drop_and_redo(void **state)
 	assert_int_equal(scan_redo(pfd, (unsigned)rs, ".env"), 1);
 	follow_and_compare();
 	assert_true(has_hit("src2/.env"));
-	assert_false(scan_live((unsigned)rs));
+	assert_false(scanidx_live((unsigned)rs));
 }
 
-/* The launch's loop (scan_events): nothing queued, then one change. */
+/* The launch's loop (settle_events): nothing queued, then one change. */
 static void launch_loop(void **state)
 {
 	(void)state;
-	assert_int_equal(scan_events(pfd, 0), SCAN_EV_NONE);
+	assert_int_equal(settle_events(pfd, 0), SCAN_EV_NONE);
 	put("proj/data/.env");
-	assert_int_equal(scan_events(pfd, 0), SCAN_EV_SOME);
+	assert_int_equal(settle_events(pfd, 0), SCAN_EV_SOME);
 	assert_true(has_hit("data/.env"));
 	assert_string_equal(hits_now(), hits_fresh(SCAN_BY_N));
 }
@@ -584,21 +584,21 @@ static void lost(void **state)
 	char now[1 << 16];
 
 	(void)state;
-	scan_watch_budget = scan_watches;
+	settle_watch_budget = settle_watches;
 	mv("out/pkg", "proj/pkg");
 	assert_int_equal(follow(), SCAN_EV_LOST);
-	assert_true(scan_over_budget);
-	scan_watch_budget = 0;
-	assert_true(scan_watch_begin() >= 0);
+	assert_true(settle_over_budget);
+	settle_watch_budget = 0;
+	assert_true(settle_watch_begin() >= 0);
 	assert_true(scan_walk(pfd, &variant));
-	assert_false(scan_over_budget);
+	assert_false(settle_over_budget);
 	strcpy(now, hits_now());
 	assert_string_equal(now, hits_fresh(SCAN_BY_N));
 	assert_true(has_hit("pkg/.env"));
 
 	e->wd = -1;
 	e->mask = IN_Q_OVERFLOW;
-	assert_int_equal(scan_events_apply(pfd, ev, sizeof(ev)), SCAN_EV_LOST);
+	assert_int_equal(settle_events_apply(pfd, ev, sizeof(ev)), SCAN_EV_LOST);
 
 	assert_int_equal(fchmod(pfd, 0700), 0);
 	assert_int_equal(follow(), SCAN_EV_LOST);
@@ -607,7 +607,7 @@ static void lost(void **state)
 /* The project removed: SCAN_EV_GONE (the watcher gives way).  Its
  * IN_DELETE_SELF comes when the last reference to the directory goes,
  * so the descriptor is closed first; the event is the first thing
- * scan_events_apply() looks at, before any redo would need it. */
+ * settle_events_apply() looks at, before any redo would need it. */
 static void project_gone(void **state)
 {
 	(void)state;

@@ -44,16 +44,16 @@ static const struct aj_scan table = {
 };
 static const struct aj_variant variant = {.scan = &table, .network = AJ_NET_NONE};
 
-static struct wt_table t; /* the watcher's copy */
+static struct watchtab_table t; /* the watcher's copy */
 
 /* The launch's table flattened, into the watcher's copy. */
 static void flatten_into(const struct aj_variant *v)
 {
-	assert_true(wt_flatten(v));
-	assert_true(wt_flat_len > sizeof(struct wt_hdr));
+	assert_true(watchtab_flatten(v));
+	assert_true(watchtab_flat_len > sizeof(struct watchtab_hdr));
 	memset(&t, 0, sizeof(t));
-	memcpy(t.blob, wt_flat, wt_flat_len);
-	t.len = wt_flat_len;
+	memcpy(t.blob, watchtab_flat, watchtab_flat_len);
+	t.len = watchtab_flat_len;
 }
 
 static void same_step(const struct aj_step *a, const struct aj_step *b)
@@ -76,7 +76,7 @@ static void round_trip(void **state)
 {
 	(void)state;
 	flatten_into(&variant);
-	assert_true(wt_unflatten(&t));
+	assert_true(watchtab_unflatten(&t));
 	assert_ptr_equal(t.v.scan, &t.sc);
 	assert_int_equal(t.sc.n_floating, table.n_floating);
 	assert_int_equal(t.sc.n_steps, table.n_steps);
@@ -99,7 +99,7 @@ static void network_host(void **state)
 
 	(void)state;
 	flatten_into(&host);
-	assert_true(wt_unflatten(&t));
+	assert_true(watchtab_unflatten(&t));
 	assert_int_equal(t.v.network, AJ_NET_HOST);
 }
 
@@ -115,16 +115,16 @@ static void classifies_alike(void **state)
 
 	(void)state;
 	flatten_into(&variant);
-	assert_true(wt_unflatten(&t));
+	assert_true(watchtab_unflatten(&t));
 	for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++)
 		for (size_t s = 0; s < sizeof(states) / sizeof(states[0]); s++)
 			for (int dir = 0; dir < 2; dir++) {
 				uint64_t in_a = 0, in_b = 0;
 				size_t l = strlen(names[n]);
 				uint8_t a =
-				    step_classify(&table, names[n], l, dir, states[s], &in_a);
+				    match_classify(&table, names[n], l, dir, states[s], &in_a);
 				uint8_t b =
-				    step_classify(&t.sc, names[n], l, dir, states[s], &in_b);
+				    match_classify(&t.sc, names[n], l, dir, states[s], &in_b);
 
 				assert_int_equal(a, b);
 				assert_int_equal(in_a, in_b);
@@ -133,10 +133,10 @@ static void classifies_alike(void **state)
 	{
 		uint64_t in;
 
-		assert_int_equal(step_classify(&t.sc, "v42", 3, false, 0x1, &in), AJ_PATTERN_MASK);
-		assert_int_equal(step_classify(&t.sc, "prod.yml", 8, false, 0x6, &in),
+		assert_int_equal(match_classify(&t.sc, "v42", 3, false, 0x1, &in), AJ_PATTERN_MASK);
+		assert_int_equal(match_classify(&t.sc, "prod.yml", 8, false, 0x6, &in),
 		                 AJ_PATTERN_MASK);
-		assert_int_equal(step_classify(&t.sc, "secrets", 7, true, 0x1, &in),
+		assert_int_equal(match_classify(&t.sc, "secrets", 7, true, 0x1, &in),
 		                 AJ_PATTERN_DENY);
 	}
 }
@@ -151,118 +151,118 @@ static void same_bytes(void **state)
 	const struct aj_variant other = {.scan = &deeper, .network = AJ_NET_NONE};
 
 	(void)state;
-	assert_true(wt_flatten(&variant));
-	len = wt_flat_len;
-	memcpy(first, wt_flat, len);
-	assert_true(wt_flatten(&variant));
-	assert_int_equal(wt_flat_len, len);
-	assert_memory_equal(wt_flat, first, len);
+	assert_true(watchtab_flatten(&variant));
+	len = watchtab_flat_len;
+	memcpy(first, watchtab_flat, len);
+	assert_true(watchtab_flatten(&variant));
+	assert_int_equal(watchtab_flat_len, len);
+	assert_memory_equal(watchtab_flat, first, len);
 	deeper.depth = 13;
-	assert_true(wt_flatten(&other));
-	assert_int_equal(wt_flat_len, len);
-	assert_memory_not_equal(wt_flat, first, len);
+	assert_true(watchtab_flatten(&other));
+	assert_int_equal(watchtab_flat_len, len);
+	assert_memory_not_equal(watchtab_flat, first, len);
 }
 
 /* ---- what a table from elsewhere may not do ------------------------------- */
 
-static struct wt_hdr hdr(void)
+static struct watchtab_hdr hdr(void)
 {
-	struct wt_hdr h;
+	struct watchtab_hdr h;
 
 	memcpy(&h, t.blob, sizeof(h));
 	return h;
 }
 
-static void set_hdr(struct wt_hdr h)
+static void set_hdr(struct watchtab_hdr h)
 {
 	memcpy(t.blob, &h, sizeof(h));
 }
 
-static struct wt_step step_at(unsigned i)
+static struct watchtab_step step_at(unsigned i)
 {
-	struct wt_step w;
+	struct watchtab_step w;
 
-	memcpy(&w, t.blob + sizeof(struct wt_hdr) + i * sizeof(w), sizeof(w));
+	memcpy(&w, t.blob + sizeof(struct watchtab_hdr) + i * sizeof(w), sizeof(w));
 	return w;
 }
 
-static void set_step(unsigned i, struct wt_step w)
+static void set_step(unsigned i, struct watchtab_step w)
 {
-	memcpy(t.blob + sizeof(struct wt_hdr) + i * sizeof(w), &w, sizeof(w));
+	memcpy(t.blob + sizeof(struct watchtab_hdr) + i * sizeof(w), &w, sizeof(w));
 }
 
 /* The flattened table with one field changed by fn is refused. */
-static void refused_hdr(void (*fn)(struct wt_hdr *))
+static void refused_hdr(void (*fn)(struct watchtab_hdr *))
 {
-	struct wt_hdr h;
+	struct watchtab_hdr h;
 
 	flatten_into(&variant);
 	h = hdr();
 	fn(&h);
 	set_hdr(h);
-	assert_false(wt_unflatten(&t));
+	assert_false(watchtab_unflatten(&t));
 }
 
-static void refused_step(unsigned i, void (*fn)(struct wt_step *))
+static void refused_step(unsigned i, void (*fn)(struct watchtab_step *))
 {
-	struct wt_step w;
+	struct watchtab_step w;
 
 	flatten_into(&variant);
 	w = step_at(i);
 	fn(&w);
 	set_step(i, w);
-	assert_false(wt_unflatten(&t));
+	assert_false(watchtab_unflatten(&t));
 }
 
-static void h_len(struct wt_hdr *h)
+static void h_len(struct watchtab_hdr *h)
 {
 	h->len--;
 }
-static void h_depth0(struct wt_hdr *h)
+static void h_depth0(struct watchtab_hdr *h)
 {
 	h->depth = 0;
 }
-static void h_deep(struct wt_hdr *h)
+static void h_deep(struct watchtab_hdr *h)
 {
 	h->depth = AJ_SCAN_DEPTH_MAX + 1;
 }
-static void h_start(struct wt_hdr *h)
+static void h_start(struct watchtab_hdr *h)
 {
 	h->start = 1ULL << 3; /* three anchored steps: bits 0..2 */
 }
-static void h_sets(struct wt_hdr *h)
+static void h_sets(struct watchtab_hdr *h)
 {
 	h->n_sets = 200; /* past the end */
 }
-static void h_steps(struct wt_hdr *h)
+static void h_steps(struct watchtab_hdr *h)
 {
 	h->n_floating = 60000;
 }
-static void s_op0(struct wt_step *w)
+static void s_op0(struct watchtab_step *w)
 {
 	w->op = 0;
 }
-static void s_op_big(struct wt_step *w)
+static void s_op_big(struct watchtab_step *w)
 {
 	w->op = AJ_NAME_GLOBSTAR + 1;
 }
-static void s_kind(struct wt_step *w)
+static void s_kind(struct watchtab_step *w)
 {
 	w->kind = AJ_PATTERN_DENY + 1;
 }
-static void s_next(struct wt_step *w)
+static void s_next(struct watchtab_step *w)
 {
 	w->next = 1ULL << 5;
 }
-static void s_off(struct wt_step *w)
+static void s_off(struct watchtab_step *w)
 {
 	w->a = 0xfffff;
 }
-static void s_la(struct wt_step *w)
+static void s_la(struct watchtab_step *w)
 {
 	w->la = 5; /* ".env" has four bytes */
 }
-static void s_quick(struct wt_step *w)
+static void s_quick(struct watchtab_step *w)
 {
 	w->min = 3; /* shorter than its prefix */
 }
@@ -272,10 +272,10 @@ static void refuses_bad_tables(void **state)
 	(void)state;
 	flatten_into(&variant);
 	t.len--; /* shorter than the header says */
-	assert_false(wt_unflatten(&t));
+	assert_false(watchtab_unflatten(&t));
 	flatten_into(&variant);
-	t.len = sizeof(struct wt_hdr) - 1;
-	assert_false(wt_unflatten(&t));
+	t.len = sizeof(struct watchtab_hdr) - 1;
+	assert_false(watchtab_unflatten(&t));
 	refused_hdr(h_len);
 	refused_hdr(h_depth0);
 	refused_hdr(h_deep);
@@ -291,7 +291,7 @@ static void refuses_bad_tables(void **state)
 	refused_step(0, s_quick);
 	/* A glob naming set 2 of one, and one ending inside a token. */
 	{
-		struct wt_step w;
+		struct watchtab_step w;
 		char *p;
 
 		flatten_into(&variant);
@@ -299,15 +299,15 @@ static void refuses_bad_tables(void **state)
 		p = (char *)t.blob + w.a;
 		assert_string_equal(p, "v\x03\x01\x03\x01");
 		p[2] = 2;
-		assert_false(wt_unflatten(&t));
+		assert_false(watchtab_unflatten(&t));
 		flatten_into(&variant);
 		p = (char *)t.blob + step_at(2).a;
 		p[4] = '\0';
-		assert_false(wt_unflatten(&t));
+		assert_false(watchtab_unflatten(&t));
 	}
 	/* And the table itself is still taken. */
 	flatten_into(&variant);
-	assert_true(wt_unflatten(&t));
+	assert_true(watchtab_unflatten(&t));
 }
 
 /* A table past what the socket carries is not flattened. */
@@ -323,7 +323,7 @@ static void too_large(void **state)
 		many[i] = floating[0];
 	big.floating = many;
 	big.n_floating = WATCH_STEPS + 1 - big.n_steps;
-	assert_false(wt_flatten(&v));
+	assert_false(watchtab_flatten(&v));
 	/* Within the steps, past the bytes: 300 names of 255 bytes. */
 	memset(longname, 'a', 255);
 	for (unsigned i = 0; i < 300; i++)
@@ -340,9 +340,9 @@ static void too_large(void **state)
 		                           0,
 		                           0};
 	big.n_floating = 300;
-	assert_false(wt_flatten(&v));
+	assert_false(watchtab_flatten(&v));
 	big.n_floating = 100;
-	assert_true(wt_flatten(&v));
+	assert_true(watchtab_flatten(&v));
 }
 
 int main(void)
