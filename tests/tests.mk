@@ -26,6 +26,11 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 # line here when a stub test needs more than its own file.
 TEST_STUB_env_SRC := stub/base/glob.c stub/variant/vars.c stub/base/out.c
 TEST_STUB_git_SRC := stub/base/out.c
+# The index event by event: the walk, its records, its hits, the matcher.
+TEST_STUB_settle_SRC := stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c stub/scan/match.c \
+	stub/scan/guards.c stub/base/out.c
+# The table flattened and back, then classifying as before.
+TEST_STUB_watchtab_SRC := stub/scan/match.c stub/base/out.c
 TEST_STUB_summary_SRC := stub/base/out.c
 TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c
 TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c
