@@ -387,7 +387,7 @@ static char *steps_body(const struct m_step *st, size_t n)
 	return b;
 }
 
-/* The variant's patterns, lowered (lower.c): the name of its struct
+/* The variant's patterns as the scan automaton (automaton.c): the name of its struct
  * aj_scan, written once for all the variants that scan alike. */
 static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bound)
 {

@@ -1,5 +1,5 @@
-/* patterns.c: mask, deny and scan as a policy writes them; lower.c turns
- * a variant's patterns into the steps of the stub's walk. */
+/* patterns.c: mask, deny and scan as a policy writes them; automaton.c
+ * turns a variant's patterns into the steps of the stub's walk. */
 #include "patterns.h"
 #include "args.h"
 #include "diag.h"

@@ -64,7 +64,7 @@ struct m_pattern {
 	struct loc loc;
 };
 
-/* The patterns lowered for the stub's walk (lower.c): struct aj_scan with
+/* The patterns compiled for the stub's walk (automaton.c): struct aj_scan with
  * the compiler's own vectors.  a holds a token program for AJ_NAME_GLOB. */
 struct m_step {
 	struct aj_step s;

@@ -2,9 +2,9 @@
  * its blocks, replayed in order, and completed. */
 #include "variant.h"
 #include "bounds.h"
+#include "automaton.h"
 #include "bpf.h"
 #include "environment.h"
-#include "lower.h"
 #include "mounts.h"
 #include "path.h"
 #include "patterns.h"
@@ -215,7 +215,7 @@ bool variant_finish(struct variant *v)
 	struct m_env_set e = {.name = M_MODE_ENV};
 	path_parse(v->mode, NULL, false, &e.value);
 	env_set_put(v, &e);
-	if (!pattern_check_pruned(v) || !scan_lower(v))
+	if (!automaton_check_pruned(v) || !automaton_build(v))
 		return false;
 	add_toggles(v);
 	mounts_sort(v);

@@ -1,5 +1,5 @@
-/* test_compiler_match.c: the compiler's lowering of mask/deny/prune
- * patterns (compiler/lower.c) run by the stub's matcher (stub/match.c),
+/* test_compiler_match.c: the compiler's scan automaton of mask/deny/prune
+ * patterns (compiler/automaton.c) run by the stub's matcher (stub/match.c),
  * checked against the reference glob semantics (stub/glob.c): a path is
  * hidden by the walk exactly when the glob matches the path or one of its
  * directories.  Hand-picked cases first, then random patterns and paths. */
@@ -24,13 +24,13 @@ uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bo
 
 
 /* The variant's m_scan as the struct aj_scan the header would hold. */
-struct lowered {
+struct automaton {
 	struct aj_scan sc;
 	struct aj_step fl[64], st[64];
 	uint8_t sets[255 * 32];
 };
 
-static void to_table(const struct m_scan *m, struct lowered *l, int depth)
+static void to_table(const struct m_scan *m, struct automaton *l, int depth)
 {
 	memset(l, 0, sizeof(*l));
 	assert_true(m->floating.n <= 64 && m->steps.n <= 64);
@@ -93,9 +93,9 @@ static bool ref_hidden(const char *glob, bool anchored, bool dir_only, const cha
 	return false;
 }
 
-static struct lowered L;
+static struct automaton L;
 
-static const struct aj_scan *lower_one(const char *key, const char *pattern)
+static const struct aj_scan *automaton_of(const char *key, const char *pattern)
 {
 	char *text = xprintf("policy p { %s \"%s\"; }", key, pattern);
 	struct compiled *c = compile_str(text);
@@ -109,7 +109,7 @@ static const struct aj_scan *lower_one(const char *key, const char *pattern)
 
 static void check(const char *pattern, const char *path, bool isdir, bool expect)
 {
-	const struct aj_scan *sc = lower_one("mask", pattern);
+	const struct aj_scan *sc = automaton_of("mask", pattern);
 	bool got = walk_kind(sc, path, isdir) == AJ_PATTERN_MASK;
 	if (got != expect)
 		fail_msg("mask \"%s\" on %s%s: %s, expected %s", pattern, path, isdir ? "/" : "",
@@ -167,11 +167,11 @@ static void anchored(void **state)
 static void directories_only(void **state)
 {
 	(void)state;
-	const struct aj_scan *sc = lower_one("deny", "secrets/");
+	const struct aj_scan *sc = automaton_of("deny", "secrets/");
 	assert_int_equal(walk_kind(sc, "secrets", true), AJ_PATTERN_DENY);
 	assert_int_equal(walk_kind(sc, "app/secrets", true), AJ_PATTERN_DENY);
 	assert_int_equal(walk_kind(sc, "secrets", false), 0);
-	sc = lower_one("deny", "a/b/");
+	sc = automaton_of("deny", "a/b/");
 	assert_int_equal(walk_kind(sc, "a/b", true), AJ_PATTERN_DENY);
 	assert_int_equal(walk_kind(sc, "a/b", false), 0);
 }
@@ -179,17 +179,17 @@ static void directories_only(void **state)
 static void nocase(void **state)
 {
 	(void)state;
-	const struct aj_scan *sc = lower_one("mask nocase", ".env");
+	const struct aj_scan *sc = automaton_of("mask nocase", ".env");
 	assert_int_equal(walk_kind(sc, ".ENV", false), AJ_PATTERN_MASK);
 	assert_int_equal(walk_kind(sc, "a/.Env", false), AJ_PATTERN_MASK);
 	assert_int_equal(walk_kind(sc, ".envx", false), 0);
-	sc = lower_one("mask nocase", "[!a]x*");
+	sc = automaton_of("mask nocase", "[!a]x*");
 	assert_int_equal(walk_kind(sc, "AX", false), 0); /* 'A' is 'a': refused */
 	assert_int_equal(walk_kind(sc, "bX1", false), AJ_PATTERN_MASK);
-	sc = lower_one("mask nocase", "Config/*.PEM");
+	sc = automaton_of("mask nocase", "Config/*.PEM");
 	assert_int_equal(walk_kind(sc, "CONFIG/k.pem", false), AJ_PATTERN_MASK);
 	/* without nocase, case counts */
-	sc = lower_one("mask", ".env");
+	sc = automaton_of("mask", ".env");
 	assert_int_equal(walk_kind(sc, ".ENV", false), 0);
 }
 

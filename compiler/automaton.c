@@ -1,5 +1,5 @@
-/* lower.c: mask, deny and prune patterns lowered into the steps of the
- * stub's one walk (struct aj_scan in include/aj_table.h).
+/* automaton.c: mask, deny and prune patterns compiled into the steps of
+ * the scan automaton, the stub's one walk (struct aj_scan in include/aj_table.h).
  *
  * A name pattern (no '/') becomes one floating step, tried on every entry;
  * an anchored one becomes a run of steps of the variant's automaton.  Each
@@ -8,8 +8,8 @@
  * several stars), so that the stub compares bytes and never reads glob
  * syntax.  ASCII case is folded here for 'nocase' patterns; the stub folds
  * each name once. */
+#include "automaton.h"
 #include "diag.h"
-#include "lower.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -83,7 +83,7 @@ static char *lits(const struct tok *t, size_t n)
 }
 
 /* One path component of a pattern, as a step.  seg has no '/'. */
-static bool lower_name(struct m_scan *sc, const char *seg, size_t n, bool anchored, int flags,
+static bool name_step(struct m_scan *sc, const char *seg, size_t n, bool anchored, int flags,
 		       struct m_step *st, const struct loc *loc)
 {
 	struct tok t[256] = {{0}};
@@ -195,7 +195,7 @@ static uint64_t closure(const struct m_scan *sc, size_t i, size_t end)
 	return set;
 }
 
-bool scan_lower(struct variant *v)
+bool automaton_build(struct variant *v)
 {
 	struct m_scan *sc = &v->scan;
 
@@ -229,7 +229,7 @@ bool scan_lower(struct variant *v)
 			floating = true;
 		}
 		if (floating) {
-			if (!lower_name(sc, seg[0], len[0], false, flags, &st, &p->loc))
+			if (!name_step(sc, seg[0], len[0], false, flags, &st, &p->loc))
 				return false;
 			st.s.kind = (uint8_t)p->kind;
 			st.s.flags |= p->flags & M_PAT_DIR ? AJ_NAME_DIR : 0;
@@ -245,7 +245,7 @@ bool scan_lower(struct variant *v)
 			return false;
 		}
 		for (size_t i = 0; i < n; i++) {
-			if (!lower_name(sc, seg[i], len[i], true, flags, &st, &p->loc))
+			if (!name_step(sc, seg[i], len[i], true, flags, &st, &p->loc))
 				return false;
 			/* A trailing "**": every entry inside, which the walk
 			 * reaches one by one from the directory before it. */
@@ -304,7 +304,7 @@ static bool prunes(const struct m_pattern *q, char *const *names, size_t n)
 
 /* An anchored mask or deny whose leading directories are written out and
  * pruned would silently never match: refuse it. */
-bool pattern_check_pruned(const struct variant *v)
+bool automaton_check_pruned(const struct variant *v)
 {
 	bool ok = true;
 
