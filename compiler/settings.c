@@ -2,7 +2,7 @@
  * handler lowers it into changes; the settings that take one value.
  *
  * A block is lowered once, whatever the number of variants that replay it
- * (variant.c); within one block, the same thing said twice is an error. */
+ * (replay.c); within one block, the same thing said twice is an error. */
 #include "settings.h"
 #include "args.h"
 #include "bounds.h"
@@ -360,7 +360,7 @@ static bool lower_toggle(struct lowering *lw, const struct stmt *s)
 
 /* 'namespaces none;' or 'namespaces KIND… max N;': the kinds the jail's
  * processes may make, and how many user namespaces, at any depth, below
- * the jail's (variant.c turns the rest into filter rules). */
+ * the jail's (replay.c turns the rest into filter rules). */
 static bool lower_namespaces(struct lowering *lw, const struct stmt *s)
 {
 #define NS_NAME(flag, name) name,

@@ -1,6 +1,6 @@
-/* variant.c: a variant (command group x mode) built from the changes of
+/* replay.c: a variant (command group x mode) built from the changes of
  * its blocks, replayed in order, and completed. */
-#include "variant.h"
+#include "replay.h"
 #include "bounds.h"
 #include "automaton.h"
 #include "bpf.h"
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-void variant_start(struct variant *v, const char *mode, const char *command)
+void replay_start(struct variant *v, const char *mode, const char *command)
 {
 	memset(v, 0, sizeof(*v));
 	v->mode = mode;
@@ -32,7 +32,7 @@ void variant_start(struct variant *v, const char *mode, const char *command)
 	v->scan_bound = AJ_SCAN_BOUND_DENY;
 }
 
-bool variant_apply(struct variant *v, const change_list *block)
+bool replay_block(struct variant *v, const change_list *block)
 {
 	bool ok = true;
 	for (size_t i = 0; i < block->n; i++) {
@@ -208,7 +208,7 @@ static void namespace_rules(struct variant *v)
 	}
 }
 
-bool variant_finish(struct variant *v)
+bool replay_finish(struct variant *v)
 {
 	/* The target may ask which mode it runs in; a nested stub does not
 	 * trust it (stub/mode.c). */
