@@ -3,7 +3,7 @@
 #ifndef AJ_AUTOMATON_H
 #define AJ_AUTOMATON_H
 
-#include "types.h"
+#include "variant.h"
 
 bool automaton_build(struct variant *v);
 /* An anchored mask or deny below a pruned directory would never match. */

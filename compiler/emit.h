@@ -2,7 +2,7 @@
 #ifndef AJ_EMIT_H
 #define AJ_EMIT_H
 
-#include "types.h"
+#include "variant.h"
 
 bool emit_fits(const struct compiled *c);
 bool emit_header(FILE *f, const struct compiled *c, const char *source);

@@ -9,6 +9,6 @@
 #include "load.h"
 #include "path.h"
 #include "sysgroups.h"
-#include "types.h"
+#include "variant.h"
 
 #endif

@@ -2,7 +2,7 @@
 #ifndef AJ_STRUCTURE_H
 #define AJ_STRUCTURE_H
 
-#include "types.h"
+#include "variant.h"
 
 typedef VEC(const struct policy *) chain_t;
 

@@ -2,7 +2,7 @@
 #ifndef AJ_TOGGLES_H
 #define AJ_TOGGLES_H
 
-#include "types.h"
+#include "variant.h"
 
 /* A mount a toggle adds when it is on: a fixed path, or a variable's. */
 struct toggle_mount {

@@ -1,4 +1,4 @@
-/* types.h: the compiler's shared types: policies as loaded, the changes
+/* variant.h: the compiler's shared types: policies as loaded, the changes
  * each block lowers to, and the complete variants (command group x mode)
  * that are emitted.  Types only: every stage's functions are in its own
  * header. */
