@@ -2,6 +2,8 @@
 #include "args.h"
 #include "diag.h"
 
+#include <string.h>
+
 int count_args(const struct stmt *s)
 {
 	int n = 0;

@@ -3,7 +3,7 @@
 #ifndef AJ_ARGS_H
 #define AJ_ARGS_H
 
-#include "variant.h"
+#include "ast.h"
 
 int count_args(const struct stmt *s);
 /* min to max arguments (max < 0: any), else an error naming usage. */

@@ -2,7 +2,7 @@
 #ifndef AJ_BOUNDS_H
 #define AJ_BOUNDS_H
 
-#include "variant.h"
+#include "changes.h"
 
 bool rlimit_lower(struct lowering *lw, const struct stmt *s);
 bool limit_lower(struct lowering *lw, const struct stmt *s);

@@ -5,6 +5,7 @@
 #include "sha256.h"
 #include "sysnames.h"
 #include "toggles.h"
+#include "variant.h"
 
 #include <seccomp.h>
 #include <stdlib.h>

@@ -2,7 +2,9 @@
 #ifndef AJ_EMIT_H
 #define AJ_EMIT_H
 
-#include "variant.h"
+#include "program.h"
+
+#include <stdio.h>
 
 bool emit_fits(const struct compiled *c);
 bool emit_header(FILE *f, const struct compiled *c, const char *source);

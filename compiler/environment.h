@@ -2,7 +2,7 @@
 #ifndef AJ_ENVIRONMENT_H
 #define AJ_ENVIRONMENT_H
 
-#include "variant.h"
+#include "changes.h"
 
 /* A variable's name, or with glob a pattern of '*' and '?'. */
 bool env_name_ok(const char *n, bool glob);

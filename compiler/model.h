@@ -8,6 +8,7 @@
 #include "emit.h"
 #include "load.h"
 #include "path.h"
+#include "program.h"
 #include "sysgroups.h"
 #include "variant.h"
 

@@ -3,7 +3,7 @@
 #ifndef AJ_MOUNTS_H
 #define AJ_MOUNTS_H
 
-#include "variant.h"
+#include "changes.h"
 
 /* Is the op (enum aj_mount_op) a key of the language, and which suffixes
  * ('?', '+') follow its name there? */

@@ -3,7 +3,7 @@
 #ifndef AJ_PATTERNS_H
 #define AJ_PATTERNS_H
 
-#include "variant.h"
+#include "changes.h"
 
 /* mask|deny [nocase] "PATTERN"…; lw->arg is the kind. */
 bool patterns_lower(struct lowering *lw, const struct stmt *s);

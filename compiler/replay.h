@@ -3,7 +3,7 @@
 #ifndef AJ_REPLAY_H
 #define AJ_REPLAY_H
 
-#include "variant.h"
+#include "changes.h"
 
 /* The defaults, before any block. */
 void replay_start(struct variant *v, const char *mode, const char *command);

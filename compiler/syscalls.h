@@ -3,7 +3,7 @@
 #ifndef AJ_SYSCALLS_H
 #define AJ_SYSCALLS_H
 
-#include "variant.h"
+#include "changes.h"
 
 /* syscalls default ACTION;  syscalls ACTION TARGET…; */
 bool syscalls_lower(struct lowering *lw, const struct stmt *s);
