@@ -87,3 +87,14 @@ bool first_in_block(const struct stmt *first, const struct stmt *s,
 	note_at(at == &s->loc || !t->args ? &t->loc : &t->args->loc, "first given here");
 	return false;
 }
+
+static bool same_key(const struct stmt *a, const struct stmt *b)
+{
+	return strcmp(a->key, b->key) == 0;
+}
+
+bool key_once(const struct stmt *first, const struct stmt *s)
+{
+	return first_in_block(first, s, same_key, &s->loc,
+	                      xprintf("'%s' is already set in this block", s->key));
+}

@@ -34,17 +34,6 @@ enum change_kind {
 	CH_FALLBACK,         /* .number: 1 for 'fallback landlock' */
 };
 
-/* The kinds of namespace 'namespaces' names, by their clone flag. */
-#define NS_KINDS(X)                                                                                \
-	X(CLONE_NEWUSER, "user")                                                                   \
-	X(CLONE_NEWPID, "pid")                                                                     \
-	X(CLONE_NEWNET, "net")                                                                     \
-	X(CLONE_NEWNS, "mount")                                                                    \
-	X(CLONE_NEWIPC, "ipc")                                                                     \
-	X(CLONE_NEWUTS, "uts")                                                                     \
-	X(CLONE_NEWCGROUP, "cgroup")                                                               \
-	X(CLONE_NEWTIME, "time")
-
 struct change {
 	enum change_kind kind;
 	struct loc loc; /* what a second one in the same block is told about */

@@ -118,8 +118,8 @@ struct variant {
 	int landlock;
 	int landlock_min_abi;
 	int features;
-	int toggles_fixed; /* aj_variant.toggles_fixed: set by a mode block */
-	int flags; /* AJ_VARIANT_* */
+	int toggles_fixed;      /* aj_variant.toggles_fixed: set by a mode block */
+	int flags;              /* AJ_VARIANT_* */
 	unsigned long ns_allow; /* CLONE_NEW* the jail may make ('namespaces') */
 	int userns;             /* aj_variant.userns */
 	uint32_t timeout;
