@@ -26,7 +26,7 @@ enum change_kind {
 	CH_HOSTNAME,         /* .hostname */
 	CH_NETWORK,          /* .network */
 	CH_LANDLOCK,         /* .landlock */
-	CH_TIMEOUT,          /* .number */
+	CH_SCALAR,           /* .scalar: one of M_SCALARS */
 	CH_TOGGLE,           /* .toggle */
 	CH_SYSCALLS_DEFAULT, /* .action */
 	CH_RULES,            /* .rules: the syscall rules of one target */
@@ -54,6 +54,10 @@ struct change {
 		struct {
 			int depth, bound;
 		} scan;
+		struct {
+			enum m_scalar which;
+			uint64_t value;
+		} scalar;
 		struct {
 			int level;
 			bool fixed; /* a mode said it: --net cannot widen it */

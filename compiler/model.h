@@ -6,6 +6,7 @@
 
 #include "compile.h"
 #include "emit.h"
+#include "explain.h"
 #include "load.h"
 #include "path.h"
 #include "program.h"

@@ -90,8 +90,16 @@ bool replay_block(struct variant *v, const change_list *block)
 			v->landlock = c->landlock.level;
 			v->landlock_min_abi = c->landlock.min_abi;
 			break;
-		case CH_TIMEOUT:
-			v->timeout = (uint32_t)c->number;
+		case CH_SCALAR:
+			switch (c->scalar.which) {
+#define M_SCALAR_SET(key, type, ...)                                                               \
+	case M_SCALAR_##key:                                                                       \
+		v->key = (type)c->scalar.value;                                                    \
+		break;
+				M_SCALARS(M_SCALAR_SET)
+			case M_SCALAR_COUNT:
+				break;
+			}
 			break;
 		case CH_TOGGLE:
 			if (c->toggle.on)

@@ -23,7 +23,7 @@
 #define IN_COMMAND (1u << BLOCK_COMMAND)
 #define IN_BLOCKS  (IN_POLICY | IN_MODE | IN_COMMAND)
 
-static lower_fn lower_hostname, lower_landlock, lower_timeout, lower_fallback;
+static lower_fn lower_hostname, lower_landlock, lower_scalar, lower_fallback;
 
 /* A key, as the table holds it.  lower NULL: a structure key. */
 struct setting {
@@ -38,6 +38,7 @@ struct setting {
 /* clang-format off */
 #define MOUNT_SETTING(id, name, ...)  {name, mounts_lower, IN_BLOCKS, id},
 #define TOGGLE_SETTING(id, name, ...) {name, toggle_lower, IN_BLOCKS, id},
+#define SCALAR_SETTING(key, ...)       {#key, lower_scalar, IN_BLOCKS, M_SCALAR_##key},
 static const struct setting settings[] = {
 	{"hostname", lower_hostname, IN_BLOCKS, 0},
 	{"network", network_lower, IN_BLOCKS, 0},
@@ -49,7 +50,7 @@ static const struct setting settings[] = {
 	{"env", env_lower, IN_BLOCKS, 0},
 	{"rlimit", rlimit_lower, IN_BLOCKS, 0},
 	{"limit", limit_lower, IN_BLOCKS, 0},
-	{"timeout", lower_timeout, IN_BLOCKS, 0},
+	M_SCALARS(SCALAR_SETTING)
 	{"syscalls", syscalls_lower, IN_BLOCKS, 0},
 	{"namespaces", namespaces_lower, IN_BLOCKS, 0},
 	{"fallback", lower_fallback, IN_BLOCKS, 0},
@@ -201,16 +202,25 @@ static bool lower_landlock(struct lowering *lw, const struct stmt *s)
 	return true;
 }
 
-static bool lower_timeout(struct lowering *lw, const struct stmt *s)
+/* A row of M_SCALARS: lw->arg is its enum m_scalar. */
+static bool lower_scalar(struct lowering *lw, const struct stmt *s)
 {
-	if (!key_once(lw->first, s) || !want_args(s, 1, 1, "timeout SECONDS;"))
+#define SCALAR_ROW(key, type, max, arg, what) {#key " " arg ";", max, what},
+	static const struct {
+		const char *usage;
+		uint64_t max;
+		const char *what;
+	} rows[] = {M_SCALARS(SCALAR_ROW)};
+	if (!key_once(lw->first, s) || !want_args(s, 1, 1, rows[lw->arg].usage))
 		return false;
-	if (s->args->kind != ATOM_NUMBER || s->args->num > INT32_MAX) {
-		error_at(&s->args->loc, "expected a number of seconds");
+	if (s->args->kind != ATOM_NUMBER || s->args->num > rows[lw->arg].max) {
+		error_at(&s->args->loc, "expected %s", rows[lw->arg].what);
 		return false;
 	}
-	VEC_PUSH(*lw->out,
-	         ((struct change){.kind = CH_TIMEOUT, .loc = s->loc, .number = s->args->num}));
+	struct change c = {.kind = CH_SCALAR, .loc = s->loc};
+	c.scalar.which = (enum m_scalar)lw->arg;
+	c.scalar.value = s->args->num;
+	VEC_PUSH(*lw->out, c);
 	return true;
 }
 

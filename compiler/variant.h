@@ -107,6 +107,19 @@ struct m_filter {
 	VEC(struct aj_bpf_insn) insns;
 };
 
+/* The settings that take one number and are the field of struct
+ * aj_variant of the same name, 0 when no block sets them.  A row is all
+ * the compiler needs: the key (settings.c), the field of struct variant
+ * below (the last block that sets it wins, replay.c) and its initialiser
+ * in the header (emit.c).  A new one is this row, its field in
+ * include/aj_table.h, and the stub that reads it.
+ *
+ *   X(key, field type, largest value, what follows the key, what it is) */
+#define M_SCALARS(X) X(timeout, uint32_t, INT32_MAX, "SECONDS", "a number of seconds")
+
+#define M_SCALAR_ENUM(key, ...) M_SCALAR_##key,
+enum m_scalar { M_SCALARS(M_SCALAR_ENUM) M_SCALAR_COUNT };
+
 struct variant {
 	const char *mode;
 	const char *command;
@@ -122,7 +135,8 @@ struct variant {
 	int flags;              /* AJ_VARIANT_* */
 	unsigned long ns_allow; /* CLONE_NEW* the jail may make ('namespaces') */
 	int userns;             /* aj_variant.userns */
-	uint32_t timeout;
+#define M_SCALAR_FIELD(key, type, ...) type key;
+	M_SCALARS(M_SCALAR_FIELD)
 	uint64_t memory;    /* aj_variant.memory: bytes, AJ_MEMORY_PERCENT | percent, 0 none */
 	uint32_t processes; /* tasks, 0 none */
 	struct loc memory_loc, processes_loc; /* where they were set, for check_mode_order */
