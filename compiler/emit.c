@@ -409,32 +409,35 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	                         : xprintf("%lluULL, /* %s */", (unsigned long long)v->memory,
 	                                   limit_memory_text(v->memory));
 
-	char *scalars = xstrdup("");
-#define SCALAR_INIT(key, ...)                                                                      \
-	scalars = xprintf("%s\t\t.%s = %llu,\n", scalars, #key, (unsigned long long)v->key);
+	/* One line of the initialiser each: a field, or a pointer and its count. */
+	char *s = xstrdup("\t{\n");
+#define LINE(...) s = xprintf("%s\t\t%s\n", s, xprintf(__VA_ARGS__))
+	LINE(".mode = %s,", lit(v->mode));
+	LINE(".command = %s,", lit(v->command));
+	LINE(".hostname = %s,", lit(v->hostname));
+	LINE(".network = %d,", v->network);
+	LINE(".landlock = %d,", v->landlock);
+	LINE(".landlock_min_abi = %d,", v->landlock_min_abi);
+	LINE(".features = 0x%x,", v->features);
+	LINE(".toggles_fixed = 0x%x,", v->toggles_fixed);
+	LINE(".flags = 0x%x,", v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0));
+#define SCALAR_INIT(key, ...) LINE(".%s = %llu,", #key, (unsigned long long)v->key);
 	M_SCALARS(SCALAR_INIT)
-
-	*init = xprintf("\t{\n\t\t.mode = %s,\n\t\t.command = %s,\n\t\t.hostname = %s,\n"
-	                "\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
-	                "\t\t.features = 0x%x,\n\t\t.toggles_fixed = 0x%x,\n\t\t.flags = 0x%x,\n"
-	                "%s"
-	                "\t\t.memory = %s\n\t\t.processes = %u,\n"
-	                "\t\t.mount_spans = %s, .n_mount_spans = %zu,\n"
-	                "\t\t.scan = %s,\n"
-	                "\t\t.landlock_rules = %s, .n_landlock_rules = %zu,\n"
-	                "\t\t.env_keep = %s, .n_env_keep = %zu,\n"
-	                "\t\t.env_drop = %s, .n_env_drop = %zu,\n"
-	                "\t\t.env_set = %s, .n_env_set = %zu,\n"
-	                "\t\t.rlimits = %s, .n_rlimits = %zu,\n"
-	                "\t\t.filters = %s, .n_filters = %zu,\n"
-	                "\t\t.seccomp_summary = %s,\n%s%s%s\t},\n",
-	                lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
-	                v->landlock_min_abi, v->features, v->toggles_fixed,
-	                v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0), scalars,
-	                memory, v->processes, mount_spans, n_spans, scan, ll, v->landlock_rules.n,
-	                keep, n_keep, drop, n_drop, set, v->env_set.n, rl, v->rlimits.n, fl,
-	                v->filters.n, lit(explain_summary(v)),
-	                v->userns ? xprintf("\t\t.userns = %d,\n", v->userns) : "", hosts, refused);
+	LINE(".memory = %s", memory);
+	LINE(".processes = %u,", v->processes);
+	LINE(".mount_spans = %s, .n_mount_spans = %zu,", mount_spans, n_spans);
+	LINE(".scan = %s,", scan);
+	LINE(".landlock_rules = %s, .n_landlock_rules = %zu,", ll, v->landlock_rules.n);
+	LINE(".env_keep = %s, .n_env_keep = %zu,", keep, n_keep);
+	LINE(".env_drop = %s, .n_env_drop = %zu,", drop, n_drop);
+	LINE(".env_set = %s, .n_env_set = %zu,", set, v->env_set.n);
+	LINE(".rlimits = %s, .n_rlimits = %zu,", rl, v->rlimits.n);
+	LINE(".filters = %s, .n_filters = %zu,", fl, v->filters.n);
+	LINE(".seccomp_summary = %s,", lit(explain_summary(v)));
+	if (v->userns)
+		LINE(".userns = %d,", v->userns);
+#undef LINE
+	*init = xprintf("%s%s%s\t},\n", s, hosts, refused);
 }
 
 /* Everything of the header but its first comment and the identity: what
