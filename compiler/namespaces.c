@@ -2,6 +2,7 @@
  * jail's processes may make and how many user namespaces below its own;
  * the kernel's side is aj_variant.userns, the filter's is below. */
 #include "namespaces.h"
+#include "changes.h"
 #include "args.h"
 #include "diag.h"
 #include "sysnames.h"

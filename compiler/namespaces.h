@@ -2,7 +2,9 @@
 #ifndef AJ_NAMESPACES_H
 #define AJ_NAMESPACES_H
 
-#include "changes.h"
+#include "variant.h"
+
+struct lowering; /* changes.h: the handlers' side */
 
 /* namespaces none;  namespaces KIND… max COUNT; */
 bool namespaces_lower(struct lowering *lw, const struct stmt *s);

@@ -2,6 +2,7 @@
  * the hosts the proxy lets through; the filter rule 'network blocked'
  * adds. */
 #include "network.h"
+#include "changes.h"
 #include "args.h"
 #include "diag.h"
 #include "hosts.h"

@@ -2,7 +2,9 @@
 #ifndef AJ_NETWORK_H
 #define AJ_NETWORK_H
 
-#include "changes.h"
+#include "variant.h"
+
+struct lowering; /* changes.h: the handlers' side */
 
 /* network LEVEL; (AJ_NETWORKS)  network allow "HOST[:PORT]"… [follow TOOL "HOST"…]; */
 bool network_lower(struct lowering *lw, const struct stmt *s);

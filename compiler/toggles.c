@@ -10,6 +10,7 @@
  * $XDG_RUNTIME_DIR), the X authority file.  A toggle that is on keeps its
  * variables; one that is off drops them, whatever else keeps them. */
 #include "toggles.h"
+#include "changes.h"
 #include "args.h"
 #include "diag.h"
 

@@ -2,7 +2,9 @@
 #ifndef AJ_TOGGLES_H
 #define AJ_TOGGLES_H
 
-#include "changes.h"
+#include "variant.h"
+
+struct lowering; /* changes.h: the handlers' side */
 
 /* A mount a toggle adds when it is on: a fixed path, or a variable's. */
 struct toggle_mount {
