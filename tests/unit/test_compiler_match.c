@@ -20,8 +20,7 @@
 /* stub/match.c and stub/glob.c (stub.h cannot be included beside model.h) */
 bool glob_match(const char *pattern, const char *s);
 uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
-		      uint64_t state, uint64_t *inside);
-
+                      uint64_t state, uint64_t *inside);
 
 /* The variant's m_scan as the struct aj_scan the header would hold. */
 struct automaton {
@@ -46,10 +45,14 @@ static void to_table(const struct m_scan *m, struct automaton *l, int depth)
 	}
 	for (size_t i = 0; i < m->sets.n; i++)
 		memcpy(l->sets + 32 * i, m->sets.v[i], 32);
-	l->sc = (struct aj_scan){.floating = l->fl, .steps = l->st, .sets = l->sets,
-				 .start = m->start, .n_floating = (uint16_t)m->floating.n,
-				 .n_steps = (uint8_t)m->steps.n, .n_sets = (uint8_t)m->sets.n,
-				 .depth = (uint8_t)depth};
+	l->sc = (struct aj_scan){.floating = l->fl,
+	                         .steps = l->st,
+	                         .sets = l->sets,
+	                         .start = m->start,
+	                         .n_floating = (uint16_t)m->floating.n,
+	                         .n_steps = (uint8_t)m->steps.n,
+	                         .n_sets = (uint8_t)m->sets.n,
+	                         .depth = (uint8_t)depth};
 }
 
 /* What the walk decides for path (components split on '/'; all but the
@@ -113,7 +116,7 @@ static void check(const char *pattern, const char *path, bool isdir, bool expect
 	bool got = walk_kind(sc, path, isdir) == AJ_PATTERN_MASK;
 	if (got != expect)
 		fail_msg("mask \"%s\" on %s%s: %s, expected %s", pattern, path, isdir ? "/" : "",
-			 got ? "hidden" : "visible", expect ? "hidden" : "visible");
+		         got ? "hidden" : "visible", expect ? "hidden" : "visible");
 }
 
 #define HID(p, s) check((p), (s), false, true)
@@ -197,11 +200,11 @@ static void precedence(void **state)
 {
 	(void)state;
 	struct compiled *c = compile_str("policy p { scan prune \"vendor\" \"x/**\"; "
-					 "mask \"vendor/\" \"*.pem\"; deny \"*.pem\"; }");
+	                                 "mask \"vendor/\" \"*.pem\"; deny \"*.pem\"; }");
 	(void)c; /* "*.pem" both masked and denied: refused */
 	assert_null(c);
 	c = compile_str("policy p { scan prune \"vendor\"; mask \"vendor/\" \"k*\"; "
-			"deny \"key*\"; }");
+	                "deny \"key*\"; }");
 	assert_non_null(c);
 	to_table(&c->variants.v[0].scan, &L, 32);
 	assert_int_equal(walk_kind(&L.sc, "vendor", true), AJ_PATTERN_MASK);
@@ -214,9 +217,9 @@ static void prune_and_reset(void **state)
 {
 	(void)state;
 	struct compiled *c = compile_str(
-		"policy a { scan prune \"node_modules\" \".git/objects\" \"target\"; "
-		"scan depth 12 deny; }\n"
-		"policy b extends a { mode m { scan prune none; scan prune \"target\"; } }");
+	    "policy a { scan prune \"node_modules\" \".git/objects\" \"target\"; "
+	    "scan depth 12 deny; }\n"
+	    "policy b extends a { mode m { scan prune none; scan prune \"target\"; } }");
 	assert_non_null(c);
 	const struct variant *n = &c->variants.v[0], *m = &c->variants.v[1];
 	assert_int_equal(n->scan_depth, 12);
@@ -237,7 +240,7 @@ static void guards(void **state)
 {
 	(void)state;
 	struct compiled *c = compile_str("policy p { deny \"/secrets/\"; scan guard \"/.env\" "
-					 "\"config/prod.yml\" \"/secrets/\"; }");
+	                                 "\"config/prod.yml\" \"/secrets/\"; }");
 	assert_non_null(c);
 	const struct m_scan *m = &c->variants.v[0].scan;
 	assert_int_equal(m->guards.n, 3);
@@ -267,8 +270,8 @@ static unsigned pick(unsigned n)
 
 static void random_segment(char *out, bool allow_star2)
 {
-	static const char *const atoms[] = {"a", "b", ".", "*", "?", "[ab]", "[!a]", "[a-b]", "ab",
-					    "A", "Ba"};
+	static const char *const atoms[] = {"a",    "b",     ".",  "*", "?", "[ab]",
+	                                    "[!a]", "[a-b]", "ab", "A", "Ba"};
 	if (allow_star2 && !pick(6)) {
 		strcpy(out, "**");
 		return;
@@ -305,8 +308,8 @@ static void random_pattern(char *out)
 
 static void random_path(char *out)
 {
-	static const char *const names[] = {"a", "b", "ab", "ba", ".a", "aab", "bab", ".", "a.b",
-					    "bb", "aba", ".ab", "abab", "AB", "Ab", "bA"};
+	static const char *const names[] = {"a",   "b",  "ab",  "ba",  ".a",   "aab", "bab", ".",
+	                                    "a.b", "bb", "aba", ".ab", "abab", "AB",  "Ab",  "bA"};
 	unsigned n = 1 + pick(4);
 	out[0] = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -358,9 +361,8 @@ static void against_reference(void **state)
 			bool got = walk_kind(&L.sc, path, isdir) == AJ_PATTERN_MASK;
 			if (want != got)
 				fail_msg("mask %s\"%s\" on %s%s: walk %s, reference %s",
-					 nc ? "nocase " : "", pat, path,
-					 isdir ? "/" : "", got ? "hidden" : "visible",
-					 want ? "hidden" : "visible");
+				         nc ? "nocase " : "", pat, path, isdir ? "/" : "",
+				         got ? "hidden" : "visible", want ? "hidden" : "visible");
 			checked++;
 		}
 		arena_free();
@@ -371,14 +373,14 @@ static void against_reference(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(forms, setup, teardown),
-		cmocka_unit_test_setup_teardown(anchored, setup, teardown),
-		cmocka_unit_test_setup_teardown(directories_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(nocase, setup, teardown),
-		cmocka_unit_test_setup_teardown(precedence, setup, teardown),
-		cmocka_unit_test_setup_teardown(prune_and_reset, setup, teardown),
-		cmocka_unit_test_setup_teardown(guards, setup, teardown),
-		cmocka_unit_test_setup_teardown(against_reference, setup, teardown),
+	    cmocka_unit_test_setup_teardown(forms, setup, teardown),
+	    cmocka_unit_test_setup_teardown(anchored, setup, teardown),
+	    cmocka_unit_test_setup_teardown(directories_only, setup, teardown),
+	    cmocka_unit_test_setup_teardown(nocase, setup, teardown),
+	    cmocka_unit_test_setup_teardown(precedence, setup, teardown),
+	    cmocka_unit_test_setup_teardown(prune_and_reset, setup, teardown),
+	    cmocka_unit_test_setup_teardown(guards, setup, teardown),
+	    cmocka_unit_test_setup_teardown(against_reference, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
