@@ -1,5 +1,6 @@
 /* settings.c: the keys a block may hold, where each is allowed and which
- * handler lowers it into changes; the settings that take one value.
+ * handler lowers it into changes; the settings that take one value and
+ * have no concern of their own, and the numbers of M_SCALARS (variant.h).
  *
  * A block is lowered once, whatever the number of variants that replay it
  * (replay.c); within one block, the same thing said twice is an error. */
