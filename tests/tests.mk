@@ -31,7 +31,7 @@ TEST_STUB_mount_plan_SRC := stub/vars.c stub/out.c stub/resolve.c
 TEST_STUB_fence_SRC := stub/vars.c stub/out.c
 TEST_STUB_landlock_SRC := stub/vars.c stub/out.c
 TEST_STUB_extra_SRC := stub/vars.c stub/out.c stub/resolve.c
-# A compiler test may name stub sources too: the lowered mask matcher runs
+# A compiler test may name stub sources too: the compiled scan automaton runs
 # in the stub's own code against the reference glob.
 TEST_test_compiler_match_SRC := stub/match.c stub/glob.c
 TEST_test_compiler_verdict_SRC := stub/verdict.c
