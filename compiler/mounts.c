@@ -2,6 +2,7 @@
  * in forms[]: how a policy writes it and what Landlock grants beneath it;
  * a new op is a line there (and the stub's case for it). */
 #include "mounts.h"
+#include "changes.h"
 #include "args.h"
 #include "diag.h"
 #include "path.h"

@@ -6,7 +6,8 @@
 #   escape-check       tests/escape/run.sh and soak.sh: escape classes, the soak
 #
 # Unit tests are linked by name, and mirror the folders:
-#   test_compiler_*.c      all compiler objects but main.o, libseccomp
+#   compiler/test_X.c      all compiler objects but main.o, libseccomp, plus
+#                          $(TEST_COMPILER_X_SRC)
 #   ROOM/test_X.c          stub/ROOM/X.c (common/X.c for ROOM common) built
 #                          with gcc (glibc), plus $(TEST_STUB_X_SRC)
 #   test_*.c (other)       nothing but $(TEST_<name>_SRC)
@@ -42,15 +43,15 @@ TEST_STUB_egress_SRC := common/hosts.c stub/variant/env.c stub/variant/vars.c st
 TEST_STUB_limits_SRC := stub/base/out.c
 TEST_STUB_notify_SRC := stub/notify/verdict.c stub/base/wire.c
 TEST_STUB_scan_SRC := stub/scan/hits.c stub/scan/match.c stub/scan/scanidx.c
-# A compiler test may name stub sources too: the lowered mask matcher runs
+# A compiler test may name stub sources too: the compiled scan automaton runs
 # in the stub's own code against the reference glob.
-TEST_test_compiler_match_SRC := stub/scan/match.c stub/base/glob.c
-TEST_test_compiler_verdict_SRC := stub/notify/verdict.c
+TEST_COMPILER_match_SRC := stub/scan/match.c stub/base/glob.c
+TEST_COMPILER_verdict_SRC := stub/notify/verdict.c
 
 # unit_rule(name): how one test binary is built.
 define unit_rule
 $(B)/tests/unit/$(1): tests/unit/$(1).c $$(call unit_deps,$(1)) $(wildcard tests/unit/*.h compiler/*.h) $(STUB_HDR) include/aj_table.h \
-		$(if $(filter test_compiler_%,$(1)),$(B)/grammar/aj.tab.h $(B)/grammar/aj.lex.h)
+		$(if $(filter compiler/%,$(1)),$(B)/grammar/aj.tab.h $(B)/grammar/aj.lex.h)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(TEST_CFLAGS) -Itests/unit -o $$@ $$(filter %.c %.o,$$^) $$(call unit_libs,$(1)) -lcmocka
 endef
@@ -60,12 +61,12 @@ unit_room   = $(patsubst %/,%,$(dir $(1)))
 unit_file   = $(patsubst test_%,%,$(notdir $(1)))
 unit_obj    = $(if $(filter common,$(call unit_room,$(1))),$(B)/obj/test/common/$(call unit_file,$(1)).o,\
                 $(B)/obj/test/stub/$(call unit_room,$(1))/$(call unit_file,$(1)).o)
-unit_deps   = $(if $(filter test_compiler_%,$(1)),$(COMPILER_TEST_OBJ) $(TEST_$(1)_SRC),\
+unit_deps   = $(if $(filter compiler/%,$(1)),$(COMPILER_TEST_OBJ) $(TEST_COMPILER_$(call unit_file,$(1))_SRC),\
               $(if $(findstring /,$(1)),\
                 $(sort $(call unit_obj,$(1)) \
                   $(patsubst %.c,$(B)/obj/test/%.o,$(TEST_STUB_$(call unit_file,$(1))_SRC))),\
                 $(TEST_$(1)_SRC)))
-unit_libs   = $(if $(filter test_compiler_%,$(1)),-lseccomp)
+unit_libs   = $(if $(filter compiler/%,$(1)),-lseccomp)
 
 $(foreach t,$(UNIT_NAMES),$(eval $(call unit_rule,$(t))))
 

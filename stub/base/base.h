@@ -1,8 +1,8 @@
 /* base/base.h: the interface of the room base/: the syscall layer: output and the report writer,
  * die(), globs, descriptors passed, the kernel calls musl has no wrapper for, and the run every
  * room reads. Included by its files and by the rooms above it (docs/layout.md). */
-#ifndef AJ_BASE_H
-#define AJ_BASE_H
+#ifndef AJ_STUB_BASE_H
+#define AJ_STUB_BASE_H
 
 #include <errno.h>
 #include <fcntl.h>

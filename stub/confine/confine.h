@@ -1,7 +1,7 @@
 /* confine/confine.h: the interface of the room confine/: Landlock: its ABI, the rights it handles,
  * the ruleset. Included by its files and by the rooms above it (docs/layout.md). */
-#ifndef AJ_CONFINE_H
-#define AJ_CONFINE_H
+#ifndef AJ_STUB_CONFINE_H
+#define AJ_STUB_CONFINE_H
 
 #include "scan/scan.h"
 

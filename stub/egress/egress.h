@@ -1,8 +1,8 @@
 /* egress/egress.h: the interface of the room egress/: 'network allow': the proxy, its resolver, the
  * run's host list and the tools' configuration. Included by its files and by the rooms above it
  * (docs/layout.md). */
-#ifndef AJ_EGRESS_H
-#define AJ_EGRESS_H
+#ifndef AJ_STUB_EGRESS_H
+#define AJ_STUB_EGRESS_H
 
 #include <sys/socket.h>
 

@@ -1,7 +1,7 @@
 /* explain/explain.h: the interface of the room explain/: --jail-explain.
  * Included by its files and by the rooms above it (docs/layout.md). */
-#ifndef AJ_EXPLAIN_H
-#define AJ_EXPLAIN_H
+#ifndef AJ_STUB_EXPLAIN_H
+#define AJ_STUB_EXPLAIN_H
 
 #include "fallback/fallback.h"
 

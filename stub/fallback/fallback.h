@@ -1,8 +1,8 @@
 /* fallback/fallback.h: the interface of the room fallback/: the jail without namespaces: its
  * Landlock rules and filter, its private directory, its record of secrets, its --jail-explain
  * section. Included by its files and by the rooms above it (docs/layout.md). */
-#ifndef AJ_FALLBACK_H
-#define AJ_FALLBACK_H
+#ifndef AJ_STUB_FALLBACK_H
+#define AJ_STUB_FALLBACK_H
 
 #include "proc/proc.h"
 

@@ -1,8 +1,8 @@
 /* notify/notify.h: the interface of the room notify/: the refused calls: the listener's verdicts,
  * the count and the summary line, the log. Included by its files and by the rooms above it
  * (docs/layout.md). */
-#ifndef AJ_NOTIFY_H
-#define AJ_NOTIFY_H
+#ifndef AJ_STUB_NOTIFY_H
+#define AJ_STUB_NOTIFY_H
 
 #include "root/root.h"
 

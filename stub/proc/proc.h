@@ -1,8 +1,8 @@
 /* proc/proc.h: the interface of the room proc/: the processes: namespaces, pid 1's and the parent's
  * supervision, privileges, rlimits and cgroups, the seccomp filters. Included by its files and by
  * the rooms above it (docs/layout.md). */
-#ifndef AJ_PROC_H
-#define AJ_PROC_H
+#ifndef AJ_STUB_PROC_H
+#define AJ_STUB_PROC_H
 
 #include "egress/egress.h"
 

@@ -2,8 +2,8 @@
  * /dev, the covers and the fence behind them, the host's sockets beneath binds, the refusal log
  * kept out of every writable mount. Included by its files and by the rooms above it
  * (docs/layout.md). */
-#ifndef AJ_ROOT_H
-#define AJ_ROOT_H
+#ifndef AJ_STUB_ROOT_H
+#define AJ_STUB_ROOT_H
 
 #include "confine/confine.h"
 

@@ -1,8 +1,8 @@
 /* scan/scan.h: the interface of the room scan/: the project's scan: the matcher, the walk, its
  * watches and the watcher, the hits, git's index. Included by its files and by the rooms above it
  * (docs/layout.md). */
-#ifndef AJ_SCAN_H
-#define AJ_SCAN_H
+#ifndef AJ_STUB_SCAN_H
+#define AJ_STUB_SCAN_H
 
 #include "variant/variant.h"
 

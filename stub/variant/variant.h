@@ -1,8 +1,8 @@
 /* variant/variant.h: the interface of the room variant/: the caller before any namespace: the mode,
  * the maps and toggles of the command line, the variables, the environment, resolving sources, why
  * namespaces cannot be had. Included by its files and by the rooms above it (docs/layout.md). */
-#ifndef AJ_VARIANT_H
-#define AJ_VARIANT_H
+#ifndef AJ_STUB_VARIANT_H
+#define AJ_STUB_VARIANT_H
 
 #include "base/base.h"
 
