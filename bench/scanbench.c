@@ -239,10 +239,10 @@ static struct sample measure(int method, const char *dir, const struct aj_varian
 		if (method == PER_GLOB)
 			nh = per_glob(dir, g, ng, hits, 1 << 16);
 		else
-			scan_project(dir, method == WALK ? v : &all_variant);
+			settle_project(dir, method == WALK ? v : &all_variant);
 		s.ms = now_ms() - t0;
-		s.found = method == PER_GLOB ? (unsigned)outermost(hits, nh) : scan->n;
-		s.pruned = method == PER_GLOB ? 0 : scan->n_pruned;
+		s.found = method == PER_GLOB ? (unsigned)outermost(hits, nh) : hits_cur->n;
+		s.pruned = method == PER_GLOB ? 0 : hits_cur->n_pruned;
 		if (write(fd[1], &s, sizeof(s)) != sizeof(s))
 			_exit(3);
 		_exit(0);
@@ -294,7 +294,7 @@ static void rules_round(const char *dir, double out[3])
 	for (int i = 0; i < nf; i++) {
 		struct ll_beneath b = {.access = 4 /* read_file */};
 
-		/* left open, as the stub leaves them until fds_close() */
+		/* left open, as the stub leaves them until privs_fds_close() */
 		b.fd = openat(dfd, names[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (b.fd < 0 || syscall(SYS_landlock_add_rule, rs, 1, &b, 0))
 			_exit(3);

@@ -105,7 +105,7 @@ static void v6_text(const uint8_t *b, char *out)
 	*out = '\0';
 }
 
-const char *host_normal(const char *in, bool pattern, char *out, size_t size, size_t *at)
+const char *hosts_normal(const char *in, bool pattern, char *out, size_t size, size_t *at)
 {
 	char host[AJ_HOST_MAX];
 	const char *h = in, *end, *colon;
@@ -207,7 +207,7 @@ const char *host_normal(const char *in, bool pattern, char *out, size_t size, si
 }
 
 /* Both normal ("NAME:PORT"); target has no '*'. */
-bool host_match(const char *pattern, const char *target)
+bool hosts_match(const char *pattern, const char *target)
 {
 	const char *pc = strrchr(pattern, ':'), *tc = strrchr(target, ':');
 	size_t pl, tl;
@@ -221,7 +221,7 @@ bool host_match(const char *pattern, const char *target)
 	return pl == tl && !memcmp(pattern, target, pl);
 }
 
-bool host_literal(const char *target)
+bool hosts_literal(const char *target)
 {
 	char host[AJ_HOST_MAX];
 	const char *c = strrchr(target, ':');
@@ -245,7 +245,7 @@ static bool in4(uint32_t a, uint32_t net, unsigned bits)
 /* An address a name in the list may not lead to: the host's own, its
  * local networks', and the cloud's metadata service.  NULL for a public
  * one. */
-const char *addr_refused(const struct sockaddr *sa)
+const char *hosts_addr_refused(const struct sockaddr *sa)
 {
 	uint32_t a;
 
@@ -305,7 +305,7 @@ v4:
 /* "SCHEME://[USER@]HOST[:PORT][/…]" (a "sparse+" or "registry+" prefix
  * allowed, as cargo writes them) to "HOST:PORT"; http and https only.
  * Returns false for anything else. */
-bool url_host(const char *url, size_t n, char *out, size_t size)
+bool hosts_url_host(const char *url, size_t n, char *out, size_t size)
 {
 	char host[AJ_HOST_MAX];
 	const char *p = url, *end = url + n, *auth, *stop;
@@ -339,12 +339,12 @@ bool url_host(const char *url, size_t n, char *out, size_t size)
 	/* The scheme's port when none is written. */
 	if (!strrchr(host, ':') || (host[0] == '[' && host[hl - 1] == ']'))
 		memcpy(host + hl, tls ? ":443" : ":80", tls ? 5 : 4);
-	return !host_normal(host, false, out, size, &at);
+	return !hosts_normal(host, false, out, size, &at);
 }
 
 /* ---- DNS messages: the parent's own resolver (proxy.c) ------------------ */
 
-size_t dns_query(const char *name, uint16_t type, uint16_t id, uint8_t *out, size_t size)
+size_t hosts_dns_query(const char *name, uint16_t type, uint16_t id, uint8_t *out, size_t size)
 {
 	size_t n = 12, nl = strlen(name);
 
@@ -389,8 +389,8 @@ static size_t skip_name(const uint8_t *m, size_t n, size_t i)
 	return 0;
 }
 
-int dns_answers(const uint8_t *m, size_t n, const uint8_t *q, size_t qn, uint8_t (*addr)[16],
-                int max)
+int hosts_dns_answers(const uint8_t *m, size_t n, const uint8_t *q, size_t qn, uint8_t (*addr)[16],
+                      int max)
 {
 	unsigned an;
 	size_t i;

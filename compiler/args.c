@@ -2,6 +2,8 @@
 #include "args.h"
 #include "diag.h"
 
+#include <string.h>
+
 int count_args(const struct stmt *s)
 {
 	int n = 0;
@@ -84,4 +86,15 @@ bool first_in_block(const struct stmt *first, const struct stmt *s,
 	 * place in t. */
 	note_at(at == &s->loc || !t->args ? &t->loc : &t->args->loc, "first given here");
 	return false;
+}
+
+static bool same_key(const struct stmt *a, const struct stmt *b)
+{
+	return strcmp(a->key, b->key) == 0;
+}
+
+bool key_once(const struct stmt *first, const struct stmt *s)
+{
+	return first_in_block(first, s, same_key, &s->loc,
+	                      xprintf("'%s' is already set in this block", s->key));
 }

@@ -3,7 +3,7 @@
 #ifndef AJ_ARGS_H
 #define AJ_ARGS_H
 
-#include "types.h"
+#include "ast.h"
 
 int count_args(const struct stmt *s);
 /* min to max arguments (max < 0: any), else an error naming usage. */
@@ -20,5 +20,8 @@ bool quoted(const struct atom *a, const char *noun, const char *usage);
 bool first_in_block(const struct stmt *first, const struct stmt *s,
                     bool (*same)(const struct stmt *a, const struct stmt *b), const struct loc *at,
                     const char *what);
+/* A setting that takes one value is given once in a block: true when s
+ * is the first of its key in the block that starts at first. */
+bool key_once(const struct stmt *first, const struct stmt *s);
 
 #endif

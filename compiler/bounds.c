@@ -2,6 +2,7 @@
  * for the whole jail where the stub has a cgroup, each process's
  * otherwise) and the rlimits. */
 #include "bounds.h"
+#include "changes.h"
 #include "args.h"
 #include "diag.h"
 

@@ -2,7 +2,9 @@
 #ifndef AJ_BOUNDS_H
 #define AJ_BOUNDS_H
 
-#include "types.h"
+#include "variant.h"
+
+struct lowering; /* changes.h: the handlers' side */
 
 bool rlimit_lower(struct lowering *lw, const struct stmt *s);
 bool limit_lower(struct lowering *lw, const struct stmt *s);

@@ -2,7 +2,7 @@
 #ifndef AJ_BPF_H
 #define AJ_BPF_H
 
-#include "types.h"
+#include "variant.h"
 
 bool seccomp_build(struct variant *v);
 

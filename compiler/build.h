@@ -3,7 +3,7 @@
 #ifndef AJ_BUILD_H
 #define AJ_BUILD_H
 
-#include "types.h"
+#include "program.h"
 
 /* PREFIX/sub, where PREFIX is the folder above the one holding this
  * executable (PREFIX/bin/aijail-compile, or the tree's build/bin), when

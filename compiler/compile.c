@@ -15,7 +15,7 @@
 #include "patterns.h"
 #include "settings.h"
 #include "structure.h"
-#include "variant.h"
+#include "replay.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +115,7 @@ static bool apply_modes(struct variant *v, const struct lowered_policy *lp, size
 	bool ok = true;
 	for (size_t i = 0; i < lp->modes.n; i++)
 		if (lp->modes.v[i].mode == (int)m)
-			ok = variant_apply(v, &lp->modes.v[i].changes) && ok;
+			ok = replay_block(v, &lp->modes.v[i].changes) && ok;
 	return ok;
 }
 
@@ -126,13 +126,13 @@ static bool compose(const struct lowered *l, const struct compiled *c, const cha
 {
 	bool ok = true;
 	const struct command_group *cg = &c->groups.v[g];
-	variant_start(v, c->modes.v[m], cg->name);
+	replay_start(v, c->modes.v[m], cg->name);
 	for (size_t i = 0; i < chain->n; i++)
-		ok = variant_apply(v, &find(l, chain->v[i])->body) && ok;
+		ok = replay_block(v, &find(l, chain->v[i])->body) && ok;
 	if (cg->from)
-		ok = variant_apply(v, &find(l, cg->from)->body) && ok;
+		ok = replay_block(v, &find(l, cg->from)->body) && ok;
 	else
-		ok = variant_apply(v, &l->overlays.v[g]) && ok;
+		ok = replay_block(v, &l->overlays.v[g]) && ok;
 	for (size_t i = 0; i < chain->n; i++)
 		ok = apply_modes(v, find(l, chain->v[i]), m) && ok;
 	if (cg->from)
@@ -253,7 +253,7 @@ bool compile_policy(const struct program *prog, const struct policy *pol, struct
 		for (size_t m = 0; m < out->modes.n; m++) {
 			struct variant v;
 			if (!compose(&l, out, &chain, g, m, &v) ||
-			    (lowered_ok && !variant_finish(&v)))
+			    (lowered_ok && !replay_finish(&v)))
 				return false;
 			VEC_PUSH(out->variants, v);
 		}

@@ -2,7 +2,7 @@
 #ifndef AJ_COMPILE_H
 #define AJ_COMPILE_H
 
-#include "types.h"
+#include "program.h"
 
 bool compile_policy(const struct program *prog, const struct policy *pol, struct compiled *out);
 

@@ -2,10 +2,12 @@
 #include "emit.h"
 #include "bounds.h"
 #include "diag.h"
+#include "explain.h"
 #include "follow.h"
 #include "sha256.h"
 #include "sysnames.h"
 #include "toggles.h"
+#include "variant.h"
 
 #include <seccomp.h>
 #include <stdlib.h>
@@ -46,7 +48,7 @@ static char *lit(const char *s)
 static char *path_init(const struct m_path *p)
 {
 	return xprintf("{.head = %s, .var = %s, .tail = %s}", lit(p->head), var_enum[p->var],
-		       lit(p->tail));
+	               lit(p->tail));
 }
 
 /* Identical arrays (the same seccomp program in every mode, say) are
@@ -95,106 +97,6 @@ static char *append(char *acc, const char *fmt, const char *piece)
 	return xprintf("%s%s", acc, xprintf(fmt, piece));
 }
 
-static const char *action_text(int action)
-{
-	if (action == M_ACT_ALLOW)
-		return "allow";
-	if (action == M_ACT_KILL)
-		return "kill";
-	return errno_name(action);
-}
-
-/* The shape of a one-condition rule, for merging: a bit test (the
- * language's '& V'), an equality, a '!='; anything else is written out. */
-static int cond_shape(const struct m_rule *r)
-{
-	if (r->n_cmp != 1)
-		return 0;
-	const struct m_cmp *c = &r->cmp[0];
-	if (c->op == SCMP_CMP_MASKED_EQ && c->mask == c->value && !(c->mask & (c->mask - 1)))
-		return '&';
-	if (c->op == SCMP_CMP_EQ || (c->op == SCMP_CMP_MASKED_EQ && c->mask == 0xffffffffULL))
-		return '=';
-	if (c->op == SCMP_CMP_NE)
-		return '!';
-	return 0;
-}
-
-/* One rule, or a run of rules on the same call and argument that differ
- * only in the value, in the policy language's own syntax: clone(& 0x..),
- * ioctl(*, in {0x5412, 0x541c}), socket(!= 0x1). */
-static char *rule_summary(const struct m_rule *r, size_t n)
-{
-	int shape = cond_shape(r);
-	if (!shape)
-		return xstrdup(r->text);
-	char *t = xprintf("%s(", r->name);
-	for (int a = 0; a < r->cmp[0].arg; a++)
-		t = xprintf("%s*, ", t);
-	if (shape == '&') {
-		uint64_t bits = 0;
-		for (size_t k = 0; k < n; k++)
-			bits |= r[k].cmp[0].value;
-		return xprintf("%s& 0x%llx)", t, (unsigned long long)bits);
-	}
-	if (shape == '!')
-		return xprintf("%s!= 0x%llx)", t, (unsigned long long)r->cmp[0].value);
-	if (n == 1)
-		return xprintf("%s0x%llx)", t, (unsigned long long)r->cmp[0].value);
-	t = xprintf("%sin {", t);
-	for (size_t k = 0; k < n; k++)
-		t = xprintf("%s%s0x%llx", t, k ? ", " : "", (unsigned long long)r[k].cmp[0].value);
-	return xprintf("%s})", t);
-}
-
-/* What --jail-explain prints: the default, how many calls an allowlist
- * admits, and the deny rules grouped by their action, merged per call and
- * wrapped (the text is carried by every stub: one line per rule cost three
- * times the bytes). */
-static char *summary(const struct variant *v)
-{
-	size_t allows = 0;
-	for (size_t i = 0; i < v->rules.n; i++)
-		allows += v->rules.v[i].action == M_ACT_ALLOW;
-	char *s = xprintf("default %s%s\n", action_text(v->sys_default),
-			  v->sys_default == M_ACT_ALLOW ? " (denylist)" : " (allowlist)");
-	if (v->sys_default != M_ACT_ALLOW)
-		s = xprintf("%sallow: %zu rules (aijail-compile --explain lists them)\n", s, allows);
-	for (size_t i = 0; i < v->rules.n; i++) {
-		int act = v->rules.v[i].action;
-		bool seen = act == M_ACT_ALLOW;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = v->rules.v[k].action == act;
-		if (seen)
-			continue;
-		const char *head = action_text(act);
-		size_t indent = strlen(head) + 1, col = indent;
-		s = xprintf("%s%s:", s, head);
-		for (size_t k = i; k < v->rules.n;) {
-			const struct m_rule *r = &v->rules.v[k];
-			size_t n = 1;
-			if (r->action != act) {
-				k++;
-				continue;
-			}
-			while (k + n < v->rules.n && cond_shape(r) && cond_shape(r) != '!' &&
-			       r[n].action == act && r[n].nr == r->nr &&
-			       cond_shape(&r[n]) == cond_shape(r) && r[n].cmp[0].arg == r->cmp[0].arg)
-				n++;
-			char *text = rule_summary(r, n);
-			if (col > indent && col + 1 + strlen(text) > 76) {
-				s = xprintf("%s\n%*s", s, (int)indent, "");
-				col = indent;
-			}
-			s = xprintf("%s %s", s, text);
-			col += 1 + strlen(text);
-			k += n;
-		}
-		s = xprintf("%s\n", s);
-	}
-	return s;
-}
-
 /* A policy's tmpfs is a scratch directory of the root (AJ_MOUNT_SCRATCH)
  * unless its path is below another mount of the variant that is a tree of
  * its own (AJ_OP_TREE: a bind, /dev or /proc).  Below a tmpfs it is scratch too,
@@ -237,10 +139,10 @@ static int mount_rank(const struct m_mount *m)
 static char *mount_init(const struct variant *v, const struct m_mount *m)
 {
 	return xprintf("\t{.op = %s, .flags = 0x%x, .mode = 0%o, .landlock = 0x%x, .toggle = %s,\n"
-		       "\t .rank = %d, .path = %s, .target = %s},\n",
-		       op_enum[mount_op(v, m)], m->flags, m->mode, m->landlock,
-		       m->toggle ? xprintf("1 + %s", toggle_enum[m->toggle - 1]) : "0",
-		       mount_rank(m), path_init(&m->path), lit(m->target));
+	               "\t .rank = %d, .path = %s, .target = %s},\n",
+	               op_enum[mount_op(v, m)], m->flags, m->mode, m->landlock,
+	               m->toggle ? xprintf("1 + %s", toggle_enum[m->toggle - 1]) : "0",
+	               mount_rank(m), path_init(&m->path), lit(m->target));
 }
 
 /* Does the variant mount the project itself read-only?  Then --rw is
@@ -262,16 +164,17 @@ bool emit_fits(const struct compiled *c)
 		const struct variant *v = &c->variants.v[i];
 		if (v->mounts.n > AJ_MAX_MOUNTS) {
 			error_at(&c->policy->loc,
-				 "variant %s%s%s has %zu mounts; a stub holds at most %d",
-				 v->command[0] ? v->command : "", v->command[0] ? "/" : "", v->mode,
-				 v->mounts.n, AJ_MAX_MOUNTS);
+			         "variant %s%s%s has %zu mounts; a stub holds at most %d",
+			         v->command[0] ? v->command : "", v->command[0] ? "/" : "", v->mode,
+			         v->mounts.n, AJ_MAX_MOUNTS);
 			return false;
 		}
 		for (size_t k = 0; k < v->mounts.n; k++) {
 			const struct m_mount *m = &v->mounts.v[k];
 			if (mount_rank(m) > UINT8_MAX) {
-				error_at(&m->loc, "'%s' has %d components; a mount path has at most %d",
-					 m->path.text, components(m->path.text), UINT8_MAX / 2);
+				error_at(&m->loc,
+				         "'%s' has %d components; a mount path has at most %d",
+				         m->path.text, components(m->path.text), UINT8_MAX / 2);
 				return false;
 			}
 		}
@@ -282,7 +185,7 @@ bool emit_fits(const struct compiled *c)
 /* Is the entry (its initialiser) in the list of every variant of the mode
  * (or any mode, -1) and of the command group (or any group, -1)? */
 static bool line_common(const struct out *o, const struct lines *all, const char *line, int mode,
-			int group)
+                        int group)
 {
 	const struct compiled *c = o->c;
 	for (size_t i = 0; i < c->variants.n; i++) {
@@ -304,7 +207,7 @@ static bool line_common(const struct out *o, const struct lines *all, const char
  * caches and variables), and its own.  The generic jail's 24 variants
  * would otherwise repeat them all. */
 static const char *spans(struct out *o, const struct lines *all, size_t idx, const char *type,
-			 const char *span_type, const char *more, size_t n_more, size_t *n_spans)
+                         const char *span_type, const char *more, size_t n_more, size_t *n_spans)
 {
 	int mode = (int)(idx % o->c->modes.n), group = (int)(idx / o->c->modes.n);
 	const int level_mode[4] = {-1, mode, -1, -2}, level_group[4] = {-1, -1, group, -2};
@@ -323,8 +226,9 @@ static const char *spans(struct out *o, const struct lines *all, size_t idx, con
 	for (int l = 0; l < 4; l++) {
 		if (!n[l])
 			continue;
-		list = append(list, "%s",
-			      xprintf("\t{.v = %s, .n = %zu},\n", array(o, type, body[l], n[l]), n[l]));
+		list = append(
+		    list, "%s",
+		    xprintf("\t{.v = %s, .n = %zu},\n", array(o, type, body[l], n[l]), n[l]));
 		++*n_spans;
 	}
 	*n_spans += n_more;
@@ -336,7 +240,7 @@ static const char *spans(struct out *o, const struct lines *all, size_t idx, con
  * the keep span is all of it, the drop span its head, each tagged with the
  * toggle (aj_env_span.toggle). */
 static void toggle_env_spans(struct out *o, const struct variant *v, char **keep, size_t *n_keep,
-			     char **drop, size_t *n_drop)
+                             char **drop, size_t *n_drop)
 {
 	size_t n;
 	const struct toggle_env *te = toggle_envs(&n);
@@ -358,14 +262,14 @@ static void toggle_env_spans(struct out *o, const struct variant *v, char **keep
 		if (!all)
 			continue;
 		const char *a = array(o, "char *const", body, all);
-		*keep = append(*keep, "%s",
-			       xprintf("\t{.v = %s, .n = %zu, .toggle = 1 + %s},\n", a, all,
-				       toggle_enum[t]));
+		*keep = append(
+		    *keep, "%s",
+		    xprintf("\t{.v = %s, .n = %zu, .toggle = 1 + %s},\n", a, all, toggle_enum[t]));
 		++*n_keep;
 		if (dropped) {
 			*drop = append(*drop, "%s",
-				       xprintf("\t{.v = %s, .n = %zu, .toggle = 1 + %s},\n", a,
-					       dropped, toggle_enum[t]));
+			               xprintf("\t{.v = %s, .n = %zu, .toggle = 1 + %s},\n", a,
+			                       dropped, toggle_enum[t]));
 			++*n_drop;
 		}
 	}
@@ -376,25 +280,25 @@ static char *steps_body(const struct m_step *st, size_t n)
 	char *b = xstrdup("");
 	for (size_t i = 0; i < n; i++) {
 		const struct aj_step *s = &st[i].s;
-		b = append(b, "%s",
-			   xprintf("\t{.op = %u, .flags = 0x%x, .kind = %u, .first = %u, .min = %u, "
-				   ".max = %u, .la = %u, .lb = %u,\n"
-				   "\t .a = %s, .b = %s, .next = 0x%llxULL, .pattern = %u},\n",
-				   s->op, s->flags, s->kind, s->first, s->min, s->max, s->la, s->lb,
-				   lit(st[i].a), lit(st[i].b), (unsigned long long)s->next,
-				   s->pattern));
+		b = append(
+		    b, "%s",
+		    xprintf("\t{.op = %u, .flags = 0x%x, .kind = %u, .first = %u, .min = %u, "
+		            ".max = %u, .la = %u, .lb = %u,\n"
+		            "\t .a = %s, .b = %s, .next = 0x%llxULL, .pattern = %u},\n",
+		            s->op, s->flags, s->kind, s->first, s->min, s->max, s->la, s->lb,
+		            lit(st[i].a), lit(st[i].b), (unsigned long long)s->next, s->pattern));
 	}
 	return b;
 }
 
-/* The variant's patterns, lowered (lower.c): the name of its struct
+/* The variant's patterns as the scan automaton (automaton.c): the name of its struct
  * aj_scan, written once for all the variants that scan alike. */
 static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bound)
 {
-	const char *fl = array(o, "struct aj_step", steps_body(sc->floating.v, sc->floating.n),
-			       sc->floating.n);
-	const char *st = array(o, "struct aj_step", steps_body(sc->steps.v, sc->steps.n),
-			       sc->steps.n);
+	const char *fl =
+	    array(o, "struct aj_step", steps_body(sc->floating.v, sc->floating.n), sc->floating.n);
+	const char *st =
+	    array(o, "struct aj_step", steps_body(sc->steps.v, sc->steps.n), sc->steps.n);
 	char *b = xstrdup("");
 	for (size_t i = 0; i < sc->sets.n; i++) {
 		b = append(b, "%s", "\t");
@@ -412,13 +316,13 @@ static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bo
 		b = append(b, "\t%s,\n", lit(sc->guards.v[i]));
 	const char *guards = array(o, "char *const", b, sc->guards.n);
 	b = xprintf("\t{.floating = %s, .n_floating = %zu,\n"
-		    "\t .steps = %s, .n_steps = %zu, .start = 0x%llxULL,\n"
-		    "\t .sets = %s, .n_sets = %zu,\n"
-		    "\t .patterns = %s, .n_patterns = %zu,\n"
-		    "\t .guards = %s, .n_guards = %zu,\n"
-		    "\t .depth = %d, .bound = %d},\n",
-		    fl, sc->floating.n, st, sc->steps.n, (unsigned long long)sc->start, sets,
-		    sc->sets.n, texts, sc->texts.n, guards, sc->guards.n, depth, bound);
+	            "\t .steps = %s, .n_steps = %zu, .start = 0x%llxULL,\n"
+	            "\t .sets = %s, .n_sets = %zu,\n"
+	            "\t .patterns = %s, .n_patterns = %zu,\n"
+	            "\t .guards = %s, .n_guards = %zu,\n"
+	            "\t .depth = %d, .bound = %d},\n",
+	            fl, sc->floating.n, st, sc->steps.n, (unsigned long long)sc->start, sets,
+	            sc->sets.n, texts, sc->texts.n, guards, sc->guards.n, depth, bound);
 	return xstrdup(array(o, "struct aj_scan", b, 1));
 }
 
@@ -433,13 +337,13 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	const struct variant *v = &o->c->variants.v[idx];
 	size_t n_spans, n_keep, n_drop, n_tkeep, n_tdrop;
 	char *tkeep, *tdrop;
-	const char *mount_spans = spans(o, o->mounts, idx, "struct aj_mount", "struct aj_mount_span",
-					"", 0, &n_spans);
+	const char *mount_spans =
+	    spans(o, o->mounts, idx, "struct aj_mount", "struct aj_mount_span", "", 0, &n_spans);
 	toggle_env_spans(o, v, &tkeep, &n_tkeep, &tdrop, &n_tdrop);
-	const char *keep = spans(o, o->keep, idx, "char *const", "struct aj_env_span", tkeep,
-				 n_tkeep, &n_keep);
-	const char *drop = spans(o, o->drop, idx, "char *const", "struct aj_env_span", tdrop,
-				 n_tdrop, &n_drop);
+	const char *keep =
+	    spans(o, o->keep, idx, "char *const", "struct aj_env_span", tkeep, n_tkeep, &n_keep);
+	const char *drop =
+	    spans(o, o->drop, idx, "char *const", "struct aj_env_span", tdrop, n_tdrop, &n_drop);
 	char *b;
 
 	const char *scan = scan_init(o, &v->scan, v->scan_depth, v->scan_bound);
@@ -447,28 +351,26 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	b = xstrdup("");
 	for (size_t i = 0; i < v->landlock_rules.n; i++)
 		b = append(b, "%s",
-			   xprintf("\t{.path = %s, .access = 0x%llxULL, .flags = 0x%x},\n",
-				   path_init(&v->landlock_paths.v[i]),
-				   (unsigned long long)v->landlock_rules.v[i].access,
-				   v->landlock_rules.v[i].flags));
+		           xprintf("\t{.path = %s, .access = 0x%llxULL, .flags = 0x%x},\n",
+		                   path_init(&v->landlock_paths.v[i]),
+		                   (unsigned long long)v->landlock_rules.v[i].access,
+		                   v->landlock_rules.v[i].flags));
 	const char *ll = array(o, "struct aj_landlock_rule", b, v->landlock_rules.n);
-
-
 
 	b = xstrdup("");
 	for (size_t i = 0; i < v->env_set.n; i++)
 		b = append(b, "%s",
-			   xprintf("\t{.name = %s, .value = %s},\n", lit(v->env_set.v[i].name),
-				   path_init(&v->env_set.v[i].value)));
+		           xprintf("\t{.name = %s, .value = %s},\n", lit(v->env_set.v[i].name),
+		                   path_init(&v->env_set.v[i].value)));
 	const char *set = array(o, "struct aj_env_set", b, v->env_set.n);
 
 	b = xstrdup("");
 	for (size_t i = 0; i < v->rlimits.n; i++)
-		b = append(b, "%s",
-			   xprintf("\t{.resource = %d, .soft = 0x%llxULL, .hard = 0x%llxULL}, /* %s */\n",
-				   v->rlimits.v[i].resource,
-				   (unsigned long long)v->rlimits.v[i].soft,
-				   (unsigned long long)v->rlimits.v[i].hard, v->rlimits.v[i].name));
+		b = append(
+		    b, "%s",
+		    xprintf("\t{.resource = %d, .soft = 0x%llxULL, .hard = 0x%llxULL}, /* %s */\n",
+		            v->rlimits.v[i].resource, (unsigned long long)v->rlimits.v[i].soft,
+		            (unsigned long long)v->rlimits.v[i].hard, v->rlimits.v[i].name));
 	const char *rl = array(o, "struct aj_rlimit", b, v->rlimits.n);
 
 	char *filters = xstrdup("");
@@ -478,12 +380,12 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 		for (size_t i = 0; i < mf->insns.n; i++) {
 			const struct aj_bpf_insn *x = &mf->insns.v[i];
 			b = append(b, "%s",
-				   xprintf("\t{.code = 0x%04x, .jt = %u, .jf = %u, .k = 0x%08x},\n",
-					   x->code, x->jt, x->jf,
-					   x->k));
+			           xprintf("\t{.code = 0x%04x, .jt = %u, .jf = %u, .k = 0x%08x},\n",
+			                   x->code, x->jt, x->jf, x->k));
 		}
-		filters = xprintf("%s\t{.insns = %s, .n = %zu}, /* %s */\n", filters,
-				  array(o, "struct aj_bpf_insn", b, mf->insns.n), mf->insns.n, mf->role);
+		filters =
+		    xprintf("%s\t{.insns = %s, .n = %zu}, /* %s */\n", filters,
+		            array(o, "struct aj_bpf_insn", b, mf->insns.n), mf->insns.n, mf->role);
 	}
 	const char *fl = array(o, "struct aj_filter", filters, v->filters.n);
 	b = xstrdup("");
@@ -509,31 +411,40 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	                  follow)
 	        : "";
 	const char *memory = v->memory & AJ_MEMORY_PERCENT
-				     ? xprintf("AJ_MEMORY_PERCENT | %llu,",
-					       (unsigned long long)(v->memory & ~AJ_MEMORY_PERCENT))
-				     : xprintf("%lluULL, /* %s */", (unsigned long long)v->memory,
-					       limit_memory_text(v->memory));
+	                         ? xprintf("AJ_MEMORY_PERCENT | %llu,",
+	                                   (unsigned long long)(v->memory & ~AJ_MEMORY_PERCENT))
+	                         : xprintf("%lluULL, /* %s */", (unsigned long long)v->memory,
+	                                   limit_memory_text(v->memory));
 
-	*init = xprintf("\t{\n\t\t.mode = %s,\n\t\t.command = %s,\n\t\t.hostname = %s,\n"
-			"\t\t.network = %d,\n\t\t.landlock = %d,\n\t\t.landlock_min_abi = %d,\n"
-			"\t\t.features = 0x%x,\n\t\t.toggles_fixed = 0x%x,\n\t\t.flags = 0x%x,\n"
-			"\t\t.timeout = %u,\n"
-			"\t\t.memory = %s\n\t\t.processes = %u,\n"
-			"\t\t.mount_spans = %s, .n_mount_spans = %zu,\n"
-			"\t\t.scan = %s,\n"
-			"\t\t.landlock_rules = %s, .n_landlock_rules = %zu,\n"
-			"\t\t.env_keep = %s, .n_env_keep = %zu,\n"
-			"\t\t.env_drop = %s, .n_env_drop = %zu,\n"
-			"\t\t.env_set = %s, .n_env_set = %zu,\n"
-			"\t\t.rlimits = %s, .n_rlimits = %zu,\n"
-			"\t\t.filters = %s, .n_filters = %zu,\n"
-			"\t\t.seccomp_summary = %s,\n%s%s%s\t},\n",
-			lit(v->mode), lit(v->command), lit(v->hostname), v->network, v->landlock,
-			v->landlock_min_abi, v->features, v->toggles_fixed,
-			v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0), v->timeout, memory, v->processes,
-			mount_spans, n_spans, scan, ll, v->landlock_rules.n, keep, n_keep, drop, n_drop,
-			set, v->env_set.n, rl, v->rlimits.n, fl, v->filters.n, lit(summary(v)),
-			v->userns ? xprintf("\t\t.userns = %d,\n", v->userns) : "", hosts, refused);
+	/* One line of the initialiser each: a field, or a pointer and its count. */
+	char *s = xstrdup("\t{\n");
+#define LINE(...) s = xprintf("%s\t\t%s\n", s, xprintf(__VA_ARGS__))
+	LINE(".mode = %s,", lit(v->mode));
+	LINE(".command = %s,", lit(v->command));
+	LINE(".hostname = %s,", lit(v->hostname));
+	LINE(".network = %d,", v->network);
+	LINE(".landlock = %d,", v->landlock);
+	LINE(".landlock_min_abi = %d,", v->landlock_min_abi);
+	LINE(".features = 0x%x,", v->features);
+	LINE(".toggles_fixed = 0x%x,", v->toggles_fixed);
+	LINE(".flags = 0x%x,", v->flags | (project_read_only(v) ? AJ_VARIANT_PROJECT_RO : 0));
+#define SCALAR_INIT(key, ...) LINE(".%s = %llu,", #key, (unsigned long long)v->key);
+	M_SCALARS(SCALAR_INIT)
+	LINE(".memory = %s", memory);
+	LINE(".processes = %u,", v->processes);
+	LINE(".mount_spans = %s, .n_mount_spans = %zu,", mount_spans, n_spans);
+	LINE(".scan = %s,", scan);
+	LINE(".landlock_rules = %s, .n_landlock_rules = %zu,", ll, v->landlock_rules.n);
+	LINE(".env_keep = %s, .n_env_keep = %zu,", keep, n_keep);
+	LINE(".env_drop = %s, .n_env_drop = %zu,", drop, n_drop);
+	LINE(".env_set = %s, .n_env_set = %zu,", set, v->env_set.n);
+	LINE(".rlimits = %s, .n_rlimits = %zu,", rl, v->rlimits.n);
+	LINE(".filters = %s, .n_filters = %zu,", fl, v->filters.n);
+	LINE(".seccomp_summary = %s,", lit(explain_summary(v)));
+	if (v->userns)
+		LINE(".userns = %d,", v->userns);
+#undef LINE
+	*init = xprintf("%s%s%s\t},\n", s, hosts, refused);
 }
 
 /* Everything of the header but its first comment and the identity: what
@@ -541,32 +452,36 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 static bool emit_tables(FILE *f, const struct compiled *c)
 {
 	struct out o = {f, NULL, 0, c, NULL, NULL, NULL};
-	fprintf(f, "#include \"include/aj_table.h\"\n"
-		   "#if AJ_ABI != %d\n#error \"generated for another AJ_ABI\"\n#endif\n\n",
-		AJ_ABI);
+	fprintf(f,
+	        "#include \"include/aj_table.h\"\n"
+	        "#if AJ_ABI != %d\n#error \"generated for another AJ_ABI\"\n#endif\n\n",
+	        AJ_ABI);
 	o.mounts = xalloc((c->variants.n + 1) * sizeof(*o.mounts));
 	o.keep = xalloc((c->variants.n + 1) * sizeof(*o.keep));
 	o.drop = xalloc((c->variants.n + 1) * sizeof(*o.drop));
 	for (size_t i = 0; i < c->variants.n; i++) {
 		const struct variant *v = &c->variants.v[i];
-		o.mounts[i] = (struct lines){xalloc((v->mounts.n + 1) * sizeof(char *)), v->mounts.n};
+		o.mounts[i] =
+		    (struct lines){xalloc((v->mounts.n + 1) * sizeof(char *)), v->mounts.n};
 		/* In the order of the rank, and as the variant has them
 		 * between equal ranks (aj_table.h). */
 		size_t *order = xalloc((v->mounts.n + 1) * sizeof(*order));
 		for (size_t k = 0; k < v->mounts.n; k++) {
 			size_t j = k;
-			for (; j > 0 && mount_rank(&v->mounts.v[order[j - 1]]) >
-					    mount_rank(&v->mounts.v[k]);
+			for (; j > 0 &&
+			       mount_rank(&v->mounts.v[order[j - 1]]) > mount_rank(&v->mounts.v[k]);
 			     j--)
 				order[j] = order[j - 1];
 			order[j] = k;
 		}
 		for (size_t k = 0; k < v->mounts.n; k++)
 			o.mounts[i].v[k] = mount_init(v, &v->mounts.v[order[k]]);
-		o.keep[i] = (struct lines){xalloc((v->env_keep.n + 1) * sizeof(char *)), v->env_keep.n};
+		o.keep[i] =
+		    (struct lines){xalloc((v->env_keep.n + 1) * sizeof(char *)), v->env_keep.n};
 		for (size_t k = 0; k < v->env_keep.n; k++)
 			o.keep[i].v[k] = xprintf("\t%s,\n", lit(v->env_keep.v[k].pattern));
-		o.drop[i] = (struct lines){xalloc((v->env_drop.n + 1) * sizeof(char *)), v->env_drop.n};
+		o.drop[i] =
+		    (struct lines){xalloc((v->env_drop.n + 1) * sizeof(char *)), v->env_drop.n};
 		for (size_t k = 0; k < v->env_drop.n; k++)
 			o.drop[i].v[k] = xprintf("\t%s,\n", lit(v->env_drop.v[k].pattern));
 	}
@@ -577,7 +492,7 @@ static bool emit_tables(FILE *f, const struct compiled *c)
 		variants = xprintf("%s%s", variants, init);
 	}
 	fprintf(f, "\nstatic const struct aj_variant aj_variants[%zu] = {\n%s};\n", c->variants.n,
-		variants);
+	        variants);
 	fprintf(f, "\nstatic const char *const aj_modes[%zu] = {", c->modes.n);
 	for (size_t i = 0; i < c->modes.n; i++)
 		fprintf(f, "%s%s", i ? ", " : "", lit(c->modes.v[i]));
@@ -585,30 +500,30 @@ static bool emit_tables(FILE *f, const struct compiled *c)
 	if (c->triggers.n) {
 		fprintf(f, "static const struct aj_trigger aj_triggers[%zu] = {", c->triggers.n);
 		for (size_t i = 0; i < c->triggers.n; i++)
-			fprintf(f, "%s{.env = %s, .mode = %u}", i ? ", " : "", lit(c->triggers.v[i].env),
-				c->triggers.v[i].mode);
+			fprintf(f, "%s{.env = %s, .mode = %u}", i ? ", " : "",
+			        lit(c->triggers.v[i].env), c->triggers.v[i].mode);
 		fprintf(f, "};\n");
 	}
 	if (c->commands.n) {
 		fprintf(f, "static const struct aj_command aj_commands[%zu] = {\n", c->commands.n);
 		for (size_t i = 0; i < c->commands.n; i++)
 			fprintf(f, "\t{.name = %s, .group = %u},\n", lit(c->commands.v[i].name),
-				c->commands.v[i].group);
+			        c->commands.v[i].group);
 		fprintf(f, "};\n");
 	}
 	fprintf(f,
-		"\nstatic const struct aj_policy aj_policy = {\n"
-		"\t.abi = AJ_ABI,\n\t.name = %s,\n\t.progname = %s,\n\t.mode_env = %s,\n"
-		"\t.exec = %s,\n"
-		"\t.modes = aj_modes, .n_modes = %zu,\n\t.default_mode = %d,\n"
-		"\t.triggers = %s, .n_triggers = %zu,\n"
-		"\t.commands = %s, .n_commands = %zu,\n"
-		"\t.n_groups = %zu,\n\t.variants = aj_variants,\n",
-		lit(c->policy->name),
-		lit(strcmp(c->policy->name, "jail") ? xprintf("jail-%s", c->policy->name) : "jail"),
-		lit(M_MODE_ENV), lit(c->exec), c->modes.n, c->default_mode,
-		c->triggers.n ? "aj_triggers" : "0", c->triggers.n,
-		c->commands.n ? "aj_commands" : "0", c->commands.n, c->groups.n);
+	        "\nstatic const struct aj_policy aj_policy = {\n"
+	        "\t.abi = AJ_ABI,\n\t.name = %s,\n\t.progname = %s,\n\t.mode_env = %s,\n"
+	        "\t.exec = %s,\n"
+	        "\t.modes = aj_modes, .n_modes = %zu,\n\t.default_mode = %d,\n"
+	        "\t.triggers = %s, .n_triggers = %zu,\n"
+	        "\t.commands = %s, .n_commands = %zu,\n"
+	        "\t.n_groups = %zu,\n\t.variants = aj_variants,\n",
+	        lit(c->policy->name),
+	        lit(strcmp(c->policy->name, "jail") ? xprintf("jail-%s", c->policy->name) : "jail"),
+	        lit(M_MODE_ENV), lit(c->exec), c->modes.n, c->default_mode,
+	        c->triggers.n ? "aj_triggers" : "0", c->triggers.n,
+	        c->commands.n ? "aj_commands" : "0", c->commands.n, c->groups.n);
 	return !ferror(f);
 }
 
@@ -652,46 +567,13 @@ bool emit_header(FILE *f, const struct compiled *c, const char *source)
 	const char *slash = strrchr(source, '/');
 	size_t len;
 	char *buf = tables(c, &len);
-	fprintf(f, "/* Generated by aijail-compile %s from %s: do not edit.\n"
-		   " * Policy '%s': %zu command group(s) x %zu mode(s). */\n",
-		AIJAIL_VERSION, slash ? slash + 1 : source, c->policy->name, c->groups.n,
-		c->modes.n);
+	fprintf(f,
+	        "/* Generated by aijail-compile %s from %s: do not edit.\n"
+	        " * Policy '%s': %zu command group(s) x %zu mode(s). */\n",
+	        AIJAIL_VERSION, slash ? slash + 1 : source, c->policy->name, c->groups.n,
+	        c->modes.n);
 	fwrite(buf, 1, len, f);
 	fprintf(f, "\t.identity = %s,\n};\n", lit(identity_of(buf, len)));
 	free(buf);
 	return !ferror(f);
-}
-
-void explain(FILE *f, const struct compiled *c)
-{
-	fprintf(f, "policy %s: exec %s, default mode %s\n", c->policy->name,
-		c->exec ? c->exec : "(the command line)", c->modes.v[c->default_mode]);
-	for (size_t i = 0; i < c->triggers.n; i++)
-		fprintf(f, "  mode %s when $%s is set\n", c->modes.v[c->triggers.v[i].mode],
-			c->triggers.v[i].env);
-	for (size_t i = 0; i < c->commands.n; i++)
-		fprintf(f, "  command %s -> group %s\n", c->commands.v[i].name,
-			c->groups.v[c->commands.v[i].group].name);
-	for (size_t i = 0; i < c->variants.n; i++) {
-		const struct variant *v = &c->variants.v[i];
-		fprintf(f, "\nvariant %s%s%s:\n", v->command[0] ? v->command : "",
-			v->command[0] ? "/" : "", v->mode);
-		fprintf(f, "  default action: %s; deny rules win over allow rules\n",
-			action_text(v->sys_default));
-		fprintf(f, "  architecture: native x86_64 only; x32 and i386 (int 0x80) calls kill "
-			   "the process\n");
-		fprintf(f, "  numbers unknown to libseccomp %d.%d.%d (above its table): %s\n",
-			SCMP_VER_MAJOR, SCMP_VER_MINOR, SCMP_VER_MICRO,
-			v->sys_default == M_ACT_ALLOW
-				? "allowed unless named as syscall[N]"
-				: "get the default action");
-		fprintf(f, "  filters:");
-		for (size_t k = 0; k < v->filters.n; k++)
-			fprintf(f, "%s %s %zu instructions", k ? "," : "", v->filters.v[k].role,
-				v->filters.v[k].insns.n);
-		fprintf(f, " (binary trees)\n  rules:\n");
-		for (size_t k = 0; k < v->rules.n; k++)
-			fprintf(f, "    %-40s %s\n", v->rules.v[k].text,
-				action_text(v->rules.v[k].action));
-	}
 }

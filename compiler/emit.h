@@ -1,12 +1,13 @@
-/* emit.h: the generated header and --explain. */
+/* emit.h: the generated header. */
 #ifndef AJ_EMIT_H
 #define AJ_EMIT_H
 
-#include "types.h"
+#include "program.h"
+
+#include <stdio.h>
 
 bool emit_fits(const struct compiled *c);
 bool emit_header(FILE *f, const struct compiled *c, const char *source);
 char *emit_identity(const struct compiled *c); /* "sha256:HEX (aijail-compile VERSION)" */
-void explain(FILE *f, const struct compiled *c);
 
 #endif

@@ -3,6 +3,7 @@
  * matches it and no drop pattern does, so a mode can take back what the
  * policy or a command group keeps. */
 #include "environment.h"
+#include "changes.h"
 #include "args.h"
 #include "diag.h"
 #include "path.h"

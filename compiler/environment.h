@@ -2,7 +2,9 @@
 #ifndef AJ_ENVIRONMENT_H
 #define AJ_ENVIRONMENT_H
 
-#include "types.h"
+#include "variant.h"
+
+struct lowering; /* changes.h: the handlers' side */
 
 /* A variable's name, or with glob a pattern of '*' and '?'. */
 bool env_name_ok(const char *n, bool glob);

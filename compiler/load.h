@@ -2,7 +2,7 @@
 #ifndef AJ_LOAD_H
 #define AJ_LOAD_H
 
-#include "types.h"
+#include "program.h"
 
 void program_init(struct program *p, const char **dirs, size_t n_dirs);
 bool program_load(struct program *p, const char *path, const struct src *src);

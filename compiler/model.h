@@ -6,9 +6,11 @@
 
 #include "compile.h"
 #include "emit.h"
+#include "explain.h"
 #include "load.h"
 #include "path.h"
+#include "program.h"
 #include "sysgroups.h"
-#include "types.h"
+#include "variant.h"
 
 #endif

@@ -3,6 +3,7 @@
  * a new op is a line there (and its row in AJ_MOUNT_OPS, which says what
  * it makes, for the stub). */
 #include "mounts.h"
+#include "changes.h"
 #include "args.h"
 #include "diag.h"
 #include "path.h"

@@ -3,7 +3,9 @@
 #ifndef AJ_MOUNTS_H
 #define AJ_MOUNTS_H
 
-#include "types.h"
+#include "variant.h"
+
+struct lowering; /* changes.h: the handlers' side */
 
 /* Is the op (enum aj_mount_op) a key of the language, and which suffixes
  * ('?', '+') follow its name there? */

@@ -3,7 +3,7 @@
 #ifndef AJ_PATH_H
 #define AJ_PATH_H
 
-#include "types.h"
+#include "variant.h"
 
 /* absolute: a path of the jail (mounts); else any text with at most one
  * variable (an env set value).  Errors go to loc. */

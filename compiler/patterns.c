@@ -1,6 +1,7 @@
-/* patterns.c: mask, deny and scan as a policy writes them; lower.c turns
- * a variant's patterns into the steps of the stub's walk. */
+/* patterns.c: mask, deny and scan as a policy writes them; automaton.c
+ * turns a variant's patterns into the steps of the stub's walk. */
 #include "patterns.h"
+#include "changes.h"
 #include "args.h"
 #include "diag.h"
 

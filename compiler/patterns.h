@@ -3,7 +3,9 @@
 #ifndef AJ_PATTERNS_H
 #define AJ_PATTERNS_H
 
-#include "types.h"
+#include "variant.h"
+
+struct lowering; /* changes.h: the handlers' side */
 
 /* mask|deny [nocase] "PATTERN"…; lw->arg is the kind. */
 bool patterns_lower(struct lowering *lw, const struct stmt *s);

@@ -1,19 +1,21 @@
 /* settings.c: the keys a block may hold, where each is allowed and which
- * handler lowers it into changes; the settings that take one value.
+ * handler lowers it into changes; the settings that take one value and
+ * have no concern of their own, and the numbers of M_SCALARS (variant.h).
  *
  * A block is lowered once, whatever the number of variants that replay it
- * (variant.c); within one block, the same thing said twice is an error. */
+ * (replay.c); within one block, the same thing said twice is an error. */
 #include "settings.h"
 #include "args.h"
 #include "bounds.h"
 #include "diag.h"
 #include "environment.h"
-#include "common/hosts.h"
 #include "mounts.h"
+#include "namespaces.h"
+#include "network.h"
 #include "patterns.h"
 #include "syscalls.h"
+#include "toggles.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,8 +24,7 @@
 #define IN_COMMAND (1u << BLOCK_COMMAND)
 #define IN_BLOCKS  (IN_POLICY | IN_MODE | IN_COMMAND)
 
-static lower_fn lower_hostname, lower_network, lower_landlock, lower_timeout, lower_toggle,
-    lower_namespaces, lower_fallback;
+static lower_fn lower_hostname, lower_landlock, lower_scalar, lower_fallback;
 
 /* A key, as the table holds it.  lower NULL: a structure key. */
 struct setting {
@@ -37,10 +38,11 @@ struct setting {
  * says a policy writes it, with the suffixes it says. */
 /* clang-format off */
 #define MOUNT_SETTING(id, name, ...)  {name, mounts_lower, IN_BLOCKS, id},
-#define TOGGLE_SETTING(id, name, ...) {name, lower_toggle, IN_BLOCKS, id},
+#define TOGGLE_SETTING(id, name, ...) {name, toggle_lower, IN_BLOCKS, id},
+#define SCALAR_SETTING(key, ...)       {#key, lower_scalar, IN_BLOCKS, M_SCALAR_##key},
 static const struct setting settings[] = {
 	{"hostname", lower_hostname, IN_BLOCKS, 0},
-	{"network", lower_network, IN_BLOCKS, 0},
+	{"network", network_lower, IN_BLOCKS, 0},
 	{"landlock", lower_landlock, IN_BLOCKS, 0},
 	AJ_MOUNT_OPS(MOUNT_SETTING)
 	{"mask", patterns_lower, IN_BLOCKS, AJ_PATTERN_MASK},
@@ -49,9 +51,9 @@ static const struct setting settings[] = {
 	{"env", env_lower, IN_BLOCKS, 0},
 	{"rlimit", rlimit_lower, IN_BLOCKS, 0},
 	{"limit", limit_lower, IN_BLOCKS, 0},
-	{"timeout", lower_timeout, IN_BLOCKS, 0},
+	M_SCALARS(SCALAR_SETTING)
 	{"syscalls", syscalls_lower, IN_BLOCKS, 0},
-	{"namespaces", lower_namespaces, IN_BLOCKS, 0},
+	{"namespaces", namespaces_lower, IN_BLOCKS, 0},
 	{"fallback", lower_fallback, IN_BLOCKS, 0},
 	AJ_TOGGLES(TOGGLE_SETTING)
 	{"exec", NULL, IN_POLICY, 0},
@@ -160,20 +162,9 @@ bool block_lower(const struct stmt *list, enum block_kind kind, change_list *out
 
 /* ---- the settings that take one value: the last one given holds --------- */
 
-static bool same_key(const struct stmt *a, const struct stmt *b)
-{
-	return strcmp(a->key, b->key) == 0;
-}
-
-static bool set_once(struct lowering *lw, const struct stmt *s)
-{
-	return first_in_block(lw->first, s, same_key, &s->loc,
-	                      xprintf("'%s' is already set in this block", s->key));
-}
-
 static bool lower_hostname(struct lowering *lw, const struct stmt *s)
 {
-	if (!set_once(lw, s) || !want_args(s, 1, 1, "hostname NAME;"))
+	if (!key_once(lw->first, s) || !want_args(s, 1, 1, "hostname NAME;"))
 		return false;
 	const char *h = word_of(s->args);
 	bool ok = h && h[0] && strlen(h) <= 64;
@@ -188,127 +179,10 @@ static bool lower_hostname(struct lowering *lw, const struct stmt *s)
 	return true;
 }
 
-/* Where byte at of a one-line string atom is, for the caret. */
-static struct loc inside(const struct atom *a, size_t at, size_t len)
-{
-	struct loc l = a->loc;
-	if (l.line == l.end_line && a->kind == ATOM_STRING) {
-		l.col += 1 + (int)at;
-		l.end_col = l.col + (int)(len ? len : 1) - 1;
-	}
-	return l;
-}
-
-/* 'network allow [HOST…] [follow TOOL HOST…];': the hosts in their
- * normal spelling (stub/hosts.c), those after 'follow TOOL' first: the
- * ones the tool's configured registry replaces at run time. */
-static bool lower_allow(struct change *c, const struct atom *a)
-{
-	static const char *const follows[AJ_FOLLOW_COUNT] = {AJ_FOLLOWS(AJ_NAME_ITEM)};
-	const char *fixed[AJ_HOSTS_MAX], *followed[AJ_HOSTS_MAX];
-	const struct atom *where[AJ_HOSTS_MAX * 2];
-	int n_fixed = 0, n_followed = 0;
-	const struct atom *follow_at = NULL;
-
-	for (; a; a = a->next) {
-		const char *w = word_of(a);
-		if (a->kind == ATOM_WORD && w && !strcmp(w, "follow")) {
-			if (follow_at) {
-				error_at(&a->loc, "'follow' is given once in a 'network allow'");
-				return false;
-			}
-			if (!a->next) {
-				error_at(&a->loc, "'follow' names a tool: %s", follows[1]);
-				return false;
-			}
-			int f = choose(a->next, "tool to follow", follows + 1, AJ_FOLLOW_COUNT - 1);
-			if (f < 0)
-				return false;
-			c->network.follow = f + 1;
-			follow_at = a;
-			a = a->next;
-			continue;
-		}
-		if (!quoted(a, "hosts", "network allow"))
-			return false;
-		char norm[AJ_HOST_MAX];
-		size_t at;
-		const char *why = host_normal(w, true, norm, sizeof(norm), &at);
-		if (why) {
-			struct loc l = inside(a, at, 1);
-			error_at(&l, "bad host \"%s\": %s", w, why);
-			return false;
-		}
-		if (n_fixed + n_followed == AJ_HOSTS_MAX) {
-			error_at(&a->loc, "at most %d hosts in a 'network allow'", AJ_HOSTS_MAX);
-			return false;
-		}
-		for (int i = 0; i < n_fixed + n_followed; i++) {
-			const char *other = i < n_fixed ? fixed[i] : followed[i - n_fixed];
-			if (!strcmp(other, norm)) {
-				error_at(&a->loc, "host \"%s\" is listed twice", norm);
-				note_at(&where[i]->loc, "first listed here");
-				return false;
-			}
-		}
-		where[n_fixed + n_followed] = a;
-		if (follow_at)
-			followed[n_followed++] = xstrdup(norm);
-		else
-			fixed[n_fixed++] = xstrdup(norm);
-	}
-	if (follow_at && !n_followed) {
-		error_at(&follow_at->next->loc,
-		         "'follow %s' needs the tool's default hosts after it, which its "
-		         "configured registry replaces",
-		         follows[c->network.follow]);
-		return false;
-	}
-	c->network.n_hosts = n_fixed + n_followed;
-	c->network.n_followed = n_followed;
-	c->network.hosts = xalloc((size_t)c->network.n_hosts * sizeof(char *));
-	for (int i = 0; i < n_followed; i++)
-		c->network.hosts[i] = followed[i];
-	for (int i = 0; i < n_fixed; i++)
-		c->network.hosts[n_followed + i] = fixed[i];
-	return true;
-}
-
-static bool lower_network(struct lowering *lw, const struct stmt *s)
-{
-	static const char *const names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
-	char usage[160] = "network ";
-	for (int i = 0; i < AJ_NET_COUNT; i++)
-		snprintf(usage + strlen(usage), sizeof(usage) - strlen(usage), "%s%s", i ? "|" : "",
-		         names[i]);
-	snprintf(usage + strlen(usage), sizeof(usage) - strlen(usage), "; (allow: then the hosts)");
-	if (!set_once(lw, s) || !want_args(s, 1, 2 * AJ_HOSTS_MAX + 2, usage))
-		return false;
-	int n = choose(s->args, "network", names, AJ_NET_COUNT);
-	if (n < 0)
-		return false;
-	struct change c = {.kind = CH_NETWORK, .loc = s->loc};
-	c.network.level = n;
-	c.network.fixed = lw->kind == BLOCK_MODE;
-	if (n == AJ_NET_ALLOW && !s->args->next) {
-		error_at(&s->args->loc, "'network allow' needs the hosts it allows: %s",
-		         "network allow \"HOST[:PORT]\"…;");
-		return false;
-	}
-	if (n != AJ_NET_ALLOW && s->args->next) {
-		error_at(&s->args->next->loc, "only 'network allow' takes hosts");
-		return false;
-	}
-	if (n == AJ_NET_ALLOW && !lower_allow(&c, s->args->next))
-		return false;
-	VEC_PUSH(*lw->out, c);
-	return true;
-}
-
 static bool lower_landlock(struct lowering *lw, const struct stmt *s)
 {
 	static const char *const levels[] = {"off", "on", "require"};
-	if (!set_once(lw, s) || !want_args(s, 1, 2, "landlock on|off|require [ABI];"))
+	if (!key_once(lw->first, s) || !want_args(s, 1, 2, "landlock on|off|require [ABI];"))
 		return false;
 	int n = choose(s->args, "landlock level", levels, 3);
 	if (n < 0)
@@ -329,82 +203,24 @@ static bool lower_landlock(struct lowering *lw, const struct stmt *s)
 	return true;
 }
 
-static bool lower_timeout(struct lowering *lw, const struct stmt *s)
+/* A row of M_SCALARS: lw->arg is its enum m_scalar. */
+static bool lower_scalar(struct lowering *lw, const struct stmt *s)
 {
-	if (!set_once(lw, s) || !want_args(s, 1, 1, "timeout SECONDS;"))
+#define SCALAR_ROW(key, type, max, arg, what) {#key " " arg ";", max, what},
+	static const struct {
+		const char *usage;
+		uint64_t max;
+		const char *what;
+	} rows[] = {M_SCALARS(SCALAR_ROW)};
+	if (!key_once(lw->first, s) || !want_args(s, 1, 1, rows[lw->arg].usage))
 		return false;
-	if (s->args->kind != ATOM_NUMBER || s->args->num > INT32_MAX) {
-		error_at(&s->args->loc, "expected a number of seconds");
-		return false;
-	}
-	VEC_PUSH(*lw->out,
-	         ((struct change){.kind = CH_TIMEOUT, .loc = s->loc, .number = s->args->num}));
-	return true;
-}
-
-static bool lower_toggle(struct lowering *lw, const struct stmt *s)
-{
-	static const char *const onoff[] = {"off", "on"};
-	if (!set_once(lw, s) || !want_args(s, 1, 1, xprintf("%s on|off;", s->key)))
-		return false;
-	int on = choose(s->args, xprintf("%s setting", s->key), onoff, 2);
-	if (on < 0)
-		return false;
-	struct change c = {.kind = CH_TOGGLE, .loc = s->loc};
-	c.toggle.toggle = lw->arg;
-	c.toggle.on = on;
-	c.toggle.fixed = lw->kind == BLOCK_MODE;
-	VEC_PUSH(*lw->out, c);
-	return true;
-}
-
-/* 'namespaces none;' or 'namespaces KIND… max N;': the kinds the jail's
- * processes may make, and how many user namespaces, at any depth, below
- * the jail's (variant.c turns the rest into filter rules). */
-static bool lower_namespaces(struct lowering *lw, const struct stmt *s)
-{
-#define NS_NAME(flag, name) name,
-#define NS_FLAG(flag, name) flag,
-	static const char *const names[] = {NS_KINDS(NS_NAME)};
-	static const unsigned long flags[] = {NS_KINDS(NS_FLAG)};
-	struct change c = {.kind = CH_NAMESPACES, .loc = s->loc};
-	const struct atom *a = s->args;
-
-	if (!set_once(lw, s) || !want_args(s, 1, 12, "namespaces none; or namespaces KIND… max COUNT;"))
-		return false;
-	if (!a->next && word_of(a) && !strcmp(word_of(a), "none")) {
-		VEC_PUSH(*lw->out, c);
-		return true;
-	}
-	for (; a; a = a->next) {
-		if (word_of(a) && !strcmp(word_of(a), "max")) {
-			const struct atom *n = a->next;
-			if (!n || n->kind != ATOM_NUMBER || n->num < 1 || n->num > 64 || n->next) {
-				error_at(&(n ? n : a)->loc,
-				         "'max' ends the statement with the number of user namespaces "
-				         "the jail may hold below its own (1 to 64)");
-				return false;
-			}
-			c.ns.max = (int)n->num;
-			break;
-		}
-		int k = choose(a, "namespace kind", names, N(names));
-		if (k < 0)
-			return false;
-		c.ns.allow |= flags[k];
-	}
-	if (!(c.ns.allow & CLONE_NEWUSER)) {
-		/* Without a user namespace of their own the jail's processes
-		 * hold no capability that makes any other kind. */
-		error_at(&s->args->loc, "namespaces other than 'user' need 'user' too "
-		                        "(a process of the jail has no capability to make them)");
+	if (s->args->kind != ATOM_NUMBER || s->args->num > rows[lw->arg].max) {
+		error_at(&s->args->loc, "expected %s", rows[lw->arg].what);
 		return false;
 	}
-	if (!c.ns.max) {
-		error_at(&s->loc, "'namespaces user' needs 'max COUNT' (1 to 64): the user "
-		                  "namespaces the jail may hold below its own, at any depth");
-		return false;
-	}
+	struct change c = {.kind = CH_SCALAR, .loc = s->loc};
+	c.scalar.which = (enum m_scalar)lw->arg;
+	c.scalar.value = s->args->num;
 	VEC_PUSH(*lw->out, c);
 	return true;
 }
@@ -415,11 +231,12 @@ static bool lower_namespaces(struct lowering *lw, const struct stmt *s)
 static bool lower_fallback(struct lowering *lw, const struct stmt *s)
 {
 	static const char *const kinds[] = {"none", "landlock"};
-	if (!set_once(lw, s) || !want_args(s, 1, 1, "fallback none|landlock;"))
+	if (!key_once(lw->first, s) || !want_args(s, 1, 1, "fallback none|landlock;"))
 		return false;
 	int n = choose(s->args, "fallback", kinds, 2);
 	if (n < 0)
 		return false;
-	VEC_PUSH(*lw->out, ((struct change){.kind = CH_FALLBACK, .loc = s->loc, .number = (uint64_t)n}));
+	VEC_PUSH(*lw->out,
+	         ((struct change){.kind = CH_FALLBACK, .loc = s->loc, .number = (uint64_t)n}));
 	return true;
 }

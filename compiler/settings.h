@@ -2,7 +2,7 @@
 #ifndef AJ_SETTINGS_H
 #define AJ_SETTINGS_H
 
-#include "types.h"
+#include "changes.h"
 
 /* Lowers the statements of one block, once, into its changes, in order.
  * The structure keys (exec, mode, command, default) are skipped in a

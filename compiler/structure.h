@@ -2,7 +2,7 @@
 #ifndef AJ_STRUCTURE_H
 #define AJ_STRUCTURE_H
 
-#include "types.h"
+#include "program.h"
 
 typedef VEC(const struct policy *) chain_t;
 

@@ -6,6 +6,7 @@
  * Every rule is therefore lowered here into one-comparison-per-argument
  * rules with explicit masks before libseccomp sees it (bpf.c). */
 #include "syscalls.h"
+#include "changes.h"
 #include "args.h"
 #include "diag.h"
 #include "sysgroups.h"

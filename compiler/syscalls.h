@@ -3,7 +3,10 @@
 #ifndef AJ_SYSCALLS_H
 #define AJ_SYSCALLS_H
 
-#include "types.h"
+#include "variant.h"
+
+struct change;   /* changes.h */
+struct lowering; /* changes.h: the handlers' side */
 
 /* syscalls default ACTION;  syscalls ACTION TARGET…; */
 bool syscalls_lower(struct lowering *lw, const struct stmt *s);

@@ -3,6 +3,7 @@
 #include "sysgroups.h"
 #include "diag.h"
 #include "sysnames.h"
+#include "vec.h"
 
 #include <seccomp.h>
 #include <stdlib.h>

@@ -2,7 +2,9 @@
 #ifndef AJ_SYSGROUPS_H
 #define AJ_SYSGROUPS_H
 
-#include "types.h"
+#include "ast.h"
+
+#include <stdio.h>
 
 /* A set of syscall numbers, each remembering where it was named. */
 #define NR_LIMIT 1024

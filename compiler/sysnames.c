@@ -4,6 +4,7 @@
  * and the kernel's headers, never typed by hand. */
 #include "sysnames.h"
 #include "diag.h"
+#include "vec.h"
 
 #include <errno.h>
 /* glibc's before the kernel's: they step aside for it, not the reverse. */

@@ -3,7 +3,7 @@
 #ifndef AJ_SYSNAMES_H
 #define AJ_SYSNAMES_H
 
-#include "types.h"
+#include "ast.h"
 
 /* The x86_64 number of a syscall, or -1 after an error at loc. */
 int syscall_lookup(const char *name, const struct loc *loc);

@@ -10,6 +10,9 @@
  * $XDG_RUNTIME_DIR), the X authority file.  A toggle that is on keeps its
  * variables; one that is off drops them, whatever else keeps them. */
 #include "toggles.h"
+#include "changes.h"
+#include "args.h"
+#include "diag.h"
 
 enum { GPU_SYS = AJ_MOUNT_OPTIONAL | AJ_MOUNT_WITH_DEVICES };
 
@@ -71,4 +74,20 @@ int toggle_of_var(int var)
 bool toggle_switchable(const struct variant *v, int t)
 {
 	return (v->features & AJ_TOGGLE_BIT(t)) || !(v->toggles_fixed & AJ_TOGGLE_BIT(t));
+}
+
+bool toggle_lower(struct lowering *lw, const struct stmt *s)
+{
+	static const char *const onoff[] = {"off", "on"};
+	if (!key_once(lw->first, s) || !want_args(s, 1, 1, xprintf("%s on|off;", s->key)))
+		return false;
+	int on = choose(s->args, xprintf("%s setting", s->key), onoff, 2);
+	if (on < 0)
+		return false;
+	struct change c = {.kind = CH_TOGGLE, .loc = s->loc};
+	c.toggle.toggle = lw->arg;
+	c.toggle.on = on;
+	c.toggle.fixed = lw->kind == BLOCK_MODE;
+	VEC_PUSH(*lw->out, c);
+	return true;
 }

@@ -2,7 +2,9 @@
 #ifndef AJ_TOGGLES_H
 #define AJ_TOGGLES_H
 
-#include "types.h"
+#include "variant.h"
+
+struct lowering; /* changes.h: the handlers' side */
 
 /* A mount a toggle adds when it is on: a fixed path, or a variable's. */
 struct toggle_mount {
@@ -27,5 +29,8 @@ const struct toggle_env *toggle_envs(size_t *n);
 bool toggle_switchable(const struct variant *v, int t);
 /* The toggle whose mounts use the variable, -1 for a policy's own. */
 int toggle_of_var(int var);
+/* GPU|DOCKER|… on|off; (the key is the toggle's name): lw->arg is the
+ * toggle, set by a mode block for good (aj_variant.toggles_fixed). */
+bool toggle_lower(struct lowering *lw, const struct stmt *s);
 
 #endif

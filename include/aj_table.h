@@ -169,7 +169,7 @@ static inline int aj_op_binds(unsigned op)
 #define AJ_MOUNT_WITH_DEVICES 0x04 /* only when a device entry of the plan has a node here */
 /* LINK only ('link?'): as the host has it, decided at run time: its own
  * link where it has a link, a read-only bind (.landlock's rights) where it
- * has a directory, nothing where it has nothing (stub/root/mount_plan.c). */
+ * has a directory, nothing where it has nothing (stub/root/plan.c). */
 #define AJ_MOUNT_AS_HOST      0x08
 #define AJ_MOUNT_MAP      0x80 /* never emitted: the stub's mark of an --ro or --rw map */
 

@@ -27,7 +27,7 @@ static void fallback_privs(void)
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
 		die("clear ambient capabilities", errno, NULL);
-	caps_clear(-1);
+	privs_caps_clear(-1);
 }
 
 noreturn void fallback_run(struct run *r)
@@ -35,17 +35,17 @@ noreturn void fallback_run(struct run *r)
 	pid_t pid;
 	int fd;
 
-	signals_block();
+	supervise_block();
 	/* The launcher is empty (ns_enter says why); here the child and
 	 * the target are of the same user in the same pid namespace. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		die("make the supervisor undumpable", errno, NULL);
 	pid = ns_clone(SIGCHLD, &fd);
 	if (pid) {
-		aj_die_reap = pid;
+		die_reap = pid;
 		limits_place(pid);
 		record_load(r, true);
-		scan_project(".", r->v);
+		settle_project(".", r->v);
 		record_save();
 		ns_scan_send(fd);
 		const struct ev_source *src[] = {notify_start(r->v, fd)};
@@ -57,7 +57,7 @@ noreturn void fallback_run(struct run *r)
 	 * init, and die with the target's process group at the end. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		die("become the jail's reaper", errno, NULL);
-	rlimits_apply(r->v);
+	privs_rlimits_apply(r->v);
 	limits_apply();
 	/* Without CAP_SYS_ADMIN, Landlock wants it first. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
@@ -65,7 +65,7 @@ noreturn void fallback_run(struct run *r)
 	fallback_landlock(r);
 	if (chdir(r->project))
 		diep("enter the project", r->project, errno, NULL);
-	fds_close(ns_parent_sock(r->v));
+	privs_fds_close(ns_parent_sock(r->v));
 	fallback_privs();
 	/* First: a policy's allowlist need not allow seccomp(2) itself. */
 	fallback_unix_only(r->v);

@@ -123,7 +123,7 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
                         const char *opt, struct opts *o)
 {
 	if (!strcmp(name, "explain") && (!value || !strcmp(value, "json")))
-		o->explain = true, report_json = value;
+		o->explain = true, rp_json = value;
 	else if (!strcmp(name, "help") && !value)
 		help(pol);
 	else if (!strcmp(name, "version") && !value)
@@ -141,7 +141,7 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 	else if (!strcmp(name, "log") && value)
 		o->log = value, o->log_opt = opt;
 	else if (!strcmp(name, "allow-host") && value)
-		proxy_allow_host(value, opt);
+		egress_allow_host(value, opt);
 	else if (value || !extra_toggle(name, opt))
 		return false;
 	return true;
@@ -234,9 +234,9 @@ static bool found_outside(const char *cmd)
 				 * project through a link (~/bin -> the
 				 * project's bin) is the project's. */
 				buf[dl] = '\0';
-				n = ident_chain_at(buf, ids, AJ_IDENT_DEPTH);
+				n = resolve_ident_chain_at(buf, ids, AJ_IDENT_DEPTH);
 				return n > 0 && !stat(".", &pst) &&
-				       !ident_in(ids, (unsigned)n, &pst);
+				       !resolve_ident_in(ids, (unsigned)n, &pst);
 			}
 		} else if (dl < sizeof(buf)) {
 			return false;
@@ -271,11 +271,11 @@ static void find_project(struct run *r)
 	 * kernel answers "(unreachable)..." for a directory outside our root. */
 	if (syscall(SYS_getcwd, cwd, sizeof(cwd)) < 0)
 		die("find the project", errno, "the working directory is gone");
-	if (path_normal(cwd, tidy, sizeof(tidy)) != cwd)
+	if (vars_path_normal(cwd, tidy, sizeof(tidy)) != cwd)
 		die("find the project", 0, "the working directory is outside this root");
 	if (stat(".", &cw))
 		die("find the project", errno, NULL);
-	home = var_value(AJ_VAR_HOME);
+	home = vars_value(AJ_VAR_HOME);
 	if (!stat("/", &st) && st.st_dev == cw.st_dev && st.st_ino == cw.st_ino)
 		die("jail the directory /", 0,
 		    "it is the root directory; run it from a project directory");
@@ -302,13 +302,13 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	const struct ev_source *src[LOOP_SOURCES];
 	unsigned n = 0;
 
-	aj_die_reap = pid;
+	die_reap = pid;
 	limits_place(pid); /* as the caller could: a v1 hierarchy's root is mode 0555 */
-	caps_clear(limits_keep());
+	privs_caps_clear(limits_keep());
 	watch_scan(wfd, r->v);
 	ns_scan_send(fd);
 	sockets_send();
-	scan_watch_close(); /* after the hand-over: it may wait for the kernel */
+	settle_watch_close(); /* after the hand-over: it may wait for the kernel */
 	if (r->v->network == AJ_NET_ALLOW && (src[n] = proxy_start(fd)))
 		n++;
 	src[n++] = notify_start(r->v, fd);
@@ -321,7 +321,7 @@ static noreturn void init_run(struct run *r)
 {
 	int ruleset;
 
-	init_prepare(r->v);
+	ns_init_prepare(r->v);
 	mode_seal(r);
 	plan_open_sources();
 	plan_build_root();
@@ -331,13 +331,13 @@ static noreturn void init_run(struct run *r)
 	ns_scan_receive();
 	mask_apply(r->project, r->v);
 	plan_finish(r->project);
-	rlimits_apply(r->v);
+	privs_rlimits_apply(r->v);
 	limits_apply();
 	if ((ruleset = landlock_create(r->v)) >= 0) {
 		plan_landlock(ruleset, fence_apply(ruleset, r->v));
 		landlock_enforce(ruleset);
 	}
-	fds_close(ns_parent_sock(r->v));
+	privs_fds_close(ns_parent_sock(r->v));
 	privs_drop();
 	seccomp_install(r->v);
 	supervise_init(r);
@@ -370,7 +370,7 @@ int main(int argc, char **argv)
 	if (o.log && !o.explain)
 		reflog_open(o.log, o.log_opt);
 	/* After the project's check against the caller's own $HOME. */
-	home_private(!o.explain);
+	private_home_path(!o.explain);
 	r->group = r->argv && !pol->exec ? command_group(pol, r->argv[0]) : 0;
 	idx = r->group * pol->n_modes + r->mode;
 	if (r->mode >= pol->n_modes || r->group >= pol->n_groups)
@@ -378,13 +378,13 @@ int main(int argc, char **argv)
 	r->v = &pol->variants[idx];
 	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
-	r->v = proxy_apply(extra_apply(r));
+	r->v = egress_apply(extra_apply(r));
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
 	wfd = watch_ask(r->v, pol->modes[r->mode]);
 	/* Before anything is resolved: the fallback has a $HOME of its own. */
 	if (o.explain)
-		r->fallback = ns_blocked(r->v, true);
+		r->fallback = nscause_blocked(r->v, true);
 	else
 		r->fallback = ns_start(r->v);
 	if (r->fallback && (r->v->flags & AJ_VARIANT_FALLBACK))
@@ -392,27 +392,27 @@ int main(int argc, char **argv)
 	plan_resolve(r->v);
 	plan_log_check();
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
-		(void)var_value(r->v->landlock_rules[i].path.var);
+		(void)vars_value(r->v->landlock_rules[i].path.var);
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)
 		die("build the environment", errno, "the host passes too many variables");
 	r->envp = env_slots;
-	proxy_hosts(r->v, r->envp);
-	proxy_env(r->v, env_slots, AJ_ENV_MAX);
-	if (fallback_active)
+	egress_hosts(r->v, r->envp);
+	egress_env(r->v, env_slots, AJ_ENV_MAX);
+	if (run_fallback)
 		fallback_env(env_slots, AJ_ENV_MAX);
 	limits_resolve(r->v);
 	if (o.explain) {
 		/* The fallback's walk asks its record: no watcher knows it. */
-		if (fallback_active)
-			fallback_record(r);
-		watch_scan(fallback_active ? -1 : wfd, r->v);
+		if (run_fallback)
+			record_read(r);
+		watch_scan(run_fallback ? -1 : wfd, r->v);
 		explain(r);
 	}
-	if (fallback_active)
+	if (run_fallback)
 		fallback_run(r);
 
 	sockets_prepare(r->v);
-	signals_block();
+	supervise_block();
 	pid = ns_fork_init(r->v, &fd);
 	if (pid)
 		parent_run(r, pid, fd, wfd);

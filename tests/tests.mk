@@ -6,7 +6,8 @@
 #   escape-check       tests/escape/run.sh and soak.sh: escape classes, the soak
 #
 # Unit tests are linked by name, and mirror the folders:
-#   test_compiler_*.c      all compiler objects but main.o, libseccomp
+#   compiler/test_X.c      all compiler objects but main.o, libseccomp, plus
+#                          $(TEST_COMPILER_X_SRC)
 #   ROOM/test_X.c          stub/ROOM/X.c (common/X.c for ROOM common) built
 #                          with gcc (glibc), plus $(TEST_STUB_X_SRC)
 #   test_*.c (other)       nothing but $(TEST_<name>_SRC)
@@ -25,21 +26,34 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 # Extra sources per stub test (its own file is always linked); add a
 # line here when a stub test needs more than its own file.
 TEST_STUB_env_SRC := stub/base/glob.c stub/variant/vars.c stub/base/out.c
-TEST_STUB_gitindex_SRC := stub/base/out.c
+TEST_STUB_git_SRC := stub/base/out.c
+# The index event by event: the walk, its records, its hits, the matcher.
+TEST_STUB_settle_SRC := stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c stub/scan/match.c \
+	stub/scan/guards.c stub/base/out.c
+# The table flattened and back, then classifying as before.
+TEST_STUB_watchtab_SRC := stub/scan/match.c stub/base/out.c
 TEST_STUB_summary_SRC := stub/base/out.c
-TEST_STUB_mount_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
+TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
 TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c
 TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
 TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
-# A compiler test may name stub sources too: the lowered mask matcher runs
+TEST_STUB_proxy_SRC := stub/egress/httphead.c common/hosts.c stub/egress/egress.c stub/base/out.c stub/base/wire.c
+TEST_STUB_resolver_SRC := common/hosts.c stub/base/out.c
+# The tools' rows are the compiler's (follow.c), as a followed variant carries them.
+TEST_STUB_egress_SRC := common/hosts.c stub/variant/env.c stub/variant/vars.c stub/base/glob.c stub/base/out.c \
+	compiler/follow.c compiler/ast.c
+TEST_STUB_limits_SRC := stub/base/out.c
+TEST_STUB_notify_SRC := stub/notify/verdict.c stub/base/wire.c
+TEST_STUB_scan_SRC := stub/scan/hits.c stub/scan/match.c stub/scan/scanidx.c
+# A compiler test may name stub sources too: the compiled scan automaton runs
 # in the stub's own code against the reference glob.
-TEST_test_compiler_match_SRC := stub/scan/match.c stub/base/glob.c
-TEST_test_compiler_verdict_SRC := stub/notify/verdict.c
+TEST_COMPILER_match_SRC := stub/scan/match.c stub/base/glob.c
+TEST_COMPILER_verdict_SRC := stub/notify/verdict.c
 
 # unit_rule(name): how one test binary is built.
 define unit_rule
 $(B)/tests/unit/$(1): tests/unit/$(1).c $$(call unit_deps,$(1)) $(wildcard tests/unit/*.h compiler/*.h) $(STUB_HDR) include/aj_table.h \
-		$(if $(filter test_compiler_%,$(1)),$(B)/grammar/aj.tab.h $(B)/grammar/aj.lex.h)
+		$(if $(filter compiler/%,$(1)),$(B)/grammar/aj.tab.h $(B)/grammar/aj.lex.h)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(TEST_CFLAGS) -Itests/unit -o $$@ $$(filter %.c %.o,$$^) $$(call unit_libs,$(1)) -lcmocka
 endef
@@ -49,12 +63,12 @@ unit_room   = $(patsubst %/,%,$(dir $(1)))
 unit_file   = $(patsubst test_%,%,$(notdir $(1)))
 unit_obj    = $(if $(filter common,$(call unit_room,$(1))),$(B)/obj/test/common/$(call unit_file,$(1)).o,\
                 $(B)/obj/test/stub/$(call unit_room,$(1))/$(call unit_file,$(1)).o)
-unit_deps   = $(if $(filter test_compiler_%,$(1)),$(COMPILER_TEST_OBJ) $(TEST_$(1)_SRC),\
+unit_deps   = $(if $(filter compiler/%,$(1)),$(COMPILER_TEST_OBJ) $(TEST_COMPILER_$(call unit_file,$(1))_SRC),\
               $(if $(findstring /,$(1)),\
                 $(sort $(call unit_obj,$(1)) \
                   $(patsubst %.c,$(B)/obj/test/%.o,$(TEST_STUB_$(call unit_file,$(1))_SRC))),\
                 $(TEST_$(1)_SRC)))
-unit_libs   = $(if $(filter test_compiler_%,$(1)),-lseccomp)
+unit_libs   = $(if $(filter compiler/%,$(1)),-lseccomp)
 
 $(foreach t,$(UNIT_NAMES),$(eval $(call unit_rule,$(t))))
 
@@ -63,6 +77,9 @@ $(B)/obj/test/stub/%.o: stub/%.c $(STUB_HDR) include/aj_table.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c -o $@ $<
 $(B)/obj/test/common/%.o: common/%.c $(STUB_HDR) include/aj_table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -c -o $@ $<
+$(B)/obj/test/compiler/%.o: compiler/%.c $(wildcard compiler/*.h) include/aj_table.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c -o $@ $<
 
@@ -109,3 +126,11 @@ escape-check: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe $(B)/tests/racer
 
 check-docker: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe
 	tests/docker/run.sh
+
+# --- scan/test_scan walks with a policy of its own, compiled as the shipped ones ---
+
+$(B)/gen/test-scan.h: tests/unit/scan.aj $(B)/bin/aijail-compile
+	@mkdir -p $(dir $@)
+	$(B)/bin/aijail-compile -o $@ $<
+$(B)/tests/unit/scan/test_scan: $(B)/gen/test-scan.h
+$(B)/tests/unit/scan/test_scan: TEST_CFLAGS += -I$(B)/gen

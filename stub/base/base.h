@@ -1,8 +1,8 @@
 /* base/base.h: the interface of the room base/: the syscall layer: output and the report writer,
  * die(), globs, descriptors passed, the kernel calls musl has no wrapper for, and the run every
  * room reads. Included by its files and by the rooms above it (docs/layout.md). */
-#ifndef AJ_BASE_H
-#define AJ_BASE_H
+#ifndef AJ_STUB_BASE_H
+#define AJ_STUB_BASE_H
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,9 +42,9 @@ extern const struct aj_policy *const aj_the_policy;
 #define aj_progname (aj_the_policy->progname)
 
 /* die.c: the one way to fail before the target runs. */
-extern int aj_die_reap;
-extern void (*aj_die_undo)(void);
-extern void (*aj_die_cleanup)(void); /* removes the run's private directory (fallback.c) */
+extern int die_reap;
+extern void (*die_undo)(void);
+extern void (*die_cleanup)(void); /* removes the run's private directory (fallback.c) */
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);
 noreturn void die_usage(const char *what, const char *arg);
@@ -55,9 +55,9 @@ void out_s(const char *s);
 void out_c(char c);
 void out_u(unsigned long long u);
 #define AJ_DEC_MAX 21 /* the digits of any unsigned long long, and a NUL */
-size_t fmt_u(char *buf, unsigned long long u);
+size_t out_fmt_u(char *buf, unsigned long long u);
 /* Up to size bytes of fd, to its end: how many (the one read loop). */
-size_t fd_read(int fd, char *buf, size_t size);
+size_t out_read(int fd, char *buf, size_t size);
 void out_o(unsigned u);
 void out_flush(void);
 
@@ -180,17 +180,17 @@ bool wire_send(int sock, enum wire_msg m, const struct iovec *iov, unsigned n, c
 int wire_recv(int sock, enum wire_msg m, void *buf, size_t len, int *fds, unsigned max);
 bool wire_read(int sock, void *buf, size_t n); /* the rest of a long message */
 
-/* No pid namespace around the target: the fallback's run (fallback.c sets
- * it; die.c holds it), where the end of the run kills the target's group, not the
- * namespace. */
-extern bool fallback_active;
+/* run.c: no pid namespace around the target, the fallback's run
+ * (fallback/fallback.c sets it), where the end of the run kills the
+ * target's group, not the namespace. */
+extern bool run_fallback;
 
 /* out.c too: copies s at buf + at; the new end. */
-size_t str_put(char *buf, size_t at, const char *s);
+size_t out_str_put(char *buf, size_t at, const char *s);
 
 /* rp.c: the writer --jail-explain and the refusal log print through, as
- * text or as JSON (report_json); rp_j* write JSON only, rp_t text only. */
-extern bool report_json;
+ * text or as JSON (rp_json); rp_j* write JSON only, rp_t text only. */
+extern bool rp_json;
 void rp_open(const char *key, char kind);
 void rp_close(void);
 void rp_reset(void);

@@ -11,12 +11,9 @@
 
 #include "base/base.h"
 
-int aj_die_reap;           /* the parent's pid 1, killed and reaped by die() */
-void (*aj_die_undo)(void); /* then removes what the parent made for it */
-void (*aj_die_cleanup)(void);
-/* The fallback runs (no namespaces; fallback.c): the supervisor, the
- * reports and explain word things otherwise.  Here, below them all. */
-bool fallback_active;
+int die_reap;           /* the parent's pid 1, killed and reaped by die() */
+void (*die_undo)(void); /* then removes what the parent made for it */
+void (*die_cleanup)(void);
 
 noreturn void diep(const char *step, const char *what, int err, const char *hint)
 {
@@ -39,13 +36,13 @@ noreturn void diep(const char *step, const char *what, int err, const char *hint
 	out_c('\n');
 	out_flush();
 	/* Not left as an orphan: some inits never reap. */
-	if (aj_die_reap > 0 && !kill(aj_die_reap, SIGKILL))
-		while (waitpid(aj_die_reap, NULL, 0) < 0 && errno == EINTR)
+	if (die_reap > 0 && !kill(die_reap, SIGKILL))
+		while (waitpid(die_reap, NULL, 0) < 0 && errno == EINTR)
 			;
-	if (aj_die_undo)
-		aj_die_undo();
-	if (aj_die_cleanup)
-		aj_die_cleanup();
+	if (die_undo)
+		die_undo();
+	if (die_cleanup)
+		die_cleanup();
 	_exit(AJ_EXIT_SETUP);
 }
 

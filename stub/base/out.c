@@ -1,6 +1,6 @@
 /* out.c: buffered output to one fd at a time, so that neither --jail-explain
  * nor die() pulls stdio and its printf into a static binary; and the one
- * loop that reads a small file whole (fd_read). */
+ * loop that reads a small file whole (out_read). */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,7 +59,7 @@ void out_c(char c)
 
 /* The stub's one decimal formatter: u's digits and a NUL into buf (room
  * for AJ_DEC_MAX bytes holds any u); returns the number of digits. */
-size_t fmt_u(char *buf, unsigned long long u)
+size_t out_fmt_u(char *buf, unsigned long long u)
 {
 	char b[AJ_DEC_MAX];
 	char *p = b + sizeof(b);
@@ -78,7 +78,7 @@ void out_u(unsigned long long u)
 {
 	char b[AJ_DEC_MAX];
 
-	out_n(b, fmt_u(b, u));
+	out_n(b, out_fmt_u(b, u));
 }
 
 void out_o(unsigned u)
@@ -95,7 +95,7 @@ void out_o(unsigned u)
 
 /* Up to size bytes of fd, until its end (a read interrupted by a signal
  * is taken again): how many.  The fd is the caller's. */
-size_t fd_read(int fd, char *buf, size_t size)
+size_t out_read(int fd, char *buf, size_t size)
 {
 	size_t n = 0;
 
@@ -111,7 +111,7 @@ size_t fd_read(int fd, char *buf, size_t size)
 	return n;
 }
 
-size_t str_put(char *buf, size_t at, const char *s)
+size_t out_str_put(char *buf, size_t at, const char *s)
 {
 	size_t n = strlen(s);
 

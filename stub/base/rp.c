@@ -13,7 +13,7 @@
 
 #include "base/base.h"
 
-bool report_json;
+bool rp_json;
 static uint32_t more;  /* bit d: level d has a member already */
 static uint32_t array; /* bit d: level d is an array */
 static unsigned depth;
@@ -32,7 +32,7 @@ static void key(const char *k)
 
 void rp_open(const char *k, char kind)
 {
-	if (!report_json)
+	if (!rp_json)
 		return;
 	key(k);
 	out_c(kind);
@@ -50,7 +50,7 @@ void rp_reset(void)
 
 void rp_close(void)
 {
-	if (!report_json || !depth)
+	if (!rp_json || !depth)
 		return;
 	out_c(array & (1u << depth) ? ']' : '}');
 	depth--;
@@ -117,7 +117,7 @@ static void escaped(const char *str, size_t n)
 
 void rp_strn(const char *k, const char *s, size_t n)
 {
-	if (!report_json) {
+	if (!rp_json) {
 		if (s)
 			while (n--)
 				out_c(*s++);
@@ -137,26 +137,26 @@ void rp_str(const char *k, const char *s)
 
 void rp_jstr(const char *k, const char *s)
 {
-	if (report_json)
+	if (rp_json)
 		rp_str(k, s);
 }
 
 void rp_u(const char *k, unsigned long long v)
 {
-	if (report_json)
+	if (rp_json)
 		key(k);
 	out_u(v);
 }
 
 void rp_ju(const char *k, unsigned long long v)
 {
-	if (report_json)
+	if (rp_json)
 		rp_u(k, v);
 }
 
 void rp_bool(const char *k, bool b)
 {
-	if (!report_json)
+	if (!rp_json)
 		return;
 	key(k);
 	out_s(b ? "true" : "false");
@@ -164,7 +164,7 @@ void rp_bool(const char *k, bool b)
 
 void rp_t(const char *s)
 {
-	if (!report_json)
+	if (!rp_json)
 		out_s(s);
 }
 
@@ -173,7 +173,7 @@ void rp_field(const char *name)
 {
 	size_t n = strlen(name) + 1;
 
-	if (report_json)
+	if (rp_json)
 		return;
 	out_s(name);
 	out_c(':');

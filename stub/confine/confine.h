@@ -1,7 +1,7 @@
 /* confine/confine.h: the interface of the room confine/: Landlock: its ABI, the rights it handles,
  * the ruleset. Included by its files and by the rooms above it (docs/layout.md). */
-#ifndef AJ_CONFINE_H
-#define AJ_CONFINE_H
+#ifndef AJ_STUB_CONFINE_H
+#define AJ_STUB_CONFINE_H
 
 #include "scan/scan.h"
 
@@ -13,7 +13,7 @@ int landlock_abi(void);
 uint64_t landlock_fs_handled(int abi, unsigned network);
 uint64_t landlock_bind_extra(uint64_t handled, unsigned mode);
 uint64_t landlock_socket_right(int fd);
-bool net_blocked_here(const struct aj_variant *v);
+bool landlock_net_blocked(const struct aj_variant *v);
 int landlock_create(const struct aj_variant *v);
 void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *path);
 void landlock_enforce(int ruleset);

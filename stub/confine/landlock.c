@@ -2,7 +2,7 @@
  * ruleset, the variant's own rules (those that are not a mount's: "/"),
  * the one helper every rule goes through, and enforcement.  The rules
  * mirror the mounts: each mount the plan made carries the rights granted
- * beneath it (mount_plan.c adds them), the fence replaces the project's
+ * beneath it (plan.c adds them), the fence replaces the project's
  * where it can (fence.c).
  *
  * Compatibility is one table, as in the kernel's own Landlock sample: the
@@ -116,7 +116,7 @@ uint64_t landlock_socket_right(int fd)
 /* 'network blocked' stays in the host's network namespace only where
  * Landlock will scope the host's abstract Unix sockets away (ABI 6);
  * elsewhere it gets a private namespace, as 'none' (aj_table.h). */
-bool net_blocked_here(const struct aj_variant *v)
+bool landlock_net_blocked(const struct aj_variant *v)
 {
 	return v->network == AJ_NET_BLOCKED && v->landlock != AJ_LANDLOCK_OFF &&
 	       landlock_abi() >= 6;
@@ -148,13 +148,13 @@ void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *
 static void add_rule(int ruleset, const struct aj_landlock_rule *r)
 {
 	char path[AJ_PATH_MAX];
-	int fd, l = path_join(&r->path, path, sizeof(path));
+	int fd, l = vars_path_join(&r->path, path, sizeof(path));
 
 	if (l == AJ_PATH_UNRESOLVED)
-		diep("resolve the variable", var_name(r->path.var), 0, var_why(r->path.var));
+		diep("resolve the variable", vars_name(r->path.var), 0, vars_why(r->path.var));
 	if (l < 0)
 		die("resolve a Landlock path", ENAMETOOLONG, NULL);
-	/* The fd stays open until fds_close(): one syscall less per rule. */
+	/* The fd stays open until privs_fds_close(): one syscall less per rule. */
 	fd = openat(AT_FDCWD, path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		diep("open the Landlock path", path, errno, NULL);
@@ -208,7 +208,7 @@ static void print_rights(uint64_t a)
 	if (a == AJ_LL_RIGHTS_ALL)
 		rp_t(" all");
 	for (unsigned i = 0; i < sizeof(ll_rights) / sizeof(ll_rights[0]); i++)
-		if ((a & (1ULL << i)) && (report_json || a != AJ_LL_RIGHTS_ALL)) {
+		if ((a & (1ULL << i)) && (rp_json || a != AJ_LL_RIGHTS_ALL)) {
 			rp_t(" ");
 			rp_str(NULL, ll_rights[i]);
 		}
@@ -223,10 +223,10 @@ void landlock_explain_rule(const char *path, unsigned var, bool optional, uint64
 	rp_t("  ");
 	if (!path) {
 		rp_t("$");
-		rp_t(var_name(var));
+		rp_t(vars_name(var));
 	}
 	rp_str("path", path);
-	rp_jstr("var", var ? var_name(var) : NULL);
+	rp_jstr("var", var ? vars_name(var) : NULL);
 	rp_bool("optional", optional);
 	if (optional)
 		rp_t("?");

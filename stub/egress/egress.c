@@ -37,14 +37,14 @@ static const char *hosts[PX_ALL];
 static unsigned n_hosts;
 static struct aj_variant custom;
 
-void proxy_allow_host(const char *value, const char *opt)
+void egress_allow_host(const char *value, const char *opt)
 {
 	size_t at;
 	const char *why;
 
 	if (n_extra == PX_EXTRA)
 		die_usage("too many --jail-allow-host options (at most 16)", opt);
-	why = host_normal(value, true, extra[n_extra], AJ_HOST_MAX, &at);
+	why = hosts_normal(value, true, extra[n_extra], AJ_HOST_MAX, &at);
 	if (why)
 		die_usage(why, value);
 	extra_opt[n_extra++] = opt;
@@ -53,7 +53,7 @@ void proxy_allow_host(const char *value, const char *opt)
 /* --jail-allow-host raises a network without hosts to 'allow' (unless a
  * mode fixed it) and narrows the host's network to it; --jail-net gives
  * the whole network whatever the list, and says so. */
-const struct aj_variant *proxy_apply(const struct aj_variant *v)
+const struct aj_variant *egress_apply(const struct aj_variant *v)
 {
 	const char *net_opt = extra_net_option();
 
@@ -88,7 +88,7 @@ static void conf_add(const char *url, size_t n, bool replaces, const char *from)
 {
 	char h[AJ_HOST_MAX];
 
-	if (!url_host(url, n, h, sizeof(h)))
+	if (!hosts_url_host(url, n, h, sizeof(h)))
 		return; /* not an http(s) registry: nothing to allow */
 	if (replaces && conf_replaces)
 		return; /* the first one holds, as the tool reads it */
@@ -180,7 +180,7 @@ static void conf_read(const struct aj_follow_conf *fc, const char *path)
 		close(fd);
 		return;
 	}
-	n = fd_read(fd, buf, sizeof(buf));
+	n = out_read(fd, buf, sizeof(buf));
 	close(fd);
 	for (p = buf, end = buf + n; p < end;) {
 		const char *e = memchr(p, '\n', (size_t)(end - p));
@@ -210,7 +210,7 @@ static void conf_read(const struct aj_follow_conf *fc, const char *path)
 static void conf_follow(const struct aj_follow_conf *fc, char *const *envp)
 {
 	static char path[AJ_PATH_MAX];
-	const char *home = var_value(AJ_VAR_HOME);
+	const char *home = vars_value(AJ_VAR_HOME);
 
 	for (unsigned i = 0; i < fc->n_envs; i++) {
 		const struct aj_follow_env *c = &fc->envs[i];
@@ -266,7 +266,7 @@ static void add(const char *h)
 		hosts[n_hosts++] = h;
 }
 
-void proxy_hosts(const struct aj_variant *v, char *const *envp)
+void egress_hosts(const struct aj_variant *v, char *const *envp)
 {
 	if (v->network != AJ_NET_ALLOW)
 		return;
@@ -309,7 +309,7 @@ static bool env_put(char **envp, size_t max, const char *entry)
 	return true;
 }
 
-void proxy_env(const struct aj_variant *v, char **envp, size_t max)
+void egress_env(const struct aj_variant *v, char **envp, size_t max)
 {
 	static char registry[sizeof(conf_url) + 32];
 
@@ -333,7 +333,7 @@ void proxy_env(const struct aj_variant *v, char **envp, size_t max)
 
 /* Inside --jail-explain's "network" object: the hosts, where each came
  * from, and the proxy (report.c's writer: text and JSON alike). */
-void proxy_explain(void)
+void egress_explain(void)
 {
 	rp_open("hosts", '[');
 	for (unsigned i = 0; i < n_hosts; i++) {
@@ -360,10 +360,10 @@ void proxy_explain(void)
 	rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
 }
 
-bool proxy_allowed(const char *target)
+bool egress_allowed(const char *target)
 {
 	for (unsigned i = 0; i < n_hosts; i++)
-		if (host_match(hosts[i], target))
+		if (hosts_match(hosts[i], target))
 			return true;
 	return false;
 }

@@ -1,8 +1,8 @@
 /* egress/egress.h: the interface of the room egress/: 'network allow': the proxy, its resolver, the
  * run's host list and the tools' configuration. Included by its files and by the rooms above it
  * (docs/layout.md). */
-#ifndef AJ_EGRESS_H
-#define AJ_EGRESS_H
+#ifndef AJ_STUB_EGRESS_H
+#define AJ_STUB_EGRESS_H
 
 #include <sys/socket.h>
 
@@ -10,11 +10,11 @@
 #include "common/hosts.h"
 
 /* proxy.c: 'network allow' (hosts.c reads the hosts). */
-void proxy_allow_host(const char *value, const char *opt);
-const struct aj_variant *proxy_apply(const struct aj_variant *v);
-void proxy_hosts(const struct aj_variant *v, char *const *envp);
-void proxy_env(const struct aj_variant *v, char **envp, size_t max);
-void proxy_explain(void);
+void egress_allow_host(const char *value, const char *opt);
+const struct aj_variant *egress_apply(const struct aj_variant *v);
+void egress_hosts(const struct aj_variant *v, char *const *envp);
+void egress_env(const struct aj_variant *v, char **envp, size_t max);
+void egress_explain(void);
 void proxy_listen(int parent_sock);
 const struct ev_source *proxy_start(int fd); /* NULL: no proxy */
 
@@ -28,15 +28,15 @@ struct px_addrs {
 };
 
 /* resolver.c: host's addresses at port, a literal's one or the name's. */
-void px_resolve(struct px_addrs *out, const char *host, unsigned port, bool literal);
+void resolver_lookup(struct px_addrs *out, const char *host, unsigned port, bool literal);
 
 /* egress.c: whether the run's list names target ("HOST:PORT"). */
-bool proxy_allowed(const char *target);
+bool egress_allowed(const char *target);
 
 /* httphead.c: one header line of a plain-HTTP request, l to its '\n' at
  * le: relayed, dropped (the proxy's own, Connection), refused; a
  * Content-Length sets *len (*has_len: one was seen). */
 enum http_verdict { HH_KEEP, HH_DROP, HH_BAD, HH_BODY_UNBOUNDED };
-enum http_verdict http_header(const char *l, const char *le, uint64_t *len, bool *has_len);
+enum http_verdict httphead_line(const char *l, const char *le, uint64_t *len, bool *has_len);
 
 #endif

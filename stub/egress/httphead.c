@@ -58,7 +58,7 @@ static bool ieq(const char *a, const char *b, size_t n)
 	return true;
 }
 
-enum http_verdict http_header(const char *l, const char *le, uint64_t *len, bool *has_len)
+enum http_verdict httphead_line(const char *l, const char *le, uint64_t *len, bool *has_len)
 {
 	size_t ll = (size_t)(le + 1 - l);
 	uint64_t v;

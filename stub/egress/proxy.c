@@ -99,7 +99,7 @@ static void tell(const char *target, bool connect, const char *why, bool literal
 	const char *c = strrchr(target, ':');
 
 	/* Every refusal counts for the summary; this line is once a host. */
-	refusal_host(connect ? "connection" : "request", target, why);
+	refusals_host(connect ? "connection" : "request", target, why);
 	for (unsigned i = 0; i < n_told && i < 32; i++)
 		if (!strcmp(told[i], target))
 			return;
@@ -168,7 +168,7 @@ static void reply(struct conn *k, const char *status, const char *text)
 {
 	char len[AJ_DEC_MAX + 1];
 
-	len[fmt_u(len, strlen(text) + 1)] = '\0';
+	len[out_fmt_u(len, strlen(text) + 1)] = '\0';
 	k->down.off = k->down.n = 0;
 	puts_(&k->down, "HTTP/1.1 ");
 	puts_(&k->down, status);
@@ -207,7 +207,7 @@ static void resolve(struct conn *k)
 {
 	char host[AJ_HOST_MAX], *port;
 	const char *why = NULL;
-	bool literal = host_literal(k->target);
+	bool literal = hosts_literal(k->target);
 	unsigned pn = 0, kept = 0;
 
 	memcpy(host, k->target, strlen(k->target) + 1);
@@ -220,7 +220,7 @@ static void resolve(struct conn *k)
 		host[strlen(host) - 1] = '\0';
 	}
 	k->next_addr = 0;
-	px_resolve(&k->to, host, pn, literal);
+	resolver_lookup(&k->to, host, pn, literal);
 	if (!k->to.n) {
 		reply(k, "502 Bad Gateway", "aijail: the host's name does not resolve");
 		return;
@@ -228,7 +228,8 @@ static void resolve(struct conn *k)
 	/* A name may lead only to public addresses; a literal is what the
 	 * list says. */
 	for (unsigned i = 0; i < k->to.n; i++) {
-		const char *bad = literal ? NULL : addr_refused((struct sockaddr *)&k->to.a[i]);
+		const char *bad =
+		    literal ? NULL : hosts_addr_refused((struct sockaddr *)&k->to.a[i]);
 
 		if (bad) {
 			why = bad;
@@ -272,7 +273,7 @@ static void request(struct conn *k, size_t end)
 	*sp2 = '\0';
 	k->connect = (size_t)(sp1 - h) == 7 && !memcmp(h, "CONNECT", 7);
 	if (k->connect) {
-		if (host_normal(sp1 + 1, false, k->target, sizeof(k->target), &at)) {
+		if (hosts_normal(sp1 + 1, false, k->target, sizeof(k->target), &at)) {
 			reply(k, "400 Bad Request", "aijail: CONNECT names HOST:PORT");
 			return;
 		}
@@ -287,7 +288,8 @@ static void request(struct conn *k, size_t end)
 		path += 7;
 		while (*path && *path != '/' && *path != '?')
 			path++;
-		if (!url_host(sp1 + 1, (size_t)(path - sp1 - 1), k->target, sizeof(k->target))) {
+		if (!hosts_url_host(sp1 + 1, (size_t)(path - sp1 - 1), k->target,
+		                    sizeof(k->target))) {
 			reply(k, "400 Bad Request", "aijail: a bad host in the URI");
 			return;
 		}
@@ -310,7 +312,7 @@ static void request(struct conn *k, size_t end)
 			if (!le)
 				break;
 			ll = (size_t)(le + 1 - l);
-			switch (http_header(l, le, &k->left, &has_len)) {
+			switch (httphead_line(l, le, &k->left, &has_len)) {
 			case HH_KEEP:
 				put(&k->up, l, ll);
 				break;
@@ -342,7 +344,7 @@ static void request(struct conn *k, size_t end)
 	} else {
 		put(&k->up, h + end, k->head_n - end);
 	}
-	if (!proxy_allowed(k->target)) {
+	if (!egress_allowed(k->target)) {
 		tell(k->target, k->connect, "not in the list", false);
 		reply(k, "403 Forbidden", "aijail: this host is not in the jail's network list");
 		return;

@@ -23,7 +23,7 @@
 static size_t read_small(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	size_t n = fd < 0 ? 0 : fd_read(fd, buf, size);
+	size_t n = fd < 0 ? 0 : out_read(fd, buf, size);
 
 	if (fd >= 0)
 		close(fd);
@@ -134,8 +134,8 @@ static bool ask(struct px_addrs *k, const struct sockaddr_storage *ns, socklen_t
 		return false;
 	if (syscall(SYS_getrandom, id, sizeof(id), 0) != sizeof(id))
 		id[0] = (uint16_t)getpid(), id[1] = (uint16_t)(id[0] ^ 0x5a5a);
-	qn[0] = dns_query(host, 1, id[0], q[0], sizeof(q[0]));
-	qn[1] = dns_query(host, 28, id[1], q[1], sizeof(q[1]));
+	qn[0] = hosts_dns_query(host, 1, id[0], q[0], sizeof(q[0]));
+	qn[1] = hosts_dns_query(host, 28, id[1], q[1], sizeof(q[1]));
 	if (!qn[0] || !qn[1] || syscall(SYS_connect, s, ns, nl) ||
 	    send(s, q[0], qn[0], MSG_NOSIGNAL) < 0 || send(s, q[1], qn[1], MSG_NOSIGNAL) < 0) {
 		close(s);
@@ -154,9 +154,9 @@ static bool ask(struct px_addrs *k, const struct sockaddr_storage *ns, socklen_t
 		while ((r = recv(s, m, sizeof(m), 0)) > 0)
 			for (int i = 0; i < 2; i++) {
 				uint8_t a[PX_ADDRS][16];
-				int got = done[i]
-				              ? -1
-				              : dns_answers(m, (size_t)r, q[i], qn[i], a, PX_ADDRS);
+				int got = done[i] ? -1
+				                  : hosts_dns_answers(m, (size_t)r, q[i], qn[i], a,
+				                                      PX_ADDRS);
 
 				if (got < 0)
 					continue;
@@ -200,7 +200,7 @@ static void from_dns(struct px_addrs *k, const char *host, unsigned port)
 	}
 }
 
-void px_resolve(struct px_addrs *k, const char *host, unsigned port, bool literal)
+void resolver_lookup(struct px_addrs *k, const char *host, unsigned port, bool literal)
 {
 	k->n = 0;
 	if (literal)

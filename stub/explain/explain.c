@@ -104,7 +104,7 @@ static void print_toggles(const struct run *r)
 		rp_jstr("option", opt);
 		if (opt) {
 			rp_t(opt);
-		} else if (by_mode && !report_json) {
+		} else if (by_mode && !rp_json) {
 			out_s("mode ");
 			out_s(r->pol->modes[r->mode]);
 			out_s(" (");
@@ -126,7 +126,7 @@ static void print_toggles(const struct run *r)
 		for (unsigned i = 0; on && i < plan_n; i++)
 			if (plan[i].m->toggle == t + 1) {
 				rp_ju(NULL, i);
-				if (!report_json) {
+				if (!rp_json) {
 					out_s("  ");
 					print_mount(&plan[i], false);
 				}
@@ -167,11 +167,11 @@ static void print_landlock(const struct aj_variant *v)
 		rp_t(v->landlock == AJ_LANDLOCK_REQUIRE ? "required" : "on, best effort");
 		if (v->landlock_min_abi) {
 			rp_t(" (policy minimum ABI ");
-			if (!report_json)
+			if (!rp_json)
 				out_u(v->landlock_min_abi);
 			rp_t(")");
 		}
-		if (!report_json && abi) {
+		if (!rp_json && abi) {
 			out_s("; kernel ABI ");
 			out_u((unsigned)abi);
 			out_s(fails ? ": older than the policy's minimum: the jail would not start"
@@ -200,7 +200,7 @@ static int print_namespaces(const struct run *r)
 {
 	static const char *const kinds[] = {"user", "pid", "mount", "ipc", "uts", "net"};
 	const struct aj_variant *v = r->v;
-	bool net = v->network != AJ_NET_HOST && !net_blocked_here(v);
+	bool net = v->network != AJ_NET_HOST && !landlock_net_blocked(v);
 	int e = 0, status;
 	const char *cause = r->fallback;
 	pid_t pid = cause ? 0 : (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
@@ -216,7 +216,7 @@ static int print_namespaces(const struct run *r)
 	else if (pid && waitpid(pid, &status, 0) == pid)
 		e = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
 	if (e && !cause)
-		cause = ns_cause(e);
+		cause = nscause_why(e);
 	if (e && !cause)
 		cause = strerror(e);
 	rp_field("namespaces");
@@ -237,8 +237,8 @@ static int print_namespaces(const struct run *r)
 	rp_close();
 	rp_t("\n");
 	status = fallback_explain(r, cause);
-	if (status == AJ_EXIT_SETUP && fallback_refusal())
-		blocked("fallback", NULL, fallback_refusal());
+	if (status == AJ_EXIT_SETUP && record_refusal())
+		blocked("fallback", NULL, record_refusal());
 	else if (status == AJ_EXIT_SETUP)
 		blocked("namespaces", NULL, cause);
 	return status;
@@ -280,17 +280,17 @@ static void print_mount(const struct plan_entry *e, bool tally)
 	rp_t("\t");
 	rp_jstr("toggle",
 	        m->toggle && m->toggle <= AJ_TOGGLE_COUNT ? aj_toggle_names[m->toggle - 1] : NULL);
-	rp_jstr("var", m->path.var ? var_name(m->path.var) : NULL);
+	rp_jstr("var", m->path.var ? vars_name(m->path.var) : NULL);
 	if (!e->path) {
 		rp_t("$");
-		rp_t(var_name(m->path.var));
+		rp_t(vars_name(m->path.var));
 		rp_jstr("path", NULL);
 		rp_jstr("option", NULL);
 		rp_jstr("state", "skipped");
 		rp_t("\tskipped: $");
-		rp_t(var_name(m->path.var));
+		rp_t(vars_name(m->path.var));
 		rp_t(": ");
-		rp_str("why", var_why(m->path.var));
+		rp_str("why", vars_why(m->path.var));
 		rp_t("\n");
 		rp_close();
 		return;
@@ -311,7 +311,7 @@ static void print_mount(const struct plan_entry *e, bool tally)
 			why = "none of the plan's device nodes is on this host";
 			rp_t("\tskipped: ");
 			rp_t(why);
-		} else if ((fd = source_open(m, e->path, &why)) >= 0) {
+		} else if ((fd = resolve_source_open(m, e->path, &why)) >= 0) {
 			close(fd);
 		} else if (why) {
 			/* The same checks pid 1 makes on what it mounts. */
@@ -321,7 +321,7 @@ static void print_mount(const struct plan_entry *e, bool tally)
 			         : "\tREFUSED: the jail would not start: ");
 			if (m->path.var) {
 				rp_t("$");
-				rp_t(var_name(m->path.var));
+				rp_t(vars_name(m->path.var));
 				rp_t(": ");
 			}
 			rp_t(why);
@@ -342,7 +342,7 @@ static void print_mount(const struct plan_entry *e, bool tally)
 		bool dir = plan_scratch_dir((unsigned)(e - plan));
 
 		rp_t("\tmode ");
-		if (report_json) {
+		if (rp_json) {
 			rp_ju("mode", m->mode);
 		} else {
 			out_o(m->mode);
@@ -353,7 +353,7 @@ static void print_mount(const struct plan_entry *e, bool tally)
 		break;
 	}
 	case AJ_MAKE_LINK:
-		/* 'link?' the host does not have (mount_plan.c, follow_host) */
+		/* 'link?' the host does not have (plan.c, follow_host) */
 		if (e->missing) {
 			state = "skipped";
 			why = "missing on this host";
@@ -378,7 +378,7 @@ static void print_mount(const struct plan_entry *e, bool tally)
 		rp_close();
 		break;
 	case AJ_MAKE_NODES: {
-		unsigned n = device_match("", e->path, false);
+		unsigned n = dev_match("", e->path, false);
 
 		if (!n) {
 			state = "skipped";
@@ -393,7 +393,7 @@ static void print_mount(const struct plan_entry *e, bool tally)
 	case AJ_MAKE_NONE:
 		break;
 	}
-	/* 'link?': what the host's layout made of it (mount_plan.c) */
+	/* 'link?': what the host's layout made of it (plan.c) */
 	if ((m->flags & AJ_MOUNT_AS_HOST) && !e->missing)
 		rp_t(aj_op(m->op)->make == AJ_MAKE_LINK
 		         ? "\t(the host's own link)"
@@ -432,14 +432,14 @@ static void print_hit(unsigned i, bool fenced)
 {
 	static const char *const whys[] = {"name",   "hardlink", "permissions", "depth", "guard",
 	                                   "socket", "length",   "links",       "count", "record"};
-	const struct scan_hit *h = &scan->hits[i];
+	const struct scan_hit *h = &hits_cur->hits[i];
 	const char *note = git_note(i);
 
 	rp_open(NULL, '{');
 	rp_t("  ");
 	rp_str("kind", !h->kind ? "guard" : h->kind == AJ_PATTERN_DENY ? "deny" : "mask");
 	rp_t("\t");
-	rp_str("path", scan->arena + h->off);
+	rp_str("path", hits_cur->arena + h->off);
 	rp_bool("dir", h->isdir);
 	if (h->isdir)
 		rp_t("/");
@@ -462,7 +462,7 @@ static void print_hit(unsigned i, bool fenced)
 		    "checked)");
 	/* git_note: "\t(tracked by git: …)", "\t(in a git repository whose
 	 * index could not be read: …)", or "". */
-	if (report_json) {
+	if (rp_json) {
 		if (!strncmp(note, "\t(in a git", 10))
 			rp_str("git_tracked", NULL);
 		else
@@ -474,7 +474,7 @@ static void print_hit(unsigned i, bool fenced)
 	if (h->why == SCAN_BY_SOCKET)
 		rp_t("\t(a Unix socket: no host service without the host's network)");
 	if (h->why != SCAN_BY_GUARD) {
-		const char *how = fallback_active ? NULL : mask_cover_note(i);
+		const char *how = run_fallback ? NULL : mask_cover_note(i);
 
 		rp_jstr("covered", NULL);
 		rp_jstr("cover", how);
@@ -500,7 +500,7 @@ static void print_scan(const struct run *r)
 	unsigned fence_n = fenced ? fence_count(fenced) : 0;
 
 	/* The fallback fences the project whatever its mode (fallback.c). */
-	if (fallback_active) {
+	if (run_fallback) {
 		fence_n = fallback_fence(r, &fenced);
 		why = fenced ? NULL : "nothing is denied or guarded here";
 		where = NULL;
@@ -526,27 +526,27 @@ static void print_scan(const struct run *r)
 	rp_t(", found by ");
 	rp_str("source", watch_source);
 	rp_t(":\n");
-	if (!scan->n)
+	if (!hits_cur->n)
 		rp_t("  (nothing)\n");
 	rp_open("found", '[');
-	for (unsigned i = 0; i < scan->n; i++)
+	for (unsigned i = 0; i < hits_cur->n; i++)
 		print_hit(i, fenced);
 	rp_close();
 	rp_open("pruned", '{');
 	rp_t("pruned (not walked, not masked inside): ");
-	rp_u("count", scan->n_pruned);
-	rp_t(scan->n_pruned == 1 ? " directory\n" : " directories\n");
+	rp_u("count", hits_cur->n_pruned);
+	rp_t(hits_cur->n_pruned == 1 ? " directory\n" : " directories\n");
 	rp_open("paths", '[');
-	for (unsigned i = 0; i < scan->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
-		if (scan->pruned[i] == UINT32_MAX)
+	for (unsigned i = 0; i < hits_cur->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
+		if (hits_cur->pruned[i] == UINT32_MAX)
 			continue;
 		rp_t("  prune\t");
-		rp_str(NULL, scan->arena + scan->pruned[i]);
+		rp_str(NULL, hits_cur->arena + hits_cur->pruned[i]);
 		rp_t("/\n");
 	}
 	rp_close();
 	rp_close();
-	if (scan->n_pruned > SCAN_PRUNED_SHOWN)
+	if (hits_cur->n_pruned > SCAN_PRUNED_SHOWN)
 		rp_t("  …\n");
 	rp_close();
 	rp_field("fence");
@@ -631,7 +631,7 @@ noreturn void explain(const struct run *r)
 	rp_t("\n");
 	print_mode(r);
 	line("project", "project", r->project);
-	if (fallback_active) {
+	if (run_fallback) {
 		/* No UTS namespace: the container's own name. */
 		struct utsname u;
 
@@ -643,7 +643,7 @@ noreturn void explain(const struct run *r)
 	}
 	rp_field("network");
 	rp_open("network", '{');
-	if (fallback_active && v->network != AJ_NET_HOST) {
+	if (run_fallback && v->network != AJ_NET_HOST) {
 		rp_str("level", v->network < AJ_NET_COUNT ? net_names[v->network] : "?");
 		rp_t(" (");
 		rp_str("meaning",
@@ -652,7 +652,7 @@ noreturn void explain(const struct run *r)
 		       "abstract sockets scoped away (ABI 6); its named sockets and network "
 		       "tables stay reachable; no proxy runs, so no host is reachable");
 		rp_t(")");
-	} else if (v->network == AJ_NET_BLOCKED && !net_blocked_here(v)) {
+	} else if (v->network == AJ_NET_BLOCKED && !landlock_net_blocked(v)) {
 		rp_str("level", "blocked");
 		rp_t(", ");
 		rp_str("meaning",
@@ -666,7 +666,7 @@ noreturn void explain(const struct run *r)
 	} else {
 		rp_t("?");
 	}
-	rp_jstr("namespace", v->network != AJ_NET_HOST && !net_blocked_here(v) && !fallback_active
+	rp_jstr("namespace", v->network != AJ_NET_HOST && !landlock_net_blocked(v) && !run_fallback
 	                         ? "private"
 	                         : "host");
 	if (extra_net_option()) {
@@ -677,7 +677,7 @@ noreturn void explain(const struct run *r)
 		rp_jstr("option", NULL);
 	}
 	if (v->network == AJ_NET_ALLOW)
-		proxy_explain();
+		egress_explain();
 	else
 		rp_jstr("hosts", NULL);
 	rp_close();
@@ -686,29 +686,29 @@ noreturn void explain(const struct run *r)
 	print_landlock(v);
 	print_toggles(r);
 	rp_field("timeout");
-	if (r->timeout || report_json) {
+	if (r->timeout || rp_json) {
 		rp_u("timeout", r->timeout);
 		rp_t(" s\n");
 	} else {
 		out_s("none\n");
 	}
-	rp_t(fallback_active ? "mounts, in order (NONE is made here, the fallback has no mount "
-	                       "namespace: the Landlock rules below stand for them):\n"
-	                     : "mounts, in order:\n");
+	rp_t(run_fallback ? "mounts, in order (NONE is made here, the fallback has no mount "
+	                    "namespace: the Landlock rules below stand for them):\n"
+	                  : "mounts, in order:\n");
 	rp_open("mounts", '[');
 	for (unsigned i = 0; i < plan_n; i++)
 		print_mount(&plan[i], true);
 	rp_close();
 	print_scan(r);
-	sockets_explain(v, status == 2 || fallback_active);
-	if (fallback_active)
+	sockets_explain(v, status == 2 || run_fallback);
+	if (run_fallback)
 		fallback_explain_rules(r);
 	else
-		explain_landlock_rules(v);
-	explain_process(r, fallback_socket_filter(v));
+		report_landlock_rules(v);
+	report_process(r, fallback_socket_filter(v));
 	print_buildable();
 	rp_close();
-	if (report_json)
+	if (rp_json)
 		out_c('\n');
 	out_flush();
 	_exit(n_blockers ? AJ_EXIT_SETUP : status);

@@ -1,14 +1,14 @@
 /* explain/explain.h: the interface of the room explain/: --jail-explain.
  * Included by its files and by the rooms above it (docs/layout.md). */
-#ifndef AJ_EXPLAIN_H
-#define AJ_EXPLAIN_H
+#ifndef AJ_STUB_EXPLAIN_H
+#define AJ_STUB_EXPLAIN_H
 
 #include "fallback/fallback.h"
 
 /* explain.c: --jail-explain; report.c: its process, seccomp and Landlock
  * sections. */
 noreturn void explain(const struct run *r);
-void explain_process(const struct run *r, unsigned fb_filter);
-void explain_landlock_rules(const struct aj_variant *v);
+void report_process(const struct run *r, unsigned fb_filter);
+void report_landlock_rules(const struct aj_variant *v);
 
 #endif

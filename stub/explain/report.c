@@ -16,7 +16,7 @@ static void limit(const char *key, uint64_t v)
 {
 	if (v != UINT64_MAX)
 		rp_u(key, v);
-	else if (report_json)
+	else if (rp_json)
 		rp_str(key, NULL);
 	else
 		out_s("unlimited");
@@ -60,13 +60,13 @@ static void print_env(const struct run *r)
 
 		rp_t(i ? " " : "");
 		rp_str(NULL, v->env_set[i].name);
-		if (report_json)
+		if (rp_json)
 			continue;
 		out_c('=');
 		out_s(p->head ? p->head : "");
 		if (p->var) {
 			out_c('$');
-			out_s(var_name(p->var));
+			out_s(vars_name(p->var));
 		}
 		out_s(p->tail ? p->tail : "");
 	}
@@ -76,7 +76,7 @@ static void print_env(const struct run *r)
 	rp_open("passed", '[');
 	for (char **e = r->envp; *e; e++) {
 		rp_t("  ");
-		if (report_json)
+		if (rp_json)
 			rp_strn(NULL, *e, (size_t)(strchrnul(*e, '=') - *e));
 		else
 			out_s(*e);
@@ -140,13 +140,13 @@ static void print_bounds(void)
 		rp_jstr("enforced_by", how);
 		rp_jstr("cgroup", l->by_cgroup ? l->cgroup : NULL);
 		rp_jstr("cgroup_file", l->by_cgroup ? l->file : NULL);
-		if (report_json && l->by_cgroup)
+		if (rp_json && l->by_cgroup)
 			rp_u("cgroup_version", l->v2 ? 2 : 1);
 		else
 			rp_jstr("cgroup_version", NULL);
 		rp_jstr("why", l->value && !l->by_cgroup ? l->why : NULL);
 		rp_close();
-		if (report_json)
+		if (rp_json)
 			continue;
 		if (!l->value) {
 			out_s("unbounded\n");
@@ -177,7 +177,7 @@ static void print_bounds(void)
 		else if (limits_host_root())
 			out_s(": NOT enforced for root without a pids cgroup (RLIMIT_NPROC "
 			      "does not bind the host's root): ");
-		else if (fallback_active)
+		else if (run_fallback)
 			out_s(": RLIMIT_NPROC, per user: every process of this user in the "
 			      "container counts, not only the jail's: ");
 		else
@@ -293,21 +293,21 @@ static void print_seccomp(const struct aj_variant *v, unsigned fb_filter)
 	rp_close();
 	rp_ju("instructions", total);
 	rp_t(v->n_filters == 1 ? " BPF instructions in 1 filter\n" : " BPF instructions in ");
-	if (v->n_filters != 1 && !report_json) {
+	if (v->n_filters != 1 && !rp_json) {
 		out_u(v->n_filters);
 		out_s(" filters, all of them run on every system call\n");
 	}
 	/* The fallback's own, without a network namespace (fallback.c). */
 	rp_ju("fallback_filter", fb_filter);
-	if (fb_filter && !report_json) {
+	if (fb_filter && !rp_json) {
 		out_s("  + the fallback's own filter, ");
 		out_u(fb_filter);
 		out_s(" instructions: socket() of every family but AF_UNIX: EAFNOSUPPORT\n");
 	}
 	rp_jstr("summary", s);
-	if (report_json && s)
+	if (rp_json && s)
 		summary_json(s);
-	if (!report_json && s && *s) {
+	if (!rp_json && s && *s) {
 		out_s("  ");
 		for (; *s; s++) {
 			out_c(*s);
@@ -323,7 +323,7 @@ static void print_seccomp(const struct aj_variant *v, unsigned fb_filter)
 
 /* The variant's own Landlock rules, then the mounts', in the plan's order;
  * a skipped mount has none. */
-void explain_landlock_rules(const struct aj_variant *v)
+void report_landlock_rules(const struct aj_variant *v)
 {
 	char path[AJ_PATH_MAX];
 
@@ -336,7 +336,8 @@ void explain_landlock_rules(const struct aj_variant *v)
 	for (unsigned i = 0; i < v->n_landlock_rules; i++) {
 		const struct aj_landlock_rule *r = &v->landlock_rules[i];
 
-		landlock_explain_rule(path_join(&r->path, path, sizeof(path)) < 0 ? NULL : path,
+		landlock_explain_rule(vars_path_join(&r->path, path, sizeof(path)) < 0 ? NULL
+		                                                                       : path,
 		                      r->path.var, false, r->access);
 	}
 	/* The mounts' own rules, in the plan's order; a skipped mount has none. */
@@ -353,7 +354,7 @@ void explain_landlock_rules(const struct aj_variant *v)
 /* fb_filter: the length of the fallback's own filter where it installs
  * one (fallback_socket_filter(), told by the caller: the fallback is
  * above this file). */
-void explain_process(const struct run *r, unsigned fb_filter)
+void report_process(const struct run *r, unsigned fb_filter)
 {
 	print_env(r);
 	print_rlimits(r->v);

@@ -39,7 +39,7 @@ static const char *docker_reachable(const struct aj_variant *v)
 {
 	if (v->features & AJ_FEATURE_DOCKER)
 		return NULL;
-	return var_value(AJ_VAR_DOCKER_SOCKET);
+	return vars_value(AJ_VAR_DOCKER_SOCKET);
 }
 
 static const char docker_hint[] =
@@ -54,7 +54,7 @@ void fallback_prepare(const struct aj_variant *v, bool make)
 
 	if (make && sock)
 		diep("run without namespaces beside", sock, 0, docker_hint);
-	fallback_active = true;
+	run_fallback = true;
 	private_make(make);
 	vars_set(AJ_VAR_HOME, private_home);
 }
@@ -64,16 +64,16 @@ void fallback_env(char **envp, size_t max)
 {
 	size_t n = 0, i;
 
-	str_put(tmpdir_env, str_put(tmpdir_env, 0, "TMPDIR="), private_tmp);
+	out_str_put(private_tmpdir_env, out_str_put(private_tmpdir_env, 0, "TMPDIR="), private_tmp);
 	for (i = 0; envp[i]; i++)
 		if (!strncmp(envp[i], "TMPDIR=", 7)) {
-			envp[i] = tmpdir_env;
+			envp[i] = private_tmpdir_env;
 			return;
 		}
 	n = i;
 	if (n + 1 >= max)
 		die("build the environment", E2BIG, "the host passes too many variables");
-	envp[n] = tmpdir_env;
+	envp[n] = private_tmpdir_env;
 	envp[n + 1] = NULL;
 }
 
@@ -127,7 +127,7 @@ static void dev_rules(int ruleset, uint64_t access)
 
 	access &= ~(AJ_LL_MAKE_CHAR | AJ_LL_MAKE_BLOCK | AJ_LL_EXECUTE);
 	for (unsigned i = 0; dev_nodes[i]; i++) {
-		str_put(path, str_put(path, 0, "/dev/"), dev_nodes[i]);
+		out_str_put(path, out_str_put(path, 0, "/dev/"), dev_nodes[i]);
 		fd = fb_fd(path, false);
 		if (fd >= 0)
 			fb_rule(ruleset, fd, access, false, path);
@@ -140,7 +140,7 @@ static void dev_rules(int ruleset, uint64_t access)
 	if ((fd = own_tty(&st)) >= 0) {
 		char tty[64];
 
-		fd_path(tty, fd);
+		resolve_fd_path(tty, fd);
 		fb_rule(ruleset, fd, access, false, tty);
 	}
 }
@@ -148,8 +148,8 @@ static void dev_rules(int ruleset, uint64_t access)
 /* The child, before its seccomp filter: every rule, then the domain. */
 static bool fence_needed(void)
 {
-	for (unsigned i = 0; i < scan->n; i++)
-		if (scan->hits[i].kind != AJ_PATTERN_PRUNE)
+	for (unsigned i = 0; i < hits_cur->n; i++)
+		if (hits_cur->hits[i].kind != AJ_PATTERN_PRUNE)
 			return true;
 	return false;
 }
@@ -157,9 +157,9 @@ static bool fence_needed(void)
 /* No empty file can stand for a masked one: it is denied. */
 static void masks_denied(void)
 {
-	for (unsigned i = 0; i < scan->n; i++)
-		if (scan->hits[i].kind == AJ_PATTERN_MASK)
-			scan->hits[i].kind = AJ_PATTERN_DENY;
+	for (unsigned i = 0; i < hits_cur->n; i++)
+		if (hits_cur->hits[i].kind == AJ_PATTERN_MASK)
+			hits_cur->hits[i].kind = AJ_PATTERN_DENY;
 }
 
 /* The project's plan entry, when it is a directory mount of its own. */
@@ -185,9 +185,9 @@ static void fallback_rules(const struct run *r, int ruleset, bool describe)
 		for (unsigned i = 0; i < v->n_landlock_rules; i++) {
 			const struct aj_landlock_rule *l = &v->landlock_rules[i];
 
-			landlock_explain_rule(path_join(&l->path, path, sizeof(path)) < 0 ? NULL
-			                                                                  : path,
-			                      l->path.var, false, l->access);
+			landlock_explain_rule(
+			    vars_path_join(&l->path, path, sizeof(path)) < 0 ? NULL : path,
+			    l->path.var, false, l->access);
 		}
 	for (unsigned i = 0; i < plan_n; i++) {
 		struct plan_entry *e = &plan[i];
@@ -321,7 +321,7 @@ static const struct sock_filter unix_only[] = {
 /* Its length where the fallback installs it (--jail-explain), else 0. */
 unsigned fallback_socket_filter(const struct aj_variant *v)
 {
-	if (!fallback_active || v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED)
+	if (!run_fallback || v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED)
 		return 0;
 	return sizeof(unix_only) / sizeof(unix_only[0]);
 }
@@ -391,14 +391,14 @@ int fallback_explain(const struct run *r, const char *cause)
 	                                                                   : 2;
 	bool listed = declared && !refused && !no_landlock;
 
-	if (fallback_active)
+	if (run_fallback)
 		masks_denied();
 	rp_open("home", '{');
-	rp_bool("private", home_why != NULL);
-	if (home_why) {
+	rp_bool("private", private_home_why != NULL);
+	if (private_home_why) {
 		rp_field("home");
 		rp_t("$HOME: ");
-		rp_str("why", home_why);
+		rp_str("why", private_home_why);
 		rp_t(": the jail gets a private one, ");
 		rp_str("path", private_home);
 		rp_t(", made for the run and removed after it\n");
@@ -428,7 +428,7 @@ int fallback_explain(const struct run *r, const char *cause)
 		rp_t("\n");
 	} else if (refused) {
 		rp_t("landlock, declared by the policy, but REFUSED here: ");
-		rp_t(var_value(AJ_VAR_DOCKER_SOCKET));
+		rp_t(vars_value(AJ_VAR_DOCKER_SOCKET));
 		rp_t(": ");
 		rp_str("why", refused);
 		rp_t(" (exit 125)\n");

@@ -28,8 +28,8 @@ char private_dir[64]; /* made for this run: $HOME and $TMPDIR go into it */
 char private_home[80];
 char private_tmp[80];
 static bool private_made;
-char tmpdir_env[96];
-const char *home_why; /* why $HOME is not the caller's own here */
+char private_tmpdir_env[96];
+const char *private_home_why; /* why $HOME is not the caller's own here */
 
 /* Removed once the target is gone: beneath descriptors, never following
  * a symlink the jail put there; a directory it made unreadable is made
@@ -47,7 +47,7 @@ static void remove_tree(int dfd, const char *name, unsigned depth)
 	pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0)
 		return;
-	fd_path(self, pfd);
+	resolve_fd_path(self, pfd);
 	(void)chmod(self, 0700); /* the directory itself: pfd is no symlink */
 	fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	close(pfd);
@@ -87,10 +87,10 @@ void private_make(bool make)
 
 	if (private_dir[0])
 		return;
-	n = str_put(private_dir, 0, "/tmp/aijail.");
+	n = out_str_put(private_dir, 0, "/tmp/aijail.");
 	for (unsigned k = 0;; k++) {
 		if (!make) {
-			str_put(private_dir, n, "XXXXXXXXXXXXXXXX");
+			out_str_put(private_dir, n, "XXXXXXXXXXXXXXXX");
 			break;
 		}
 		if (syscall(SYS_getrandom, rnd, sizeof(rnd), 0) != (long)sizeof(rnd))
@@ -107,27 +107,27 @@ void private_make(bool make)
 			     "a private $HOME, and the fallback's $TMPDIR, need a writable /tmp "
 			     "(in Kubernetes, an emptyDir there)");
 	}
-	str_put(private_home, str_put(private_home, 0, private_dir), "/home");
-	str_put(private_tmp, str_put(private_tmp, 0, private_dir), "/tmp");
+	out_str_put(private_home, out_str_put(private_home, 0, private_dir), "/home");
+	out_str_put(private_tmp, out_str_put(private_tmp, 0, private_dir), "/tmp");
 	if (!make)
 		return;
 	private_made = true;
-	aj_die_cleanup = private_release;
+	die_cleanup = private_release;
 	if (mkdir(private_home, 0700) || mkdir(private_tmp, 0700))
 		diep("create", private_home, errno, NULL);
 }
 
 /* $HOME is "/", unset or not a directory: the jail gets a private home
  * (empty, removed afterwards) instead of a refusal. */
-const char *home_private(bool make)
+const char *private_home_path(bool make)
 {
-	const char *home = var_value(AJ_VAR_HOME);
+	const char *home = vars_value(AJ_VAR_HOME);
 	struct stat st;
 
 	if (home && !stat(home, &st) && S_ISDIR(st.st_mode))
 		return NULL;
-	home_why = home ? "it is not a directory here" : var_why(AJ_VAR_HOME);
+	private_home_why = home ? "it is not a directory here" : vars_why(AJ_VAR_HOME);
 	private_make(make);
 	vars_set(AJ_VAR_HOME, private_home);
-	return home_why;
+	return private_home_why;
 }

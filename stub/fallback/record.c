@@ -168,14 +168,14 @@ static int rec_candidate(unsigned k, bool make)
 	int fd, sub = -1;
 
 	if (k >= 2) {
-		size_t n = str_put(tmp, 0, k == 2 ? "/tmp/aijail-" : "/dev/shm/aijail-");
+		size_t n = out_str_put(tmp, 0, k == 2 ? "/tmp/aijail-" : "/dev/shm/aijail-");
 
-		tmp[n + fmt_u(tmp + n, getuid())] = '\0';
+		tmp[n + out_fmt_u(tmp + n, getuid())] = '\0';
 		if (make)
 			(void)mkdir(tmp, 0700);
 		fd = open(tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (rec_private(fd)) {
-			str_put(rec_cand, 0, tmp);
+			out_str_put(rec_cand, 0, tmp);
 			return fd;
 		}
 		if (fd >= 0)
@@ -205,7 +205,8 @@ static int rec_candidate(unsigned k, bool make)
 	if (fd >= 0)
 		close(fd);
 	if (sub >= 0 && strlen(x) < sizeof(rec_cand) - 16)
-		str_put(rec_cand, str_put(rec_cand, 0, x), k ? "/.cache/aijail" : "/aijail");
+		out_str_put(rec_cand, out_str_put(rec_cand, 0, x),
+		            k ? "/.cache/aijail" : "/aijail");
 	return sub;
 }
 
@@ -220,7 +221,7 @@ static void rec_tmp_scan(const struct stat *granted, unsigned ng, bool make)
 {
 	static _Alignas(8) char buf[4096];
 	char pre[32] = "aijail-";
-	size_t pl = 7 + fmt_u(pre + 7, getuid());
+	size_t pl = 7 + out_fmt_u(pre + 7, getuid());
 	int tmp = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
 	long n;
 
@@ -244,7 +245,7 @@ static void rec_tmp_scan(const struct stat *granted, unsigned ng, bool make)
 			rec_read(fd);
 			if (rec_dir < 0) {
 				rec_dir = fd;
-				str_put(rec_path, str_put(rec_path, 0, "/tmp/"), d->d_name);
+				out_str_put(rec_path, out_str_put(rec_path, 0, "/tmp/"), d->d_name);
 			} else {
 				close(fd);
 			}
@@ -252,7 +253,7 @@ static void rec_tmp_scan(const struct stat *granted, unsigned ng, bool make)
 	if (rec_dir < 0 && make) {
 		unsigned char rnd[8];
 		char name[64];
-		size_t l = str_put(name, 0, pre);
+		size_t l = out_str_put(name, 0, pre);
 
 		if (syscall(SYS_getrandom, rnd, sizeof(rnd), 0) != (long)sizeof(rnd))
 			die("name the record's directory", errno, "getrandom(2) failed");
@@ -269,7 +270,7 @@ static void rec_tmp_scan(const struct stat *granted, unsigned ng, bool make)
 		/* A project in /tmp reaches it too: none can be kept there. */
 		if (rec_private(fd) && !rec_reachable(fd, granted, ng)) {
 			rec_dir = fd;
-			str_put(rec_path, str_put(rec_path, 0, "/tmp/"), name);
+			out_str_put(rec_path, out_str_put(rec_path, 0, "/tmp/"), name);
 		} else {
 			if (fd >= 0)
 				close(fd);
@@ -288,14 +289,14 @@ static void rec_predict(unsigned k, const struct stat *granted, unsigned ng)
 	int fd;
 
 	if (k >= 2) {
-		size_t n = str_put(rec_path, 0, k == 2 ? "/tmp/aijail-" : "/dev/shm/aijail-");
+		size_t n = out_str_put(rec_path, 0, k == 2 ? "/tmp/aijail-" : "/dev/shm/aijail-");
 
-		rec_path[n + fmt_u(rec_path + n, getuid())] = '\0';
+		rec_path[n + out_fmt_u(rec_path + n, getuid())] = '\0';
 		fd = open(k == 2 ? "/tmp" : "/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0 || rec_reachable(fd, granted, ng))
 			rec_path[0] = '\0';               /* a project there reaches it */
 		else if (k == 2 && !lstat(rec_path, &st)) /* another's: a random name beside it */
-			str_put(rec_path, strlen(rec_path), ".XXXXXXXXXXXXXXXX");
+			out_str_put(rec_path, strlen(rec_path), ".XXXXXXXXXXXXXXXX");
 		else if (!lstat(rec_path, &st) || errno != ENOENT)
 			rec_path[0] = '\0';
 		if (fd >= 0)
@@ -309,7 +310,8 @@ static void rec_predict(unsigned k, const struct stat *granted, unsigned ng)
 		return;
 	if (!fstat(fd, &st) && st.st_uid == getuid() && !(st.st_mode & (k ? 022 : 077)) &&
 	    !rec_reachable(fd, granted, ng))
-		str_put(rec_path, str_put(rec_path, 0, x), k ? "/.cache/aijail" : "/aijail");
+		out_str_put(rec_path, out_str_put(rec_path, 0, x),
+		            k ? "/.cache/aijail" : "/aijail");
 	close(fd);
 }
 
@@ -326,12 +328,12 @@ static void rec_read(int dir)
 		return;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != getuid() ||
-	    fd_read(fd, (char *)head, sizeof(head)) != sizeof(head) || head[0] != REC_MAGIC)
+	    out_read(fd, (char *)head, sizeof(head)) != sizeof(head) || head[0] != REC_MAGIC)
 		diep("read the record of secrets", rec_file, 0,
 		     "it is not one this stub wrote; remove it (every secret renamed since is then "
 		     "readable again)");
 	n = head[1] < room ? head[1] : room;
-	if (fd_read(fd, (char *)(rec + rec_n), n * sizeof(rec[0])) != n * sizeof(rec[0]))
+	if (out_read(fd, (char *)(rec + rec_n), n * sizeof(rec[0])) != n * sizeof(rec[0]))
 		diep("read the record of secrets", rec_file, EIO, NULL);
 	rec_n += n;
 	close(fd);
@@ -372,7 +374,7 @@ void record_load(const struct run *r, bool make)
 		char path[AJ_PATH_MAX];
 
 		if ((l->access & ~(uint64_t)AJ_LL_RIGHTS_READ) &&
-		    path_join(&l->path, path, sizeof(path)) >= 0 && !stat(path, &granted[ng]))
+		    vars_path_join(&l->path, path, sizeof(path)) >= 0 && !stat(path, &granted[ng]))
 			ng++;
 	}
 	for (unsigned k = 0; k < 4; k++) {
@@ -386,7 +388,7 @@ void record_load(const struct run *r, bool make)
 		rec_read(fd);
 		if (rec_dir < 0) {
 			rec_dir = fd;
-			str_put(rec_path, 0, rec_cand);
+			out_str_put(rec_path, 0, rec_cand);
 		} else {
 			close(fd);
 		}
@@ -396,7 +398,7 @@ void record_load(const struct run *r, bool make)
 		char tmp[32] = "/tmp/aijail-";
 		struct stat st;
 
-		tmp[12 + fmt_u(tmp + 12, getuid())] = '\0';
+		tmp[12 + out_fmt_u(tmp + 12, getuid())] = '\0';
 		if (!lstat(tmp, &st) &&
 		    (st.st_uid != getuid() || !S_ISDIR(st.st_mode) || (st.st_mode & 077))) {
 			rec_tmp_scan(granted, ng, make && rec_dir < 0);
@@ -433,13 +435,13 @@ void record_load(const struct run *r, bool make)
 }
 
 /* Why a declared fallback would not start for want of a record. */
-const char *fallback_refusal(void)
+const char *record_refusal(void)
 {
-	return fallback_active ? rec_why : NULL;
+	return run_fallback ? rec_why : NULL;
 }
 
 /* --jail-explain's: read, nothing made; its walk asks it too. */
-void fallback_record(const struct run *r)
+void record_read(const struct run *r)
 {
 	record_load(r, false);
 }
@@ -501,9 +503,9 @@ void record_save(void)
 	if (pfd < 0)
 		diep("scan", ".", errno, NULL);
 	rec_n_add = 0;
-	for (unsigned i = 0; i < scan->n; i++) {
-		const struct scan_hit *h = &scan->hits[i];
-		const char *p = scan->arena + h->off;
+	for (unsigned i = 0; i < hits_cur->n; i++) {
+		const struct scan_hit *h = &hits_cur->hits[i];
+		const char *p = hits_cur->arena + h->off;
 
 		if (!h->kind || !h->ino || h->why == SCAN_BY_DEPTH || h->why == SCAN_BY_SOCKET)
 			continue;
@@ -545,7 +547,7 @@ void record_save(void)
 		n = w;
 	}
 	head[1] = n;
-	str_put(tmp, str_put(tmp, str_put(tmp, 0, rec_file), "."), "new");
+	out_str_put(tmp, out_str_put(tmp, out_str_put(tmp, 0, rec_file), "."), "new");
 	(void)unlinkat(rec_dir, tmp, 0);
 	fd = openat(rec_dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, head, sizeof(head)) != (long)sizeof(head) ||

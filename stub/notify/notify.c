@@ -167,5 +167,5 @@ void notify_answer(void)
 		r.error = -EPERM;
 	/* ENOENT: the caller was killed meanwhile; nothing to answer. */
 	(void)ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &r);
-	refusal_call(n.data.nr, -r.error);
+	refusals_call(n.data.nr, -r.error);
 }

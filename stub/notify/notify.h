@@ -1,8 +1,8 @@
 /* notify/notify.h: the interface of the room notify/: the refused calls: the listener's verdicts,
  * the count and the summary line, the log. Included by its files and by the rooms above it
  * (docs/layout.md). */
-#ifndef AJ_NOTIFY_H
-#define AJ_NOTIFY_H
+#ifndef AJ_STUB_NOTIFY_H
+#define AJ_STUB_NOTIFY_H
 
 #include "root/root.h"
 
@@ -14,9 +14,9 @@ struct refusal_list {
 	bool more;      /* and other names beside */
 	const char *name[RF_SHOWN];
 };
-void refusal_add(struct refusal_list *l, const char *name, char (*store)[AJ_HOST_MAX]);
-size_t refusals_line(char *buf, size_t size, const char *prog, const struct refusal_list *conns,
-                     const struct refusal_list *calls);
+void summary_add(struct refusal_list *l, const char *name, char (*store)[AJ_HOST_MAX]);
+size_t summary_line(char *buf, size_t size, const char *prog, const struct refusal_list *conns,
+                    const struct refusal_list *calls);
 
 /* verdict.c: a compiled filter's verdict on one call (notify.c). */
 struct seccomp_data;
@@ -31,8 +31,8 @@ const struct ev_source *notify_start(const struct aj_variant *v, int sock);
 void notify_answer(void);
 
 void refusals_listener(const struct aj_variant *v, int err);
-void refusal_call(unsigned nr, int err);
-void refusal_host(const char *kind, const char *target, const char *why);
+void refusals_call(unsigned nr, int err);
+void refusals_host(const char *kind, const char *target, const char *why);
 void refusals_report(void);
 
 #endif

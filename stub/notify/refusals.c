@@ -60,7 +60,7 @@ static bool log_begin(const char *kind)
 	logged++;
 	syscall(SYS_clock_gettime, CLOCK_REALTIME, &t);
 	out_fd(reflog_fd);
-	report_json = true;
+	rp_json = true;
 	rp_reset();
 	out_s("{\"time\":");
 	out_u((unsigned long long)t.tv_sec);
@@ -82,7 +82,7 @@ static void log_end(void)
 	out_fd(2);
 }
 
-void refusal_call(unsigned nr, int err)
+void refusals_call(unsigned nr, int err)
 {
 	static char shown[RF_SHOWN][AJ_HOST_MAX];
 	char one[AJ_HOST_MAX];
@@ -94,10 +94,10 @@ void refusal_call(unsigned nr, int err)
 		one[len] = '\0';
 	} else { /* not in the table: the filter's number, as it is */
 		memcpy(one, "syscall[", 8);
-		len = 8 + fmt_u(one + 8, nr);
+		len = 8 + out_fmt_u(one + 8, nr);
 		memcpy(one + len, "]", 2);
 	}
-	refusal_add(&calls, one, shown);
+	summary_add(&calls, one, shown);
 	if (!log_begin("call"))
 		return;
 	rp_str("name", one);
@@ -107,14 +107,14 @@ void refusal_call(unsigned nr, int err)
 	log_end();
 }
 
-void refusal_host(const char *kind, const char *target, const char *why)
+void refusals_host(const char *kind, const char *target, const char *why)
 {
 	const char *c = strrchr(target, ':');
 
 	size_t n = c ? (size_t)(c - target) : strlen(target);
 	bool v6 = target[0] == '[' && n >= 2;
 
-	refusal_add(&conns, target, conn_names);
+	summary_add(&conns, target, conn_names);
 	if (!log_begin(kind))
 		return;
 	rp_strn("host", target + v6, n - 2 * v6);
@@ -127,7 +127,7 @@ void refusal_host(const char *kind, const char *target, const char *why)
 void refusals_report(void)
 {
 	char line[1024];
-	size_t n = refusals_line(line, sizeof(line), aj_progname, &conns, &calls);
+	size_t n = summary_line(line, sizeof(line), aj_progname, &conns, &calls);
 
 	if (reflog_fd >= 0 && unlogged) {
 		logged = 0;

@@ -7,7 +7,7 @@
 
 /* Counts one refusal of name, and keeps the name (a copy in store) while
  * there is room. */
-void refusal_add(struct refusal_list *l, const char *name, char (*store)[AJ_HOST_MAX])
+void summary_add(struct refusal_list *l, const char *name, char (*store)[AJ_HOST_MAX])
 {
 	size_t len = strlen(name);
 
@@ -40,7 +40,7 @@ static size_t list_text(char *buf, size_t at, size_t size, const struct refusal_
 {
 	char num[AJ_DEC_MAX];
 
-	fmt_u(num, l->n);
+	out_fmt_u(num, l->n);
 	at = put(buf, at, size, num);
 	at = put(buf, at, size, l->n == 1 ? one : many);
 	at = put(buf, at, size, " (");
@@ -55,8 +55,8 @@ static size_t list_text(char *buf, size_t at, size_t size, const struct refusal_
 }
 
 /* The summary line, with its newline; "" when nothing was refused. */
-size_t refusals_line(char *buf, size_t size, const char *prog, const struct refusal_list *c,
-                     const struct refusal_list *k)
+size_t summary_line(char *buf, size_t size, const char *prog, const struct refusal_list *c,
+                    const struct refusal_list *k)
 {
 	size_t at = 0;
 

@@ -37,15 +37,22 @@
 #define JAIL_PREFIX         "aijail."
 
 struct limit limits[LIMIT_N];
-struct limit_how limit_how;
+struct limits_how limits_how;
 
 static const struct {
 	const char *name;    /* the controller */
-	const char *v1;      /* its v1 hierarchy */
 	const char *file[2]; /* the bound's file, v1 then v2 */
 } res[LIMIT_N] = {
-    [LIMIT_MEMORY] = {"memory", "/sys/fs/cgroup/memory", {"memory.limit_in_bytes", "memory.max"}},
-    [LIMIT_TASKS] = {"pids", "/sys/fs/cgroup/pids", {"pids.max", "pids.max"}},
+    [LIMIT_MEMORY] = {"memory", {"memory.limit_in_bytes", "memory.max"}},
+    [LIMIT_TASKS] = {"pids", {"pids.max", "pids.max"}},
+};
+
+/* Where the kernel shows them; the unit tests point these at a fake tree. */
+struct limits_paths limits_paths = {
+    .self = "/proc/self/cgroup",
+    .uid_map = "/proc/self/uid_map",
+    .v2 = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"},
+    .v1 = {[LIMIT_MEMORY] = "/sys/fs/cgroup/memory", [LIMIT_TASKS] = "/sys/fs/cgroup/pids"},
 };
 
 static char own[2048]; /* /proc/self/cgroup */
@@ -144,11 +151,11 @@ static bool lists(const char *file, const char *word)
 
 static void read_own(void)
 {
-	(void)read_small("/proc/self/cgroup", own, sizeof(own));
+	(void)read_small(limits_paths.self, own, sizeof(own));
 	/* Mounted there alone, or there beside the v1 hierarchies. */
-	v2_mount = is_fs("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC)           ? "/sys/fs/cgroup"
-	           : is_fs("/sys/fs/cgroup/unified", CGROUP2_SUPER_MAGIC) ? "/sys/fs/cgroup/unified"
-	                                                                  : NULL;
+	v2_mount = is_fs(limits_paths.v2[0], CGROUP2_SUPER_MAGIC)   ? limits_paths.v2[0]
+	           : is_fs(limits_paths.v2[1], CGROUP2_SUPER_MAGIC) ? limits_paths.v2[1]
+	                                                            : NULL;
 }
 
 /* Where the jail's cgroup for resource i would go: dirs[i] is the
@@ -175,8 +182,8 @@ static bool locate(unsigned i)
 			return l->v2 = true;
 		}
 	}
-	if (own_path(res[i].name, path) && is_fs(res[i].v1, CGROUP_SUPER_MAGIC)) {
-		strcpy(d, res[i].v1);
+	if (own_path(res[i].name, path) && is_fs(limits_paths.v1[i], CGROUP_SUPER_MAGIC)) {
+		strcpy(d, limits_paths.v1[i]);
 		strcat(d, path[1] ? path : "");
 		return true;
 	}
@@ -207,7 +214,7 @@ static void cgroup_name(unsigned i, pid_t self)
 	strcpy(p, dirs[i]);
 	strcat(p, "/" JAIL_PREFIX);
 	if (self)
-		fmt_u(p + strlen(p), (unsigned long long)self);
+		out_fmt_u(p + strlen(p), (unsigned long long)self);
 	else
 		strcat(p, "PID");
 }
@@ -253,7 +260,7 @@ static bool write_num(const char *dir, const char *file, unsigned long long v)
 	int fd = open_in(dir, file, O_WRONLY);
 	bool ok;
 
-	fmt_u(s, v);
+	out_fmt_u(s, v);
 	if (fd < 0)
 		return false;
 	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
@@ -273,7 +280,8 @@ static void tidy(void)
 		struct dir_iter it = {.buf = buf, .size = sizeof(buf)};
 		struct aj_dirent *d;
 
-		if (!limit_how.cgroup[i] || (i && limit_how.cgroup[0] && !strcmp(dirs[0], dirs[i])))
+		if (!limits_how.cgroup[i] ||
+		    (i && limits_how.cgroup[0] && !strcmp(dirs[0], dirs[i])))
 			continue;
 		it.fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (it.fd < 0)
@@ -297,12 +305,12 @@ static void tidy(void)
 }
 
 /* The parent, while pid 1 builds the root.  Every failure leaves the
- * bound to pid 1's rlimits (limit_how, sent with the scan). */
+ * bound to pid 1's rlimits (limits_how, sent with the scan). */
 void limits_place(pid_t init)
 {
 	pid_t self = getpid();
 
-	limit_how = (struct limit_how){0};
+	limits_how = (struct limits_how){0};
 	if (!limits[LIMIT_MEMORY].value && !limits[LIMIT_TASKS].value)
 		return;
 	read_own();
@@ -316,7 +324,7 @@ void limits_place(pid_t init)
 		cgroup_name(i, self);
 		/* One v2 cgroup holds both bounds. */
 		shared =
-		    i && limit_how.cgroup[0] && l->v2 && limits[0].v2 && !strcmp(dirs[0], dirs[i]);
+		    i && limits_how.cgroup[0] && l->v2 && limits[0].v2 && !strcmp(dirs[0], dirs[i]);
 		if (!shared && mkdir(l->cgroup, 0755) && errno != EEXIST) {
 			l->why = not_ours(i);
 			continue;
@@ -341,9 +349,9 @@ void limits_place(pid_t init)
 		}
 		l->file = res[i].file[l->v2];
 		l->by_cgroup = true;
-		limit_how.cgroup[i] = 1;
-		limit_how.join[i] = join_fd[i] >= 0;
-		aj_die_undo = limits_release;
+		limits_how.cgroup[i] = 1;
+		limits_how.join[i] = join_fd[i] >= 0;
+		die_undo = limits_release;
 	}
 	tidy();
 }
@@ -354,7 +362,7 @@ unsigned limits_join_fds(int *fds)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < LIMIT_N; i++)
-		if (limit_how.join[i])
+		if (limits_how.join[i])
 			fds[n++] = join_fd[i];
 	return n;
 }
@@ -367,18 +375,18 @@ void limits_joined(const int *fds, unsigned n)
 
 	for (unsigned i = 0; i < LIMIT_N; i++) {
 		join_fd[i] = -1;
-		if (limit_how.join[i] && k < n)
+		if (limits_how.join[i] && k < n)
 			join_fd[i] = fds[k++];
-		else if (limit_how.join[i])
-			limit_how.cgroup[i] = 0; /* lost on the way: the rlimit holds it */
+		else if (limits_how.join[i])
+			limits_how.cgroup[i] = 0; /* lost on the way: the rlimit holds it */
 	}
 }
 
 /* The capability the parent keeps for limits_release(), or -1. */
 int limits_keep(void)
 {
-	return limit_how.cgroup[LIMIT_MEMORY] || limit_how.cgroup[LIMIT_TASKS] ? CAP_DAC_OVERRIDE
-	                                                                       : -1;
+	return limits_how.cgroup[LIMIT_MEMORY] || limits_how.cgroup[LIMIT_TASKS] ? CAP_DAC_OVERRIDE
+	                                                                         : -1;
 }
 
 /* The parent, once pid 1 is reaped: the jail's tasks are gone with it (a
@@ -386,10 +394,10 @@ int limits_keep(void)
 void limits_release(void)
 {
 	if (limits_keep() >= 0)
-		caps_raise(CAP_DAC_OVERRIDE);
+		privs_caps_raise(CAP_DAC_OVERRIDE);
 	for (unsigned i = 0; i < LIMIT_N; i++)
-		if (limit_how.cgroup[i] &&
-		    !(i && limit_how.cgroup[0] && !strcmp(limits[0].cgroup, limits[i].cgroup)))
+		if (limits_how.cgroup[i] &&
+		    !(i && limits_how.cgroup[0] && !strcmp(limits[0].cgroup, limits[i].cgroup)))
 			rmdir(limits[i].cgroup);
 }
 
@@ -419,7 +427,7 @@ bool limits_host_root(void)
 	static const char *const identity[] = {"0", "0", "4294967295"}; /* the initial namespace */
 	char map[64];
 	const char *p = map;
-	if (getuid() || read_small("/proc/self/uid_map", map, sizeof(map)) <= 0)
+	if (getuid() || read_small(limits_paths.uid_map, map, sizeof(map)) <= 0)
 		return false;
 	for (unsigned i = 0; i < 3; i++) {
 		size_t l = strlen(identity[i]);
@@ -443,11 +451,11 @@ void limits_apply(void)
 		if (join_fd[i] < 0)
 			continue;
 		if (write(join_fd[i], "0", 1) != 1)
-			limit_how.cgroup[i] = 0;
+			limits_how.cgroup[i] = 0;
 		close(join_fd[i]);
 	}
-	if (m->value && !limit_how.cgroup[LIMIT_MEMORY])
-		rlimit_tighten(RLIMIT_DATA, m->value);
+	if (m->value && !limits_how.cgroup[LIMIT_MEMORY])
+		privs_rlimit_tighten(RLIMIT_DATA, m->value);
 	if (t->value && limits_nproc_here())
-		rlimit_tighten(RLIMIT_NPROC, t->value);
+		privs_rlimit_tighten(RLIMIT_NPROC, t->value);
 }

@@ -4,7 +4,7 @@
  * The caller's process joins only the user and pid namespaces (the pid
  * namespace only for its children); pid 1 is cloned into new mount, IPC,
  * UTS and network namespaces (none for 'network host', nor for 'network
- * blocked' where Landlock scopes abstract sockets: net_blocked_here()).
+ * blocked' where Landlock scopes abstract sockets: landlock_net_blocked()).
  * The parent keeps the host's view of the files, which its scan of the
  * project needs while pid 1 builds the root (see main.c), and the jail's
  * mounts die with pid 1. */
@@ -27,7 +27,7 @@ static void write_file(const char *path, const char *s, size_t n)
 	int fd = openat(AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
 
 	if (fd < 0 || write(fd, s, n) != (ssize_t)n)
-		diep("write", path, errno, ns_cause(errno));
+		diep("write", path, errno, nscause_why(errno));
 	close(fd);
 }
 
@@ -69,7 +69,7 @@ static void write_map(const char *path, unsigned long id)
 	char line[2 * AJ_DEC_MAX + 4];
 	size_t nl, n;
 
-	nl = fmt_u(line, id);
+	nl = out_fmt_u(line, id);
 	line[nl] = ' ';
 	memcpy(line + nl + 1, line, nl);
 	n = 2 * nl + 1;
@@ -94,7 +94,7 @@ int ns_enter(const struct aj_variant *v)
 	 * (a browser's sandbox).  The value is this namespace's own, written
 	 * while we hold its capabilities; the jail's processes do not, so
 	 * they cannot raise it, and a namespace below cannot exceed it. */
-	userns_len = fmt_u(userns_max, v->userns);
+	userns_len = out_fmt_u(userns_max, v->userns);
 	userns_max[userns_len++] = '\n';
 	e = write_limit();
 	if (!e)
@@ -119,7 +119,7 @@ int ns_enter(const struct aj_variant *v)
 const char *ns_start(const struct aj_variant *v)
 {
 	bool fallback = (v->flags & AJ_VARIANT_FALLBACK) && !mode_outer();
-	const char *cause = fallback ? ns_blocked(v, false) : NULL;
+	const char *cause = fallback ? nscause_blocked(v, false) : NULL;
 	int e;
 
 	if (cause)
@@ -127,10 +127,10 @@ const char *ns_start(const struct aj_variant *v)
 	e = ns_enter(v);
 	if (!e)
 		return NULL;
-	cause = ns_cause(e);
+	cause = nscause_why(e);
 	if (fallback && cause)
 		return cause;
-	die("create the namespaces", e, ns_remedy(v, cause));
+	die("create the namespaces", e, nscause_remedy(v, cause));
 }
 
 /* pid 1 is born in its own mount, IPC, UTS (and network) namespaces: one
@@ -148,7 +148,7 @@ pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd)
 {
 	unsigned long flags = SIGCHLD | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
 
-	if (v->network != AJ_NET_HOST && !net_blocked_here(v))
+	if (v->network != AJ_NET_HOST && !landlock_net_blocked(v))
 		flags |= CLONE_NEWNET;
 	return ns_clone(flags, parent_fd);
 }
@@ -164,7 +164,7 @@ pid_t ns_clone(unsigned long flags, int *parent_fd)
 		die("create a socket pair", errno, NULL);
 	pid = (pid_t)syscall(SYS_clone, flags, 0, 0, 0, 0);
 	if (pid < 0)
-		die("create the namespaces", errno, ns_cause(errno));
+		die("create the namespaces", errno, nscause_why(errno));
 	if (pid) {
 		close(sv[1]);
 		*parent_fd = sv[0];
@@ -192,10 +192,10 @@ pid_t ns_clone(unsigned long flags, int *parent_fd)
 void ns_scan_send(int parent_fd)
 {
 	struct iovec iov[4] = {
-	    {scan, offsetof(struct scan_result, hits)},
-	    {scan->hits, scan->n * sizeof(scan->hits[0])},
-	    {scan->arena, scan->used},
-	    {&limit_how, sizeof(limit_how)},
+	    {hits_cur, offsetof(struct scan_result, hits)},
+	    {hits_cur->hits, hits_cur->n * sizeof(hits_cur->hits[0])},
+	    {hits_cur->arena, hits_cur->used},
+	    {&limits_how, sizeof(limits_how)},
 	};
 	int fds[LIMIT_N];
 	unsigned n = limits_join_fds(fds);
@@ -210,7 +210,7 @@ void ns_scan_send(int parent_fd)
 		die("hand the scan to the jail", e, NULL);
 }
 
-/* pid 1's fd to the parent: kept by fds_close() while a listener is to
+/* pid 1's fd to the parent: kept by privs_fds_close() while a listener is to
  * be handed over (ns_notify_send), else -1. */
 int ns_parent_sock(const struct aj_variant *v)
 {
@@ -235,16 +235,16 @@ void ns_notify_send(int fd, int err)
 void ns_scan_receive(void)
 {
 	int fds[LIMIT_N];
-	int n = wire_recv(parent_sock, WIRE_SCAN, scan, offsetof(struct scan_result, hits), fds,
+	int n = wire_recv(parent_sock, WIRE_SCAN, hits_cur, offsetof(struct scan_result, hits), fds,
 	                  LIMIT_N);
 
 	if (n < 0)
 		_exit(AJ_EXIT_SETUP); /* the parent has said why */
-	if (scan->n > AJ_SCAN_MAX || scan->used > AJ_SCAN_ARENA)
+	if (hits_cur->n > AJ_SCAN_MAX || hits_cur->used > AJ_SCAN_ARENA)
 		die("receive the scan", EPROTO, NULL);
-	if (!wire_read(parent_sock, scan->hits, scan->n * sizeof(scan->hits[0])) ||
-	    !wire_read(parent_sock, scan->arena, scan->used) ||
-	    !wire_read(parent_sock, &limit_how, sizeof(limit_how)))
+	if (!wire_read(parent_sock, hits_cur->hits, hits_cur->n * sizeof(hits_cur->hits[0])) ||
+	    !wire_read(parent_sock, hits_cur->arena, hits_cur->used) ||
+	    !wire_read(parent_sock, &limits_how, sizeof(limits_how)))
 		_exit(AJ_EXIT_SETUP);
 	limits_joined(fds, (unsigned)n);
 	mask_tell_unchecked();
@@ -260,7 +260,7 @@ static void loopback_up(void)
 	close(s);
 }
 
-void init_prepare(const struct aj_variant *v)
+void ns_init_prepare(const struct aj_variant *v)
 {
 	const char *h = v->hostname; /* never NULL: the compiler has a default */
 

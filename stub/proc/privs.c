@@ -10,7 +10,7 @@
 
 /* keep: pid 1's socket to the parent, which still carries the listener
  * (ns_notify_send closes it before the target exists), or -1. */
-void fds_close(int keep)
+void privs_fds_close(int keep)
 {
 	struct rlimit rl;
 	unsigned lo = keep >= 3 ? (unsigned)keep + 1 : 3U;
@@ -32,7 +32,7 @@ void fds_close(int keep)
 /* A user namespace cannot raise a hard limit above the host's (that needs
  * CAP_SYS_RESOURCE in the initial namespace), so a limit the host already
  * keeps lower is kept as the host has it: the policy can only tighten. */
-void rlimits_apply(const struct aj_variant *v)
+void privs_rlimits_apply(const struct aj_variant *v)
 {
 	for (unsigned i = 0; i < v->n_rlimits; i++) {
 		const struct aj_rlimit *r = &v->rlimits[i];
@@ -56,7 +56,7 @@ void rlimits_apply(const struct aj_variant *v)
 
 /* A bound the policy adds on top of its rlimits ('limit memory', 'limit
  * processes'): lower than what is set, never higher. */
-void rlimit_tighten(int resource, uint64_t v)
+void privs_rlimit_tighten(int resource, uint64_t v)
 {
 	struct rlimit rl;
 
@@ -89,13 +89,13 @@ static void caps_set(int cap, bool effective)
  * scan must see them as the caller does; it keeps CAP_DAC_OVERRIDE when
  * it made a cgroup where only that capability may remove it (limits.c),
  * which in this namespace is no more than the caller's own power. */
-void caps_clear(int keep)
+void privs_caps_clear(int keep)
 {
 	caps_set(keep, false);
 }
 
-/* keep of caps_clear(), in effect, and only it. */
-void caps_raise(int cap)
+/* keep of privs_caps_clear(), in effect, and only it. */
+void privs_caps_raise(int cap)
 {
 	caps_set(cap, true);
 }
@@ -117,5 +117,5 @@ void privs_drop(void)
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
 		die("clear ambient capabilities", errno, NULL);
-	caps_clear(-1);
+	privs_caps_clear(-1);
 }

@@ -1,8 +1,8 @@
 /* proc/proc.h: the interface of the room proc/: the processes: namespaces, pid 1's and the parent's
  * supervision, privileges, rlimits and cgroups, the seccomp filters. Included by its files and by
  * the rooms above it (docs/layout.md). */
-#ifndef AJ_PROC_H
-#define AJ_PROC_H
+#ifndef AJ_STUB_PROC_H
+#define AJ_STUB_PROC_H
 
 #include "egress/egress.h"
 
@@ -17,21 +17,21 @@ void ns_scan_receive(void);
 int ns_parent_sock(const struct aj_variant *v);
 void ns_notify_send(int fd, int err);
 
-void init_prepare(const struct aj_variant *v);
+void ns_init_prepare(const struct aj_variant *v);
 
 /* privs.c */
-void fds_close(int keep);
-void rlimits_apply(const struct aj_variant *v);
-void rlimit_tighten(int resource, uint64_t v);
-void caps_clear(int keep);
-void caps_raise(int cap);
+void privs_fds_close(int keep);
+void privs_rlimits_apply(const struct aj_variant *v);
+void privs_rlimit_tighten(int resource, uint64_t v);
+void privs_caps_clear(int keep);
+void privs_caps_raise(int cap);
 void privs_drop(void);
 
 /* limits.c: a variant's memory and task bounds, resolved for this host
  * (limits_resolve, in the caller), and how they are enforced: the parent
  * places pid 1 in a cgroup of the jail's own where it can (limits_place),
  * and pid 1 learns with the scan which bounds it must take as rlimits
- * (limit_how, limits_apply).  limits_probe() is --jail-explain's look. */
+ * (limits_how, limits_apply).  limits_probe() is --jail-explain's look. */
 #define LIMIT_MEMORY 0
 #define LIMIT_TASKS  1
 #define LIMIT_N      2
@@ -46,11 +46,18 @@ struct limit {
 	char cgroup[AJ_PATH_MAX];
 };
 extern struct limit limits[LIMIT_N];
-struct limit_how {
+struct limits_how {
 	uint8_t cgroup[LIMIT_N]; /* a cgroup holds this bound */
 	uint8_t join[LIMIT_N];   /* pid 1 joins it itself, through an fd sent with the scan */
 };
-extern struct limit_how limit_how;
+extern struct limits_how limits_how;
+/* The kernel's files limits.c reads by name (a test's fake tree). */
+struct limits_paths {
+	const char *self, *uid_map; /* /proc/self/cgroup, /proc/self/uid_map */
+	const char *v2[2];          /* where cgroup v2 may be mounted, in order */
+	const char *v1[LIMIT_N];    /* the v1 hierarchies */
+};
+extern struct limits_paths limits_paths;
 void limits_resolve(const struct aj_variant *v);
 void limits_probe(void);
 void limits_place(pid_t init);
@@ -66,12 +73,12 @@ void limits_apply(void);
 void seccomp_install(const struct aj_variant *v);
 
 /* supervise.c */
-extern sigset_t sig_orig;
-extern sigset_t sig_wait; /* what the parent and pid 1 take synchronously */
-void signals_block(void);
+extern sigset_t supervise_sig_orig;
+extern sigset_t supervise_sig_wait; /* what the parent and pid 1 take synchronously */
+void supervise_block(void);
 void supervise_signal(pid_t child, int sig);
-int signals_fd(void);
-void signals_take(pid_t child, int sfd);
+int supervise_signal_fd(void);
+void supervise_signals_take(pid_t child, int sfd);
 
 noreturn void supervise_parent(pid_t child, const struct ev_source *const *src, unsigned n_src);
 noreturn void supervise_init(const struct run *r);

@@ -31,8 +31,8 @@
 
 #include "proc/proc.h"
 
-sigset_t sig_orig;
-sigset_t sig_wait;
+sigset_t supervise_sig_orig;
+sigset_t supervise_sig_wait;
 
 static const int forwarded[] = {SIGINT,  SIGTERM, SIGHUP,   SIGQUIT,
                                 SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
@@ -52,20 +52,20 @@ struct k_sigaction {
 #define SIG_CALLER_GONE SIGRTMAX
 static pid_t caller;
 
-void signals_block(void)
+void supervise_block(void)
 {
 	struct k_sigaction sa = {.handler = SIG_DFL};
 
-	sigemptyset(&sig_wait);
+	sigemptyset(&supervise_sig_wait);
 	for (unsigned i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&sig_wait, forwarded[i]);
-	sigaddset(&sig_wait, SIGCHLD);
-	sigaddset(&sig_wait, SIGALRM);
-	sigaddset(&sig_wait, SIG_CALLER_GONE);
+		sigaddset(&supervise_sig_wait, forwarded[i]);
+	sigaddset(&supervise_sig_wait, SIGCHLD);
+	sigaddset(&supervise_sig_wait, SIGALRM);
+	sigaddset(&supervise_sig_wait, SIG_CALLER_GONE);
 	/* An inherited SIG_IGN for SIGCHLD would make the kernel reap our
 	 * children itself, and their exit status would be lost. */
 	if (syscall(SYS_rt_sigaction, SIGCHLD, &sa, NULL, sizeof(sa.mask)) ||
-	    sigprocmask(SIG_BLOCK, &sig_wait, &sig_orig))
+	    sigprocmask(SIG_BLOCK, &supervise_sig_wait, &supervise_sig_orig))
 		die("block signals", errno, NULL);
 	caller = getppid();
 	if (prctl(PR_SET_PDEATHSIG, SIG_CALLER_GONE, 0, 0, 0))
@@ -84,7 +84,7 @@ static int exit_code(int status)
 static int next_signal(void)
 {
 	for (;;) {
-		int sig = sigwaitinfo(&sig_wait, NULL);
+		int sig = sigwaitinfo(&supervise_sig_wait, NULL);
 
 		if (sig > 0)
 			return sig;
@@ -120,24 +120,24 @@ void supervise_signal(pid_t child, int sig)
 	if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
 		refusals_report();
 		limits_release();
-		if (aj_die_cleanup)
-			aj_die_cleanup(); /* the fallback's private directory */
+		if (die_cleanup)
+			die_cleanup(); /* the fallback's private directory */
 		_exit(exit_code(status));
 	}
 }
 
 /* The signals as a descriptor, for a parent that also polls (a listener,
- * the proxy); signals_take() handles what it has. */
-int signals_fd(void)
+ * the proxy); supervise_signals_take() handles what it has. */
+int supervise_signal_fd(void)
 {
-	int sfd = signalfd(-1, &sig_wait, SFD_CLOEXEC | SFD_NONBLOCK);
+	int sfd = signalfd(-1, &supervise_sig_wait, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	if (sfd < 0)
 		die("wait for the jail", errno, NULL);
 	return sfd;
 }
 
-void signals_take(pid_t child, int sfd)
+void supervise_signals_take(pid_t child, int sfd)
 {
 	struct signalfd_siginfo si;
 
@@ -155,7 +155,7 @@ noreturn void supervise_parent(pid_t child, const struct ev_source *const *src, 
 {
 	static struct pollfd p[LOOP_FDS];
 	unsigned at[LOOP_SOURCES + 1];
-	int sfd = signals_fd();
+	int sfd = supervise_signal_fd();
 
 	if (n_src > LOOP_SOURCES)
 		die("wait for the jail", EINVAL, "too many event sources");
@@ -176,7 +176,7 @@ noreturn void supervise_parent(pid_t child, const struct ev_source *const *src, 
 		for (unsigned i = 0; i < n_src; i++)
 			src[i]->serve(p + at[i], at[i + 1] - at[i]);
 		if (p[0].revents)
-			signals_take(child, sfd);
+			supervise_signals_take(child, sfd);
 	}
 }
 
@@ -206,7 +206,7 @@ static noreturn void target_exec(const struct run *r)
 
 	if (setsid() < 0)
 		die("start a new session", errno, NULL);
-	if (sigprocmask(SIG_SETMASK, &sig_orig, NULL))
+	if (sigprocmask(SIG_SETMASK, &supervise_sig_orig, NULL))
 		die("unblock signals", errno, NULL);
 	if (strchr(cmd, '/')) {
 		execve(cmd, r->argv, r->envp);
@@ -313,7 +313,7 @@ noreturn void supervise_init(const struct run *r)
 				continue;
 			/* Without a pid namespace (fallback.c), -1 would be
 			 * every process of the user: the target's group. */
-			kill(fallback_active ? -target : -1, SIGKILL);
+			kill(run_fallback ? -target : -1, SIGKILL);
 			_exit(AJ_EXIT_TIMEOUT);
 		}
 		if (sig != SIGCHLD) {
@@ -327,7 +327,7 @@ noreturn void supervise_init(const struct run *r)
 		 * the status the caller gets. */
 		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
 			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status))) {
-				if (fallback_active) /* no pid namespace to end the rest */
+				if (run_fallback) /* no pid namespace to end the rest */
 					kill(-target, SIGKILL);
 				_exit(exit_code(status));
 			}

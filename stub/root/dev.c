@@ -43,22 +43,22 @@ static bool bind_node(const char *src, const char *dst)
 		diep("inspect", src, errno, NULL);
 	}
 	if (S_ISDIR(st.st_mode))
-		mkdir_p(dst);
+		fs_mkdir_p(dst);
 	else
-		mkfile_p(dst);
+		fs_mkfile_p(dst);
 	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL))
 		diep("bind", dst, errno, NULL);
 	return true;
 }
 
 /* as_dir: a directory of the root's tmpfs, as a scratch entry's
- * (mount_plan.c), no tmpfs of its own; Landlock then refuses execution
+ * (plan.c), no tmpfs of its own; Landlock then refuses execution
  * beneath it as noexec would. */
 void dev_build(const char *path, bool as_dir)
 {
 	char src[AJ_PATH_MAX], dst[AJ_PATH_MAX];
 
-	mkdir_p(path);
+	fs_mkdir_p(path);
 	if (!as_dir && mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755"))
 		diep("mount a tmpfs on", path, errno, NULL);
 	for (unsigned i = 0; dev_nodes[i]; i++) {
@@ -98,7 +98,7 @@ static bool has_glob(const char *s)
  * prefix + path's directory that matches is bound at the same path (or
  * only counted, for --jail-explain).  None matching is not an error: a
  * machine without a GPU simply gets none. */
-unsigned device_match(const char *prefix, const char *path, bool bind)
+unsigned dev_match(const char *prefix, const char *path, bool bind)
 {
 	char src[AJ_PATH_MAX], dst[AJ_PATH_MAX], dir[AJ_PATH_MAX];
 	_Alignas(8) char buf[4096];

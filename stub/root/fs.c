@@ -7,7 +7,7 @@
 
 #include "root/root.h"
 
-void mkdir_p(const char *path)
+void fs_mkdir_p(const char *path)
 {
 	char buf[AJ_PATH_MAX];
 	size_t n;
@@ -30,7 +30,7 @@ void mkdir_p(const char *path)
 
 /* A mount point for a file: an empty regular file, whatever the source is
  * (a device, a socket): a non-directory may cover any non-directory. */
-void mkfile_p(const char *path)
+void fs_mkfile_p(const char *path)
 {
 	char buf[AJ_PATH_MAX];
 	char *slash;
@@ -45,13 +45,13 @@ void mkfile_p(const char *path)
 	slash = strrchr(buf, '/');
 	if (slash && slash != buf) {
 		*slash = '\0';
-		mkdir_p(buf);
+		fs_mkdir_p(buf);
 	}
 	if (mknod(path, S_IFREG | 0444, 0) && errno != EEXIST)
 		diep("create", path, errno, NULL);
 }
 
-void make_link(const char *path, const char *target)
+void fs_link(const char *path, const char *target)
 {
 	char buf[AJ_PATH_MAX];
 	char *slash;
@@ -64,7 +64,7 @@ void make_link(const char *path, const char *target)
 	slash = strrchr(buf, '/');
 	if (slash && slash != buf) {
 		*slash = '\0';
-		mkdir_p(buf);
+		fs_mkdir_p(buf);
 	}
 	if (symlink(target, path))
 		diep("create the symlink", path, errno, NULL);

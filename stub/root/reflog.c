@@ -70,7 +70,7 @@ void reflog_open(const char *path, const char *opt)
 		            "write; name a file of its own");
 	log_ids[0].dev = (uint64_t)st.st_dev;
 	log_ids[0].ino = (uint64_t)st.st_ino;
-	n = ident_chain(dfd, log_ids + 1, AJ_IDENT_DEPTH);
+	n = resolve_ident_chain(dfd, log_ids + 1, AJ_IDENT_DEPTH);
 	close(dfd);
 	if (n < 0)
 		diep("open the refusal log", path, errno,
@@ -96,7 +96,7 @@ void reflog_guard(int fd, const char *path)
 	if (fstat(fd, &st))
 		diep("open the refusal log", log_name, errno,
 		     "a writable mount cannot be inspected");
-	if (!ident_in(log_ids, n_log_ids, &st))
+	if (!resolve_ident_in(log_ids, n_log_ids, &st))
 		return;
 	strcpy(why, "the jail can write there (the project, or a writable mount: ");
 	strncat(why, path, AJ_PATH_MAX - 1);

@@ -2,19 +2,19 @@
  * /dev, the covers and the fence behind them, the host's sockets beneath binds, the refusal log
  * kept out of every writable mount. Included by its files and by the rooms above it
  * (docs/layout.md). */
-#ifndef AJ_ROOT_H
-#define AJ_ROOT_H
+#ifndef AJ_STUB_ROOT_H
+#define AJ_STUB_ROOT_H
 
 #include "confine/confine.h"
 
-/* mount_plan.c */
+/* plan.c */
 struct plan_entry {
 	const struct aj_mount *m;
 	const char *path; /* resolved, in plan_arena; NULL: an optional entry's variable is unset */
 	uint16_t rank;    /* its order (aj_table.h), completed; UINT16_MAX: unresolved */
 	uint8_t missing;  /* optional, and its source is absent on this host */
 	uint8_t isdir;    /* RO/RW: the source is a directory */
-	int fd;           /* RO/RW: the cloned source tree (open until fds_close) */
+	int fd;           /* RO/RW: the cloned source tree (open until privs_fds_close) */
 	const char *why;  /* RO/RW: why the source was refused (skipped when optional) */
 };
 extern struct plan_entry plan[AJ_PLAN_MAX];
@@ -34,7 +34,7 @@ int plan_open_inside(const char *path, unsigned before);
 /* dev.c */
 extern const char *const dev_nodes[];
 void dev_build(const char *path, bool as_dir);
-unsigned device_match(const char *prefix, const char *path, bool bind);
+unsigned dev_match(const char *prefix, const char *path, bool bind);
 
 /* mask.c: the covers. */
 void mask_stage(void); /* between plan_build_root() and plan_build() */
@@ -52,10 +52,10 @@ unsigned fence_count(const struct plan_entry *e);
 const struct plan_entry *fence_apply(int ruleset, const struct aj_variant *v);
 unsigned fence_project(int ruleset, const struct plan_entry *e);
 
-/* fs.c: the paths of the new root (mount_plan.c, dev.c, mask.c). */
-void mkdir_p(const char *path);
-void mkfile_p(const char *path);
-void make_link(const char *path, const char *target);
+/* fs.c: the paths of the new root (plan.c, dev.c, mask.c). */
+void fs_mkdir_p(const char *path);
+void fs_mkfile_p(const char *path);
+void fs_link(const char *path, const char *target);
 
 /* sockets.c: the host's named sockets beneath the binds (sockets_covered:
  * covered by pid 1; sockets_by_landlock: Landlock's resolve_unix). */

@@ -63,7 +63,7 @@ static size_t canonical(const char *path, char *buf, size_t size)
 
 	if (fd < 0)
 		return 0;
-	fd_path(link, fd);
+	resolve_fd_path(link, fd);
 	n = syscall(SYS_readlink, link, buf, size - 1);
 	close(fd);
 	if (n > 0 && (size_t)n >= size - 1)
@@ -106,7 +106,7 @@ static int bind_of(const char *dir)
 		const char *b = bind_off[i] ? bind_arena + bind_off[i] - 1 : NULL;
 		size_t n;
 
-		if (b && path_within(dir, b) && (n = strlen(b)) >= best_n)
+		if (b && resolve_within(dir, b) && (n = strlen(b)) >= best_n)
 			best = (int)i, best_n = n;
 	}
 	return best;

@@ -11,13 +11,13 @@
 
 static bool covered(const char *p)
 {
-	for (unsigned i = 0; i < scan->n; i++)
-		if (scan->hits[i].kind && !strcmp(scan->arena + scan->hits[i].off, p))
+	for (unsigned i = 0; i < hits_cur->n; i++)
+		if (hits_cur->hits[i].kind && !strcmp(hits_cur->arena + hits_cur->hits[i].off, p))
 			return true;
 	return false;
 }
 
-void scan_guards(int pfd, const struct aj_variant *v)
+void guards_scan(int pfd, const struct aj_variant *v)
 {
 	const struct aj_scan *sc = v->scan;
 	static char part[AJ_PATH_MAX];

@@ -9,14 +9,14 @@
 
 /* The launch's; the watcher switches to an index's own (scanidx.c). */
 static struct scan_result result0;
-static struct scan_links links0;
-struct scan_result *scan = &result0;
-struct scan_links *scan_lk = &links0;
+static struct hits_links links0;
+struct scan_result *hits_cur = &result0;
+struct hits_links *hits_lk = &links0;
 
-void hits_use(struct scan_result *r, struct scan_links *l)
+void hits_use(struct scan_result *r, struct hits_links *l)
 {
-	scan = r ? r : &result0;
-	scan_lk = l ? l : &links0;
+	hits_cur = r ? r : &result0;
+	hits_lk = l ? l : &links0;
 }
 
 /* The links table is the index's (scanidx.c: the watcher keeps one per
@@ -24,11 +24,11 @@ void hits_use(struct scan_result *r, struct scan_links *l)
  * the table holds, so their other names cannot be told from any other
  * file's and the second walk denies every regular file with more than
  * one link that no name matched. */
-#define links      (scan_lk->e)
-#define n_links    (scan_lk->n)
-#define links_full (scan_lk->full)
+#define links      (hits_lk->e)
+#define n_links    (hits_lk->n)
+#define links_full (hits_lk->full)
 
-void links_reset(void)
+void hits_links_reset(void)
 {
 	n_links = 0;
 	links_full = false;
@@ -37,7 +37,7 @@ void links_reset(void)
 /* A matched file (st): its other names are looked for when it has some.
  * Every matched name of one file is noted once: a file with many names
  * that all match fills nothing. */
-void links_note(const struct stat *st, uint8_t kind)
+void hits_links_note(const struct stat *st, uint8_t kind)
 {
 	if (st->st_nlink < 2 || !S_ISREG(st->st_mode))
 		return;
@@ -56,7 +56,7 @@ void links_note(const struct stat *st, uint8_t kind)
 
 /* An unmatched file (st): the kind of the matched file it is another
  * name of, or 0. */
-uint8_t links_kind(const struct stat *st, uint8_t *why)
+uint8_t hits_links_kind(const struct stat *st, uint8_t *why)
 {
 	*why = SCAN_BY_HARDLINK;
 	for (unsigned i = 0; i < n_links; i++)
@@ -68,71 +68,71 @@ uint8_t links_kind(const struct stat *st, uint8_t *why)
 	return 0;
 }
 
-unsigned scan_links(void)
+unsigned hits_links(void)
 {
 	return n_links + links_full;
 }
 
-void scan_links_clear(void)
+void hits_links_clear(void)
 {
-	links_reset();
+	hits_links_reset();
 }
 
 /* The hits at path (len bytes) and below it dropped, in order (covers go
  * on parents after children), their paths packed. */
-void scan_drop_below(const char *path, size_t len)
+void hits_drop_below(const char *path, size_t len)
 {
 	unsigned kept = 0;
 
-	for (unsigned i = 0; i < scan->n; i++) {
-		const char *p = scan->arena + scan->hits[i].off;
+	for (unsigned i = 0; i < hits_cur->n; i++) {
+		const char *p = hits_cur->arena + hits_cur->hits[i].off;
 
 		if (strncmp(p, path, len) || (p[len] && p[len] != '/'))
-			scan->hits[kept++] = scan->hits[i];
+			hits_cur->hits[kept++] = hits_cur->hits[i];
 	}
-	scan->n = kept;
-	scan_compact();
+	hits_cur->n = kept;
+	hits_compact();
 }
 
 /* The hits' paths packed again, those removed since gone. */
-void scan_compact(void)
+void hits_compact(void)
 {
 	static char tmp[AJ_SCAN_ARENA];
 	uint32_t used = 0;
 
-	for (unsigned i = 0; i < scan->n; i++) {
-		const char *p = scan->arena + scan->hits[i].off;
+	for (unsigned i = 0; i < hits_cur->n; i++) {
+		const char *p = hits_cur->arena + hits_cur->hits[i].off;
 		size_t l = strlen(p) + 1;
 
 		memcpy(tmp + used, p, l);
-		scan->hits[i].off = used;
+		hits_cur->hits[i].off = used;
 		used += (uint32_t)l;
 	}
 	/* The pruned directories' names, for --jail-explain. */
-	for (unsigned i = 0; i < scan->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
-		const char *p = scan->arena + scan->pruned[i];
+	for (unsigned i = 0; i < hits_cur->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
+		const char *p = hits_cur->arena + hits_cur->pruned[i];
 		size_t l;
 
-		if (scan->pruned[i] == UINT32_MAX)
+		if (hits_cur->pruned[i] == UINT32_MAX)
 			continue;
 		l = strlen(p) + 1;
 		memcpy(tmp + used, p, l);
-		scan->pruned[i] = used;
+		hits_cur->pruned[i] = used;
 		used += (uint32_t)l;
 	}
-	memcpy(scan->arena, tmp, used);
-	scan->used = used;
+	memcpy(hits_cur->arena, tmp, used);
+	hits_cur->used = used;
 }
 
 /* The hits from first on that lie directly in the directory whose path
  * is len bytes long, just listed with entries entries: mask.c covers a
  * folder mostly of hits with one mount. */
-void scan_note_entries(unsigned first, size_t len, unsigned entries)
+void hits_note_entries(unsigned first, size_t len, unsigned entries)
 {
-	for (unsigned i = first; i < scan->n; i++) {
-		const char *p = scan->arena + scan->hits[i].off + len + !!len;
+	for (unsigned i = first; i < hits_cur->n; i++) {
+		const char *p = hits_cur->arena + hits_cur->hits[i].off + len + !!len;
 
 		if (!strchr(p, '/'))
-			scan->hits[i].dir_entries = entries;
+			hits_cur->hits[i].dir_entries = entries;
 	}
 }

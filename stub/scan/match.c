@@ -60,7 +60,7 @@ static bool tokens_match(const uint8_t *p, const uint8_t *s, const uint8_t *end,
 	}
 }
 
-bool step_match(const struct aj_scan *sc, const struct aj_step *st, const char *name, size_t len)
+bool match_step(const struct aj_scan *sc, const struct aj_step *st, const char *name, size_t len)
 {
 	const uint8_t *n = (const uint8_t *)name;
 
@@ -101,11 +101,11 @@ static bool try_step(const struct aj_scan *sc, const struct aj_step *st, const c
 				low[i] = fold(name[i]);
 		name = low;
 	}
-	return step_match(sc, st, name, len);
+	return match_step(sc, st, name, len);
 }
 
-uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
-                      uint64_t state, uint64_t *inside)
+uint8_t match_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
+                       uint64_t state, uint64_t *inside)
 {
 	char low[256];
 	uint64_t next = 0;

@@ -90,8 +90,8 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 		st.st_ino = 0; /* in a directory it cannot search: checked by type only */
 	}
 	if (relisting)
-		for (unsigned i = 0; i < scan->n; i++)
-			if (!strcmp(scan->arena + scan->hits[i].off, rel))
+		for (unsigned i = 0; i < hits_cur->n; i++)
+			if (!strcmp(hits_cur->arena + hits_cur->hits[i].off, rel))
 				return; /* found by the walk already */
 	/* The object the listing named, or the tree is moving. */
 	if (ino && st.st_ino && st.st_dev == listing_dev && st.st_ino != ino) {
@@ -99,27 +99,28 @@ static void add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsig
 		return;
 	}
 	/* Full: the walk unwinds to deny_dir(), which has the reserve. */
-	if (!reserve && (scan->n >= AJ_SCAN_MAX - SCAN_RESERVE ||
-	                 scan->used + len + 1 > sizeof(scan->arena) - SCAN_RESERVE * AJ_PATH_MAX)) {
+	if (!reserve &&
+	    (hits_cur->n >= AJ_SCAN_MAX - SCAN_RESERVE ||
+	     hits_cur->used + len + 1 > sizeof(hits_cur->arena) - SCAN_RESERVE * AJ_PATH_MAX)) {
 		full = true;
 		return;
 	}
-	if (scan->n == AJ_SCAN_MAX || scan->used + len + 1 > sizeof(scan->arena))
+	if (hits_cur->n == AJ_SCAN_MAX || hits_cur->used + len + 1 > sizeof(hits_cur->arena))
 		diep("mask", rel, 0,
 		     "too many masked or denied paths in this project; "
 		     "narrow the policy's patterns");
-	memcpy(scan->arena + scan->used, rel, len + 1);
-	scan->hits[scan->n++] = (struct scan_hit){
+	memcpy(hits_cur->arena + hits_cur->used, rel, len + 1);
+	hits_cur->hits[hits_cur->n++] = (struct scan_hit){
 	    .kind = kind,
 	    .isdir = type == T_DIR,
 	    .why = why,
 	    .islink = type == T_LNK,
-	    .off = scan->used,
+	    .off = hits_cur->used,
 	    .dev = st.st_dev,
 	    .ino = st.st_ino,
 	    .mode = (uint16_t)(st.st_mode & 07777),
 	};
-	scan->used += (uint32_t)len + 1;
+	hits_cur->used += (uint32_t)len + 1;
 	scan_changes++;
 	hit_st = st;
 }
@@ -131,15 +132,15 @@ static void note_pruned(size_t len)
 
 	if (relisting)
 		return; /* counted by the walk */
-	i = scan->n_pruned++;
+	i = hits_cur->n_pruned++;
 	if (second_pass || i >= SCAN_PRUNED_SHOWN)
 		return;
-	scan->pruned[i] = UINT32_MAX;
-	if (scan->used + len + 1 > sizeof(scan->arena))
+	hits_cur->pruned[i] = UINT32_MAX;
+	if (hits_cur->used + len + 1 > sizeof(hits_cur->arena))
 		return;
-	memcpy(scan->arena + scan->used, rel, len + 1);
-	scan->pruned[i] = scan->used;
-	scan->used += (uint32_t)len + 1;
+	memcpy(hits_cur->arena + hits_cur->used, rel, len + 1);
+	hits_cur->pruned[i] = hits_cur->used;
+	hits_cur->used += (uint32_t)len + 1;
 }
 
 static void note_links(int dfd, const char *name, uint8_t kind)
@@ -148,7 +149,7 @@ static void note_links(int dfd, const char *name, uint8_t kind)
 
 	if (!st.st_ino && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
-	links_note(&st, kind);
+	hits_links_note(&st, kind);
 }
 
 static uint8_t linked_kind(int dfd, const char *name, uint8_t *why)
@@ -160,7 +161,7 @@ static uint8_t linked_kind(int dfd, const char *name, uint8_t *why)
 			diep("inspect", rel, errno, errno == EACCES ? search_hint : NULL);
 		return 0;
 	}
-	return links_kind(&st, why);
+	return hits_links_kind(&st, why);
 }
 
 static unsigned char type_of(int dfd, const char *name)
@@ -195,7 +196,7 @@ static void deny_dir(int fd, size_t len, uint8_t why)
 		    "can cover one by one; move them into a folder, or narrow the policy's "
 		    "patterns");
 	rel[len] = '\0';
-	scan_drop_below(rel, len);
+	hits_drop_below(rel, len);
 	full = false;
 	add_hit(fd, NULL, 0, AJ_PATTERN_DENY, T_DIR, why, len);
 	if (full) {
@@ -292,7 +293,7 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
 	}
 	/* A symlink is classified as a directory too: a link named secrets/
 	 * would otherwise lead past the deny to what it points at. */
-	kind = step_classify(sc, name, nl, type == T_DIR || type == T_LNK, state, &inside);
+	kind = match_classify(sc, name, nl, type == T_DIR || type == T_LNK, state, &inside);
 	if (kind == AJ_PATTERN_PRUNE) {
 		note_pruned(len);
 		return;
@@ -324,7 +325,7 @@ static void entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned c
 static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
 {
 	struct dir_iter it = {dfd, dbuf[depth], SCAN_BUF, 0, 0};
-	unsigned first = scan->n, entries = 0;
+	unsigned first = hits_cur->n, entries = 0;
 
 	/* rel holds this directory's path again whenever dir_next() reads. */
 	for (struct aj_dirent *d;
@@ -346,7 +347,7 @@ static void walk(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state)
 		rel[len] = '\0';
 		entries++;
 	}
-	scan_note_entries(first, len, entries);
+	hits_note_entries(first, len, entries);
 }
 
 /* After the walk: every directory it read, looked at again by its path
@@ -361,7 +362,7 @@ static bool verify(int pfd)
 	bool changed = true, found = false, lost = false;
 
 	for (unsigned round = 0; changed && round < SCAN_VERIFY_MAX; round++) {
-		unsigned hits = scan->n;
+		unsigned hits = hits_cur->n;
 
 		changed = false;
 		for (unsigned i = 0; i < n_dirs && !unstable; i++) {
@@ -414,7 +415,7 @@ static bool verify(int pfd)
 		if (unstable)
 			return false;
 		/* New folders are a build's; a new secret is something moving. */
-		found = scan->n != hits;
+		found = hits_cur->n != hits;
 	}
 	rel[0] = '\0';
 	for (unsigned i = 0; i < n_vanished; i++)
@@ -458,8 +459,8 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 		unstable = second_pass = false;
 		scanidx_reset();
 		full = false;
-		links_reset();
-		scan->n = scan->used = scan->n_pruned = 0;
+		hits_links_reset();
+		hits_cur->n = hits_cur->used = hits_cur->n_pruned = 0;
 		{
 			struct timespec now, tick = {0, SCAN_RECENT_NS / 2};
 
@@ -480,7 +481,7 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 			deny_dir(fd, 0, SCAN_BY_COUNT);
 		if (!unstable && !verify(fd))
 			unstable = true;
-		if (scan_links() && !unstable) {
+		if (hits_links() && !unstable) {
 			second_pass = true;
 			if (lseek(fd, 0, SEEK_SET))
 				diep("scan", project, errno, NULL);
@@ -560,11 +561,11 @@ void scan_drop(unsigned rec, const char *name, bool tree)
 {
 	size_t len;
 
-	if (!scan_live(rec) || !(len = rec_path(rec, name)))
+	if (!scanidx_live(rec) || !(len = rec_path(rec, name)))
 		return;
-	for (unsigned i = 0; i < scan->n;) {
-		if (at_or_below(scan->arena + scan->hits[i].off, len, tree)) {
-			scan->hits[i] = scan->hits[--scan->n];
+	for (unsigned i = 0; i < hits_cur->n;) {
+		if (at_or_below(hits_cur->arena + hits_cur->hits[i].off, len, tree)) {
+			hits_cur->hits[i] = hits_cur->hits[--hits_cur->n];
 			scan_changes++;
 		} else {
 			i++;
@@ -588,7 +589,7 @@ int scan_redo(int pfd, unsigned rec, const char *name)
 	size_t len;
 	int fd, gone = 0;
 
-	if (!scan_live(rec))
+	if (!scanidx_live(rec))
 		return 0;
 	if (!(len = rec_path(rec, name)) && (name || rec))
 		return -1;
@@ -622,7 +623,7 @@ int scan_redo(int pfd, unsigned rec, const char *name)
 	return broken ? -1 : gone;
 }
 
-/* mem: a zeroed scan_index_size() bytes, or NULL for the launch's own;
+/* mem: a zeroed scanidx_size() bytes, or NULL for the launch's own;
  * v: the table whose index it is (setup() for the events to come). */
 void scan_index_use(void *mem, const struct aj_variant *v)
 {

@@ -1,17 +1,17 @@
 /* scan/scan.h: the interface of the room scan/: the project's scan: the matcher, the walk, its
  * watches and the watcher, the hits, git's index. Included by its files and by the rooms above it
  * (docs/layout.md). */
-#ifndef AJ_SCAN_H
-#define AJ_SCAN_H
+#ifndef AJ_STUB_SCAN_H
+#define AJ_STUB_SCAN_H
 
 #include "variant/variant.h"
 
-/* match.c: the compiled mask/deny/prune matcher.  step_classify() returns
+/* match.c: the compiled mask/deny/prune matcher.  match_classify() returns
  * the kind an entry gets (0: none) and, for a directory, the anchored steps
  * active inside it. */
-bool step_match(const struct aj_scan *sc, const struct aj_step *st, const char *name, size_t len);
-uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
-                      uint64_t state, uint64_t *inside);
+bool match_step(const struct aj_scan *sc, const struct aj_step *st, const char *name, size_t len);
+uint8_t match_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
+                       uint64_t state, uint64_t *inside);
 
 /* scan.c */
 struct scan_hit {
@@ -46,9 +46,9 @@ struct scan_result {
 	struct scan_hit hits[AJ_SCAN_MAX];
 	char arena[AJ_SCAN_ARENA];
 };
-extern struct scan_result *scan; /* the index in use (scan_index_use) */
+extern struct scan_result *hits_cur; /* the index in use (scan_index_use) */
 /* The hard links of matched files (hits.c), the index's. */
-struct scan_links {
+struct hits_links {
 	struct {
 		uint64_t dev, ino;
 		uint8_t kind;
@@ -56,11 +56,11 @@ struct scan_links {
 	unsigned n;
 	bool full;
 };
-extern struct scan_links *scan_lk;
-void hits_use(struct scan_result *r, struct scan_links *l); /* NULL: the launch's */
-void scan_project(const char *project, const struct aj_variant *v);
+extern struct hits_links *hits_lk;
+void hits_use(struct scan_result *r, struct hits_links *l); /* NULL: the launch's */
+void settle_project(const char *project, const struct aj_variant *v);
 unsigned scan_dirs(void);
-void scan_guards(int project_fd, const struct aj_variant *v);
+void guards_scan(int project_fd, const struct aj_variant *v);
 /* The index the watcher keeps (scanidx.c's records and hits.c's hits, watchd.c). */
 extern int (*scan_on_dir)(int fd, unsigned rec);
 /* The fallback's record of the project's secrets: is this entry one?
@@ -69,40 +69,40 @@ extern bool (*scan_recorded)(int dfd, const char *name, uint64_t dev, uint64_t i
 extern unsigned scan_changes;
 bool scan_needed(const struct aj_variant *v);
 bool scan_walk(int project_fd, const struct aj_variant *v);
-size_t scan_index_size(void);
+size_t scanidx_size(void);
 void scan_index_use(void *mem, const struct aj_variant *v);
-uint64_t scan_rec_ino(unsigned rec);
-int scan_rec_by_ino(uint64_t ino);
-unsigned scan_links(void);
+uint64_t scanidx_ino(unsigned rec);
+int scanidx_by_ino(uint64_t ino);
+unsigned hits_links(void);
 /* hits.c: the hard links of matched files, the table's upkeep. */
 struct stat;
-void links_reset(void);
-void links_note(const struct stat *st, uint8_t kind);
-uint8_t links_kind(const struct stat *st, uint8_t *why);
-void scan_drop_below(const char *path, size_t len);
-void scan_note_entries(unsigned first, size_t len, unsigned entries);
+void hits_links_reset(void);
+void hits_links_note(const struct stat *st, uint8_t kind);
+uint8_t hits_links_kind(const struct stat *st, uint8_t *why);
+void hits_drop_below(const char *path, size_t len);
+void hits_note_entries(unsigned first, size_t len, unsigned entries);
 void scan_add_guard(const char *path, size_t len); /* guards.c's */
-void scan_links_clear(void);
-/* settle.c: the walk's watches and their events (scan_project is there). */
+void hits_links_clear(void);
+/* settle.c: the walk's watches and their events (settle_project is there). */
 #define SCAN_EV_NONE 0  /* no event */
 #define SCAN_EV_SOME 1  /* events, applied to the index */
 #define SCAN_EV_LOST -1 /* events lost or not followed: walk again */
 #define SCAN_EV_GONE -2 /* the project itself was removed */
-int scan_watch_begin(void);
-void scan_watch_end(void);
-int scan_events(int project_fd, unsigned reads); /* reads 0: until empty */
-long scan_events_read(char *buf, size_t size);
-int scan_events_apply(int project_fd, const char *buf, long n);
-void scan_events_done(const char *buf, long n);
-extern unsigned scan_watches, scan_watch_budget;
-extern bool scan_over_budget;
-extern unsigned scan_unresolved;
-void scan_watch_close(void);
-bool scan_rec_recent(unsigned rec);
+int settle_watch_begin(void);
+void settle_watch_end(void);
+int settle_events(int project_fd, unsigned reads); /* reads 0: until empty */
+long settle_events_read(char *buf, size_t size);
+int settle_events_apply(int project_fd, const char *buf, long n);
+void settle_events_done(const char *buf, long n);
+extern unsigned settle_watches, settle_watch_budget;
+extern bool settle_over_budget;
+extern unsigned settle_unresolved;
+void settle_watch_close(void);
+bool scanidx_recent(unsigned rec);
 bool scan_verify(int project_fd);
-bool scan_live(unsigned rec);
-bool scan_full(void);
-void scan_compact(void);
+bool scanidx_live(unsigned rec);
+bool scanidx_full(void);
+void hits_compact(void);
 void scan_drop(unsigned rec, const char *name, bool tree);
 int scan_redo(int project_fd, unsigned rec, const char *name);
 
@@ -114,9 +114,9 @@ int watch_ask(const struct aj_variant *v, const char *mode);
 const char *watch_explain(void); /* "on: …" or "off, because …" */
 void watch_scan(int fd, const struct aj_variant *v);
 
-/* gitindex.c: which hits a git repository tracks, from its index (the
+/* git.c: which hits a git repository tracks, from its index (the
  * masks among them become denies; one warning line names them).
- * gitindex_parse() calls fn on each entry's path until fn returns nonzero;
+ * git_index_parse() calls fn on each entry's path until fn returns nonzero;
  * it returns the entries seen, or a GI_E* error.  git_note() is
  * --jail-explain's word on hit i ("\t(...)", or ""). */
 #define GI_ESIG     (-1) /* not an index ("DIRC") */
@@ -130,8 +130,8 @@ void watch_scan(int fd, const struct aj_variant *v);
  * about 60 MiB; past this, the reader's time is the jail's to choose, and
  * what the index would have said stays unknown (the masks stay masks). */
 #define GI_INDEX_MAX (64u << 20)
-typedef int gitindex_fn(void *ctx, const char *path, size_t len, uint32_t mode);
-int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_fn *fn, void *ctx);
+typedef int git_index_fn(void *ctx, const char *path, size_t len, uint32_t mode);
+int git_index_parse(const unsigned char *p, size_t len, size_t hashsz, git_index_fn *fn, void *ctx);
 void git_tracked_scan(struct scan_result *res, int project_fd, const char *project);
 const char *git_note(unsigned hit);
 /* The watcher's: git_memo nonzero, an index's look is replayed while the

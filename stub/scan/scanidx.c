@@ -74,7 +74,7 @@ void scanidx_reset(void)
 	dir_used = n_vanished = 0;
 }
 
-/* mem: a zeroed scan_index_size() bytes, or NULL for the launch's own. */
+/* mem: a zeroed scanidx_size() bytes, or NULL for the launch's own. */
 void scanidx_use(void *mem)
 {
 	scanidx_cur = mem ? mem : &index0;
@@ -82,34 +82,34 @@ void scanidx_use(void *mem)
 }
 
 /* Too many records of directories gone since: a new index packs them. */
-bool scan_full(void)
+bool scanidx_full(void)
 {
 	return n_dirs > SCAN_DIRS - SCAN_DIRS / 4 || dir_used > SCAN_DIR_ARENA - SCAN_DIR_ARENA / 4;
 }
 
-bool scan_live(unsigned rec)
+bool scanidx_live(unsigned rec)
 {
 	return rec < n_dirs && !dirs[rec].dead;
 }
 
-bool scan_rec_recent(unsigned rec)
+bool scanidx_recent(unsigned rec)
 {
-	return scan_live(rec) && dirs[rec].recent;
+	return scanidx_live(rec) && dirs[rec].recent;
 }
 
-size_t scan_index_size(void)
+size_t scanidx_size(void)
 {
 	return sizeof(struct scan_index);
 }
 
-uint64_t scan_rec_ino(unsigned rec)
+uint64_t scanidx_ino(unsigned rec)
 {
 	return rec < n_dirs ? dirs[rec].ino : 0;
 }
 
 /* The live record of the directory with inode ino, or -1: not in this
  * index (pruned, covered, gone). */
-int scan_rec_by_ino(uint64_t ino)
+int scanidx_by_ino(uint64_t ino)
 {
 	uint32_t slot = *scanidx_slot(ino);
 

@@ -16,7 +16,7 @@
 /* Directories listed, then gone when entered: removed (never listed again)
  * or moved (listed again, walked there); one listed again but never walked
  * moves faster than the walk follows: the jail does not start.  One
- * changed within two ticks of the walk: settle.c (scan_rec_recent). */
+ * changed within two ticks of the walk: settle.c (scanidx_recent). */
 #define SCAN_VANISHED  16
 #define SCAN_RECENT_NS 20000000ULL
 
@@ -48,7 +48,7 @@ struct scan_index {
 	char dir_arena[SCAN_DIR_ARENA];
 	unsigned n_dirs, n_vanished;
 	uint32_t dir_used;
-	struct scan_links links; /* hits.c's */
+	struct hits_links links; /* hits.c's */
 	struct scan_vanished vanished[SCAN_VANISHED];
 };
 extern struct scan_index *scanidx_cur; /* scan_index_use()'s */

@@ -17,7 +17,7 @@
  * Tearing down an inotify instance waits for an SRCU grace period in the
  * kernel (fsnotify_destroy_group), 1-15 ms here, more than a launch: the
  * launch closes its instance only once the scan is handed to pid 1
- * (scan_watch_close), and a quiet tree never makes one. */
+ * (settle_watch_close), and a quiet tree never makes one. */
 #include <errno.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -39,47 +39,47 @@ static int ifd = -1, late = -1;
 static uint64_t wd_ino[WD_MAX];
 static int wd_top;
 static uint8_t watched[1 << 16]; /* the launch's: records watched already */
-unsigned scan_unresolved;        /* moved in, gone when looked at: settle() */
-unsigned scan_watches;           /* held by this instance now */
-unsigned scan_watch_budget;      /* the most it may hold; 0: no bound (a launch) */
-bool scan_over_budget;           /* a watch was refused for the budget */
+unsigned settle_unresolved;      /* moved in, gone when looked at: settle() */
+unsigned settle_watches;         /* held by this instance now */
+unsigned settle_watch_budget;    /* the most it may hold; 0: no bound (a launch) */
+bool settle_over_budget;         /* a watch was refused for the budget */
 
 static int on_dir(int fd, unsigned rec)
 {
 	char p[32] = "/proc/self/fd/";
 	int wd;
 
-	p[14 + fmt_u(p + 14, (unsigned)fd)] = '\0';
+	p[14 + out_fmt_u(p + 14, (unsigned)fd)] = '\0';
 	wd = inotify_add_watch(ifd, p, WATCH_EVENTS);
 	if (wd < 0 || wd >= WD_MAX)
 		return -1;
 	/* Watch descriptors only grow: one above the top is a new watch. */
 	if (wd > wd_top) {
 		wd_top = wd;
-		if (scan_watch_budget && scan_watches >= scan_watch_budget) {
+		if (settle_watch_budget && settle_watches >= settle_watch_budget) {
 			(void)inotify_rm_watch(ifd, wd);
-			scan_over_budget = true;
+			settle_over_budget = true;
 			return -1;
 		}
-		scan_watches++;
+		settle_watches++;
 	}
-	wd_ino[wd] = scan_rec_ino(rec);
+	wd_ino[wd] = scanidx_ino(rec);
 	return wd;
 }
 
-int scan_watch_begin(void)
+int settle_watch_begin(void)
 {
-	scan_watch_end();
+	settle_watch_end();
 	memset(wd_ino, 0, (size_t)(wd_top + 1) * sizeof(wd_ino[0]));
 	wd_top = 0;
-	scan_watches = 0;
-	scan_over_budget = false;
+	settle_watches = 0;
+	settle_over_budget = false;
 	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	scan_on_dir = ifd >= 0 ? on_dir : NULL;
 	return ifd;
 }
 
-void scan_watch_end(void)
+void settle_watch_end(void)
 {
 	if (ifd >= 0)
 		close(ifd);
@@ -89,11 +89,11 @@ void scan_watch_end(void)
 
 static int rec_of(int wd)
 {
-	return wd >= 0 && wd < WD_MAX && wd_ino[wd] ? scan_rec_by_ino(wd_ino[wd]) : -1;
+	return wd >= 0 && wd < WD_MAX && wd_ino[wd] ? scanidx_by_ino(wd_ino[wd]) : -1;
 }
 
 /* One read of the queue: its length, 0 when empty, SCAN_EV_LOST. */
-long scan_events_read(char *buf, size_t size)
+long settle_events_read(char *buf, size_t size)
 {
 	for (;;) {
 		ssize_t n = read(ifd, buf, size);
@@ -107,7 +107,7 @@ long scan_events_read(char *buf, size_t size)
 }
 
 /* What a read brought, applied to the index in use. */
-int scan_events_apply(int pfd, const char *buf, long n)
+int settle_events_apply(int pfd, const char *buf, long n)
 {
 	const struct inotify_event *e;
 	int rec;
@@ -128,8 +128,8 @@ int scan_events_apply(int pfd, const char *buf, long n)
 		scan_drop((unsigned)rec, e->name, e->mask & IN_ISDIR);
 	}
 	/* The paths of hits dropped are garbage until packed. */
-	if (scan->used > AJ_SCAN_ARENA / 2)
-		scan_compact();
+	if (hits_cur->used > AJ_SCAN_ARENA / 2)
+		hits_compact();
 	for (ssize_t off = 0; off < n; off += (ssize_t)sizeof(*e) + e->len) {
 		e = (const struct inotify_event *)(buf + off);
 		if (!e->len || (e->mask & IN_IGNORED) || (rec = rec_of(e->wd)) < 0)
@@ -138,14 +138,14 @@ int scan_events_apply(int pfd, const char *buf, long n)
 		case -1:
 			return SCAN_EV_LOST;
 		case 1: /* moved in, and on again before it was looked at */
-			scan_unresolved += !!(e->mask & IN_MOVED_TO);
+			settle_unresolved += !!(e->mask & IN_MOVED_TO);
 		}
 	}
-	return scan_full() ? SCAN_EV_LOST : SCAN_EV_SOME;
+	return scanidx_full() ? SCAN_EV_LOST : SCAN_EV_SOME;
 }
 
 /* After every index had the read: the watches the kernel removed. */
-void scan_events_done(const char *buf, long n)
+void settle_events_done(const char *buf, long n)
 {
 	const struct inotify_event *e;
 
@@ -153,25 +153,25 @@ void scan_events_done(const char *buf, long n)
 		e = (const struct inotify_event *)(buf + off);
 		if ((e->mask & IN_IGNORED) && e->wd >= 0 && e->wd < WD_MAX && wd_ino[e->wd]) {
 			wd_ino[e->wd] = 0;
-			scan_watches--;
+			settle_watches--;
 		}
 	}
 }
 
-int scan_events(int pfd, unsigned reads)
+int settle_events(int pfd, unsigned reads)
 {
 	static _Alignas(struct inotify_event) char buf[1 << 16];
 	int seen = SCAN_EV_NONE;
 
 	for (unsigned k = 0; !reads || k < reads; k++) {
-		ssize_t n = scan_events_read(buf, sizeof(buf));
+		ssize_t n = settle_events_read(buf, sizeof(buf));
 		int r;
 
 		if (n <= 0)
 			return n ? SCAN_EV_LOST : seen;
 		seen = SCAN_EV_SOME;
-		r = scan_events_apply(pfd, buf, n);
-		scan_events_done(buf, n);
+		r = settle_events_apply(pfd, buf, n);
+		settle_events_done(buf, n);
 		if (r < 0)
 			return r;
 	}
@@ -186,7 +186,7 @@ static const char moving[] = "folders keep moving in it while it is checked for 
 static bool watch_recent(int pfd, bool *fresh)
 {
 	for (unsigned i = 0; i < scan_dirs() && i < sizeof(watched); i++) {
-		if (watched[i] || !scan_rec_recent(i))
+		if (watched[i] || !scanidx_recent(i))
 			continue;
 		watched[i] = 1;
 		*fresh = true;
@@ -198,16 +198,16 @@ static bool watch_recent(int pfd, bool *fresh)
 
 static void settle(int pfd)
 {
-	unsigned links = scan_links();
+	unsigned links = hits_links();
 
 	for (unsigned round = 0;; round++) {
-		unsigned hits = scan_changes, lost = scan_unresolved;
+		unsigned hits = scan_changes, lost = settle_unresolved;
 		bool fresh = false;
 		int r;
 
 		if (!watch_recent(pfd, &fresh))
 			return; /* no watch to be had: verify() alone, as before */
-		r = scan_events(pfd, SETTLE_READS);
+		r = settle_events(pfd, SETTLE_READS);
 		if (r == SCAN_EV_GONE)
 			die("scan the project", 0,
 			    "it was removed while it was checked for secrets");
@@ -223,23 +223,23 @@ static void settle(int pfd)
 		 * on the way. */
 		(void)scan_verify(pfd);
 		if (round == SETTLE_ROUNDS) {
-			if (scan_unresolved != lost || scan_changes != hits)
+			if (settle_unresolved != lost || scan_changes != hits)
 				die("scan the project", 0, moving);
 			break;
 		}
 	}
-	if (scan_links() != links)
+	if (hits_links() != links)
 		die("scan the project", 0, moving); /* a hard link made meanwhile */
 }
 
-void scan_watch_close(void)
+void settle_watch_close(void)
 {
 	if (late >= 0)
 		close(late);
 	late = -1;
 }
 
-void scan_project(const char *project, const struct aj_variant *v)
+void settle_project(const char *project, const struct aj_variant *v)
 {
 	int fd;
 
@@ -252,16 +252,16 @@ void scan_project(const char *project, const struct aj_variant *v)
 		bool any = false;
 
 		for (unsigned i = 0; i < scan_dirs() && !any; i++)
-			any = scan_rec_recent(i);
-		if (any && scan_watch_begin() >= 0) {
+			any = scanidx_recent(i);
+		if (any && settle_watch_begin() >= 0) {
 			memset(watched, 0, sizeof(watched));
 			settle(fd);
 			scan_on_dir = NULL;
-			late = ifd; /* closed by scan_watch_close() */
+			late = ifd; /* closed by settle_watch_close() */
 			ifd = -1;
 		}
 	}
-	scan_guards(fd, v);
-	git_tracked_scan(scan, fd, var_value(AJ_VAR_PROJECT));
+	guards_scan(fd, v);
+	git_tracked_scan(hits_cur, fd, vars_value(AJ_VAR_PROJECT));
 	close(fd);
 }

@@ -86,7 +86,7 @@ int watch_ask(const struct aj_variant *v, const char *mode)
 	size_t pl = strlen(aj_the_policy->progname), ml = strlen(mode);
 	int s;
 
-	wt_key[0] = '\0';
+	watchtab_key[0] = '\0';
 	if (!scan_needed(v))
 		return -1;
 	if (e && (!strcmp(e, "0") || !strcmp(e, "off") || !strcmp(e, "no"))) {
@@ -95,21 +95,21 @@ int watch_ask(const struct aj_variant *v, const char *mode)
 	}
 	watch_state = "on: none for this project yet (a walk of AIJAIL_WATCH_MIN directories or "
 	              "more starts one)";
-	if (pl + ml + 2 > sizeof(wt_label))
+	if (pl + ml + 2 > sizeof(watchtab_label))
 		pl = ml = 0;
-	memcpy(wt_label, aj_the_policy->progname, pl);
-	wt_label[pl] = '/';
-	memcpy(wt_label + pl + 1, mode, ml + 1);
+	memcpy(watchtab_label, aj_the_policy->progname, pl);
+	watchtab_label[pl] = '/';
+	memcpy(watchtab_label + pl + 1, mode, ml + 1);
 	watching = true;
-	if ((wt_rdir = wt_runtime_dir(false)) < 0) {
-		watching = wt_dir_absent;
+	if ((watchtab_rdir = watchtab_runtime_dir(false)) < 0) {
+		watching = watchtab_dir_absent;
 		return -1;
 	}
-	if (!wt_make_key()) {
-		wt_key[0] = '\0';
+	if (!watchtab_make_key()) {
+		watchtab_key[0] = '\0';
 		return -1;
 	}
-	wt_sun_of(&a, wt_key);
+	watchtab_sun_of(&a, watchtab_key);
 	s = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -1;
@@ -118,16 +118,16 @@ int watch_ask(const struct aj_variant *v, const char *mode)
 		unsigned lim;
 
 		close(s);
-		if ((need = wt_marked()) < 0)
+		if ((need = watchtab_marked()) < 0)
 			return -1;
-		lim = wt_limit();
+		lim = watchtab_limit();
 		if (need && lim && (unsigned long)need > lim) {
 			watch_state = "off for this project, because it needs more inotify watches "
 			              "than all watchers may hold (AIJAIL_WATCH_SHARE percent of "
 			              "max_user_watches, 10 unless set): launches here walk";
 			return -1;
 		}
-		if (wt_flatten(v)) {
+		if (watchtab_flatten(v)) {
 			watch_state = "on: starting this project's watcher (this launch walks)";
 			spawn();
 		}
@@ -135,20 +135,20 @@ int watch_ask(const struct aj_variant *v, const char *mode)
 	}
 	watch_state = "on: this project's watcher was not trusted or did not answer; this "
 	              "launch walks";
-	if (!wt_flatten(v)) {
+	if (!watchtab_flatten(v)) {
 		close(s);
 		return -1;
 	}
-	q.dev = wt_proj_dev;
-	q.ino = wt_proj_ino;
-	q.tlen = wt_flat_len;
-	memcpy(q.key, wt_key, sizeof(q.key));
-	memcpy(q.label, wt_label, sizeof(q.label));
+	q.dev = watchtab_proj_dev;
+	q.ino = watchtab_proj_ino;
+	q.tlen = watchtab_flat_len;
+	memcpy(q.key, watchtab_key, sizeof(q.key));
+	memcpy(q.label, watchtab_label, sizeof(q.label));
 	iov[0] = (struct iovec){&q, sizeof(q)};
-	iov[1] = (struct iovec){wt_flat, wt_flat_len};
-	if (!wt_peer_ok(s) || setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	iov[1] = (struct iovec){watchtab_flat, watchtab_flat_len};
+	if (!watchtab_peer_ok(s) || setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
-	    syscall(SYS_sendmsg, s, &m, MSG_NOSIGNAL) != (long)(sizeof(q) + wt_flat_len)) {
+	    syscall(SYS_sendmsg, s, &m, MSG_NOSIGNAL) != (long)(sizeof(q) + watchtab_flat_len)) {
 		close(s);
 		return -1;
 	}
@@ -161,8 +161,8 @@ static bool take(int s)
 	static uint8_t notes[AJ_SCAN_MAX];
 	struct watch_ans h;
 
-	if (!wt_get(s, &h, sizeof(h)) || h.magic != WATCH_MAGIC || h.dev != wt_proj_dev ||
-	    h.ino != wt_proj_ino)
+	if (!watchtab_get(s, &h, sizeof(h)) || h.magic != WATCH_MAGIC ||
+	    h.dev != watchtab_proj_dev || h.ino != watchtab_proj_ino)
 		return false;
 	if (h.status != ANS_OK) {
 		watch_state = "on: this project's watcher is making the index for this scan table; "
@@ -171,18 +171,18 @@ static bool take(int s)
 	}
 	if (h.n > AJ_SCAN_MAX || h.used > AJ_SCAN_ARENA || (h.n && !h.used))
 		return false;
-	scan->n = scan->used = scan->n_pruned = 0;
-	if (!wt_get(s, scan->hits, h.n * sizeof(scan->hits[0])) ||
-	    !wt_get(s, scan->arena, h.used) || !wt_get(s, notes, h.n) ||
-	    (h.used && scan->arena[h.used - 1]))
+	hits_cur->n = hits_cur->used = hits_cur->n_pruned = 0;
+	if (!watchtab_get(s, hits_cur->hits, h.n * sizeof(hits_cur->hits[0])) ||
+	    !watchtab_get(s, hits_cur->arena, h.used) || !watchtab_get(s, notes, h.n) ||
+	    (h.used && hits_cur->arena[h.used - 1]))
 		return false;
 	for (unsigned i = 0; i < h.n; i++)
-		if (scan->hits[i].off >= h.used || !scan->hits[i].kind)
+		if (hits_cur->hits[i].off >= h.used || !hits_cur->hits[i].kind)
 			return false;
 	memset(notes + h.n, 0, sizeof(notes) - h.n);
-	scan->n = h.n;
-	scan->used = h.used;
-	git_notes_apply(scan, notes);
+	hits_cur->n = h.n;
+	hits_cur->used = h.used;
+	git_notes_apply(hits_cur, notes);
 	return true;
 }
 
@@ -199,39 +199,39 @@ void watch_scan(int s, const struct aj_variant *v)
 		pfd = openat(AT_FDCWD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (pfd < 0)
 			diep("scan", ".", errno, NULL);
-		scan_guards(pfd, v);
+		guards_scan(pfd, v);
 		close(pfd);
 		watch_source = "the watcher";
 		watch_state = "on: this project's watcher answered";
 		return;
 	}
 	if (s >= 0)
-		scan->n = scan->used = 0;
-	t0 = wt_now_ns();
-	scan_project(".", v);
-	min = wt_env_num("AIJAIL_WATCH_MIN", WATCH_MIN);
+		hits_cur->n = hits_cur->used = 0;
+	t0 = watchtab_now_ns();
+	settle_project(".", v);
+	min = watchtab_env_num("AIJAIL_WATCH_MIN", WATCH_MIN);
 	/* A large project, or a slow walk of a fair number of directories
 	 * (a big repository in few of them): the next launch starts a
 	 * watcher.  The mark holds the directories read: the watches it
 	 * would need. */
 	if (s < 0 && watching &&
 	    (scan_dirs() >= min ||
-	     (scan_dirs() >= min * 3 / 10 && wt_now_ns() - t0 >= WATCH_SLOW_NS))) {
+	     (scan_dirs() >= min * 3 / 10 && watchtab_now_ns() - t0 >= WATCH_SLOW_NS))) {
 		char lock[64], n[16];
 		int fd;
 
-		if (wt_rdir < 0 && (wt_rdir = wt_runtime_dir(true)) < 0) {
+		if (watchtab_rdir < 0 && (watchtab_rdir = watchtab_runtime_dir(true)) < 0) {
 			watch_state =
 			    "off, because there is no runtime directory only the caller can "
 			    "make; launches walk";
 			return;
 		}
-		if (!wt_key[0] && !wt_make_key())
+		if (!watchtab_key[0] && !watchtab_make_key())
 			return;
-		wt_key_name(lock, wt_key, ".lock");
-		fd = openat(wt_rdir, lock, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		watchtab_key_name(lock, watchtab_key, ".lock");
+		fd = openat(watchtab_rdir, lock, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
-			size_t l = fmt_u(n, scan_dirs());
+			size_t l = out_fmt_u(n, scan_dirs());
 
 			n[l++] = '\n';
 			(void)pwrite(fd, n, l, 0);
@@ -249,13 +249,13 @@ const char *watch_explain(void)
 	static char b[512];
 	size_t n;
 
-	if (watching || !wt_why_no_dir || wt_dir_absent)
+	if (watching || !watchtab_why_no_dir || watchtab_dir_absent)
 		return watch_state;
-	n = strlen(wt_why_no_dir);
+	n = strlen(watchtab_why_no_dir);
 	memcpy(b, "off, because ", 13);
 	if (n > sizeof(b) - 30)
 		n = sizeof(b) - 30;
-	memcpy(b + 13, wt_why_no_dir, n);
+	memcpy(b + 13, watchtab_why_no_dir, n);
 	memcpy(b + 13 + n, "; launches walk", 16);
 	return b;
 }

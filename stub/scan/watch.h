@@ -45,13 +45,13 @@ struct watch_ans {
 
 /* A scan table flattened: the header, the steps (floating, then
  * anchored), the byte sets, then the steps' strings, each NUL-ended. */
-struct wt_hdr {
+struct watchtab_hdr {
 	uint32_t len;
 	uint16_t n_floating;
 	uint8_t n_steps, n_sets, depth, bound, deny_sockets, pad;
 	uint64_t start;
 };
-struct wt_step {
+struct watchtab_step {
 	uint8_t op, flags, kind, first, min, max, la, lb;
 	uint64_t next;
 	uint16_t pattern, pad;
@@ -59,7 +59,7 @@ struct wt_step {
 };
 
 /* The watcher's copy of one table. */
-struct wt_table {
+struct watchtab_table {
 	struct aj_scan sc;
 	struct aj_variant v;
 	struct aj_step steps[WATCH_STEPS];
@@ -67,33 +67,33 @@ struct wt_table {
 	bool ready;
 	char labels[WATCH_LABELS];
 	_Alignas(8) uint8_t blob[WATCH_TABLE_MAX];
-	/* then the index, scan_index_size() bytes */
+	/* then the index, scanidx_size() bytes */
 };
 
 /* watchtab.c: the state a launch sets up and the watcher it forks
  * inherits. */
-extern char wt_key[24]; /* "w-" and 16 hex digits: the project, in this mount namespace */
-extern int wt_rdir;     /* the runtime directory, O_PATH */
-extern uint64_t wt_proj_dev, wt_proj_ino;
-extern const char *wt_why_no_dir;
-extern bool wt_dir_absent; /* not made yet (a launch makes it when it marks a project) */
-extern char wt_label[40];
-extern uint8_t wt_flat[WATCH_TABLE_MAX]; /* this launch's table, flattened */
-extern uint32_t wt_flat_len;
+extern char watchtab_key[24]; /* "w-" and 16 hex digits: the project, in this mount namespace */
+extern int watchtab_rdir;     /* the runtime directory, O_PATH */
+extern uint64_t watchtab_proj_dev, watchtab_proj_ino;
+extern const char *watchtab_why_no_dir;
+extern bool watchtab_dir_absent; /* not made yet (a launch makes it when it marks a project) */
+extern char watchtab_label[40];
+extern uint8_t watchtab_flat[WATCH_TABLE_MAX]; /* this launch's table, flattened */
+extern uint32_t watchtab_flat_len;
 struct sockaddr_un;
-unsigned wt_env_num(const char *name, unsigned dflt);
-uint64_t wt_now_ns(void);
-void wt_key_name(char *buf, const char *k, const char *suffix);
-void wt_sun_of(struct sockaddr_un *a, const char *k);
-int wt_runtime_dir(bool make);
-bool wt_make_key(void);
-bool wt_flatten(const struct aj_variant *v);
-bool wt_unflatten(struct wt_table *t);
-bool wt_peer_ok(int s);
-unsigned wt_limit(void);
-unsigned wt_num(const char *s);
-long wt_marked(void);
-bool wt_get(int s, void *buf, size_t n);
+unsigned watchtab_env_num(const char *name, unsigned dflt);
+uint64_t watchtab_now_ns(void);
+void watchtab_key_name(char *buf, const char *k, const char *suffix);
+void watchtab_sun_of(struct sockaddr_un *a, const char *k);
+int watchtab_runtime_dir(bool make);
+bool watchtab_make_key(void);
+bool watchtab_flatten(const struct aj_variant *v);
+bool watchtab_unflatten(struct watchtab_table *t);
+bool watchtab_peer_ok(int s);
+unsigned watchtab_limit(void);
+unsigned watchtab_num(const char *s);
+long watchtab_marked(void);
+bool watchtab_get(int s, void *buf, size_t n);
 
 /* watchd.c: the watcher's entry point, in the second child of the
  * launch's fork (watch.c's spawn()). */

@@ -39,7 +39,7 @@ static int ifd = -1, pfd = -1, mfd = -1, lk = -1, sfd = -1;
 static jmp_buf failed;
 static int client = -1;
 static char sockname[64], statename[64], lockname[64];
-static struct wt_table *tables[WATCH_TABLES];
+static struct watchtab_table *tables[WATCH_TABLES];
 static unsigned n_tables, cur = ~0u;
 static uint64_t started, last_used, limit;
 static unsigned written_watches = ~0u;
@@ -52,7 +52,7 @@ static void use(unsigned t)
 	if (cur == t)
 		return;
 	cur = t;
-	scan_index_use((char *)tables[t] + sizeof(struct wt_table), &tables[t]->v);
+	scan_index_use((char *)tables[t] + sizeof(struct watchtab_table), &tables[t]->v);
 }
 
 static void on_die(void)
@@ -62,10 +62,10 @@ static void on_die(void)
 
 static void unlink_ours(bool mark)
 {
-	(void)unlinkat(wt_rdir, sockname, 0);
-	(void)unlinkat(wt_rdir, statename, 0);
+	(void)unlinkat(watchtab_rdir, sockname, 0);
+	(void)unlinkat(watchtab_rdir, statename, 0);
 	if (mark)
-		(void)unlinkat(wt_rdir, lockname, 0);
+		(void)unlinkat(watchtab_rdir, lockname, 0);
 }
 
 /* What aijail-status --watchers lists, and what other watchers count
@@ -73,21 +73,21 @@ static void unlink_ours(bool mark)
 static void publish(void)
 {
 	static char b[WATCH_STATE_SIZE];
-	const char *proj = var_value(AJ_VAR_PROJECT);
+	const char *proj = vars_value(AJ_VAR_PROJECT);
 	size_t n = 0, l;
 
-	if (sfd < 0 || (scan_watches == written_watches && last_used == written_used))
+	if (sfd < 0 || (settle_watches == written_watches && last_used == written_used))
 		return;
-	written_watches = scan_watches;
+	written_watches = settle_watches;
 	written_used = last_used;
 #define ADD(s)                                                                                     \
 	(l = strlen(s), l = l < sizeof(b) - n - 2 ? l : sizeof(b) - n - 2, memcpy(b + n, s, l),    \
 	 n += l)
-#define NUM(u) (n += n + 24 < sizeof(b) ? fmt_u(b + n, (u)) : 0)
+#define NUM(u) (n += n + 24 < sizeof(b) ? out_fmt_u(b + n, (u)) : 0)
 	ADD("pid ");
 	NUM((unsigned long long)getpid());
 	ADD("\nwatches ");
-	NUM(scan_watches);
+	NUM(settle_watches);
 	ADD("\nstarted ");
 	NUM(started / 1000);
 	ADD("\nused ");
@@ -122,7 +122,7 @@ static uint64_t others(char *old)
 {
 	static _Alignas(8) char buf[4096];
 	uint64_t sum = 0, oldest = last_used;
-	int d = openat(wt_rdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int d = openat(watchtab_rdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct dir_iter it = {d, buf, sizeof(buf), 0, 0};
 	struct aj_dirent *e;
 
@@ -134,10 +134,11 @@ static uint64_t others(char *old)
 		size_t l = strlen(e->d_name), r;
 		int fd, lf;
 
-		if (l != 24 || strcmp(e->d_name + 18, ".state") || !strncmp(e->d_name, wt_key, 18))
+		if (l != 24 || strcmp(e->d_name + 18, ".state") ||
+		    !strncmp(e->d_name, watchtab_key, 18))
 			continue;
-		wt_key_name(lock, e->d_name, ".lock");
-		lf = openat(wt_rdir, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		watchtab_key_name(lock, e->d_name, ".lock");
+		lf = openat(watchtab_rdir, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (lf < 0)
 			continue;
 		if (!flock(lf, LOCK_SH | LOCK_NB)) {
@@ -145,15 +146,16 @@ static uint64_t others(char *old)
 			continue;
 		}
 		close(lf);
-		fd = openat(wt_rdir, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		fd = openat(watchtab_rdir, e->d_name,
+		            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		r = fd_read(fd, st, sizeof(st) - 1);
+		r = out_read(fd, st, sizeof(st) - 1);
 		close(fd);
 		st[r] = '\0';
 		if (!(w = strstr(st, "\nwatches ")) || !(u = strstr(st, "\nused_ms ")))
 			continue;
-		sum += wt_num(w + 9);
+		sum += watchtab_num(w + 9);
 		for (unsigned i = 0; i < n_refused && i < 8; i++)
 			if (!strncmp(refused[i], e->d_name, 18))
 				u = NULL;
@@ -179,13 +181,13 @@ static void evict(const char *k)
 
 	if (s < 0)
 		return;
-	wt_sun_of(&a, k);
+	watchtab_sun_of(&a, k);
 	memcpy(q.key, k, 18);
-	if (!syscall(SYS_connect, s, &a, sizeof(a)) && wt_peer_ok(s))
+	if (!syscall(SYS_connect, s, &a, sizeof(a)) && watchtab_peer_ok(s))
 		(void)syscall(SYS_sendto, s, &q, sizeof(q), MSG_NOSIGNAL, NULL, 0);
 	close(s);
-	wt_key_name(st, k, ".state");
-	for (unsigned i = 0; !faccessat(wt_rdir, st, F_OK, AT_SYMLINK_NOFOLLOW); i++) {
+	watchtab_key_name(st, k, ".state");
+	for (unsigned i = 0; !faccessat(watchtab_rdir, st, F_OK, AT_SYMLINK_NOFOLLOW); i++) {
 		if (i == 50) {
 			memcpy(refused[n_refused++ % 8], k, 18);
 			return;
@@ -204,7 +206,7 @@ static bool make_room(uint64_t need)
 		uint64_t o = others(old);
 
 		if (o + need <= limit) {
-			scan_watch_budget = (unsigned)(limit - o);
+			settle_watch_budget = (unsigned)(limit - o);
 			return true;
 		}
 		if (!old[0])
@@ -218,11 +220,11 @@ static bool make_room(uint64_t need)
  * cannot follow event by event. */
 static void rebuild(void)
 {
-	uint64_t need = scan_watches + scan_watches / 8 + 64;
+	uint64_t need = settle_watches + settle_watches / 8 + 64;
 
 	for (unsigned t = 0; t < n_tables; t++)
 		tables[t]->ready = false;
-	ifd = scan_watch_begin();
+	ifd = settle_watch_begin();
 	if (ifd < 0)
 		return;
 	for (unsigned round = 0; round < 2; round++) {
@@ -231,13 +233,13 @@ static void rebuild(void)
 		for (unsigned t = 0; t < n_tables && !over; t++) {
 			use(t);
 			tables[t]->ready = scan_walk(pfd, &tables[t]->v);
-			over = scan_over_budget;
+			over = settle_over_budget;
 		}
 		if (!over)
 			break;
 		/* Our share is used up: older watchers give way, or we do. */
-		need = scan_watches + scan_watches / 8 + 64;
-		ifd = scan_watch_begin();
+		need = settle_watches + settle_watches / 8 + 64;
+		ifd = settle_watch_begin();
 		if (ifd < 0 || !make_room(need) || round)
 			give_way();
 	}
@@ -251,7 +253,7 @@ static void follow(void)
 	bool lost = false;
 
 	for (;;) {
-		long n = scan_events_read(buf, sizeof(buf));
+		long n = settle_events_read(buf, sizeof(buf));
 
 		if (n == 0)
 			break;
@@ -265,12 +267,12 @@ static void follow(void)
 			if (!tables[t]->ready)
 				continue;
 			use(t);
-			r = scan_events_apply(pfd, buf, n);
+			r = settle_events_apply(pfd, buf, n);
 			if (r == SCAN_EV_GONE)
 				give_way(); /* the project is gone */
 			lost |= r == SCAN_EV_LOST;
 		}
-		scan_events_done(buf, n);
+		settle_events_done(buf, n);
 	}
 	if (lost)
 		rebuild();
@@ -280,14 +282,14 @@ static void follow(void)
  * events are on the way); 2: a masked file has another name: walk. */
 static int check_hits(void)
 {
-	for (unsigned i = 0; i < scan->n; i++) {
-		const struct scan_hit *h = &scan->hits[i];
+	for (unsigned i = 0; i < hits_cur->n; i++) {
+		const struct scan_hit *h = &hits_cur->hits[i];
 		struct stat st;
 		int fd;
 
 		if (!h->ino)
 			continue;
-		fd = openat2_(pfd, scan->arena + h->off, O_PATH | O_NOFOLLOW,
+		fd = openat2_(pfd, hits_cur->arena + h->off, O_PATH | O_NOFOLLOW,
 		              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 		if (fd < 0)
 			return 1;
@@ -299,11 +301,11 @@ static int check_hits(void)
 		if (S_ISREG(st.st_mode) && st.st_nlink > 1)
 			return 2;
 	}
-	scan_links_clear(); /* checked here, answer by answer */
+	hits_links_clear(); /* checked here, answer by answer */
 	return 0;
 }
 
-static void add_label(struct wt_table *t, const char *l)
+static void add_label(struct watchtab_table *t, const char *l)
 {
 	size_t n = strlen(t->labels), k = strnlen(l, 39);
 
@@ -320,8 +322,8 @@ static void add_label(struct wt_table *t, const char *l)
  * -1: none to be had. */
 static int table_of(const uint8_t *blob, uint32_t len, const char *l, bool *fresh)
 {
-	struct wt_table *t;
-	size_t size = sizeof(struct wt_table) + scan_index_size();
+	struct watchtab_table *t;
+	size_t size = sizeof(struct watchtab_table) + scanidx_size();
 
 	*fresh = false;
 	for (unsigned i = 0; i < n_tables; i++)
@@ -337,7 +339,7 @@ static int table_of(const uint8_t *blob, uint32_t len, const char *l, bool *fres
 		return -1;
 	memcpy(t->blob, blob, len);
 	t->len = len;
-	if (!wt_unflatten(t)) {
+	if (!watchtab_unflatten(t)) {
 		munmap(t, size);
 		return -1;
 	}
@@ -353,9 +355,9 @@ static void add_table(unsigned t)
 {
 	use(t);
 	tables[t]->ready = ifd >= 0 && scan_walk(pfd, &tables[t]->v);
-	if (scan_over_budget) {
-		scan_over_budget = false;
-		if (!make_room(scan_watches + scan_watches / 8 + 64))
+	if (settle_over_budget) {
+		settle_over_budget = false;
+		if (!make_room(settle_watches + settle_watches / 8 + 64))
 			give_way();
 		rebuild();
 	}
@@ -383,18 +385,19 @@ static int reply(int c)
 	if (setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
 	    getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) || cr.uid != getuid() ||
-	    !wt_get(c, &q, sizeof(q)) || q.magic != WATCH_MAGIC || memcmp(q.key, wt_key, 18))
+	    !watchtab_get(c, &q, sizeof(q)) || q.magic != WATCH_MAGIC ||
+	    memcmp(q.key, watchtab_key, 18))
 		return -1;
 	/* Only another watcher asks us to give way: a process whose
 	 * namespaces stay what they were, and must be ours. */
-	if (q.op == OP_YIELD && wt_peer_ok(c))
+	if (q.op == OP_YIELD && watchtab_peer_ok(c))
 		give_way();
-	if (q.op != OP_ASK || q.dev != wt_proj_dev || q.ino != wt_proj_ino ||
-	    q.tlen > sizeof(blob) || !wt_get(c, blob, q.tlen))
+	if (q.op != OP_ASK || q.dev != watchtab_proj_dev || q.ino != watchtab_proj_ino ||
+	    q.tlen > sizeof(blob) || !watchtab_get(c, blob, q.tlen))
 		return -1;
 	q.label[sizeof(q.label) - 1] = '\0';
-	h.dev = wt_proj_dev;
-	h.ino = wt_proj_ino;
+	h.dev = watchtab_proj_dev;
+	h.ino = watchtab_proj_ino;
 	last_used = wall_ms();
 	t = table_of(blob, q.tlen, q.label, &fresh);
 	if (t >= 0 && !fresh && tables[t]->ready) {
@@ -416,14 +419,14 @@ static int reply(int c)
 		}
 	}
 	if (h.status == ANS_OK) {
-		scan_compact();
-		ans.n = scan->n;
-		ans.used = scan->used;
-		memcpy(ans.hits, scan->hits, scan->n * sizeof(scan->hits[0]));
-		memcpy(ans.arena, scan->arena, scan->used);
+		hits_compact();
+		ans.n = hits_cur->n;
+		ans.used = hits_cur->used;
+		memcpy(ans.hits, hits_cur->hits, hits_cur->n * sizeof(hits_cur->hits[0]));
+		memcpy(ans.arena, hits_cur->arena, hits_cur->used);
 		/* Git's looks are replayed per table and generation of hits. */
 		git_memo = scan_changes * WATCH_TABLES + (unsigned)t + 1;
-		git_tracked_scan(&ans, pfd, var_value(AJ_VAR_PROJECT));
+		git_tracked_scan(&ans, pfd, vars_value(AJ_VAR_PROJECT));
 		h.n = ans.n;
 		h.used = ans.used;
 	}
@@ -440,7 +443,7 @@ static int reply(int c)
 
 static uint64_t now_s(void)
 {
-	return wt_now_ns() / 1000000000u;
+	return watchtab_now_ns() / 1000000000u;
 }
 
 /* The watcher's entry point, in the launch's second child (spawn()):
@@ -451,7 +454,7 @@ noreturn void watchd_main(void)
 	static int ls = -1;
 	static uint64_t last;
 	static struct stat sst;
-	unsigned idle = wt_env_num("AIJAIL_WATCH_IDLE", WATCH_IDLE);
+	unsigned idle = watchtab_env_num("AIJAIL_WATCH_IDLE", WATCH_IDLE);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	long need;
 	bool fresh;
@@ -460,51 +463,52 @@ noreturn void watchd_main(void)
 	 * waits for their end), its descriptors. */
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
 		_exit(1);
-	if (wt_rdir != 3 && (dup2(wt_rdir, 3) < 0 || (close(wt_rdir), 0)))
+	if (watchtab_rdir != 3 && (dup2(watchtab_rdir, 3) < 0 || (close(watchtab_rdir), 0)))
 		_exit(1);
-	wt_rdir = 3;
+	watchtab_rdir = 3;
 	syscall(SYS_close_range, 4U, ~0U, 0U);
 	umask(077);
 	prctl(PR_SET_NAME, "aijail-watch");
-	aj_die_reap = 0;
-	aj_die_undo = NULL;
-	aj_die_cleanup = on_die;
-	wt_key_name(lockname, wt_key, ".lock");
-	wt_key_name(sockname, wt_key, ".sock");
-	wt_key_name(statename, wt_key, ".state");
-	need = wt_marked();
-	lk = openat(wt_rdir, lockname, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	die_reap = 0;
+	die_undo = NULL;
+	die_cleanup = on_die;
+	watchtab_key_name(lockname, watchtab_key, ".lock");
+	watchtab_key_name(sockname, watchtab_key, ".sock");
+	watchtab_key_name(statename, watchtab_key, ".state");
+	need = watchtab_marked();
+	lk = openat(watchtab_rdir, lockname, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lk < 0 || flock(lk, LOCK_EX | LOCK_NB))
 		_exit(0); /* another watcher has it */
 	started = last_used = wall_ms();
-	limit = wt_limit();
+	limit = watchtab_limit();
 	if (setjmp(failed))
 		_exit(1);
 	/* Room for what the last walk read, before walking. */
 	if (limit && !make_room(need > 0 ? (uint64_t)need : 0)) {
-		(void)unlinkat(wt_rdir, lockname, 0);
+		(void)unlinkat(watchtab_rdir, lockname, 0);
 		_exit(0);
 	}
 	pfd = openat(AT_FDCWD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	mfd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	sfd = openat(wt_rdir, statename, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	wt_sun_of(&a, wt_key);
-	(void)unlinkat(wt_rdir, sockname, 0);
+	sfd = openat(watchtab_rdir, statename, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	             0600);
+	watchtab_sun_of(&a, watchtab_key);
+	(void)unlinkat(watchtab_rdir, sockname, 0);
 	ls = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (pfd < 0 || mfd < 0 || ls < 0 || syscall(SYS_bind, ls, &a, sizeof(a)) ||
 	    syscall(SYS_listen, ls, 64))
 		_exit(1);
-	if (fstatat(wt_rdir, sockname, &sst, AT_SYMLINK_NOFOLLOW))
+	if (fstatat(watchtab_rdir, sockname, &sst, AT_SYMLINK_NOFOLLOW))
 		_exit(1);
 	last = now_s();
-	if (table_of(wt_flat, wt_flat_len, wt_label, &fresh) < 0)
+	if (table_of(watchtab_flat, watchtab_flat_len, watchtab_label, &fresh) < 0)
 		give_way();
 	if (setjmp(failed)) {
 		/* A walk or an event that would have ended a launch: every
 		 * request gets "walk" now, until the idle time is up. */
 		for (unsigned t = 0; t < n_tables; t++)
 			tables[t]->ready = false;
-		scan_watch_end();
+		settle_watch_end();
 		ifd = -1;
 		if (client >= 0)
 			close(client);
@@ -524,7 +528,7 @@ noreturn void watchd_main(void)
 			break;
 		/* Our socket removed or replaced: launches cannot reach us,
 		 * and the next watcher needs the lock. */
-		if (fstatat(wt_rdir, sockname, &now, AT_SYMLINK_NOFOLLOW) ||
+		if (fstatat(watchtab_rdir, sockname, &now, AT_SYMLINK_NOFOLLOW) ||
 		    now.st_ino != sst.st_ino || now.st_dev != sst.st_dev)
 			_exit(0);
 		r = poll(p, 3, (int)(idle - (t - last) < 5 ? idle - (t - last) : 5) * 1000);

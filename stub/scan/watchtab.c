@@ -24,16 +24,16 @@
 #define AJ_WATCH_BUILD 0ULL
 #endif
 
-char wt_key[24];
-int wt_rdir = -1;
-uint64_t wt_proj_dev, wt_proj_ino;
-const char *wt_why_no_dir;
-bool wt_dir_absent;
-char wt_label[40];
-_Alignas(8) uint8_t wt_flat[WATCH_TABLE_MAX];
-uint32_t wt_flat_len;
+char watchtab_key[24];
+int watchtab_rdir = -1;
+uint64_t watchtab_proj_dev, watchtab_proj_ino;
+const char *watchtab_why_no_dir;
+bool watchtab_dir_absent;
+char watchtab_label[40];
+_Alignas(8) uint8_t watchtab_flat[WATCH_TABLE_MAX];
+uint32_t watchtab_flat_len;
 
-unsigned wt_env_num(const char *name, unsigned dflt)
+unsigned watchtab_env_num(const char *name, unsigned dflt)
 {
 	const char *s = getenv(name);
 	unsigned long n = 0;
@@ -45,7 +45,7 @@ unsigned wt_env_num(const char *name, unsigned dflt)
 	return *s || n > 100000000 ? dflt : (unsigned)n;
 }
 
-uint64_t wt_now_ns(void)
+uint64_t watchtab_now_ns(void)
 {
 	struct timespec t;
 
@@ -54,22 +54,22 @@ uint64_t wt_now_ns(void)
 }
 
 /* The key's file with suffix, in the runtime directory. */
-void wt_key_name(char *buf, const char *k, const char *suffix)
+void watchtab_key_name(char *buf, const char *k, const char *suffix)
 {
 	memcpy(buf, k, 18);
 	memcpy(buf + 18, suffix, strlen(suffix) + 1);
 }
 
-void wt_sun_of(struct sockaddr_un *a, const char *k)
+void watchtab_sun_of(struct sockaddr_un *a, const char *k)
 {
 	size_t n;
 
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
 	memcpy(a->sun_path, "/proc/self/fd/", 14);
-	n = 14 + fmt_u(a->sun_path + 14, (unsigned)wt_rdir);
+	n = 14 + out_fmt_u(a->sun_path + 14, (unsigned)watchtab_rdir);
 	a->sun_path[n++] = '/';
-	wt_key_name(a->sun_path + n, k, ".sock");
+	watchtab_key_name(a->sun_path + n, k, ".sock");
 }
 
 /* Ours, and nobody else can put anything in it or take it away: owned by
@@ -92,7 +92,7 @@ static int sub_dir(int dir, const char *name, bool make, bool private)
 	if (make)
 		(void)mkdirat(dir, name, 0700);
 	fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	wt_dir_absent = fd < 0 && errno == ENOENT && !make;
+	watchtab_dir_absent = fd < 0 && errno == ENOENT && !make;
 	close(dir);
 	if (ours(fd, private))
 		return fd;
@@ -108,7 +108,7 @@ static int sub_dir(int dir, const char *name, bool make, bool private)
  * one else may write, the last two 0700.  Never a name in a shared
  * directory (/tmp): another user could make it first.  Made only when a
  * project is marked (make): where none exists, no watcher can. */
-int wt_runtime_dir(bool make)
+int watchtab_runtime_dir(bool make)
 {
 	const char *x = getenv("XDG_RUNTIME_DIR"), *c = getenv("XDG_CACHE_HOME");
 	const char *h = getenv("HOME");
@@ -124,7 +124,7 @@ int wt_runtime_dir(bool make)
 	if (c && c[0] == '/') {
 		fd = open(c, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (!ours(fd, false)) {
-			wt_why_no_dir =
+			watchtab_why_no_dir =
 			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
 			    "$XDG_CACHE_HOME is not a directory of the caller's that only the "
 			    "caller may write";
@@ -135,7 +135,7 @@ int wt_runtime_dir(bool make)
 	} else {
 		fd = h && h[0] == '/' ? open(h, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 		if (!ours(fd, false)) {
-			wt_why_no_dir =
+			watchtab_why_no_dir =
 			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
 			    "$HOME is not a directory of the caller's that only the caller may "
 			    "write";
@@ -145,7 +145,7 @@ int wt_runtime_dir(bool make)
 		}
 		fd = sub_dir(fd, ".cache", make, false);
 		if (fd < 0) {
-			wt_why_no_dir =
+			watchtab_why_no_dir =
 			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
 			    "$HOME/.cache is not a directory of the caller's that only the "
 			    "caller may write";
@@ -156,7 +156,7 @@ int wt_runtime_dir(bool make)
 	if (fd >= 0)
 		fd = sub_dir(fd, "run", make, true);
 	if (fd < 0)
-		wt_why_no_dir =
+		watchtab_why_no_dir =
 		    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and the "
 		    "cache's aijail/run is not a directory of the caller's alone (0700)";
 	return fd;
@@ -172,7 +172,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 /* Which watcher answers this launch: the project, in this mount
  * namespace, for this uid and this build of the stub's code.  Not the
  * stub, the policy or the mode: the table travels with the question. */
-bool wt_make_key(void)
+bool watchtab_make_key(void)
 {
 	struct stat pst, mst;
 	uint64_t h = 0xcbf29ce484222325ULL, x[7];
@@ -180,8 +180,8 @@ bool wt_make_key(void)
 
 	if (stat(".", &pst) || stat("/proc/self/ns/mnt", &mst))
 		return false;
-	wt_proj_dev = pst.st_dev;
-	wt_proj_ino = pst.st_ino;
+	watchtab_proj_dev = pst.st_dev;
+	watchtab_proj_ino = pst.st_ino;
 	x[0] = pst.st_dev;
 	x[1] = pst.st_ino;
 	x[2] = AJ_WATCH_BUILD;
@@ -190,10 +190,10 @@ bool wt_make_key(void)
 	x[5] = mst.st_ino; /* a watcher sees the mounts of its own namespace */
 	x[6] = mst.st_dev;
 	h = fnv(h, x, sizeof(x));
-	memcpy(wt_key, "w-", 2);
+	memcpy(watchtab_key, "w-", 2);
 	for (unsigned i = 0; i < 16; i++)
-		wt_key[2 + i] = hex[(h >> (60 - 4 * i)) & 15];
-	wt_key[18] = '\0';
+		watchtab_key[2 + i] = hex[(h >> (60 - 4 * i)) & 15];
+	watchtab_key[18] = '\0';
 	return true;
 }
 
@@ -201,19 +201,19 @@ bool wt_make_key(void)
 
 static bool put(uint32_t *at, const void *p, size_t n)
 {
-	if (*at + n > sizeof(wt_flat))
+	if (*at + n > sizeof(watchtab_flat))
 		return false;
-	memcpy(wt_flat + *at, p, n);
+	memcpy(watchtab_flat + *at, p, n);
 	*at += (uint32_t)n;
 	return true;
 }
 
-bool wt_flatten(const struct aj_variant *v)
+bool watchtab_flatten(const struct aj_variant *v)
 {
 	const struct aj_scan *sc = v->scan;
 	unsigned n = sc->n_floating + sc->n_steps;
-	uint32_t at = sizeof(struct wt_hdr) + n * sizeof(struct wt_step), s;
-	struct wt_hdr h = {
+	uint32_t at = sizeof(struct watchtab_hdr) + n * sizeof(struct watchtab_step), s;
+	struct watchtab_hdr h = {
 	    .n_floating = sc->n_floating,
 	    .n_steps = sc->n_steps,
 	    .n_sets = sc->n_sets,
@@ -228,7 +228,7 @@ bool wt_flatten(const struct aj_variant *v)
 	for (unsigned i = 0; i < n; i++) {
 		const struct aj_step *st =
 		    i < sc->n_floating ? &sc->floating[i] : &sc->steps[i - sc->n_floating];
-		struct wt_step w = {
+		struct watchtab_step w = {
 		    .op = st->op,
 		    .flags = st->flags,
 		    .kind = st->kind,
@@ -248,11 +248,11 @@ bool wt_flatten(const struct aj_variant *v)
 		if (!put(&at, st->b ? st->b : "", st->b ? strlen(st->b) + 1 : 1))
 			return false;
 		s = sizeof(h) + i * sizeof(w);
-		memcpy(wt_flat + s, &w, sizeof(w));
+		memcpy(watchtab_flat + s, &w, sizeof(w));
 	}
 	h.len = at;
-	memcpy(wt_flat, &h, sizeof(h));
-	wt_flat_len = at;
+	memcpy(watchtab_flat, &h, sizeof(h));
+	watchtab_flat_len = at;
 	return true;
 }
 
@@ -268,9 +268,9 @@ static const char *str_at(const uint8_t *b, uint32_t len, uint32_t off, size_t *
 
 /* A table from a launch of ours, checked so that no step reads past its
  * strings or sets, nor names a step that is not there. */
-bool wt_unflatten(struct wt_table *t)
+bool watchtab_unflatten(struct watchtab_table *t)
 {
-	struct wt_hdr h;
+	struct watchtab_hdr h;
 	unsigned n;
 	uint32_t sets;
 	uint64_t all;
@@ -279,7 +279,7 @@ bool wt_unflatten(struct wt_table *t)
 		return false;
 	memcpy(&h, t->blob, sizeof(h));
 	n = h.n_floating + h.n_steps;
-	sets = sizeof(h) + n * sizeof(struct wt_step);
+	sets = sizeof(h) + n * sizeof(struct watchtab_step);
 	if (h.len != t->len || n > WATCH_STEPS || h.n_steps > AJ_SCAN_STEPS || !h.depth ||
 	    h.depth > AJ_SCAN_DEPTH_MAX || sets + h.n_sets * 32u > t->len)
 		return false;
@@ -287,7 +287,7 @@ bool wt_unflatten(struct wt_table *t)
 	if (h.start & ~all)
 		return false;
 	for (unsigned i = 0; i < n; i++) {
-		struct wt_step w;
+		struct watchtab_step w;
 		struct aj_step *st = &t->steps[i];
 		size_t la, lb;
 
@@ -338,7 +338,7 @@ static bool same_ns(pid_t pid, const char *ns)
 {
 	char p[64] = "/proc/", s[64] = "/proc/self/ns/";
 	struct stat a, b;
-	size_t n = 6 + fmt_u(p + 6, (unsigned)pid);
+	size_t n = 6 + out_fmt_u(p + 6, (unsigned)pid);
 
 	memcpy(p + n, "/ns/", 4);
 	memcpy(p + n + 4, ns, strlen(ns) + 1);
@@ -349,7 +349,7 @@ static bool same_ns(pid_t pid, const char *ns)
 /* The other end is a process of ours in our own user, pid and mount
  * namespaces, and still the one that holds the socket when looked at:
  * the watcher, for a launch or for a watcher asking it to give way. */
-bool wt_peer_ok(int s)
+bool watchtab_peer_ok(int s)
 {
 	struct ucred cr;
 	socklen_t l = sizeof(cr);
@@ -368,20 +368,20 @@ bool wt_peer_ok(int s)
 }
 
 /* The share of the user's inotify watches all watchers may hold. */
-unsigned wt_limit(void)
+unsigned watchtab_limit(void)
 {
 	char b[24];
 	unsigned long n = 0;
-	unsigned share = wt_env_num("AIJAIL_WATCH_SHARE", WATCH_SHARE);
+	unsigned share = watchtab_env_num("AIJAIL_WATCH_SHARE", WATCH_SHARE);
 	int fd;
 	size_t r;
 
 	if (getenv("AIJAIL_WATCH_LIMIT"))
-		return wt_env_num("AIJAIL_WATCH_LIMIT", 0);
+		return watchtab_env_num("AIJAIL_WATCH_LIMIT", 0);
 	fd = open("/proc/sys/fs/inotify/max_user_watches", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	r = fd_read(fd, b, sizeof(b) - 1);
+	r = out_read(fd, b, sizeof(b) - 1);
 	close(fd);
 	b[r] = '\0';
 	for (char *p = b; *p >= '0' && *p <= '9'; p++)
@@ -391,7 +391,7 @@ unsigned wt_limit(void)
 	return (unsigned)(n * share / 100);
 }
 
-unsigned wt_num(const char *s)
+unsigned watchtab_num(const char *s)
 {
 	unsigned long n = 0;
 
@@ -402,23 +402,23 @@ unsigned wt_num(const char *s)
 
 /* The mark a large walk left: the directories it read (the watches the
  * project needs), or -1: none. */
-long wt_marked(void)
+long watchtab_marked(void)
 {
 	char lock[64], b[16];
 	int fd;
 	size_t r;
 
-	wt_key_name(lock, wt_key, ".lock");
-	fd = openat(wt_rdir, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	watchtab_key_name(lock, watchtab_key, ".lock");
+	fd = openat(watchtab_rdir, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	r = fd_read(fd, b, sizeof(b) - 1);
+	r = out_read(fd, b, sizeof(b) - 1);
 	close(fd);
 	b[r] = '\0';
-	return wt_num(b);
+	return watchtab_num(b);
 }
 
-bool wt_get(int s, void *buf, size_t n)
+bool watchtab_get(int s, void *buf, size_t n)
 {
-	return fd_read(s, buf, n) == n;
+	return out_read(s, buf, n) == n;
 }

@@ -93,7 +93,7 @@ int env_build(char *const *host, const struct aj_variant *v, char **envp, size_t
 			goto full;
 		memcpy(buf + used, s->name, n);
 		buf[used + n] = '=';
-		l = path_join(&s->value, buf + used + n + 1, bufsz - used - n - 1);
+		l = vars_path_join(&s->value, buf + used + n + 1, bufsz - used - n - 1);
 		if (l == AJ_PATH_UNRESOLVED)
 			continue; /* an unknown value is left unset, never made up */
 		if (l < 0 || count + 1 >= max)

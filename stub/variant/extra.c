@@ -116,7 +116,7 @@ static noreturn void refuse(const char *opt, const char *path, const char *why)
  * lexically: that is right because the result may hold no symlink. */
 static bool path_absolute(const char *in, char *out)
 {
-	const char *cwd = var_value(AJ_VAR_PROJECT);
+	const char *cwd = vars_value(AJ_VAR_PROJECT);
 	size_t len = 0;
 
 	if (in[0] != '/') {
@@ -168,7 +168,7 @@ static const char *leads_to(const char *path)
 
 	if (fd < 0)
 		return "a symlink is on the way";
-	fd_path(link, fd);
+	resolve_fd_path(link, fd);
 	strcpy(hint, "a symlink is on the way (it leads to ");
 	n = readlink(link, hint + 37, sizeof(hint) - 40);
 	close(fd);
@@ -187,16 +187,16 @@ static const char *check_map(unsigned i, char *out)
 
 	if (!path_absolute(maps[i], out))
 		refuse(opt, maps[i], "the path is too long");
-	if ((why = place_refused(out, -1)))
+	if ((why = resolve_place_refused(out, -1)))
 		refuse(opt, out, why);
-	fd = source_resolve(out, false, &why);
+	fd = resolve_source(out, false, &why);
 	if (fd < 0 && errno == ELOOP)
 		refuse(opt, out, leads_to(out));
 	if (fd < 0 && why)
 		refuse(opt, out, why);
 	if (fd < 0)
 		diep("map", out, errno, errno == ENOENT ? "create it first" : NULL);
-	why = place_refused(out, fd);
+	why = resolve_place_refused(out, fd);
 	close(fd);
 	if (why)
 		refuse(opt, out, why);

@@ -122,7 +122,7 @@ static bool apparmor_confined(void)
 
 /* Why unshare(CLONE_NEWUSER) failed with err, or a mount in the new
  * namespace did (err EPERM then). */
-const char *ns_cause(int err)
+const char *nscause_why(int err)
 {
 	if (mode_outer())
 		return "this runs inside a jail, whose system call filter refuses new namespaces: "
@@ -143,7 +143,7 @@ const char *ns_cause(int err)
 }
 
 /* The same, with the policy's other way out when it has none. */
-const char *ns_remedy(const struct aj_variant *v, const char *cause)
+const char *nscause_remedy(const struct aj_variant *v, const char *cause)
 {
 	static char buf[sizeof(seccomp_hint) + sizeof(remedy_tail) + 512];
 	size_t n;
@@ -159,15 +159,15 @@ const char *ns_remedy(const struct aj_variant *v, const char *cause)
 }
 
 /* A mount that failed in the new namespaces: the hint for err. */
-const char *ns_mount_hint(int err, bool proc)
+const char *nscause_mount_hint(int err, bool proc)
 {
 	/* A covered /proc has been seen to give ENOENT as well as EPERM;
 	 * pid 1 asks after pivot_root, where the host's is below /oldroot. */
-	if (proc && proc_covered("/oldroot/proc"))
+	if (proc && nscause_proc_covered("/oldroot/proc"))
 		return proc_hint;
 	if (err != EPERM && err != EACCES)
 		return NULL;
-	return ns_cause(err);
+	return nscause_why(err);
 }
 
 /* Is part of /proc covered by another mount?  A masked path is a bind of
@@ -176,7 +176,7 @@ const char *ns_mount_hint(int err, bool proc)
  * like.  Either makes the kernel refuse a new procfs in a user namespace
  * (mount_too_revealing(): every locked mount on top of the visible procfs
  * must sit on an empty directory). */
-bool proc_covered(const char *proc)
+bool nscause_proc_covered(const char *proc)
 {
 	static const char *const masked[] = {"kcore", "keys", "timer_list",
 	                                     "acpi",  "scsi", "sched_debug"};
@@ -191,14 +191,14 @@ bool proc_covered(const char *proc)
 	memcpy(path, proc, n);
 	path[n++] = '/';
 	for (unsigned i = 0; i < sizeof(masked) / sizeof(masked[0]); i++) {
-		str_put(path, n, masked[i]);
+		out_str_put(path, n, masked[i]);
 		if (!lstat(path, &st) && st.st_dev != pst.st_dev)
 			return true;
 	}
 	if (pf.f_flags & ST_RDONLY)
 		return false;
 	for (unsigned i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
-		str_put(path, n, ro[i]);
+		out_str_put(path, n, ro[i]);
 		if (!statfs(path, &sf) && (sf.f_flags & ST_RDONLY))
 			return true;
 	}
@@ -238,7 +238,7 @@ static const char *probe(void)
 			_exit(2);
 		close(fd);
 		for (int k = 0; k < 2; k++) {
-			n = fmt_u(map, k ? gid : uid);
+			n = out_fmt_u(map, k ? gid : uid);
 			map[n] = ' ';
 			memcpy(map + n + 1, map, n);
 			memcpy(map + 2 * n + 1, " 1\n", 3);
@@ -257,20 +257,20 @@ static const char *probe(void)
 			return NULL;
 	if (!WIFEXITED(status) || !WEXITSTATUS(status) || WEXITSTATUS(status) > 3)
 		return NULL;
-	return ns_cause(EPERM);
+	return nscause_why(EPERM);
 }
 
 /* Why the full jail cannot be built here, asked before anything is
  * created; NULL when nothing known is in the way.  explain: the probe
  * always, else only where AppArmor's restriction makes unshare succeed
  * and the mounts fail (the probe costs a fork there only). */
-const char *ns_blocked(const struct aj_variant *v, bool explain)
+const char *nscause_blocked(const struct aj_variant *v, bool explain)
 {
 	const char *cause = NULL;
 
 	if (explain || apparmor_restricts())
 		cause = probe();
-	if (!cause && has_proc(v) && proc_covered("/proc"))
+	if (!cause && has_proc(v) && nscause_proc_covered("/proc"))
 		cause = proc_hint;
 	return cause;
 }

@@ -27,7 +27,7 @@
  * not a display), the X authority only a regular file of the caller's in
  * the Xauthority format, so that XAUTHORITY=~/.ssh/id_rsa shows nothing;
  * an environment-derived path and a map get the refusals of
- * place_refused() below. */
+ * resolve_place_refused() below. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,11 +36,11 @@
 
 static const char *project_path(void)
 {
-	return var_value(AJ_VAR_PROJECT);
+	return vars_value(AJ_VAR_PROJECT);
 }
 
 /* a is b, or below it. */
-bool path_within(const char *a, const char *b)
+bool resolve_within(const char *a, const char *b)
 {
 	size_t n = strlen(b);
 
@@ -60,7 +60,7 @@ bool path_within(const char *a, const char *b)
  * ".." at a mount's root is its mount point's parent, so the chain is the
  * one the kernel sees, whatever name found the start. */
 
-bool ident_in(const struct ident *ids, unsigned n, const struct stat *st)
+bool resolve_ident_in(const struct ident *ids, unsigned n, const struct stat *st)
 {
 	for (unsigned i = 0; i < n; i++)
 		if (ids[i].dev == (uint64_t)st->st_dev && ids[i].ino == (uint64_t)st->st_ino)
@@ -68,7 +68,7 @@ bool ident_in(const struct ident *ids, unsigned n, const struct stat *st)
 	return false;
 }
 
-int ident_chain(int dfd, struct ident *ids, unsigned max)
+int resolve_ident_chain(int dfd, struct ident *ids, unsigned max)
 {
 	struct stat st, up;
 	unsigned n = 0;
@@ -112,13 +112,13 @@ int ident_chain(int dfd, struct ident *ids, unsigned max)
 
 /* The chain of the directory at path, links followed (where it really
  * is), or -1. */
-int ident_chain_at(const char *path, struct ident *ids, unsigned max)
+int resolve_ident_chain_at(const char *path, struct ident *ids, unsigned max)
 {
 	int fd = openat(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC), n;
 
 	if (fd < 0)
 		return -1;
-	n = ident_chain(fd, ids, max);
+	n = resolve_ident_chain(fd, ids, max);
 	close(fd);
 	return n;
 }
@@ -141,7 +141,7 @@ static bool is_link(int fd)
 static bool trusted_link(int dfd, const struct stat *lst, const char *where, bool last)
 {
 	static struct ident ids[AJ_IDENT_DEPTH];
-	const char *home = var_value(AJ_VAR_HOME), *proj = project_path();
+	const char *home = vars_value(AJ_VAR_HOME), *proj = project_path();
 	struct stat dst, o;
 	int n;
 
@@ -149,17 +149,17 @@ static bool trusted_link(int dfd, const struct stat *lst, const char *where, boo
 	 * that holds the link and each one above it against the project (the
 	 * working directory) and $HOME, for where's text is only a guess
 	 * after a relative link upwards, or a second mount. */
-	if (proj && path_within(where, proj))
+	if (proj && resolve_within(where, proj))
 		return false;
-	n = ident_chain(dfd, ids, AJ_IDENT_DEPTH);
-	if (n <= 0 || (proj && (stat(".", &o) || ident_in(ids, (unsigned)n, &o))))
+	n = resolve_ident_chain(dfd, ids, AJ_IDENT_DEPTH);
+	if (n <= 0 || (proj && (stat(".", &o) || resolve_ident_in(ids, (unsigned)n, &o))))
 		return false;
 	if (lst->st_uid == getuid() && lst->st_uid != 0 && !last)
 		return true;
 	if (lst->st_uid != 0 || fstat(dfd, &dst) || dst.st_uid != 0 || (dst.st_mode & 022))
 		return false;
-	return !(home &&
-	         (path_within(where, home) || (!stat(home, &o) && ident_in(ids, (unsigned)n, &o))));
+	return !(home && (resolve_within(where, home) ||
+	                  (!stat(home, &o) && resolve_ident_in(ids, (unsigned)n, &o))));
 }
 
 /* The slow path, for an absolute path with a symlink on the way: one
@@ -242,13 +242,13 @@ static int walk_trusted(const char *path, int flags, const char **why)
 	return -1;
 }
 
-int source_resolve(const char *path, bool follow, const char **why)
+int resolve_source(const char *path, bool follow, const char **why)
 {
 	const char *proj = project_path();
 	int fd;
 
 	*why = NULL;
-	if (proj && path_within(path, proj)) {
+	if (proj && resolve_within(path, proj)) {
 		const char *rel = path[strlen(proj)] ? path + strlen(proj) + 1 : ".";
 
 		fd = openat2_(AT_FDCWD, rel, O_PATH | O_NOFOLLOW,
@@ -280,12 +280,12 @@ int source_resolve(const char *path, bool follow, const char **why)
 	return walk_trusted(path, O_NOFOLLOW, why);
 }
 
-/* What the host has at path, for a 'link?' entry (mount_plan.c): S_IFLNK
+/* What the host has at path, for a 'link?' entry (plan.c): S_IFLNK
  * with its target in target, S_IFDIR, another type, or 0 for nothing.
  * Looked at on one descriptor, the trusted links on the way followed as
  * for any source; the entry is then bound (opened again, and checked, by
  * pid 1) or made a link, neither of which a stale answer can widen. */
-unsigned host_layout(const char *path, char *target, size_t n)
+unsigned resolve_host_layout(const char *path, char *target, size_t n)
 {
 	const char *why;
 	struct stat st;
@@ -315,10 +315,10 @@ unsigned host_layout(const char *path, char *target, size_t n)
 /* ---- the checks of a source's kind ----------------------------------- */
 
 /* "/proc/self/fd/N", where the kernel tells what a descriptor is. */
-void fd_path(char *buf, int fd)
+void resolve_fd_path(char *buf, int fd)
 {
 	memcpy(buf, "/proc/self/fd/", 14);
-	fmt_u(buf + 14, (unsigned)fd);
+	out_fmt_u(buf + 14, (unsigned)fd);
 }
 
 /* The Xauthority format: records of a 16-bit family and four counted
@@ -336,11 +336,11 @@ static bool xauth_format(int pfd)
 	int fd;
 
 	/* Read through the checked descriptor, never the name again. */
-	fd_path(link, pfd);
+	resolve_fd_path(link, pfd);
 	fd = openat(AT_FDCWD, link, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return false;
-	n = fd_read(fd, (char *)buf, sizeof(buf));
+	n = out_read(fd, (char *)buf, sizeof(buf));
 	close(fd);
 	if (n == 0 || n == sizeof(buf))
 		return false;
@@ -393,7 +393,7 @@ static bool chain_holds(const struct ident *ids, unsigned n, const char *name)
 {
 	struct stat o;
 
-	return !stat(name, &o) && ident_in(ids, n, &o);
+	return !stat(name, &o) && resolve_ident_in(ids, n, &o);
 }
 
 /* Why p (absolute, normal; its object open at fd, or -1 before it is
@@ -404,25 +404,25 @@ static bool chain_holds(const struct ident *ids, unsigned n, const char *name)
  * runtime directory or to a system tree, a second mount of one) gets
  * around a refusal.  A directory or file whose chain cannot be walked
  * is refused: fail closed. */
-const char *place_refused(const char *p, int fd)
+const char *resolve_place_refused(const char *p, int fd)
 {
 	static struct ident home_ids[AJ_IDENT_DEPTH], xdg_ids[AJ_IDENT_DEPTH],
 	    p_ids[AJ_IDENT_DEPTH];
-	const char *home = var_value(AJ_VAR_HOME);
-	const char *xdg = var_value(AJ_VAR_XDG_RUNTIME_DIR);
+	const char *home = vars_value(AJ_VAR_HOME);
+	const char *xdg = vars_value(AJ_VAR_XDG_RUNTIME_DIR);
 	struct stat st;
 	int n;
 
 	if (!strcmp(p, "/"))
 		return "it is the root directory";
-	if (home && path_within(home, p))
+	if (home && resolve_within(home, p))
 		return "it is your home directory or a parent of it; map the directories the "
 		       "command needs";
 	/* The session's sockets (a bus, agents, a rootless Docker) live there. */
-	if (xdg && path_within(xdg, p))
+	if (xdg && resolve_within(xdg, p))
 		return "it is your runtime directory ($XDG_RUNTIME_DIR) or a parent of it";
 	for (unsigned i = 0; i < sizeof(system_trees) / sizeof(system_trees[0]); i++)
-		if (path_within(p, system_trees[i]))
+		if (resolve_within(p, system_trees[i]))
 			return "it is a system directory, or below one";
 	for (unsigned i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
 		if (!strcmp(p, system_dirs[i]))
@@ -437,15 +437,15 @@ const char *place_refused(const char *p, int fd)
 	if (ident_is(&st, "/"))
 		return "it is the root directory";
 	if (S_ISDIR(st.st_mode)) {
-		if (home && (n = ident_chain_at(home, home_ids, AJ_IDENT_DEPTH)) > 0 &&
-		    ident_in(home_ids, (unsigned)n, &st))
+		if (home && (n = resolve_ident_chain_at(home, home_ids, AJ_IDENT_DEPTH)) > 0 &&
+		    resolve_ident_in(home_ids, (unsigned)n, &st))
 			return "it is your home directory or a parent of it (under another name); "
 			       "map the directories the command needs";
-		if (xdg && (n = ident_chain_at(xdg, xdg_ids, AJ_IDENT_DEPTH)) > 0 &&
-		    ident_in(xdg_ids, (unsigned)n, &st))
+		if (xdg && (n = resolve_ident_chain_at(xdg, xdg_ids, AJ_IDENT_DEPTH)) > 0 &&
+		    resolve_ident_in(xdg_ids, (unsigned)n, &st))
 			return "it is your runtime directory ($XDG_RUNTIME_DIR) or a parent of it "
 			       "(under another name)";
-		n = ident_chain(fd, p_ids, AJ_IDENT_DEPTH);
+		n = resolve_ident_chain(fd, p_ids, AJ_IDENT_DEPTH);
 	} else {
 		/* A file: the chain of the directory that holds it, where the
 		 * kernel says it is. */
@@ -453,7 +453,7 @@ const char *place_refused(const char *p, int fd)
 		char link[32], *slash;
 		ssize_t l;
 
-		fd_path(link, fd);
+		resolve_fd_path(link, fd);
 		l = readlink(link, real, sizeof(real) - 1);
 		if (l <= 0)
 			return "it cannot be inspected";
@@ -462,7 +462,7 @@ const char *place_refused(const char *p, int fd)
 		if (!slash || real[0] != '/')
 			return "it cannot be inspected";
 		slash[slash == real] = '\0';
-		n = ident_chain_at(real, p_ids, AJ_IDENT_DEPTH);
+		n = resolve_ident_chain_at(real, p_ids, AJ_IDENT_DEPTH);
 	}
 	if (n <= 0)
 		return "the directories above it cannot be inspected";
@@ -513,16 +513,17 @@ static const char *source_check(const struct aj_mount *m, const char *path, int 
 		char link[32];
 		ssize_t n;
 
-		fd_path(link, fd);
+		resolve_fd_path(link, fd);
 		n = readlink(link, real, sizeof(real) - 1);
 		if (n <= 0)
 			return "it cannot be inspected";
 		real[n] = '\0';
-		return place_refused(path, -1) ? place_refused(path, -1) : place_refused(real, fd);
+		return resolve_place_refused(path, -1) ? resolve_place_refused(path, -1)
+		                                       : resolve_place_refused(real, fd);
 	}
 	}
 	if (m->flags & AJ_MOUNT_MAP)
-		return place_refused(path, fd);
+		return resolve_place_refused(path, fd);
 	return NULL;
 }
 
@@ -535,7 +536,7 @@ static const char *source_check(const struct aj_mount *m, const char *path, int 
  * and each directory above it; then the project's path below the mount
  * point, opened beneath the source, must be the project itself.  NULL
  * when it does not hold it, or holds it only there. */
-const char *source_hides_project(int fd, const char *path)
+const char *resolve_hides_project(int fd, const char *path)
 {
 	static struct ident ids[AJ_IDENT_DEPTH];
 	static int n = -1;
@@ -547,12 +548,12 @@ const char *source_hides_project(int fd, const char *path)
 	if (!proj)
 		return NULL;
 	if (n < 0)
-		n = ident_chain(AT_FDCWD, ids, AJ_IDENT_DEPTH);
+		n = resolve_ident_chain(AT_FDCWD, ids, AJ_IDENT_DEPTH);
 	if (n <= 0 || fstat(fd, &st) || stat(".", &ps))
 		return "it cannot be told whether it holds the project";
-	if (!ident_in(ids, (unsigned)n, &st))
+	if (!resolve_ident_in(ids, (unsigned)n, &st))
 		return NULL;
-	if (!path_within(proj, path))
+	if (!resolve_within(proj, path))
 		goto bare;
 	rel = proj[strlen(path)] ? proj + strlen(path) + 1 : ".";
 	if (!strcmp(path, "/"))
@@ -572,16 +573,16 @@ bare:
 
 /* Sources whose path a variable of the environment decides: a refusal
  * skips them (the toggles' are optional) and --jail-explain says why. */
-int source_open(const struct aj_mount *m, const char *path, const char **why)
+int resolve_source_open(const struct aj_mount *m, const char *path, const char **why)
 {
 	bool follow = !(m->flags & AJ_MOUNT_MAP);
-	int fd = source_resolve(path, follow, why);
+	int fd = resolve_source(path, follow, why);
 
 	if (fd < 0)
 		return -1;
 	*why = source_check(m, path, fd);
 	if (!*why)
-		*why = source_hides_project(fd, path);
+		*why = resolve_hides_project(fd, path);
 	if (*why) {
 		close(fd);
 		errno = EPERM;

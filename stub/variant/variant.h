@@ -1,22 +1,22 @@
 /* variant/variant.h: the interface of the room variant/: the caller before any namespace: the mode,
  * the maps and toggles of the command line, the variables, the environment, resolving sources, why
  * namespaces cannot be had. Included by its files and by the rooms above it (docs/layout.md). */
-#ifndef AJ_VARIANT_H
-#define AJ_VARIANT_H
+#ifndef AJ_STUB_VARIANT_H
+#define AJ_STUB_VARIANT_H
 
 #include "base/base.h"
 
-/* vars.c: runtime variables.  var_value() is NULL when the variable cannot
- * be resolved; var_why() then says why, for a hint. */
+/* vars.c: runtime variables.  vars_value() is NULL when the variable cannot
+ * be resolved; vars_why() then says why, for a hint. */
 #define AJ_PATH_UNRESOLVED (-1)
 #define AJ_PATH_TOOLONG    (-2)
 void vars_init(void);
 void vars_set(unsigned var, const char *value);
-const char *var_value(unsigned var);
-const char *var_name(unsigned var);
-const char *var_why(unsigned var);
-const char *path_normal(const char *in, char *buf, size_t n);
-int path_join(const struct aj_path *p, char *out, size_t n);
+const char *vars_value(unsigned var);
+const char *vars_name(unsigned var);
+const char *vars_why(unsigned var);
+const char *vars_path_normal(const char *in, char *buf, size_t n);
+int vars_path_join(const struct aj_path *p, char *out, size_t n);
 
 /* env.c */
 int env_build(char *const *host, const struct aj_variant *v, char **envp, size_t max, char *buf,
@@ -42,31 +42,31 @@ const struct aj_variant *extra_apply(const struct run *r);
 
 /* resolve.c: the one rule for every mount source, and where no map may go. */
 struct stat;
-bool path_within(const char *a, const char *b);
-/* Identities (device, inode): ident_chain() fills ids with the directory
+bool resolve_within(const char *a, const char *b);
+/* Identities (device, inode): resolve_ident_chain() fills ids with the directory
  * dfd's and each one's above it up to the root (at most max; -1 and errno
- * when a step cannot be taken, or it is deeper), ident_chain_at() the
+ * when a step cannot be taken, or it is deeper), resolve_ident_chain_at() the
  * same for the directory at path, links followed.  A check "is X at or
- * below Y" is ident_in(chain of X, Y). */
+ * below Y" is resolve_ident_in(chain of X, Y). */
 struct ident {
 	uint64_t dev, ino;
 };
 #define AJ_IDENT_DEPTH 512 /* directories from an object up to the root */
-int ident_chain(int dfd, struct ident *ids, unsigned max);
-int ident_chain_at(const char *path, struct ident *ids, unsigned max);
-bool ident_in(const struct ident *ids, unsigned n, const struct stat *st);
-void fd_path(char *buf, int fd);
-int source_resolve(const char *path, bool follow, const char **why);
-int source_open(const struct aj_mount *m, const char *path, const char **why);
-const char *place_refused(const char *p, int fd);
-const char *source_hides_project(int fd, const char *path);
-unsigned host_layout(const char *path, char *target, size_t n);
+int resolve_ident_chain(int dfd, struct ident *ids, unsigned max);
+int resolve_ident_chain_at(const char *path, struct ident *ids, unsigned max);
+bool resolve_ident_in(const struct ident *ids, unsigned n, const struct stat *st);
+void resolve_fd_path(char *buf, int fd);
+int resolve_source(const char *path, bool follow, const char **why);
+int resolve_source_open(const struct aj_mount *m, const char *path, const char **why);
+const char *resolve_place_refused(const char *p, int fd);
+const char *resolve_hides_project(int fd, const char *path);
+unsigned resolve_host_layout(const char *path, char *target, size_t n);
 
 /* nscause.c: why the namespaces cannot be had, and what lifts it. */
-const char *ns_cause(int err);
-const char *ns_remedy(const struct aj_variant *v, const char *cause);
-const char *ns_mount_hint(int err, bool proc);
-bool proc_covered(const char *proc);
-const char *ns_blocked(const struct aj_variant *v, bool explain);
+const char *nscause_why(int err);
+const char *nscause_remedy(const struct aj_variant *v, const char *cause);
+const char *nscause_mount_hint(int err, bool proc);
+bool nscause_proc_covered(const char *proc);
+const char *nscause_blocked(const struct aj_variant *v, bool explain);
 
 #endif

@@ -24,7 +24,7 @@ static char bufs[AJ_VAR_COUNT][AJ_PATH_MAX];
 /* Returns in itself when it is already normal, else buf holding the tidy
  * form, or NULL when it is relative, has a "." or ".." component or does
  * not fit. */
-const char *path_normal(const char *in, char *buf, size_t n)
+const char *vars_path_normal(const char *in, char *buf, size_t n)
 {
 	const char *p = in;
 	size_t len = 0;
@@ -70,7 +70,7 @@ static const char *from_env(unsigned var, const char *env)
 		whys[var] = "it is not set";
 		return NULL;
 	}
-	v = path_normal(v, bufs[var], AJ_PATH_MAX);
+	v = vars_path_normal(v, bufs[var], AJ_PATH_MAX);
 	if (!v)
 		whys[var] = "it is not an absolute, normalised path";
 	return v;
@@ -89,7 +89,7 @@ static const char *resolve_home(void)
 
 static const char *resolve_uid(void)
 {
-	fmt_u(bufs[AJ_VAR_UID], getuid());
+	out_fmt_u(bufs[AJ_VAR_UID], getuid());
 	return bufs[AJ_VAR_UID];
 }
 
@@ -104,7 +104,7 @@ static const char *resolve_docker(void)
 			whys[AJ_VAR_DOCKER_SOCKET] = "DOCKER_HOST is not a unix:// address";
 			return NULL;
 		}
-		v = path_normal(h + 7, bufs[AJ_VAR_DOCKER_SOCKET], AJ_PATH_MAX);
+		v = vars_path_normal(h + 7, bufs[AJ_VAR_DOCKER_SOCKET], AJ_PATH_MAX);
 		if (!v) {
 			whys[AJ_VAR_DOCKER_SOCKET] =
 			    "DOCKER_HOST is not an absolute, normalised path";
@@ -156,7 +156,7 @@ static const char *resolve_wayland(void)
 	}
 	if (w[0] == '/')
 		return from_env(AJ_VAR_WAYLAND_SOCKET, "WAYLAND_DISPLAY");
-	x = var_value(AJ_VAR_XDG_RUNTIME_DIR);
+	x = vars_value(AJ_VAR_XDG_RUNTIME_DIR);
 	if (!x || strchr(w, '/') || !strcmp(w, ".") || !strcmp(w, "..")) {
 		whys[AJ_VAR_WAYLAND_SOCKET] =
 		    x ? "WAYLAND_DISPLAY is not a socket name" : "XDG_RUNTIME_DIR is not usable";
@@ -200,7 +200,7 @@ static const char *resolve(unsigned var)
  * the map is written, getuid() is the overflow id. */
 void vars_init(void)
 {
-	(void)var_value(AJ_VAR_UID);
+	(void)vars_value(AJ_VAR_UID);
 }
 
 void vars_set(unsigned var, const char *value)
@@ -212,7 +212,7 @@ void vars_set(unsigned var, const char *value)
 	known[var] = true;
 }
 
-const char *var_value(unsigned var)
+const char *vars_value(unsigned var)
 {
 	if (var == AJ_VAR_NONE || var >= AJ_VAR_COUNT)
 		return NULL;
@@ -223,25 +223,25 @@ const char *var_value(unsigned var)
 	return vals[var];
 }
 
-const char *var_name(unsigned var)
+const char *vars_name(unsigned var)
 {
 	return var < AJ_VAR_COUNT ? names[var] : "?";
 }
 
-const char *var_why(unsigned var)
+const char *vars_why(unsigned var)
 {
 	if (var < AJ_VAR_COUNT && whys[var])
 		return whys[var];
 	return "it cannot be resolved";
 }
 
-int path_join(const struct aj_path *p, char *out, size_t n)
+int vars_path_join(const struct aj_path *p, char *out, size_t n)
 {
 	const char *parts[3] = {p->head ? p->head : "", "", p->tail ? p->tail : ""};
 	size_t len = 0;
 
 	if (p->var != AJ_VAR_NONE) {
-		parts[1] = var_value(p->var);
+		parts[1] = vars_value(p->var);
 		if (!parts[1])
 			return AJ_PATH_UNRESOLVED;
 	}

@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2154 # sourced by run.sh, which sets the variables
-# git.sh: masks that understand git (stub/scan/gitindex.c), with real git, as
+# git.sh: masks that understand git (stub/scan/git.c), with real git, as
 # the test user, inside the jail: a tracked masked file is denied (and
 # named, once, on stderr and by --jail-explain), an untracked one stays
 # masked and silent, a tracked denied file is named too; the project at the

@@ -16,8 +16,11 @@ From the sources' #include lines (the rule is in them, not in nm):
   - no "../" in any include between top-level folders;
   - no .c file directly in stub/ but the three entry points.
 From the objects (nm): no cycle between files, so that no room's files call
-upwards through a function pointer's back door either, and none is much
-over 700 lines.
+upwards through a function pointer's back door either, none is much over
+700 lines, and every name a file defines for the others begins with the
+file's own name (prefix = file: plan_ in plan.c, wire_ in wire.c), so that
+a call says where to look; but the contract's own tables (aj_table.h's
+extern aj_ names, defined in base/contract.c).
 """
 import collections
 import glob
@@ -97,6 +100,17 @@ for obj in objs:
         elif len(f) == 2 and f[0] == "U":
             uses[mod].add(f[1])
 graph = {m: {defs[u] for u in us if u in defs and defs[u] != m} for m, us in uses.items()}
+
+# The contract's own tables (include/aj_table.h declares them, one file
+# of each program defines them): their names are the contract's, aj_.
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+with open(os.path.join(root, "include", "aj_table.h"), encoding="utf-8") as f:
+    contract = set(re.findall(r"^extern\s[^;]*?\b(aj_\w+)\s*\[", f.read(), re.M))
+
+for name, mod in sorted(defs.items()):
+    base = mod.rsplit("/", 1)[-1]
+    if not name.startswith(base) and name != "main" and name not in contract:
+        bad("%s.c defines %s: a name of its own begins with \"%s\"" % (mod, name, base))
 
 state = {}
 

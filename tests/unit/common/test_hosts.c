@@ -20,7 +20,7 @@ static const char *norm(const char *in, bool pattern)
 	static char out[AJ_HOST_MAX];
 	size_t at;
 
-	return host_normal(in, pattern, out, sizeof(out), &at) ? NULL : out;
+	return hosts_normal(in, pattern, out, sizeof(out), &at) ? NULL : out;
 }
 
 static void normal_spelling(void **state)
@@ -74,34 +74,34 @@ static void bad_hosts(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (!host_normal(bad[i], true, out, sizeof(out), &at))
+		if (!hosts_normal(bad[i], true, out, sizeof(out), &at))
 			fail_msg("\"%s\" was taken as \"%s\"", bad[i], out);
 	/* A host to reach never has a '*'. */
 	assert_null(norm("*.example.org:443", false));
 	/* The offset points at the fault. */
-	assert_non_null(host_normal("a..b", true, out, sizeof(out), &at));
+	assert_non_null(hosts_normal("a..b", true, out, sizeof(out), &at));
 	assert_int_equal(at, 2);
-	assert_non_null(host_normal("x.com:0", true, out, sizeof(out), &at));
+	assert_non_null(hosts_normal("x.com:0", true, out, sizeof(out), &at));
 	assert_int_equal(at, 6);
 }
 
 static void matching(void **state)
 {
 	(void)state;
-	assert_true(host_match("registry.npmjs.org:443", "registry.npmjs.org:443"));
-	assert_false(host_match("registry.npmjs.org:443", "registry.npmjs.org:80"));
-	assert_false(host_match("registry.npmjs.org:443", "xregistry.npmjs.org:443"));
-	assert_false(host_match("registry.npmjs.org:443", "registry.npmjs.org.evil.com:443"));
-	assert_true(host_match("*.pythonhosted.org:443", "files.pythonhosted.org:443"));
-	assert_true(host_match("*.pythonhosted.org:443", "a.b.pythonhosted.org:443"));
-	assert_false(host_match("*.pythonhosted.org:443", "pythonhosted.org:443"));
-	assert_false(host_match("*.pythonhosted.org:443", "evilpythonhosted.org:443"));
-	assert_false(host_match("*.pythonhosted.org:443", "files.pythonhosted.org:8443"));
-	assert_true(host_match("[::1]:80", "[::1]:80"));
-	assert_false(host_match("10.0.0.1:80", "10.0.0.10:80"));
-	assert_true(host_literal("10.0.0.1:80"));
-	assert_true(host_literal("[::1]:80"));
-	assert_false(host_literal("localhost:80"));
+	assert_true(hosts_match("registry.npmjs.org:443", "registry.npmjs.org:443"));
+	assert_false(hosts_match("registry.npmjs.org:443", "registry.npmjs.org:80"));
+	assert_false(hosts_match("registry.npmjs.org:443", "xregistry.npmjs.org:443"));
+	assert_false(hosts_match("registry.npmjs.org:443", "registry.npmjs.org.evil.com:443"));
+	assert_true(hosts_match("*.pythonhosted.org:443", "files.pythonhosted.org:443"));
+	assert_true(hosts_match("*.pythonhosted.org:443", "a.b.pythonhosted.org:443"));
+	assert_false(hosts_match("*.pythonhosted.org:443", "pythonhosted.org:443"));
+	assert_false(hosts_match("*.pythonhosted.org:443", "evilpythonhosted.org:443"));
+	assert_false(hosts_match("*.pythonhosted.org:443", "files.pythonhosted.org:8443"));
+	assert_true(hosts_match("[::1]:80", "[::1]:80"));
+	assert_false(hosts_match("10.0.0.1:80", "10.0.0.10:80"));
+	assert_true(hosts_literal("10.0.0.1:80"));
+	assert_true(hosts_literal("[::1]:80"));
+	assert_false(hosts_literal("localhost:80"));
 }
 
 static const char *v4(const char *a)
@@ -109,7 +109,7 @@ static const char *v4(const char *a)
 	struct sockaddr_in s = {.sin_family = AF_INET};
 
 	assert_int_equal(inet_pton(AF_INET, a, &s.sin_addr), 1);
-	return addr_refused((struct sockaddr *)&s);
+	return hosts_addr_refused((struct sockaddr *)&s);
 }
 
 static const char *v6(const char *a)
@@ -117,7 +117,7 @@ static const char *v6(const char *a)
 	struct sockaddr_in6 s = {.sin6_family = AF_INET6};
 
 	assert_int_equal(inet_pton(AF_INET6, a, &s.sin6_addr), 1);
-	return addr_refused((struct sockaddr *)&s);
+	return hosts_addr_refused((struct sockaddr *)&s);
 }
 
 static void classification(void **state)
@@ -164,7 +164,7 @@ static const char *url(const char *u)
 {
 	static char out[AJ_HOST_MAX];
 
-	return url_host(u, strlen(u), out, sizeof(out)) ? out : NULL;
+	return hosts_url_host(u, strlen(u), out, sizeof(out)) ? out : NULL;
 }
 
 static void urls(void **state)
@@ -190,7 +190,7 @@ static void urls(void **state)
 static void dns(void **state)
 {
 	uint8_t q[300], m[512], a[4][16];
-	size_t qn = dns_query("registry.npmjs.org", 1, 0x1234, q, sizeof(q)), n;
+	size_t qn = hosts_dns_query("registry.npmjs.org", 1, 0x1234, q, sizeof(q)), n;
 	static const uint8_t answers[] = {
 	    0xc0, 0x0c, 0, 5,  0, 1, 0, 0, 0, 60, 0, 4, 1,   'x', 0xc0, 0x15, /* CNAME */
 	    0xc0, 0x0c, 0, 1,  0, 1, 0, 0, 0, 60, 0, 4, 104, 16,  1,    34,   /* A */
@@ -202,30 +202,30 @@ static void dns(void **state)
 	assert_int_equal(q[0], 0x12);
 	assert_int_equal(q[12], 8);
 	assert_memory_equal(q + 13, "registry", 8);
-	assert_int_equal(dns_query("a..b", 1, 1, q + 100, 100), 0);
+	assert_int_equal(hosts_dns_query("a..b", 1, 1, q + 100, 100), 0);
 	memcpy(m, q, qn);
 	m[2] |= 0x80;
 	m[7] = 3;
 	memcpy(m + qn, answers, sizeof(answers));
 	n = qn + sizeof(answers);
-	assert_int_equal(dns_answers(m, n, q, qn, a, 4), 1);
+	assert_int_equal(hosts_dns_answers(m, n, q, qn, a, 4), 1);
 	assert_memory_equal(a[0], ((uint8_t[]){104, 16, 1, 34}), 4);
 	/* Cut short: the records that fit, never past the end. */
-	assert_int_equal(dns_answers(m, n - 20, q, qn, a, 4), 0);
+	assert_int_equal(hosts_dns_answers(m, n - 20, q, qn, a, 4), 0);
 	m[1] ^= 1;
-	assert_int_equal(dns_answers(m, n, q, qn, a, 4), -1);
+	assert_int_equal(hosts_dns_answers(m, n, q, qn, a, 4), -1);
 	m[1] ^= 1;
 	m[14] ^= 0x20;
-	assert_int_equal(dns_answers(m, n, q, qn, a, 4), -1);
+	assert_int_equal(hosts_dns_answers(m, n, q, qn, a, 4), -1);
 	m[14] ^= 0x20;
 	m[3] = 3;
-	assert_int_equal(dns_answers(m, n, q, qn, a, 4), 0);
+	assert_int_equal(hosts_dns_answers(m, n, q, qn, a, 4), 0);
 	m[3] = 2;
-	assert_int_equal(dns_answers(m, n, q, qn, a, 4), -1);
+	assert_int_equal(hosts_dns_answers(m, n, q, qn, a, 4), -1);
 	m[3] = 0;
 	m[2] &= 0x7f;
-	assert_int_equal(dns_answers(m, n, q, qn, a, 4), -1);
-	assert_int_equal(dns_answers(m, 10, q, qn, a, 4), -1);
+	assert_int_equal(hosts_dns_answers(m, n, q, qn, a, 4), -1);
+	assert_int_equal(hosts_dns_answers(m, 10, q, qn, a, 4), -1);
 }
 
 int main(void)

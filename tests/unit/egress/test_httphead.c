@@ -18,7 +18,7 @@ static bool has_len;
 
 static enum http_verdict line(const char *l)
 {
-	return http_header(l, strchr(l, '\n'), &len, &has_len);
+	return httphead_line(l, strchr(l, '\n'), &len, &has_len);
 }
 
 static int setup(void **state)
@@ -67,7 +67,7 @@ static void lenient_forms(void **state)
 	assert_int_equal(line("\tchunked\r\n"), HH_BAD);
 	assert_int_equal(line("X: a\rTransfer-Encoding: chunked\r\n"), HH_BAD);
 	assert_int_equal(
-	    http_header("X: a\0b\r\n", strchr("X: a\0b\r\n" + 5, '\n'), &len, &has_len), HH_BAD);
+	    httphead_line("X: a\0b\r\n", strchr("X: a\0b\r\n" + 5, '\n'), &len, &has_len), HH_BAD);
 	assert_int_equal(line("no colon\r\n"), HH_BAD);
 	assert_int_equal(line(": empty name\r\n"), HH_BAD);
 }

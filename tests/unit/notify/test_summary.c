@@ -24,23 +24,23 @@ static int setup(void **state)
 
 static const char *summary(void)
 {
-	refusals_line(line, sizeof(line), "jail-npm", &conns, &calls);
+	summary_line(line, sizeof(line), "jail-npm", &conns, &calls);
 	return line;
 }
 
 static void nothing_is_quiet(void **state)
 {
 	(void)state;
-	assert_int_equal(refusals_line(line, sizeof(line), "jail-npm", &conns, &calls), 0);
+	assert_int_equal(summary_line(line, sizeof(line), "jail-npm", &conns, &calls), 0);
 	assert_string_equal(line, "");
 }
 
 static void the_issue_example(void **state)
 {
 	(void)state;
-	refusal_add(&conns, "x:443", conn_store);
-	refusal_add(&conns, "y:80", conn_store);
-	refusal_add(&calls, "ptrace", call_store);
+	summary_add(&conns, "x:443", conn_store);
+	summary_add(&conns, "y:80", conn_store);
+	summary_add(&calls, "ptrace", call_store);
 	assert_string_equal(summary(),
 	                    "jail-npm: refused 2 connections (x:443, y:80) and 1 call (ptrace)\n");
 }
@@ -48,11 +48,11 @@ static void the_issue_example(void **state)
 static void singular_and_one_kind(void **state)
 {
 	(void)state;
-	refusal_add(&conns, "x:443", conn_store);
+	summary_add(&conns, "x:443", conn_store);
 	assert_string_equal(summary(), "jail-npm: refused 1 connection (x:443)\n");
 	setup(NULL);
-	refusal_add(&calls, "ptrace", call_store);
-	refusal_add(&calls, "keyctl", call_store);
+	summary_add(&calls, "ptrace", call_store);
+	summary_add(&calls, "keyctl", call_store);
 	assert_string_equal(summary(), "jail-npm: refused 2 calls (ptrace, keyctl)\n");
 }
 
@@ -61,7 +61,7 @@ static void names_once(void **state)
 {
 	(void)state;
 	for (int i = 0; i < 3; i++)
-		refusal_add(&calls, "ptrace", call_store);
+		summary_add(&calls, "ptrace", call_store);
 	assert_int_equal(calls.shown, 1);
 	assert_string_equal(summary(), "jail-npm: refused 3 calls (ptrace)\n");
 }
@@ -72,8 +72,8 @@ static void more_names_than_shown(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < 6; i++)
-		refusal_add(&conns, names[i], conn_store);
-	refusal_add(&conns, "a:1", conn_store);
+		summary_add(&conns, names[i], conn_store);
+	summary_add(&conns, "a:1", conn_store);
 	assert_int_equal(conns.n, 7);
 	assert_int_equal(conns.shown, RF_SHOWN);
 	assert_string_equal(summary(), "jail-npm: refused 7 connections (a:1, b:2, c:3, d:4, …)\n");
@@ -87,7 +87,7 @@ static void long_name(void **state)
 	(void)state;
 	memset(big, 'h', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	refusal_add(&conns, big, conn_store);
+	summary_add(&conns, big, conn_store);
 	assert_string_equal(summary(), "jail-npm: refused 1 connection (…)\n");
 }
 
@@ -97,8 +97,8 @@ static void small_buffer(void **state)
 	char small[16];
 
 	(void)state;
-	refusal_add(&calls, "ptrace", call_store);
-	refusals_line(small, sizeof(small), "jail-npm", &conns, &calls);
+	summary_add(&calls, "ptrace", call_store);
+	summary_line(small, sizeof(small), "jail-npm", &conns, &calls);
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 	assert_memory_equal(small, "jail-npm: refus", 15);
 }

@@ -22,7 +22,7 @@
 struct plan_entry plan[AJ_PLAN_MAX];
 unsigned plan_n;
 static struct scan_result result;
-struct scan_result *scan = &result;
+struct scan_result *hits_cur = &result;
 
 static jmp_buf died;
 static char death[512];
@@ -74,13 +74,13 @@ static void make(const char *rel, bool dir)
 
 static void hit(uint8_t kind, bool isdir, const char *rel)
 {
-	struct scan_hit *h = &scan->hits[scan->n++];
+	struct scan_hit *h = &hits_cur->hits[hits_cur->n++];
 
-	*h = (struct scan_hit){.kind = kind, .isdir = isdir, .off = scan->used};
+	*h = (struct scan_hit){.kind = kind, .isdir = isdir, .off = hits_cur->used};
 	if (!kind)
 		h->why = SCAN_BY_GUARD;
-	memcpy(scan->arena + scan->used, rel, strlen(rel) + 1);
-	scan->used += (uint32_t)strlen(rel) + 1;
+	memcpy(hits_cur->arena + hits_cur->used, rel, strlen(rel) + 1);
+	hits_cur->used += (uint32_t)strlen(rel) + 1;
 }
 
 static const struct aj_mount usr = {.op = AJ_MOUNT_RO, .landlock = AJ_LL_RIGHTS_READ};

@@ -1,7 +1,7 @@
 /* test_stub_match.c: the stub's compiled mask matcher (stub/scan/match.c) on
  * hand-written steps: each form, the quick filters, token programs with
  * escaped bytes, the automaton's hand-over between directories, and names
- * an attacker chose.  The compiler's side is test_compiler_match.c. */
+ * an attacker chose.  The compiler's side is compiler/test_match.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,7 +22,7 @@ static const struct aj_scan sc = {.sets = sets, .n_sets = 2};
 
 static bool m(const struct aj_step *st, const char *name)
 {
-	return step_match(&sc, st, name, strlen(name));
+	return match_step(&sc, st, name, strlen(name));
 }
 
 static void forms(void **state)
@@ -92,18 +92,18 @@ static void classify(void **state)
 	uint64_t in;
 
 	(void)state;
-	assert_int_equal(step_classify(&s, ".env", 4, false, s.start, &in), AJ_PATTERN_MASK);
-	assert_int_equal(step_classify(&s, "secrets", 7, false, 0, &in), 0);
-	assert_int_equal(step_classify(&s, "secrets", 7, true, 0, &in), AJ_PATTERN_DENY);
-	assert_int_equal(step_classify(&s, "KeY", 3, false, 0, &in), AJ_PATTERN_MASK);
-	assert_int_equal(step_classify(&s, "config", 6, true, s.start, &in), 0);
+	assert_int_equal(match_classify(&s, ".env", 4, false, s.start, &in), AJ_PATTERN_MASK);
+	assert_int_equal(match_classify(&s, "secrets", 7, false, 0, &in), 0);
+	assert_int_equal(match_classify(&s, "secrets", 7, true, 0, &in), AJ_PATTERN_DENY);
+	assert_int_equal(match_classify(&s, "KeY", 3, false, 0, &in), AJ_PATTERN_MASK);
+	assert_int_equal(match_classify(&s, "config", 6, true, s.start, &in), 0);
 	assert_int_equal(in, 0x6);
-	assert_int_equal(step_classify(&s, "a", 1, true, 0x6, &in), 0);
+	assert_int_equal(match_classify(&s, "a", 1, true, 0x6, &in), 0);
 	assert_int_equal(in, 0x6); /* '**' goes on below itself */
-	assert_int_equal(step_classify(&s, "a", 1, false, 0x6, &in), 0);
+	assert_int_equal(match_classify(&s, "a", 1, false, 0x6, &in), 0);
 	assert_int_equal(in, 0); /* a file has no inside */
-	assert_int_equal(step_classify(&s, "prod.yml", 8, false, 0x6, &in), AJ_PATTERN_MASK);
-	assert_int_equal(step_classify(&s, "prod.yml", 8, false, s.start, &in), 0);
+	assert_int_equal(match_classify(&s, "prod.yml", 8, false, 0x6, &in), AJ_PATTERN_MASK);
+	assert_int_equal(match_classify(&s, "prod.yml", 8, false, s.start, &in), 0);
 }
 
 static void untrusted_names(void **state)
@@ -125,9 +125,9 @@ static void untrusted_names(void **state)
 	memset(name, 'a', 255);
 	name[255] = 0;
 	for (int i = 0; i < 10000; i++)
-		assert_false(step_match(&sc, &st, name, 255));
+		assert_false(match_step(&sc, &st, name, 255));
 	name[254] = 'b';
-	assert_true(step_match(&sc, &st, name, 255));
+	assert_true(match_step(&sc, &st, name, 255));
 }
 
 int main(void)

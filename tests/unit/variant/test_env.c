@@ -199,22 +199,22 @@ static void paths(void **state)
 	const struct aj_path unset = {"", AJ_VAR_WAYLAND_SOCKET, ""};
 
 	(void)state;
-	assert_int_equal(path_join(&p, buf, sizeof(buf)), 4);
+	assert_int_equal(vars_path_join(&p, buf, sizeof(buf)), 4);
 	assert_string_equal(buf, "/a/b");
-	assert_int_equal(path_join(&home, buf, sizeof(buf)), 9);
+	assert_int_equal(vars_path_join(&home, buf, sizeof(buf)), 9);
 	assert_string_equal(buf, "/home/u/x");
-	assert_int_equal(path_join(&home, buf, 9), AJ_PATH_TOOLONG);
+	assert_int_equal(vars_path_join(&home, buf, 9), AJ_PATH_TOOLONG);
 	unsetenv("WAYLAND_DISPLAY");
-	assert_int_equal(path_join(&unset, buf, sizeof(buf)), AJ_PATH_UNRESOLVED);
-	assert_string_equal(path_normal("/a/b", buf, sizeof(buf)), "/a/b");
-	assert_string_equal(path_normal("//a///b/", buf, sizeof(buf)), "/a/b");
-	assert_string_equal(path_normal("/", buf, sizeof(buf)), "/");
-	assert_string_equal(path_normal("///", buf, sizeof(buf)), "/");
-	assert_null(path_normal("a/b", buf, sizeof(buf)));
-	assert_null(path_normal("/a/../b", buf, sizeof(buf)));
-	assert_null(path_normal("/a/./b", buf, sizeof(buf)));
-	assert_string_equal(path_normal("/a/.b/..c", buf, sizeof(buf)), "/a/.b/..c");
-	assert_null(path_normal("", buf, sizeof(buf)));
+	assert_int_equal(vars_path_join(&unset, buf, sizeof(buf)), AJ_PATH_UNRESOLVED);
+	assert_string_equal(vars_path_normal("/a/b", buf, sizeof(buf)), "/a/b");
+	assert_string_equal(vars_path_normal("//a///b/", buf, sizeof(buf)), "/a/b");
+	assert_string_equal(vars_path_normal("/", buf, sizeof(buf)), "/");
+	assert_string_equal(vars_path_normal("///", buf, sizeof(buf)), "/");
+	assert_null(vars_path_normal("a/b", buf, sizeof(buf)));
+	assert_null(vars_path_normal("/a/../b", buf, sizeof(buf)));
+	assert_null(vars_path_normal("/a/./b", buf, sizeof(buf)));
+	assert_string_equal(vars_path_normal("/a/.b/..c", buf, sizeof(buf)), "/a/.b/..c");
+	assert_null(vars_path_normal("", buf, sizeof(buf)));
 }
 
 int main(void)

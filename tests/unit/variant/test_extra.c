@@ -291,9 +291,9 @@ static void open_as_pid1(void)
 	struct aj_mount bind = {.op = AJ_MOUNT_RO};
 
 	snprintf(path, sizeof(path), "%s/l/x", outside);
-	if (source_open(&bind, path, &why) < 0)
+	if (resolve_source_open(&bind, path, &why) < 0)
 		say("the bind's trusted link was not followed; ");
-	if (source_open(&map, path, &why) >= 0 || !why)
+	if (resolve_source_open(&map, path, &why) >= 0 || !why)
 		say("a map followed a link");
 	else
 		say(why);

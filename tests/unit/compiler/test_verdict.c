@@ -1,4 +1,4 @@
-/* test_compiler_verdict.c: the stub's own reading of a filter
+/* compiler/test_verdict.c: the stub's own reading of a filter
  * (stub/notify/verdict.c), with which its parent answers a refused call, gives
  * the verdict the tests' interpreter gives (bpf_run.h, itself checked
  * against the kernel in test_compiler_seccomp), for the first filter of

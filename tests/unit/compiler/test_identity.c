@@ -1,4 +1,4 @@
-/* test_compiler_identity.c: SHA-256 against the published vectors, and the
+/* compiler/test_identity.c: SHA-256 against the published vectors, and the
  * policy identity: the hash of the header's tables, written into the
  * header, the same whatever file name the policy came from, different
  * when a table differs. */

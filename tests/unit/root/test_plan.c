@@ -1,6 +1,6 @@
-/* test_stub_mount_plan.c: the mount plan's resolution (stub/root/mount_plan.c,
+/* test_stub_mount_plan.c: the mount plan's resolution (stub/root/plan.c,
  * plan_resolve and plan_scratch_dir), with stub/variant/vars.c for the variables
- * and stub/variant/resolve.c for path_within.  Everything that would touch the
+ * and stub/variant/resolve.c for resolve_within.  Everything that would touch the
  * kernel is a fake below; die() returns here through a longjmp. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,23 +39,23 @@ int landlock_abi(void)
 	return abi;
 }
 
-const char *ns_mount_hint(int err, bool proc)
+const char *nscause_mount_hint(int err, bool proc)
 {
 	(void)err, (void)proc;
 	return NULL;
 }
 
-void mkdir_p(const char *path)
+void fs_mkdir_p(const char *path)
 {
 	(void)path;
 }
 
-void mkfile_p(const char *path)
+void fs_mkfile_p(const char *path)
 {
 	(void)path;
 }
 
-void make_link(const char *path, const char *target)
+void fs_link(const char *path, const char *target)
 {
 	(void)path, (void)target;
 }
@@ -65,7 +65,7 @@ void dev_build(const char *path, bool as_dir)
 	(void)path, (void)as_dir;
 }
 
-unsigned device_match(const char *prefix, const char *path, bool bind)
+unsigned dev_match(const char *prefix, const char *path, bool bind)
 {
 	(void)prefix, (void)path, (void)bind;
 	return 0;
@@ -101,7 +101,7 @@ void reflog_guard(int fd, const char *path)
 
 bool reflog_named(void)
 {
-	return false;
+	return false; /* no --jail-log: plan_log_check() has nothing to check */
 }
 
 /* ---- tables ----------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* test_compiler_seccomp.c: the verification table.  Every shipped policy is
+/* compiler/test_seccomp.c: the verification table.  Every shipped policy is
  * compiled, and for every command group x mode each row of the table is run
  * in a child process under the real emitted filters (and, separately,
  * through the BPF interpreter), so a change in code generation that weakens

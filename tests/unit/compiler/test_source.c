@@ -1,4 +1,4 @@
-/* test_compiler_source.c: what the compiler agrees to read as a policy, for
+/* compiler/test_source.c: what the compiler agrees to read as a policy, for
  * the files the corpus cannot hold (a FIFO, a socket, a device, a file over
  * the size bound), and that a refused file's bytes never reach a
  * diagnostic. */

@@ -1,5 +1,5 @@
-/* test_compiler_match.c: the compiler's lowering of mask/deny/prune
- * patterns (compiler/lower.c) run by the stub's matcher (stub/scan/match.c),
+/* compiler/test_match.c: the compiler's scan automaton of mask/deny/prune
+ * patterns (compiler/automaton.c) run by the stub's matcher (stub/scan/match.c),
  * checked against the reference glob semantics (stub/base/glob.c): a path is
  * hidden by the walk exactly when the glob matches the path or one of its
  * directories.  Hand-picked cases first, then random patterns and paths. */
@@ -19,18 +19,17 @@
 
 /* stub/scan/match.c and stub/base/glob.c (stub.h cannot be included beside model.h) */
 bool glob_match(const char *pattern, const char *s);
-uint8_t step_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
-		      uint64_t state, uint64_t *inside);
-
+uint8_t match_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
+                      uint64_t state, uint64_t *inside);
 
 /* The variant's m_scan as the struct aj_scan the header would hold. */
-struct lowered {
+struct automaton {
 	struct aj_scan sc;
 	struct aj_step fl[64], st[64];
 	uint8_t sets[255 * 32];
 };
 
-static void to_table(const struct m_scan *m, struct lowered *l, int depth)
+static void to_table(const struct m_scan *m, struct automaton *l, int depth)
 {
 	memset(l, 0, sizeof(*l));
 	assert_true(m->floating.n <= 64 && m->steps.n <= 64);
@@ -46,10 +45,14 @@ static void to_table(const struct m_scan *m, struct lowered *l, int depth)
 	}
 	for (size_t i = 0; i < m->sets.n; i++)
 		memcpy(l->sets + 32 * i, m->sets.v[i], 32);
-	l->sc = (struct aj_scan){.floating = l->fl, .steps = l->st, .sets = l->sets,
-				 .start = m->start, .n_floating = (uint16_t)m->floating.n,
-				 .n_steps = (uint8_t)m->steps.n, .n_sets = (uint8_t)m->sets.n,
-				 .depth = (uint8_t)depth};
+	l->sc = (struct aj_scan){.floating = l->fl,
+	                         .steps = l->st,
+	                         .sets = l->sets,
+	                         .start = m->start,
+	                         .n_floating = (uint16_t)m->floating.n,
+	                         .n_steps = (uint8_t)m->steps.n,
+	                         .n_sets = (uint8_t)m->sets.n,
+	                         .depth = (uint8_t)depth};
 }
 
 /* What the walk decides for path (components split on '/'; all but the
@@ -62,7 +65,7 @@ static int walk_kind(const struct aj_scan *sc, const char *path, bool isdir)
 		size_t n = strcspn(p, "/");
 		bool last = !p[n];
 		uint64_t inside;
-		uint8_t k = step_classify(sc, p, n, last ? isdir : true, state, &inside);
+		uint8_t k = match_classify(sc, p, n, last ? isdir : true, state, &inside);
 		if (k)
 			return k;
 		if (last)
@@ -93,9 +96,9 @@ static bool ref_hidden(const char *glob, bool anchored, bool dir_only, const cha
 	return false;
 }
 
-static struct lowered L;
+static struct automaton L;
 
-static const struct aj_scan *lower_one(const char *key, const char *pattern)
+static const struct aj_scan *automaton_of(const char *key, const char *pattern)
 {
 	char *text = xprintf("policy p { %s \"%s\"; }", key, pattern);
 	struct compiled *c = compile_str(text);
@@ -109,11 +112,11 @@ static const struct aj_scan *lower_one(const char *key, const char *pattern)
 
 static void check(const char *pattern, const char *path, bool isdir, bool expect)
 {
-	const struct aj_scan *sc = lower_one("mask", pattern);
+	const struct aj_scan *sc = automaton_of("mask", pattern);
 	bool got = walk_kind(sc, path, isdir) == AJ_PATTERN_MASK;
 	if (got != expect)
 		fail_msg("mask \"%s\" on %s%s: %s, expected %s", pattern, path, isdir ? "/" : "",
-			 got ? "hidden" : "visible", expect ? "hidden" : "visible");
+		         got ? "hidden" : "visible", expect ? "hidden" : "visible");
 }
 
 #define HID(p, s) check((p), (s), false, true)
@@ -167,11 +170,11 @@ static void anchored(void **state)
 static void directories_only(void **state)
 {
 	(void)state;
-	const struct aj_scan *sc = lower_one("deny", "secrets/");
+	const struct aj_scan *sc = automaton_of("deny", "secrets/");
 	assert_int_equal(walk_kind(sc, "secrets", true), AJ_PATTERN_DENY);
 	assert_int_equal(walk_kind(sc, "app/secrets", true), AJ_PATTERN_DENY);
 	assert_int_equal(walk_kind(sc, "secrets", false), 0);
-	sc = lower_one("deny", "a/b/");
+	sc = automaton_of("deny", "a/b/");
 	assert_int_equal(walk_kind(sc, "a/b", true), AJ_PATTERN_DENY);
 	assert_int_equal(walk_kind(sc, "a/b", false), 0);
 }
@@ -179,17 +182,17 @@ static void directories_only(void **state)
 static void nocase(void **state)
 {
 	(void)state;
-	const struct aj_scan *sc = lower_one("mask nocase", ".env");
+	const struct aj_scan *sc = automaton_of("mask nocase", ".env");
 	assert_int_equal(walk_kind(sc, ".ENV", false), AJ_PATTERN_MASK);
 	assert_int_equal(walk_kind(sc, "a/.Env", false), AJ_PATTERN_MASK);
 	assert_int_equal(walk_kind(sc, ".envx", false), 0);
-	sc = lower_one("mask nocase", "[!a]x*");
+	sc = automaton_of("mask nocase", "[!a]x*");
 	assert_int_equal(walk_kind(sc, "AX", false), 0); /* 'A' is 'a': refused */
 	assert_int_equal(walk_kind(sc, "bX1", false), AJ_PATTERN_MASK);
-	sc = lower_one("mask nocase", "Config/*.PEM");
+	sc = automaton_of("mask nocase", "Config/*.PEM");
 	assert_int_equal(walk_kind(sc, "CONFIG/k.pem", false), AJ_PATTERN_MASK);
 	/* without nocase, case counts */
-	sc = lower_one("mask", ".env");
+	sc = automaton_of("mask", ".env");
 	assert_int_equal(walk_kind(sc, ".ENV", false), 0);
 }
 
@@ -197,11 +200,11 @@ static void precedence(void **state)
 {
 	(void)state;
 	struct compiled *c = compile_str("policy p { scan prune \"vendor\" \"x/**\"; "
-					 "mask \"vendor/\" \"*.pem\"; deny \"*.pem\"; }");
+	                                 "mask \"vendor/\" \"*.pem\"; deny \"*.pem\"; }");
 	(void)c; /* "*.pem" both masked and denied: refused */
 	assert_null(c);
 	c = compile_str("policy p { scan prune \"vendor\"; mask \"vendor/\" \"k*\"; "
-			"deny \"key*\"; }");
+	                "deny \"key*\"; }");
 	assert_non_null(c);
 	to_table(&c->variants.v[0].scan, &L, 32);
 	assert_int_equal(walk_kind(&L.sc, "vendor", true), AJ_PATTERN_MASK);
@@ -214,9 +217,9 @@ static void prune_and_reset(void **state)
 {
 	(void)state;
 	struct compiled *c = compile_str(
-		"policy a { scan prune \"node_modules\" \".git/objects\" \"target\"; "
-		"scan depth 12 deny; }\n"
-		"policy b extends a { mode m { scan prune none; scan prune \"target\"; } }");
+	    "policy a { scan prune \"node_modules\" \".git/objects\" \"target\"; "
+	    "scan depth 12 deny; }\n"
+	    "policy b extends a { mode m { scan prune none; scan prune \"target\"; } }");
 	assert_non_null(c);
 	const struct variant *n = &c->variants.v[0], *m = &c->variants.v[1];
 	assert_int_equal(n->scan_depth, 12);
@@ -237,7 +240,7 @@ static void guards(void **state)
 {
 	(void)state;
 	struct compiled *c = compile_str("policy p { deny \"/secrets/\"; scan guard \"/.env\" "
-					 "\"config/prod.yml\" \"/secrets/\"; }");
+	                                 "\"config/prod.yml\" \"/secrets/\"; }");
 	assert_non_null(c);
 	const struct m_scan *m = &c->variants.v[0].scan;
 	assert_int_equal(m->guards.n, 3);
@@ -267,8 +270,8 @@ static unsigned pick(unsigned n)
 
 static void random_segment(char *out, bool allow_star2)
 {
-	static const char *const atoms[] = {"a", "b", ".", "*", "?", "[ab]", "[!a]", "[a-b]", "ab",
-					    "A", "Ba"};
+	static const char *const atoms[] = {"a",    "b",     ".",  "*", "?", "[ab]",
+	                                    "[!a]", "[a-b]", "ab", "A", "Ba"};
 	if (allow_star2 && !pick(6)) {
 		strcpy(out, "**");
 		return;
@@ -305,8 +308,8 @@ static void random_pattern(char *out)
 
 static void random_path(char *out)
 {
-	static const char *const names[] = {"a", "b", "ab", "ba", ".a", "aab", "bab", ".", "a.b",
-					    "bb", "aba", ".ab", "abab", "AB", "Ab", "bA"};
+	static const char *const names[] = {"a",   "b",  "ab",  "ba",  ".a",   "aab", "bab", ".",
+	                                    "a.b", "bb", "aba", ".ab", "abab", "AB",  "Ab",  "bA"};
 	unsigned n = 1 + pick(4);
 	out[0] = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -358,9 +361,8 @@ static void against_reference(void **state)
 			bool got = walk_kind(&L.sc, path, isdir) == AJ_PATTERN_MASK;
 			if (want != got)
 				fail_msg("mask %s\"%s\" on %s%s: walk %s, reference %s",
-					 nc ? "nocase " : "", pat, path,
-					 isdir ? "/" : "", got ? "hidden" : "visible",
-					 want ? "hidden" : "visible");
+				         nc ? "nocase " : "", pat, path, isdir ? "/" : "",
+				         got ? "hidden" : "visible", want ? "hidden" : "visible");
 			checked++;
 		}
 		arena_free();
@@ -371,14 +373,14 @@ static void against_reference(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(forms, setup, teardown),
-		cmocka_unit_test_setup_teardown(anchored, setup, teardown),
-		cmocka_unit_test_setup_teardown(directories_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(nocase, setup, teardown),
-		cmocka_unit_test_setup_teardown(precedence, setup, teardown),
-		cmocka_unit_test_setup_teardown(prune_and_reset, setup, teardown),
-		cmocka_unit_test_setup_teardown(guards, setup, teardown),
-		cmocka_unit_test_setup_teardown(against_reference, setup, teardown),
+	    cmocka_unit_test_setup_teardown(forms, setup, teardown),
+	    cmocka_unit_test_setup_teardown(anchored, setup, teardown),
+	    cmocka_unit_test_setup_teardown(directories_only, setup, teardown),
+	    cmocka_unit_test_setup_teardown(nocase, setup, teardown),
+	    cmocka_unit_test_setup_teardown(precedence, setup, teardown),
+	    cmocka_unit_test_setup_teardown(prune_and_reset, setup, teardown),
+	    cmocka_unit_test_setup_teardown(guards, setup, teardown),
+	    cmocka_unit_test_setup_teardown(against_reference, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* mount_plan.c: the interpreter of the mount table.
+/* plan.c: the interpreter of the mount table.
  *
  * Four passes over one table:
  *  plan_resolve       (caller, before any namespace) substitutes the
@@ -42,7 +42,7 @@ static char plan_arena[AJ_PLAN_ARENA];
 static const char bind_hint[] =
     "the policy needs it; make it readable by you, or mark it optional (?) in the policy";
 
-/* A 'link?' entry, as the host has it (resolve.c: host_layout): the link
+/* A 'link?' entry, as the host has it (resolve.c: resolve_host_layout): the link
  * with the host's own target, a read-only bind of its directory, or
  * nothing.  The decided entry is a copy of the table's. */
 static struct aj_mount layout[AJ_PLAN_MAX];
@@ -52,7 +52,7 @@ static void follow_host(struct plan_entry *e, size_t *used)
 {
 	struct aj_mount *c = &layout[n_layout];
 	char *target = plan_arena + *used;
-	unsigned kind = host_layout(e->path, target, sizeof(plan_arena) - *used);
+	unsigned kind = resolve_host_layout(e->path, target, sizeof(plan_arena) - *used);
 
 	*c = *e->m; /* AS_HOST stays: --jail-explain says what was chosen */
 	if (kind == S_IFLNK) {
@@ -95,11 +95,11 @@ void plan_resolve(const struct aj_variant *v)
 			/* A toggle the run has off brings nothing. */
 			if (m->toggle && !(v->features & AJ_TOGGLE_BIT(m->toggle - 1)))
 				continue;
-			l = path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
+			l = vars_path_join(&m->path, plan_arena + used, sizeof(plan_arena) - used);
 			if (l == AJ_PATH_UNRESOLVED) {
 				if (!(m->flags & AJ_MOUNT_OPTIONAL))
-					diep("resolve the variable", var_name(m->path.var), 0,
-					     var_why(m->path.var));
+					diep("resolve the variable", vars_name(m->path.var), 0,
+					     vars_why(m->path.var));
 			} else if (l < 0) {
 				die("resolve a mount path", ENAMETOOLONG, NULL);
 			} else {
@@ -129,7 +129,7 @@ bool plan_has_devices(void)
 
 	for (unsigned i = 0; found < 0 && i < plan_n; i++)
 		if (plan[i].path && aj_op(plan[i].m->op)->make == AJ_MAKE_NODES &&
-		    device_match("", plan[i].path, false))
+		    dev_match("", plan[i].path, false))
 			found = 1;
 	if (found < 0)
 		found = 0;
@@ -140,11 +140,11 @@ bool plan_has_devices(void)
  * first where the policy says so ('rw+'): also the fallback's. */
 int plan_source_open(const struct aj_mount *m, const char *path, const char **why)
 {
-	int fd = source_open(m, path, why);
+	int fd = resolve_source_open(m, path, why);
 
 	if (fd < 0 && errno == ENOENT && (m->flags & AJ_MOUNT_CREATE)) {
-		mkdir_p(path);
-		fd = source_open(m, path, why);
+		fs_mkdir_p(path);
+		fd = resolve_source_open(m, path, why);
 	}
 	return fd;
 }
@@ -196,7 +196,7 @@ void plan_open_sources(void)
 	/* Our mounts must not propagate to the host, nor its to us.  This
 	 * comes first: a clone of a shared mount would join its peer group. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-		die("make the mounts private", errno, ns_mount_hint(errno, false));
+		die("make the mounts private", errno, nscause_mount_hint(errno, false));
 	for (unsigned i = 0; i < plan_n; i++)
 		if (plan[i].path && aj_op_binds(plan[i].m->op))
 			open_source(&plan[i]);
@@ -249,7 +249,7 @@ static bool plan_under_bind(unsigned i)
 {
 	for (unsigned k = 0; k < i; k++)
 		if (plan[k].path && !plan[k].missing && plan[k].fd >= 0 &&
-		    path_within(plan[i].path, plan[k].path))
+		    resolve_within(plan[i].path, plan[k].path))
 			return true;
 	return false;
 }
@@ -260,7 +260,7 @@ static void mount_tmpfs(const char *path, unsigned mode)
 
 	for (int i = 0; i < 4; i++)
 		opt[6 + i] = (char)('0' + ((mode >> (3 * (3 - i))) & 7));
-	mkdir_p(path);
+	fs_mkdir_p(path);
 	if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opt))
 		diep("mount a tmpfs on", path, errno, NULL);
 }
@@ -279,7 +279,7 @@ int plan_open_inside(const char *path, unsigned before)
 	for (unsigned k = 0; k < before; k++) {
 		const struct plan_entry *o = &plan[k];
 
-		if (o->path && !o->missing && o->fd >= 0 && path_within(path, o->path) &&
+		if (o->path && !o->missing && o->fd >= 0 && resolve_within(path, o->path) &&
 		    (!in || strlen(o->path) >= strlen(in->path)))
 			in = o;
 	}
@@ -293,7 +293,7 @@ int plan_open_inside(const char *path, unsigned before)
 	                (in ? RESOLVE_BENEATH : 0) | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
-/* The clone's fd stays open until fds_close(): Landlock's rule goes on it
+/* The clone's fd stays open until privs_fds_close(): Landlock's rule goes on it
  * (plan_landlock), and mount points, covers and the fence below it are
  * opened beneath it. */
 static void attach(unsigned i)
@@ -304,9 +304,9 @@ static void attach(unsigned i)
 	dfd = plan_open_inside(e->path, i);
 	if (dfd < 0 && errno == ENOENT && !plan_under_bind(i)) {
 		if (e->isdir)
-			mkdir_p(e->path);
+			fs_mkdir_p(e->path);
 		else
-			mkfile_p(e->path);
+			fs_mkfile_p(e->path);
 		dfd = plan_open_inside(e->path, i);
 	}
 	if (dfd < 0)
@@ -333,7 +333,7 @@ void plan_build(void)
 			break;
 		case AJ_MAKE_TMPFS:
 			if (plan_scratch_dir(i)) {
-				mkdir_p(e->path);
+				fs_mkdir_p(e->path);
 				if (chmod(e->path, m->mode))
 					diep("create", e->path, errno, NULL);
 				break;
@@ -341,19 +341,20 @@ void plan_build(void)
 			mount_tmpfs(e->path, m->mode);
 			break;
 		case AJ_MAKE_LINK:
-			make_link(e->path, m->target);
+			fs_link(e->path, m->target);
 			break;
 		case AJ_MAKE_DEV:
 			dev_build(e->path, plan_scratch_dir(i));
 			break;
 		case AJ_MAKE_PROC:
-			mkdir_p(e->path);
+			fs_mkdir_p(e->path);
 			if (mount("proc", e->path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 				diep("mount a procfs on", e->path, errno,
-				     ns_mount_hint(errno, true)); /* a covered /proc: fallback.c */
+				     nscause_mount_hint(errno,
+				                        true)); /* a covered /proc: fallback.c */
 			break;
 		case AJ_MAKE_NODES:
-			if (!device_match("/oldroot", e->path, true) &&
+			if (!dev_match("/oldroot", e->path, true) &&
 			    !(m->flags & AJ_MOUNT_OPTIONAL) && !strpbrk(e->path, "*?["))
 				diep("bind", e->path, ENOENT, bind_hint);
 			break;
@@ -379,7 +380,7 @@ void plan_landlock(int ruleset, const struct plan_entry *skip)
 		if (e == skip || !e->path || e->missing || (!e->m->landlock && !bind))
 			continue;
 		if (!bind) {
-			/* The fd stays open until fds_close(). */
+			/* The fd stays open until privs_fds_close(). */
 			fd = openat(AT_FDCWD, e->path, O_PATH | O_CLOEXEC | O_DIRECTORY);
 			if (fd < 0)
 				diep("open the Landlock path", e->path, errno, NULL);
@@ -415,7 +416,7 @@ void plan_log_check(void)
 
 		if (!plan[i].path || !aj_op_is(plan[i].m->op, AJ_OP_WRITES))
 			continue;
-		fd = source_open(plan[i].m, plan[i].path, &why);
+		fd = resolve_source_open(plan[i].m, plan[i].path, &why);
 		if (fd < 0)
 			continue;
 		reflog_guard(fd, plan[i].path);

@@ -1,11 +1,13 @@
-/* variant.c: a variant (command group x mode) built from the changes of
+/* replay.c: a variant (command group x mode) built from the changes of
  * its blocks, replayed in order, and completed. */
-#include "variant.h"
+#include "replay.h"
 #include "bounds.h"
+#include "automaton.h"
 #include "bpf.h"
 #include "environment.h"
-#include "lower.h"
 #include "mounts.h"
+#include "namespaces.h"
+#include "network.h"
 #include "path.h"
 #include "patterns.h"
 #include "syscalls.h"
@@ -19,7 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-void variant_start(struct variant *v, const char *mode, const char *command)
+void replay_start(struct variant *v, const char *mode, const char *command)
 {
 	memset(v, 0, sizeof(*v));
 	v->mode = mode;
@@ -32,7 +34,7 @@ void variant_start(struct variant *v, const char *mode, const char *command)
 	v->scan_bound = AJ_SCAN_BOUND_DENY;
 }
 
-bool variant_apply(struct variant *v, const change_list *block)
+bool replay_block(struct variant *v, const change_list *block)
 {
 	bool ok = true;
 	for (size_t i = 0; i < block->n; i++) {
@@ -88,8 +90,16 @@ bool variant_apply(struct variant *v, const change_list *block)
 			v->landlock = c->landlock.level;
 			v->landlock_min_abi = c->landlock.min_abi;
 			break;
-		case CH_TIMEOUT:
-			v->timeout = (uint32_t)c->number;
+		case CH_SCALAR:
+			switch (c->scalar.which) {
+#define M_SCALAR_SET(key, type, ...)                                                               \
+	case M_SCALAR_##key:                                                                       \
+		v->key = (type)c->scalar.value;                                                    \
+		break;
+				M_SCALARS(M_SCALAR_SET)
+			case M_SCALAR_COUNT:
+				break;
+			}
 			break;
 		case CH_TOGGLE:
 			if (c->toggle.on)
@@ -158,71 +168,20 @@ static void add_toggles(struct variant *v)
 			env_list_add(&v->env_drop, te[i].name, NULL);
 }
 
-/* 'network blocked' keeps the host's network namespace: no socket family
- * but AF_UNIX may be created, so no IP (TCP, UDP, ICMP, raw), no netlink
- * (the host's routes, addresses, connections through sock_diag), no
- * packet, vsock or any family a later kernel adds.  The comparison is on
- * the whole 64-bit argument: a value whose low 32 bits say AF_UNIX but
- * whose high bits are set is refused too, never the other way round. */
-static void block_sockets(struct variant *v)
-{
-	struct m_rule r = {.nr = syscall_lookup("socket", NULL),
-	                   .name = "socket",
-	                   .action = EAFNOSUPPORT,
-	                   .n_cmp = 1,
-	                   .cmp = {{0, SCMP_CMP_NE, 0, AF_UNIX}},
-	                   .text = xstrdup("socket(arg0 != AF_UNIX)")};
-	VEC_PUSH(v->rules, r);
-}
-
-/* The filter's side of 'namespaces': clone and unshare with the flag of
- * a kind the policy does not allow are refused, and chroot unless user
- * namespaces are allowed (only a namespace's root may chroot, and a
- * browser's sandbox does it in its own).  The kernel's side is
- * aj_variant.userns. */
-static void namespace_rules(struct variant *v)
-{
-#define NS_FLAG(flag, name) flag,
-	static const unsigned long flags[] = {NS_KINDS(NS_FLAG)};
-	static const char *const calls[] = {"clone", "unshare"};
-
-	for (size_t c = 0; c < N(calls); c++)
-		for (size_t i = 0; i < N(flags); i++) {
-			unsigned long f = flags[i];
-			if (v->ns_allow & f)
-				continue;
-			struct m_rule r = {.nr = syscall_lookup(calls[c], NULL),
-			                   .name = calls[c],
-			                   .action = EPERM,
-			                   .n_cmp = 1,
-			                   .cmp = {{0, SCMP_CMP_MASKED_EQ, f, f}},
-			                   .text = xprintf("%s(arg0 & 0x%lx == 0x%lx)", calls[c], f, f)};
-			VEC_PUSH(v->rules, r);
-		}
-	if (!(v->ns_allow & CLONE_NEWUSER)) {
-		struct m_rule r = {.nr = syscall_lookup("chroot", NULL),
-		                   .name = "chroot",
-		                   .action = EPERM,
-		                   .text = xstrdup("chroot")};
-		VEC_PUSH(v->rules, r);
-	}
-}
-
-bool variant_finish(struct variant *v)
+bool replay_finish(struct variant *v)
 {
 	/* The target may ask which mode it runs in; a nested stub does not
 	 * trust it (stub/mode.c). */
 	struct m_env_set e = {.name = M_MODE_ENV};
 	path_parse(v->mode, NULL, false, &e.value);
 	env_set_put(v, &e);
-	if (!pattern_check_pruned(v) || !scan_lower(v))
+	if (!automaton_check_pruned(v) || !automaton_build(v))
 		return false;
 	add_toggles(v);
 	mounts_sort(v);
 	if (v->landlock != AJ_LANDLOCK_OFF)
 		mounts_landlock(v);
-	if (v->network == AJ_NET_BLOCKED)
-		block_sockets(v);
-	namespace_rules(v);
+	network_rules(v);
+	namespaces_rules(v);
 	return seccomp_build(v);
 }

@@ -1,4 +1,4 @@
-/* gitindex.c: which of the scan's masked and denied paths a git
+/* git.c: which of the scan's masked and denied paths a git
  * repository tracks, read from the index of every repository whose work
  * tree holds them.
  *
@@ -55,7 +55,7 @@ struct gi_reader {
 	size_t hashsz;
 	uint32_t version, n, i; /* i: entries seen */
 	size_t plen;            /* version 4: the last path's length, in gi_path */
-	gitindex_fn *fn;
+	git_index_fn *fn;
 	void *ctx;
 	bool stop;
 };
@@ -156,7 +156,7 @@ static long gi_entries(struct gi_reader *g, const unsigned char *p, size_t avail
 	return (long)(p - start);
 }
 
-int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, gitindex_fn *fn, void *ctx)
+int git_index_parse(const unsigned char *p, size_t len, size_t hashsz, git_index_fn *fn, void *ctx)
 {
 	struct gi_reader g = {.hashsz = hashsz, .fn = fn, .ctx = ctx};
 	int r = gi_header(&g, p, len);
@@ -177,7 +177,7 @@ static int first_only(void *ctx, const char *path, size_t len, uint32_t mode)
 /* The index open at fd, size bytes as fstat saw it, through a fixed
  * buffer: a mapping would die of SIGBUS if the file shrank under it (a
  * jailed git writing it meanwhile).  Entries are read until fn stops. */
-static int gi_read(int fd, size_t size, gitindex_fn *fn, void *ctx)
+static int gi_read(int fd, size_t size, git_index_fn *fn, void *ctx)
 {
 	static unsigned char buf[1 << 16]; /* far more than one entry (< 4.2 KiB) */
 	struct gi_reader g = {.hashsz = 20};
@@ -185,7 +185,7 @@ static int gi_read(int fd, size_t size, gitindex_fn *fn, void *ctx)
 	long used;
 	int r;
 
-	got = have = fd_read(fd, (char *)buf, size < sizeof(buf) ? size : sizeof(buf));
+	got = have = out_read(fd, (char *)buf, size < sizeof(buf) ? size : sizeof(buf));
 	if (have < 12 || have < (size < sizeof(buf) ? size : sizeof(buf)))
 		return GI_ETRUNC;
 	/* SHA-256's ids, when only they make the first entry whole. */
@@ -222,7 +222,7 @@ static int gi_read(int fd, size_t size, gitindex_fn *fn, void *ctx)
 		if (have == sizeof(buf))
 			return GI_ENAME; /* no whole entry in the buffer */
 		size_t want = sizeof(buf) - have < size - got ? sizeof(buf) - have : size - got;
-		size_t n = fd_read(fd, (char *)(buf + have), want);
+		size_t n = out_read(fd, (char *)(buf + have), want);
 
 		if (n < want || !want)
 			return GI_ETRUNC; /* shrunk since fstat */
@@ -573,7 +573,7 @@ static void warn(void)
 	    ") and rotate the secret\n",
 	};
 
-	num[fmt_u(num, n_tracked - 1)] = '\0';
+	num[out_fmt_u(num, n_tracked - 1)] = '\0';
 	for (unsigned k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
 		size_t l = strlen(parts[k]);
 

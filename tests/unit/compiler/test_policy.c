@@ -1,4 +1,4 @@
-/* test_compiler.c: lexer, parser, semantic checks and the emitted seccomp
+/* compiler/test_policy.c: lexer, parser, semantic checks and the emitted seccomp
  * program of aijail-compile, the last one executed by an interpreter. */
 #include <setjmp.h>
 #include <stdarg.h>

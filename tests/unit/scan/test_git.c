@@ -1,4 +1,4 @@
-/* test_stub_gitindex.c: the git index reader (stub/scan/gitindex.c) on indexes
+/* test_stub_gitindex.c: the git index reader (stub/scan/git.c) on indexes
  * built here byte by byte: versions 2, 3 (extended flags) and 4 (prefix
  * compression), SHA-256 ids, and every way an index the jail wrote could
  * lie: each truncation, lengths that contradict the path, a prefix to drop
@@ -24,7 +24,7 @@
 #include "scan/scan.h"
 
 static struct scan_result result;
-struct scan_result *scan = &result;
+struct scan_result *hits_cur = &result;
 static const struct aj_policy fake_policy = {.progname = "test"};
 const struct aj_policy *const aj_the_policy = &fake_policy;
 
@@ -143,7 +143,7 @@ static int parse(size_t len, size_t hashsz, struct seen *s)
 {
 	memset(s->paths, 0, sizeof(s->paths));
 	s->n = 0;
-	return gitindex_parse(guarded(len), len, hashsz, collect, s);
+	return git_index_parse(guarded(len), len, hashsz, collect, s);
 }
 
 static const struct ent sample[] = {
@@ -408,7 +408,7 @@ static void look_at(const char *project_rel)
 	snprintf(p, sizeof(p), "%s%s%s", top, *project_rel ? "/" : "", project_rel);
 	fd = open(p, O_RDONLY | O_DIRECTORY);
 	assert_true(fd >= 0);
-	git_tracked_scan(scan, fd, p);
+	git_tracked_scan(hits_cur, fd, p);
 	close(fd);
 }
 
@@ -476,13 +476,13 @@ static void below_the_top(void **state)
 static void worktree(void **state)
 {
 	static const struct ent main_idx[] = {{".env", 0}, {"a", 0}};
-	static const struct ent wt_idx[] = {{"a", 0}};
+	static const struct ent watchtab_idx[] = {{"a", 0}};
 	const char *rel[] = {".env"};
 	const uint8_t kind[] = {M};
 
 	(void)state;
 	write_index("wt/main/.git", 2, main_idx, 2);
-	write_index("wt/main/.git/worktrees/w", 2, wt_idx, 1);
+	write_index("wt/main/.git/worktrees/w", 2, watchtab_idx, 1);
 	mkdirs("wt/w");
 	write_file("wt/w/.git", "gitdir: ../main/.git/worktrees/w\n", 33);
 	hits(rel, kind, 1);

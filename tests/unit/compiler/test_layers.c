@@ -1,4 +1,4 @@
-/* test_compiler_layers.c: the compiler's modules form layers.
+/* compiler/test_layers.c: the compiler's modules form layers.
  *
  * A module is a compiler/NAME.c with its NAME.h.  It depends on every
  * module whose header it includes (from either file); no module may reach

@@ -1,5 +1,5 @@
-/* lower.c: mask, deny and prune patterns lowered into the steps of the
- * stub's one walk (struct aj_scan in include/aj_table.h).
+/* automaton.c: mask, deny and prune patterns compiled into the steps of
+ * the scan automaton, the stub's one walk (struct aj_scan in include/aj_table.h).
  *
  * A name pattern (no '/') becomes one floating step, tried on every entry;
  * an anchored one becomes a run of steps of the variant's automaton.  Each
@@ -8,8 +8,8 @@
  * several stars), so that the stub compares bytes and never reads glob
  * syntax.  ASCII case is folded here for 'nocase' patterns; the stub folds
  * each name once. */
+#include "automaton.h"
 #include "diag.h"
-#include "lower.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -28,9 +28,9 @@ static unsigned char fold(unsigned char c)
 }
 
 static const char *const kind_word[] = {
-	[AJ_PATTERN_PRUNE] = "prune",
-	[AJ_PATTERN_MASK] = "mask",
-	[AJ_PATTERN_DENY] = "deny",
+    [AJ_PATTERN_PRUNE] = "prune",
+    [AJ_PATTERN_MASK] = "mask",
+    [AJ_PATTERN_DENY] = "deny",
 };
 
 /* The set at *pp ('[', terminated: glob_check said so) as 256 bits, folded
@@ -83,8 +83,8 @@ static char *lits(const struct tok *t, size_t n)
 }
 
 /* One path component of a pattern, as a step.  seg has no '/'. */
-static bool lower_name(struct m_scan *sc, const char *seg, size_t n, bool anchored, int flags,
-		       struct m_step *st, const struct loc *loc)
+static bool name_step(struct m_scan *sc, const char *seg, size_t n, bool anchored, int flags,
+                      struct m_step *st, const struct loc *loc)
 {
 	struct tok t[256] = {{0}};
 	size_t nt = 0, stars = 0, star_at = 0, fixed = 0;
@@ -112,7 +112,9 @@ static bool lower_name(struct m_scan *sc, const char *seg, size_t n, bool anchor
 		} else if (*p == '[') {
 			int set = parse_set(sc, &p, nocase);
 			if (!set) {
-				error_at(loc, "too many different '[…]' sets in one variant (at most 255)");
+				error_at(
+				    loc,
+				    "too many different '[…]' sets in one variant (at most 255)");
 				return false;
 			}
 			special = true;
@@ -136,9 +138,9 @@ static bool lower_name(struct m_scan *sc, const char *seg, size_t n, bool anchor
 		st->b = lits(t + star_at + 1, nt - star_at - 1);
 		st->s.lb = (uint8_t)(nt - star_at - 1);
 		st->s.op = !st->s.la && !st->s.lb ? AJ_NAME_ANY
-			   : !st->s.la            ? AJ_NAME_SUFFIX
-			   : !st->s.lb            ? AJ_NAME_PREFIX
-						  : AJ_NAME_AFFIX;
+		           : !st->s.la            ? AJ_NAME_SUFFIX
+		           : !st->s.lb            ? AJ_NAME_PREFIX
+		                                  : AJ_NAME_AFFIX;
 	} else {
 		/* The token program: at most two bytes a token. */
 		char *prog = xalloc(2 * nt + 1), *d = prog;
@@ -195,7 +197,7 @@ static uint64_t closure(const struct m_scan *sc, size_t i, size_t end)
 	return set;
 }
 
-bool scan_lower(struct variant *v)
+bool automaton_build(struct variant *v)
 {
 	struct m_scan *sc = &v->scan;
 
@@ -208,17 +210,19 @@ bool scan_lower(struct variant *v)
 
 		if (p->flags & M_PAT_GUARD) {
 			if (sc->guards.n == 255) {
-				error_at(&p->loc, "too many guarded paths in one variant (at most 255)");
+				error_at(&p->loc,
+				         "too many guarded paths in one variant (at most 255)");
 				return false;
 			}
 			VEC_PUSH(sc->guards, p->glob);
 		}
 		VEC_PUSH(sc->texts,
-			 xprintf("%s\t%s%s%s", p->flags & M_PAT_GUARD ? "guard" : kind_word[p->kind],
-				 p->text, p->flags & M_PAT_NOCASE ? "\t(any case)" : "",
-				 (p->flags & (M_PAT_ANCHORED | M_PAT_GUARD)) == M_PAT_ANCHORED
-					 ? "\t(from the project root)"
-					 : ""));
+		         xprintf("%s\t%s%s%s",
+		                 p->flags & M_PAT_GUARD ? "guard" : kind_word[p->kind], p->text,
+		                 p->flags & M_PAT_NOCASE ? "\t(any case)" : "",
+		                 (p->flags & (M_PAT_ANCHORED | M_PAT_GUARD)) == M_PAT_ANCHORED
+		                     ? "\t(from the project root)"
+		                     : ""));
 		n = split(p->glob, seg, len, sizeof(seg) / sizeof(seg[0]));
 		bool floating = !(p->flags & M_PAT_ANCHORED);
 		/* "**" first and one name after it: that name at any depth. */
@@ -229,7 +233,7 @@ bool scan_lower(struct variant *v)
 			floating = true;
 		}
 		if (floating) {
-			if (!lower_name(sc, seg[0], len[0], false, flags, &st, &p->loc))
+			if (!name_step(sc, seg[0], len[0], false, flags, &st, &p->loc))
 				return false;
 			st.s.kind = (uint8_t)p->kind;
 			st.s.flags |= p->flags & M_PAT_DIR ? AJ_NAME_DIR : 0;
@@ -239,13 +243,14 @@ bool scan_lower(struct variant *v)
 		}
 		size_t base = sc->steps.n;
 		if (base + n > AJ_SCAN_STEPS) {
-			error_at(&p->loc, "too many path components in the anchored patterns of one "
-					  "variant (at most %d)",
-				 AJ_SCAN_STEPS);
+			error_at(&p->loc,
+			         "too many path components in the anchored patterns of one "
+			         "variant (at most %d)",
+			         AJ_SCAN_STEPS);
 			return false;
 		}
 		for (size_t i = 0; i < n; i++) {
-			if (!lower_name(sc, seg[i], len[i], true, flags, &st, &p->loc))
+			if (!name_step(sc, seg[i], len[i], true, flags, &st, &p->loc))
 				return false;
 			/* A trailing "**": every entry inside, which the walk
 			 * reaches one by one from the directory before it. */
@@ -261,7 +266,7 @@ bool scan_lower(struct variant *v)
 		for (size_t i = base; i < end - 1; i++) {
 			struct m_step *s = &sc->steps.v[i];
 			s->s.next = s->s.op == AJ_NAME_GLOBSTAR ? closure(sc, i, end)
-								: closure(sc, i + 1, end);
+			                                        : closure(sc, i + 1, end);
 		}
 		sc->start |= closure(sc, base, end);
 	}
@@ -272,7 +277,7 @@ bool scan_lower(struct variant *v)
 
 /* Does the glob (its components, "**" whole) match the path of n names? */
 static bool path_match(const char *const *gseg, const size_t *glen, size_t ng, char *const *name,
-		       size_t n, int fnm)
+                       size_t n, int fnm)
 {
 	if (!ng)
 		return n == 0;
@@ -304,7 +309,7 @@ static bool prunes(const struct m_pattern *q, char *const *names, size_t n)
 
 /* An anchored mask or deny whose leading directories are written out and
  * pruned would silently never match: refuse it. */
-bool pattern_check_pruned(const struct variant *v)
+bool automaton_check_pruned(const struct variant *v)
 {
 	bool ok = true;
 
@@ -325,11 +330,12 @@ bool pattern_check_pruned(const struct variant *v)
 				const struct m_pattern *r = &v->patterns.v[q];
 				if (r->kind != AJ_PATTERN_PRUNE || !prunes(r, names, j + 1))
 					continue;
-				error_at(&p->loc, "\"%s\" lies inside the pruned directory \"%s\": the "
-						  "walk never looks there",
-					 p->text, r->text);
+				error_at(&p->loc,
+				         "\"%s\" lies inside the pruned directory \"%s\": the "
+				         "walk never looks there",
+				         p->text, r->text);
 				note_at(&r->loc, "pruned here; 'scan prune none;' and a shorter "
-						 "list would walk it");
+				                 "list would walk it");
 				ok = false;
 				goto next;
 			}

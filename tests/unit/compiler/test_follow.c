@@ -1,4 +1,4 @@
-/* test_compiler_follow.c: 'network allow follow TOOL' as the compiler
+/* test_follow.c: 'network allow follow TOOL' as the compiler
  * emits it.  The compiler alone knows where each tool names its registry
  * (compiler/follow.c); a variant that follows a tool carries that tool's
  * rows, and only them (the stub reads what they name, knowing no tool), a

@@ -1,4 +1,4 @@
-/* test_compiler_network.c: the network levels as the compiler writes them.
+/* compiler/test_network.c: the network levels as the compiler writes them.
  * 'network blocked' keeps the host's network namespace, so its seccomp
  * rule is what stands between the jail and every socket family but Unix:
  * the emitted filters are executed here by the interpreter, for the

@@ -1,0 +1,9 @@
+# scan.aj: the policy test_stub_scan.c walks its temporary trees with,
+# compiled as the shipped ones are (tests/tests.mk).
+policy scantest {
+    network none;
+    mask ".env" "*.pem";
+    deny "secrets/" "/top/only.key";
+    scan prune "node_modules";
+    scan depth 4 deny;
+}
