@@ -105,7 +105,7 @@ struct aj_path {
  * spells ro and rw with ? and +; SCRATCH and DEVICE it never writes).
  *
  * X(ID, NAME, MAKE, IS): what each op makes (enum aj_mount_make), and what
- * it is (AJ_OP_*), which is all the plan (stub/root/mount_plan.c), the
+ * it is (AJ_OP_*), which is all the plan (stub/root/plan.c), the
  * fallback and --jail-explain ask of an op: they dispatch on MAKE and test
  * IS, never name an op, so that a new op is one line here when it makes
  * what another makes, and a new MAKE a case where the switches say. */
