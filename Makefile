@@ -230,7 +230,13 @@ include tests/tests.mk
 #   orchestrator-check       tests/integration/orchestrator.sh: jail-worker as an argv prefix
 #   man-check                every docs/man page through groff, warnings fail
 
-all: $(B)/bin/aijail-status
+all: $(B)/bin/aijail-status $(B)/bin/aijail-mcp
+
+# The MCP server: Python, standard library only; it finds the package in the
+# tree (build/bin/../../python) or where install put it.
+$(B)/bin/aijail-mcp: tools/aijail-mcp $(wildcard python/aijail/*.py)
+	@mkdir -p $(dir $@)
+	sed 's|@PYTHONDIR@|$(abspath python)|' $< >$@.tmp && chmod 0755 $@.tmp && mv $@.tmp $@
 
 $(B)/bin/aijail-status: tools/status.c $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
@@ -302,6 +308,8 @@ I_SHARE  := $(DESTDIR)$(PREFIX)/share/aijail
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(I_LIB)/include $(I_LIB)/stub $(I_SHARE)/policies
 	install -m 0755 $(B)/bin/aijail-compile $(B)/bin/aijail-status $(STUBS) $(DESTDIR)$(BINDIR)/
+	sed 's|@PYTHONDIR@|$(PYTHONDIR)|' tools/aijail-mcp >$(DESTDIR)$(BINDIR)/aijail-mcp
+	chmod 0755 $(DESTDIR)$(BINDIR)/aijail-mcp
 	install -m 0644 $(RT)/libaijail-stub.a $(RT)/stub.flags $(I_LIB)/
 	install -m 0644 $(RT)/include/aj_table.h $(I_LIB)/include/
 	install -m 0644 $(RT_STUB) $(I_LIB)/stub/
@@ -313,7 +321,7 @@ install: all
 # What install put, and the folders that are aijail's own once empty
 # (Python's __pycache__ beside the package: made by importing it).
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/aijail-compile $(DESTDIR)$(BINDIR)/aijail-status \
+	rm -f $(DESTDIR)$(BINDIR)/aijail-compile $(DESTDIR)$(BINDIR)/aijail-status $(DESTDIR)$(BINDIR)/aijail-mcp \
 		$(STUBS:$(B)/bin/%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(I_LIB)/libaijail-stub.a $(I_LIB)/stub.flags $(I_LIB)/include/aj_table.h \
 		$(RT_STUB:$(RT)/%=$(I_LIB)/%) $(SHARE_FILES:$(B)/share/aijail/%=$(I_SHARE)/%)
