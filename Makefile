@@ -113,6 +113,7 @@ deps-test:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_TEST)
 	command -v npm >/dev/null 2>&1 || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
+	$(MAKE) mcp-deps
 
 deps-bench:
 	apt-get update
@@ -260,10 +261,21 @@ python-check: $(B)/bin/aijail-status $(STUBS)
 orchestrator-check: $(STUBS)
 	tests/integration/orchestrator.sh
 
-.PHONY: man-check status-check python-check orchestrator-check
+# tests/mcp: aijail-mcp driven by the official MCP clients (npm packages
+# for the tests only, pinned in tests/mcp/package.json, installed into
+# $(B)/mcp-test, never globally).
+mcp-deps:
+	@mkdir -p $(B)/mcp-test
+	cp tests/mcp/package.json $(B)/mcp-test/package.json
+	cd $(B)/mcp-test && npm install --no-audit --no-fund --no-package-lock
+
+mcp-check: $(B)/bin/aijail-mcp $(B)/bin/aijail-status $(STUBS)
+	tests/mcp/run.sh
+
+.PHONY: man-check status-check python-check orchestrator-check mcp-deps mcp-check
 
 check: all layers-check unit-check corpus-check fuzz-replay integration-check escape-check install-check \
-	status-check python-check orchestrator-check man-check
+	status-check python-check orchestrator-check mcp-check man-check
 	@echo "make check: all suites passed"
 
 # make install into a temporary folder, then --build from there alone.
