@@ -90,4 +90,69 @@ while IFS= read -r line; do
 done < <(cd "$project" && as_user node "$root/tests/mcp/client.mjs" "$mods" "$server" "$project" \
 	"$outside" "$build/bin" 2>&1; echo "EXIT $?")
 
+
+# --- the Inspector's CLI ----------------------------------------------------------
+# @modelcontextprotocol/inspector 0.15.0: the newest whose CLI runs on node
+# 20 (0.16 and later ask for node 22).  It has no way to send a cancel or a
+# malformed line: client.mjs covers those.
+insp=$mods/.bin/mcp-inspector
+# icall NAME PY-CHECK CLI-ARGS…: the CLI's JSON answer, read into the
+# variable r of a Python expression that must be true.
+icall() {
+	local name=$1 cond=$2
+	shift 2
+	OUT=$(cd "$project" && as_user timeout 120 "$insp" --cli "$@" 2>&1)
+	if printf '%s' "$OUT" | python3 -c 'import json, sys
+try:
+    r = json.loads(sys.stdin.read())
+except ValueError:
+    sys.exit(1)
+sys.exit(0 if eval(sys.argv[1]) else 1)' "$cond"; then
+		pass "$name"
+	else
+		ERR=$(printf '%s' "$OUT" | head -c 600)
+		fail "$name" "unexpected answer"
+		ERR=
+	fi
+}
+srv=("$server" --root "$project")
+if [ ! -x "$insp" ]; then
+	skip inspector "no mcp-inspector in $mods"
+elif ! as_user timeout 60 "$insp" --cli "${srv[@]}" --method tools/list >/dev/null 2>&1; then
+	ERR=$(cd "$project" && as_user timeout 60 "$insp" --cli "${srv[@]}" --method tools/list 2>&1 | tail -n 4)
+	skip inspector "its CLI does not run here (node $(node --version)): $ERR"
+	ERR=
+else
+	icall insp-tools-list "sorted(t['name'] for t in r['tools']) == ['run_command', 'sandbox_status']" \
+		"${srv[@]}" --method tools/list
+	icall insp-cat-env "r['structuredContent']['stdout'] == '' and r['structuredContent']['exit_code'] == 0" \
+		"${srv[@]}" --method tools/call --tool-name run_command --tool-arg 'command=["cat",".env"]'
+	icall insp-ssh-key "r['structuredContent']['exit_code'] != 0 and 'PRIVATE' not in r['structuredContent']['stdout']" \
+		"${srv[@]}" --method tools/call --tool-name run_command --tool-arg "command=[\"cat\",\"$home/.ssh/id_rsa\"]"
+	icall insp-cwd-outside "r['isError'] and '--root' in r['content'][0]['text']" \
+		"${srv[@]}" --method tools/call --tool-name run_command --tool-arg "command=[\"touch\",\"$outside/insp-ran\"]" \
+		--tool-arg "cwd=$outside"
+	if [ -e "$outside/insp-ran" ]; then fail insp-cwd-outside-ran "the refused command ran"; else pass insp-cwd-outside-ran; fi
+	icall insp-timeout "r['structuredContent']['timed_out'] is True" \
+		"${srv[@]}" --method tools/call --tool-name run_command --tool-arg 'command=["sleep","30"]' --tool-arg timeout=1
+	icall insp-ptrace "any(c['name'] == 'ptrace' for c in r['structuredContent']['refusals']['calls'])" \
+		"${srv[@]}" --method tools/call --tool-name run_command \
+		--tool-arg 'command=["python3","-c","import ctypes; ctypes.CDLL(None).ptrace(0,0,0,0)"]'
+	icall insp-status "'.env' in [f['path'] for f in r['structuredContent']['scan']['found']] and 'Landlock' in r['content'][0]['text']" \
+		"${srv[@]}" --method tools/call --tool-name sandbox_status
+
+	# A real MCP server from npm, installed outside the project, run
+	# inside the generic jail (its modules mapped read-only): stdio intact.
+	fsrv=$mods/@modelcontextprotocol/server-filesystem/dist/index.js
+	jailed=("$build/bin/jail" "--jail-ro=$mods" -- node "$fsrv" "$project" "$home")
+	icall fs-list "'[FILE] .env' in r['content'][0]['text'] and '[DIR] src' in r['content'][0]['text']" \
+		"${jailed[@]}" --method tools/call --tool-name list_directory --tool-arg "path=$project"
+	icall fs-env-empty "r['content'][0]['text'] == '' and not r.get('isError')" \
+		"${jailed[@]}" --method tools/call --tool-name read_text_file --tool-arg "path=$project/.env"
+	icall fs-read-src "'hello' in r['content'][0]['text']" \
+		"${jailed[@]}" --method tools/call --tool-name read_text_file --tool-arg "path=$project/src/main.py"
+	icall fs-ssh-key "r.get('isError') and 'PRIVATE' not in json.dumps(r)" \
+		"${jailed[@]}" --method tools/call --tool-name read_text_file --tool-arg "path=$home/.ssh/id_rsa"
+fi
+
 summary
