@@ -230,6 +230,8 @@ include tests/tests.mk
 #   status-check             tests/status: aijail-status inside and outside
 #   orchestrator-check       tests/integration/orchestrator.sh: jail-worker as an argv prefix
 #   man-check                every docs/man page through groff, warnings fail
+#   build/bin/aijail-mcp     the MCP server (python/aijail/mcp.py, docs/mcp.md)
+#   mcp-check                tests/mcp: aijail-mcp driven by the official MCP clients
 
 all: $(B)/bin/aijail-status $(B)/bin/aijail-mcp
 
