@@ -285,24 +285,15 @@ def _open_cwd(opts, cwd):
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as e:
         raise Refused("cwd %s: %s" % (path, e.strerror))
-    roots = {ident for _, ident in opts.roots}
-    # Walk up from the opened directory through "..", by descriptor: a
-    # rename or a symbolic link on the way cannot move the check elsewhere.
-    cur = os.dup(fd)
+    # Up from the opened directory through "..", by descriptor: a rename or
+    # a symbolic link on the way cannot move the check elsewhere.
     try:
-        while True:
-            st = os.fstat(cur)
-            if (st.st_dev, st.st_ino) in roots:
-                return fd, path
-            up = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=cur)
-            ust = os.fstat(up)
-            if (ust.st_dev, ust.st_ino) == (st.st_dev, st.st_ino):
-                os.close(up)
-                break
-            os.close(cur)
-            cur = up
-    finally:
-        os.close(cur)
+        inside = _below_root(opts, fd)
+    except OSError as e:
+        os.close(fd)
+        raise Refused("cwd %s: its parents cannot be checked: %s" % (path, e.strerror))
+    if inside:
+        return fd, path
     os.close(fd)
     raise Refused("cwd %s is outside the roots this server allows (%s): rule --root"
                   % (path, ", ".join(r for r, _ in opts.roots)))
@@ -470,32 +461,50 @@ def _text(b):
 
 
 def _private_dir(opts):
-    """A directory for the run's refusal log, checked to be outside every root."""
-    d = tempfile.mkdtemp(prefix="aijail-mcp.")
-    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        _open_cwd_check_outside(opts, fd, d)
-    finally:
-        os.close(fd)
-    return d
+    """A directory for the run's refusal log, outside every root.
+
+    The stub refuses a log the jail could write to; a root is the jail's
+    project, so the log never goes below one.  The usual temporary
+    directory first, then others of the machine's.
+    """
+    tried = []
+    for base in (None, "/dev/shm", os.environ.get("XDG_RUNTIME_DIR"), "/var/tmp"):
+        if base is not None and not os.path.isdir(base):
+            continue
+        try:
+            d = tempfile.mkdtemp(prefix="aijail-mcp.", dir=base)
+        except OSError:
+            continue
+        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            if not _below_root(opts, fd):
+                return d
+        except OSError:
+            pass  # unchecked: not used
+        finally:
+            os.close(fd)
+        os.rmdir(d)
+        tried.append(d)
+    raise Refused("no temporary directory outside the roots for the refusal log (tried %s); "
+                  "set TMPDIR elsewhere" % ", ".join(tried or ["none"]))
 
 
-def _open_cwd_check_outside(opts, fd, path):
+def _below_root(opts, fd):
+    """Whether the directory open at fd is a root or below one (by identity)."""
     roots = {ident for _, ident in opts.roots}
     cur = os.dup(fd)
     try:
         while True:
             st = os.fstat(cur)
             if (st.st_dev, st.st_ino) in roots:
-                os.rmdir(path)
-                raise Refused("the temporary directory %s is below a root; set TMPDIR "
-                              "elsewhere" % path)
-            up = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=cur)
+                return True
+            # O_PATH: a parent the user may search but not read still counts.
+            up = os.open("..", os.O_PATH | os.O_DIRECTORY, dir_fd=cur)
             ust = os.fstat(up)
             os.close(cur)
             cur = up
             if (ust.st_dev, ust.st_ino) == (st.st_dev, st.st_ino):
-                return
+                return False
     finally:
         os.close(cur)
 

@@ -3,14 +3,14 @@
 // what the SDK will not send (a malformed line, an old revision, stdin's
 // end).  Run by tests/mcp/run.sh as the unprivileged test user.
 //
-// Usage: node client.mjs MODULES SERVER PROJECT OUTSIDE STUBDIR
+// Usage: node client.mjs MODULES SERVER PROJECT OUTSIDE STUBDIR TREE
 // Prints PASS/FAIL/SKIP lines; exits 1 if anything failed.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [modules, server, project, outside, stubdir] = process.argv.slice(2);
+const [modules, server, project, outside, stubdir, tree] = process.argv.slice(2);
 const sdk = (p) => import(pathToFileURL(path.join(modules, "@modelcontextprotocol/sdk/dist/esm", p)).href);
 const { Client } = await sdk("client/index.js");
 const { StdioClientTransport } = await sdk("client/stdio.js");
@@ -207,6 +207,42 @@ await client.close();
   const r = await run(c, { command: ["true"], rw_maps: ["/"] });
   check("exit-125", r.isError && /fatal:/.test(text(r)), JSON.stringify(r).slice(0, 300),
     text(r).split("\n")[0].slice(0, 120));
+  await c.close();
+}
+
+// The server itself in a jail: sandbox_status is aijail-status's view
+{
+  let c;
+  try {
+    const transport = new StdioClientTransport({
+      command: path.join(stubdir, "jail"),
+      args: [`--jail-ro=${tree}`, "--", server, "--root", project],
+      cwd: project,
+      env: { PATH: process.env.PATH, HOME: home },
+      stderr: "pipe",
+    });
+    c = new Client({ name: "aijail-test", version: "1" });
+    await c.connect(transport);
+  } catch (e) {
+    skip("status-inside", `aijail-mcp could not be started inside jail (--jail-ro=${tree}): ${e}`);
+    c = null;
+  }
+  if (c) {
+    const s = await c.callTool({ name: "sandbox_status", arguments: {} });
+    const d = s.structuredContent || {};
+    check("status-inside", !s.isError && d.in_jail === true && /inside a jail/.test(text(s)),
+      JSON.stringify(s).slice(0, 300));
+    await c.close();
+  }
+}
+
+// A root that holds the temporary directory: the refusal log goes elsewhere
+{
+  const tmpRoot = fs.realpathSync(process.env.TMPDIR || "/tmp");
+  const c = await connect(["--root", tmpRoot]);
+  const r = await run(c, { command: ["echo", "ok"] });
+  check("log-outside-roots", !r.isError && r.structuredContent?.stdout === "ok\n",
+    JSON.stringify(r).slice(0, 300));
   await c.close();
 }
 

@@ -88,7 +88,7 @@ while IFS= read -r line; do
 	esac
 	echo "$line"
 done < <(cd "$project" && as_user node "$root/tests/mcp/client.mjs" "$mods" "$server" "$project" \
-	"$outside" "$build/bin" 2>&1; echo "EXIT $?")
+	"$outside" "$build/bin" "$root" 2>&1; echo "EXIT $?")
 
 
 # --- the Inspector's CLI ----------------------------------------------------------
