@@ -188,7 +188,45 @@ for (const [name, args, rule] of [
   check("after-cancel", r.structuredContent?.stdout === "after\n", JSON.stringify(r).slice(0, 200));
 }
 
+// several calls at once: two jails run side by side
+{
+  const a1 = new AbortController(), a2 = new AbortController();
+  const p1 = run(client, { command: ["sleep", "620"] }, { signal: a1.signal }).catch((e) => e);
+  const p2 = run(client, { command: ["sleep", "620"] }, { signal: a2.signal }).catch((e) => e);
+  let seen = [];
+  for (let i = 0; i < 100 && seen.length < 2; i++) {
+    await sleep(100);
+    seen = procsWith(["sleep", "620"]);
+  }
+  check("concurrent", seen.length === 2, `jails seen at once: ${seen.length}`);
+  a1.abort("test");
+  a2.abort("test");
+  await Promise.all([p1, p2]);
+}
+
 await client.close();
+
+// --max-concurrent 1: a second call waits for the first
+{
+  const c = await connect(["--max-concurrent", "1"]);
+  const a1 = new AbortController();
+  const p1 = run(c, { command: ["sleep", "621"] }, { signal: a1.signal }).catch((e) => e);
+  let seen = [];
+  for (let i = 0; i < 100 && !seen.length; i++) {
+    await sleep(100);
+    seen = procsWith(["sleep", "621"]);
+  }
+  let done = false;
+  const p2 = run(c, { command: ["echo", "second"] }).then((r) => { done = true; return r; });
+  await sleep(1500);
+  const waited = seen.length && !done;
+  a1.abort("test");
+  await p1;
+  const r2 = await p2;
+  check("max-concurrent", waited && r2.structuredContent?.stdout === "second\n",
+    `first seen: ${seen.length}, second done early: ${done}`);
+  await c.close();
+}
 
 // --min-mode: a weaker mode refused, an unnamed one raised
 {
