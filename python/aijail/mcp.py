@@ -861,12 +861,15 @@ class Server:
             with self.jlock:
                 self.jobs.pop(key, None)
 
-    def shutdown(self):
+    def kill_all(self):
         with self.jlock:
             jobs = list(self.jobs.values())
         for j in jobs:
             j.cancelled = True
             j.kill()
+
+    def shutdown(self):
+        self.kill_all()
         for t in self.threads:
             t.join(5)
 
@@ -876,12 +879,19 @@ def main(argv=None):
     opts = parse_options(sys.argv[1:] if argv is None else argv, bindir)
     server = Server(opts, sys.stdout.buffer)
     inp = sys.stdin.buffer
+
+    def stop(signum, frame):
+        # The jails are in sessions of their own: a signal to the server's
+        # group does not reach them, so they are killed here.
+        server.kill_all()
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, stop)
     try:
         for line in inp:
             if line.strip():
                 server.handle_line(line)
-    except KeyboardInterrupt:
-        pass
     finally:
         server.shutdown()
     return 0

@@ -355,6 +355,32 @@ function raw(args = []) {
   else check("stdin-eof", code === 0 && left.length === 0, `server: ${code}; left: ${left}`);
 }
 
+// SIGTERM ends the server and kills its jails
+{
+  const s = raw();
+  s.send({ jsonrpc: "2.0", id: 1, method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  await s.next();
+  const argv = ["sleep", "622"];
+  s.send({ jsonrpc: "2.0", id: 2, method: "tools/call",
+    params: { name: "run_command", arguments: { command: argv } } });
+  let seen = [];
+  for (let i = 0; i < 100 && !seen.length; i++) {
+    await sleep(100);
+    seen = procsWith(argv);
+  }
+  const exited = new Promise((r) => s.child.on("exit", (code, sig) => r(code ?? sig)));
+  s.child.kill("SIGTERM");
+  const code = await Promise.race([exited, sleep(10000).then(() => "still running")]);
+  let left = procsWith(argv);
+  for (let i = 0; i < 30 && left.length; i++) {
+    await sleep(100);
+    left = procsWith(argv);
+  }
+  if (!seen.length) fail("sigterm", "the jailed sleep never appeared in /proc");
+  else check("sigterm", code === 143 && left.length === 0, `server: ${code}; left: ${left}`);
+}
+
 {
   const s = raw();
   s.send({ jsonrpc: "2.0", id: 1, method: "initialize",
