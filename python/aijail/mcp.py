@@ -586,10 +586,6 @@ def run_command(opts, args, job):
         rc = proc.returncode
         if job.cancelled:
             return None
-        if rc == EXIT_SETUP:
-            line = _fatal_line(profile, _text(err))
-            return _tool_error("the jail could not be built (exit 125): " + line,
-                               {"exit_code": rc, "stderr": _text(err)})
         timed_out = killed or (rc == EXIT_TIMEOUT and elapsed >= secs - 0.5)
         res = {
             "exit_code": None if killed else (rc if rc >= 0 else 128 - rc),
@@ -598,6 +594,11 @@ def run_command(opts, args, job):
             "timed_out": timed_out, "duration_ms": int(elapsed * 1000),
             "refusals": _refusals(log),
         }
+        if rc == EXIT_SETUP:
+            # The stub's own verdict: nothing ran.  The structured content
+            # keeps the output schema's shape.
+            return _tool_error("the jail could not be built (exit 125): " +
+                               _fatal_line(profile, _text(err)), res)
         return _tool_result(_render_run(res, profile, cwd_path), res)
     finally:
         if cwd_fd >= 0:
@@ -820,6 +821,7 @@ class Server:
                     return
                 self.jobs[key] = job
             t = threading.Thread(target=self.call, args=(rid, key, fn, args, job), daemon=True)
+            self.threads = [x for x in self.threads if x.is_alive()]
             self.threads.append(t)
             t.start()
         else:
