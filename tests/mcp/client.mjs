@@ -239,6 +239,29 @@ await client.close();
   await c.close();
 }
 
+// --allow-hosts: the named host through the jail's proxy, any other refused
+// and in refusals.connections
+{
+  const c = await connect(["--allow-hosts"]);
+  const curl = (u) => `curl -sS -m 20 -o /dev/null -w '%{http_code}\\n' ${u} || true`;
+  const r = await run(c, {
+    command: ["sh", "-c", `command -v curl >/dev/null || { echo nocurl; exit 0; }; ${curl("https://registry.npmjs.org/")}; ${curl("https://example.com/")}`],
+    allow_hosts: ["registry.npmjs.org"],
+    timeout: 60,
+  });
+  const out = (r.structuredContent?.stdout || "").trim().split("\n");
+  const conns = r.structuredContent?.refusals?.connections || [];
+  if (out[0] === "nocurl") {
+    skip("allow-hosts", "no curl on PATH to reach a host from inside");
+  } else if (out[0] !== "200") {
+    skip("allow-hosts", `registry.npmjs.org not reachable from this machine (${out[0]})`);
+  } else {
+    check("allow-hosts", out[1] === "000" && conns.some((x) => x.host === "example.com" && x.port === 443),
+      JSON.stringify(r).slice(0, 500), `registry 200; example.com refused: ${JSON.stringify(conns)}`);
+  }
+  await c.close();
+}
+
 // exit 125: the stub's fatal line as a tool error
 {
   const c = await connect(["--allow-maps"]);
