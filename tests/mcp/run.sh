@@ -153,6 +153,18 @@ else
 		"${jailed[@]}" --method tools/call --tool-name read_text_file --tool-arg "path=$project/src/main.py"
 	icall fs-ssh-key "r.get('isError') and 'PRIVATE' not in json.dumps(r)" \
 		"${jailed[@]}" --method tools/call --tool-name read_text_file --tool-arg "path=$home/.ssh/id_rsa"
+
+	# jail npx -y PKG: the package fetched from the registry through the
+	# jail's proxy (the npm group's one host), then run with stdio intact.
+	fsver=$(sed -n 's/.*"@modelcontextprotocol\/server-filesystem": "\(.*\)".*/\1/p' "$root/tests/mcp/package.json")
+	icall fs-npx "'[FILE] .env' in r['content'][0]['text']" \
+		"$build/bin/jail" -- npx -y "@modelcontextprotocol/server-filesystem@$fsver" "$project" \
+		--method tools/call --tool-name list_directory --tool-arg "path=$project"
+	if [ "${failed[${#failed[@]}-1]:-}" = fs-npx ] && ! curl -sS -m 20 -o /dev/null https://registry.npmjs.org/ 2>/dev/null; then
+		unset 'failed[${#failed[@]}-1]'
+		nfail=$((nfail - 1))
+		skip fs-npx "registry.npmjs.org is not reachable from this machine"
+	fi
 fi
 
 summary
