@@ -199,9 +199,15 @@ def parse_options(argv, bindir):
     ap.add_argument("--max-output", type=int, default=1 << 20, metavar="BYTES",
                     help="the most bytes kept of each of stdout and stderr")
     ap.add_argument("--max-concurrent", type=int, default=4, metavar="N")
+    ap.add_argument("--config", metavar="FILE",
+                    help="a JSON object of these options by name (root, profile: arrays; "
+                         "min_mode, max_timeout, ...; allow_hosts: true); the command line's "
+                         "come after it")
     ap.add_argument("--stub-dir", metavar="DIR", help=argparse.SUPPRESS)
     ap.add_argument("--version", action="version", version="aijail-mcp " + __version__)
     o = ap.parse_args(argv)
+    if o.config:
+        o = ap.parse_args(_config_argv(ap, o.config) + list(argv))
 
     def bad(msg):
         ap.error(msg)
@@ -244,6 +250,36 @@ def parse_options(argv, bindir):
                 bad("--min-mode %s: stub %s has no such mode (it has: %s)"
                     % (o.min_mode, p, " ".join(modes_of(o, p))))
     return o
+
+
+_CONFIG_LISTS = ("root", "profile")
+_CONFIG_FLAGS = ("allow_hosts", "allow_net", "allow_maps")
+_CONFIG_VALUES = ("default_profile", "min_mode", "max_timeout", "max_output", "max_concurrent")
+
+
+def _config_argv(ap, path):
+    """The config file as options; a key it does not know is an error."""
+    try:
+        with open(path, "rb") as f:
+            cfg = json.load(f)
+    except (OSError, ValueError) as e:
+        ap.error("--config %s: %s" % (path, e))
+    if not isinstance(cfg, dict):
+        ap.error("--config %s: not a JSON object" % path)
+    out = []
+    for k, v in cfg.items():
+        opt = "--" + k.replace("_", "-")
+        if k in _CONFIG_LISTS and isinstance(v, list) and all(isinstance(x, str) for x in v):
+            for x in v:
+                out += [opt, x]
+        elif k in _CONFIG_FLAGS and isinstance(v, bool):
+            if v:
+                out.append(opt)
+        elif k in _CONFIG_VALUES and isinstance(v, (str, int, float)) and not isinstance(v, bool):
+            out += [opt, str(v)]
+        else:
+            ap.error("--config %s: key %r: unknown, or not of its type" % (path, k))
+    return out
 
 
 def modes_of(opts, profile):

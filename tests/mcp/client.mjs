@@ -262,6 +262,18 @@ await client.close();
   await c.close();
 }
 
+// --config: the same options from a JSON file
+{
+  const cfg = path.join(outside, "aijail-mcp.json");
+  fs.writeFileSync(cfg, JSON.stringify({ min_mode: "lockdown", max_timeout: 5 }));
+  const c = await connect(["--config", cfg]);
+  const r1 = await run(c, { command: ["true"], mode: "worker" });
+  const r2 = await run(c, { command: ["true"], timeout: 10 });
+  check("config", r1.isError && /--min-mode/.test(text(r1)) && r2.isError && /--max-timeout/.test(text(r2)),
+    JSON.stringify([r1, r2]).slice(0, 300));
+  await c.close();
+}
+
 // exit 125: the stub's fatal line as a tool error
 {
   const c = await connect(["--allow-maps"]);
