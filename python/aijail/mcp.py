@@ -203,7 +203,9 @@ def parse_options(argv, bindir):
                     help="a JSON object of these options by name (root, profile: arrays; "
                          "min_mode, max_timeout, ...; allow_hosts: true); the command line's "
                          "come after it")
-    ap.add_argument("--stub-dir", metavar="DIR", help=argparse.SUPPRESS)
+    ap.add_argument("--stub-dir", metavar="DIR",
+                    help="where the jail* stubs and aijail-status are (default: beside "
+                         "this program)")
     ap.add_argument("--version", action="version", version="aijail-mcp " + __version__)
     o = ap.parse_args(argv)
     if o.config:
