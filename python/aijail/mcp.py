@@ -924,6 +924,10 @@ def main(argv=None):
         # The jails are in sessions of their own: a signal to the server's
         # group does not reach them, so they are killed here.
         server.kill_all()
+        # A moment for the calls to remove their refusal logs.
+        end = time.monotonic() + 3
+        for t in list(server.threads):
+            t.join(max(0, end - time.monotonic()))
         os._exit(128 + signum)
 
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):

@@ -45,7 +45,9 @@ if [ ! -f "$mods/@modelcontextprotocol/sdk/package.json" ] ||
 	rm -f /tmp/aijail-mcp-deps.$$
 fi
 
-tmp=$(mktemp -d /tmp/aijail-mcp.XXXXXX)
+tmp=$(mktemp -d /tmp/aijail-mcptest.XXXXXX)
+# The server's own temporary directories, for the check that none is left.
+mark=$tmp/.start
 keymade=
 cleanup() {
 	rm -rf "$tmp"
@@ -53,6 +55,7 @@ cleanup() {
 }
 trap cleanup EXIT
 chmod 0755 "$tmp"
+touch "$mark"
 project=$tmp/project
 outside=$tmp/outside
 mkdir -p "$project/src" "$outside"
@@ -90,6 +93,14 @@ while IFS= read -r line; do
 done < <(cd "$project" && as_user node "$root/tests/mcp/client.mjs" "$mods" "$server" "$project" \
 	"$outside" "$build/bin" "$root" 2>&1; echo "EXIT $?")
 
+
+left=$(find /tmp /dev/shm /var/tmp ${XDG_RUNTIME_DIR:+"$XDG_RUNTIME_DIR"} -maxdepth 1 -name 'aijail-mcp.*' \
+	-user "$tuid" -newer "$mark" 2>/dev/null | head -n 5)
+if [ -z "$left" ]; then
+	pass no-leftovers
+else
+	fail no-leftovers "the server left its temporary directories: $left"
+fi
 
 # --- the Inspector's CLI ----------------------------------------------------------
 # @modelcontextprotocol/inspector 0.15.0: the newest whose CLI runs on node
