@@ -63,7 +63,7 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -flto-partition=one -Wl,--gc-secti
 # what make bench compares against.
 DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
-	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates \
+	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates curl \
 	cargo chromium groff-base iptables iproute2
 DEB_BENCH := hyperfine bubblewrap
 # make check-docker: a Docker engine, and a static shell for its images.
@@ -113,6 +113,7 @@ deps-test:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_TEST)
 	command -v npm >/dev/null 2>&1 || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
+	$(MAKE) mcp-deps
 
 deps-bench:
 	apt-get update
@@ -229,8 +230,16 @@ include tests/tests.mk
 #   status-check             tests/status: aijail-status inside and outside
 #   orchestrator-check       tests/integration/orchestrator.sh: jail-worker as an argv prefix
 #   man-check                every docs/man page through groff, warnings fail
+#   build/bin/aijail-mcp     the MCP server (python/aijail/mcp.py, docs/mcp.md)
+#   mcp-check                tests/mcp: aijail-mcp driven by the official MCP clients
 
-all: $(B)/bin/aijail-status
+all: $(B)/bin/aijail-status $(B)/bin/aijail-mcp
+
+# The MCP server: Python, standard library only; it finds the package in the
+# tree (build/bin/../../python) or where install put it.
+$(B)/bin/aijail-mcp: tools/aijail-mcp $(wildcard python/aijail/*.py)
+	@mkdir -p $(dir $@)
+	sed 's|@PYTHONDIR@|$(abspath python)|' $< >$@.tmp && chmod 0755 $@.tmp && mv $@.tmp $@
 
 $(B)/bin/aijail-status: tools/status.c $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
@@ -254,10 +263,21 @@ python-check: $(B)/bin/aijail-status $(STUBS)
 orchestrator-check: $(STUBS)
 	tests/integration/orchestrator.sh
 
-.PHONY: man-check status-check python-check orchestrator-check
+# tests/mcp: aijail-mcp driven by the official MCP clients (npm packages
+# for the tests only, pinned in tests/mcp/package.json, installed into
+# $(B)/mcp-test, never globally).
+mcp-deps:
+	@mkdir -p $(B)/mcp-test
+	cp tests/mcp/package.json $(B)/mcp-test/package.json
+	cd $(B)/mcp-test && npm install --no-audit --no-fund --no-package-lock
+
+mcp-check: $(B)/bin/aijail-mcp $(B)/bin/aijail-status $(STUBS)
+	tests/mcp/run.sh
+
+.PHONY: man-check status-check python-check orchestrator-check mcp-deps mcp-check
 
 check: all layers-check unit-check corpus-check fuzz-replay integration-check escape-check install-check \
-	status-check python-check orchestrator-check man-check
+	status-check python-check orchestrator-check mcp-check man-check
 	@echo "make check: all suites passed"
 
 # make install into a temporary folder, then --build from there alone.
@@ -302,6 +322,8 @@ I_SHARE  := $(DESTDIR)$(PREFIX)/share/aijail
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(I_LIB)/include $(I_LIB)/stub $(I_SHARE)/policies
 	install -m 0755 $(B)/bin/aijail-compile $(B)/bin/aijail-status $(STUBS) $(DESTDIR)$(BINDIR)/
+	sed 's|@PYTHONDIR@|$(PYTHONDIR)|' tools/aijail-mcp >$(DESTDIR)$(BINDIR)/aijail-mcp
+	chmod 0755 $(DESTDIR)$(BINDIR)/aijail-mcp
 	install -m 0644 $(RT)/libaijail-stub.a $(RT)/stub.flags $(I_LIB)/
 	install -m 0644 $(RT)/include/aj_table.h $(I_LIB)/include/
 	install -m 0644 $(RT_STUB) $(I_LIB)/stub/
@@ -313,7 +335,7 @@ install: all
 # What install put, and the folders that are aijail's own once empty
 # (Python's __pycache__ beside the package: made by importing it).
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/aijail-compile $(DESTDIR)$(BINDIR)/aijail-status \
+	rm -f $(DESTDIR)$(BINDIR)/aijail-compile $(DESTDIR)$(BINDIR)/aijail-status $(DESTDIR)$(BINDIR)/aijail-mcp \
 		$(STUBS:$(B)/bin/%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(I_LIB)/libaijail-stub.a $(I_LIB)/stub.flags $(I_LIB)/include/aj_table.h \
 		$(RT_STUB:$(RT)/%=$(I_LIB)/%) $(SHARE_FILES:$(B)/share/aijail/%=$(I_SHARE)/%)

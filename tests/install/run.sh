@@ -88,7 +88,7 @@ if ! "$make" -C "$root" --no-print-directory install DESTDIR="$dest" PREFIX=/usr
 	exit 1
 fi
 missing=
-for f in usr/bin/aijail-compile usr/bin/jail usr/bin/jail-worker \
+for f in usr/bin/aijail-compile usr/bin/aijail-mcp usr/bin/jail usr/bin/jail-worker \
 	usr/lib/aijail/libaijail-stub.a usr/lib/aijail/stub.flags \
 	usr/lib/aijail/include/aj_table.h usr/lib/aijail/stub/policy.c \
 	usr/share/aijail/policies/base.aj usr/share/aijail/policies/worker.aj; do
@@ -221,6 +221,22 @@ elif [ "$RC" -eq 0 ] && [ $((size_built - size_inst)) -le 512 ] && [ $((size_ins
 	pass same-as-installed "jail-worker: $size_built bytes by --build, $size_inst by make; same identity"
 else
 	fail same-as-installed "exit $RC; --build: $size_built bytes, make: $size_inst bytes"
+fi
+
+# --- aijail-mcp from the installed tree alone -----------------------------------------
+
+# The MCP server finds its package and its stubs in the installed tree: it
+# answers initialize and tools/list with the checkout covered.
+mkdir -p "$tmp/mcp"
+hidden "$tmp/mcp" sh -c 'printf "%s\n" \
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}" \
+	"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}" | "$0" --root .' "$bin/aijail-mcp"
+if [ "$RC" -eq 0 ] && [[ $OUT == *'"protocolVersion":"2025-11-25"'* ]] &&
+	[[ $OUT == *'"name":"run_command"'* ]] && [[ $OUT == *'"jail-worker"'* ]]; then
+	pass mcp-installed
+else
+	ERR="$ERR${OUT:0:400}"
+	fail mcp-installed "the installed aijail-mcp: exit $RC, or no answer to initialize and tools/list"
 fi
 
 # --- no musl-gcc: the package is named ------------------------------------------------

@@ -1,0 +1,181 @@
+#!/bin/bash
+# run.sh: aijail-mcp driven by the official MCP clients, as the unprivileged
+# test user: the TypeScript SDK's Client (client.mjs), then the Inspector's
+# CLI where this node runs it, then a real MCP server from npm
+# (server-filesystem) run inside the generic jail by the SDK's client.
+#
+# The test-only npm packages (tests/mcp/package.json, exact versions) are
+# installed into build/mcp-test, never globally (make mcp-deps).
+#
+# Usage: tests/mcp/run.sh.  Environment: AIJAIL_BUILD (default build),
+# AJTEST_USER (the test user, tests/lib/user.sh).
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/results.sh
+. "$root/tests/lib/results.sh"
+# shellcheck source=tests/lib/user.sh
+. "$root/tests/lib/user.sh"
+build=${AIJAIL_BUILD:-$root/build}
+server=$build/bin/aijail-mcp
+mods=$root/build/mcp-test/node_modules
+
+summary() {
+	echo "mcp: $npass passed, $nfail failed, $nskip skipped${failed:+ (${failed[*]})}"
+	[ "$nfail" -eq 0 ]
+	exit
+}
+
+if ! command -v node >/dev/null 2>&1; then
+	skip mcp "no node on PATH (make deps-test installs nodejs)"
+	summary
+fi
+if [ ! -x "$server" ]; then
+	fail mcp "$server is missing: run make"
+	summary
+fi
+if [ ! -f "$mods/@modelcontextprotocol/sdk/package.json" ] ||
+	! cmp -s "$root/tests/mcp/package.json" "$root/build/mcp-test/package.json"; then
+	if ! make -C "$root" --no-print-directory mcp-deps >/tmp/aijail-mcp-deps.$$ 2>&1; then
+		ERR=$(tail -n 8 /tmp/aijail-mcp-deps.$$)
+		rm -f /tmp/aijail-mcp-deps.$$
+		fail mcp-deps "npm install into build/mcp-test failed"
+		summary
+	fi
+	rm -f /tmp/aijail-mcp-deps.$$
+fi
+
+tmp=$(mktemp -d /tmp/aijail-mcptest.XXXXXX)
+# The server's own temporary directories, for the check that none is left.
+mark=$tmp/.start
+keymade=
+cleanup() {
+	rm -rf "$tmp"
+	[ -n "$keymade" ] && rm -f "$keymade"
+}
+trap cleanup EXIT
+chmod 0755 "$tmp"
+touch "$mark"
+project=$tmp/project
+outside=$tmp/outside
+mkdir -p "$project/src" "$outside"
+echo 'API_KEY=hunter2' >"$project/.env"
+echo 'print("hello")' >"$project/src/main.py"
+
+# as_user CMD…: CMD as the test user, with its own home.
+if [ "$as_root" -eq 1 ]; then
+	chown -R "$tuid:$tgid" "$tmp"
+	home=$thome
+	as_user() { setpriv --reuid "$tuid" --regid "$tgid" --init-groups env -i PATH="$PATH" HOME="$home" "$@"; }
+else
+	home=$HOME
+	as_user() { env -i PATH="$PATH" HOME="$home" "$@"; }
+fi
+# The test user's key: made for the test when it has none, removed after.
+if [ ! -e "$home/.ssh/id_rsa" ]; then
+	as_user sh -c 'mkdir -p "$HOME/.ssh" && chmod 700 "$HOME/.ssh" &&
+		printf "%s\n" "-----BEGIN OPENSSH PRIVATE KEY-----" "aijail-mcp-test-key" \
+			"-----END OPENSSH PRIVATE KEY-----" >"$HOME/.ssh/id_rsa" && chmod 600 "$HOME/.ssh/id_rsa"'
+	keymade=$home/.ssh/id_rsa
+fi
+
+while IFS= read -r line; do
+	case $line in
+	PASS\ *) npass=$((npass + 1)) ;;
+	FAIL\ *) nfail=$((nfail + 1)); n=${line#FAIL }; failed+=("${n%%:*}") ;;
+	SKIP\ *) nskip=$((nskip + 1)) ;;
+	EXIT\ *)
+		[ "${line#EXIT }" != 0 ] && [ "$nfail" -eq 0 ] && fail sdk-client "node exited ${line#EXIT }"
+		continue
+		;;
+	esac
+	echo "$line"
+done < <(cd "$project" && as_user node "$root/tests/mcp/client.mjs" "$mods" "$server" "$project" \
+	"$outside" "$build/bin" "$root" 2>&1; echo "EXIT $?")
+
+
+left=$(find /tmp /dev/shm /var/tmp ${XDG_RUNTIME_DIR:+"$XDG_RUNTIME_DIR"} -maxdepth 1 -name 'aijail-mcp.*' \
+	-user "$tuid" -newer "$mark" 2>/dev/null | head -n 5)
+if [ -z "$left" ]; then
+	pass no-leftovers
+else
+	fail no-leftovers "the server left its temporary directories: $left"
+fi
+
+# --- the Inspector's CLI ----------------------------------------------------------
+# @modelcontextprotocol/inspector 0.15.0: the newest whose CLI runs on node
+# 20 (0.16 and later ask for node 22).  It has no way to send a cancel or a
+# malformed line: client.mjs covers those.
+insp=$mods/.bin/mcp-inspector
+# icall NAME PY-CHECK CLI-ARGS…: the CLI's JSON answer, read into the
+# variable r of a Python expression that must be true.
+icall() {
+	local name=$1 cond=$2
+	shift 2
+	OUT=$(cd "$project" && as_user timeout 120 "$insp" --cli "$@" 2>&1)
+	if printf '%s' "$OUT" | python3 -c 'import json, sys
+try:
+    r = json.loads(sys.stdin.read())
+except ValueError:
+    sys.exit(1)
+sys.exit(0 if eval(sys.argv[1]) else 1)' "$cond"; then
+		pass "$name"
+	else
+		ERR=$(printf '%s' "$OUT" | head -c 600)
+		fail "$name" "unexpected answer"
+		ERR=
+	fi
+}
+srv=("$server" --root "$project")
+if [ ! -x "$insp" ]; then
+	skip inspector "no mcp-inspector in $mods"
+elif ! as_user timeout 60 "$insp" --cli "${srv[@]}" --method tools/list >/dev/null 2>&1; then
+	ERR=$(cd "$project" && as_user timeout 60 "$insp" --cli "${srv[@]}" --method tools/list 2>&1 | tail -n 4)
+	skip inspector "its CLI does not run here (node $(node --version)): $ERR"
+	ERR=
+else
+	icall insp-tools-list "sorted(t['name'] for t in r['tools']) == ['run_command', 'sandbox_status']" \
+		"${srv[@]}" --method tools/list
+	icall insp-cat-env "r['structuredContent']['stdout'] == '' and r['structuredContent']['exit_code'] == 0" \
+		"${srv[@]}" --method tools/call --tool-name run_command --tool-arg 'command=["cat",".env"]'
+	icall insp-ssh-key "r['structuredContent']['exit_code'] != 0 and 'PRIVATE' not in r['structuredContent']['stdout']" \
+		"${srv[@]}" --method tools/call --tool-name run_command --tool-arg "command=[\"cat\",\"$home/.ssh/id_rsa\"]"
+	icall insp-cwd-outside "r['isError'] and '--root' in r['content'][0]['text']" \
+		"${srv[@]}" --method tools/call --tool-name run_command --tool-arg "command=[\"touch\",\"$outside/insp-ran\"]" \
+		--tool-arg "cwd=$outside"
+	if [ -e "$outside/insp-ran" ]; then fail insp-cwd-outside-ran "the refused command ran"; else pass insp-cwd-outside-ran; fi
+	icall insp-timeout "r['structuredContent']['timed_out'] is True" \
+		"${srv[@]}" --method tools/call --tool-name run_command --tool-arg 'command=["sleep","30"]' --tool-arg timeout=1
+	icall insp-ptrace "any(c['name'] == 'ptrace' for c in r['structuredContent']['refusals']['calls'])" \
+		"${srv[@]}" --method tools/call --tool-name run_command \
+		--tool-arg 'command=["python3","-c","import ctypes; ctypes.CDLL(None).ptrace(0,0,0,0)"]'
+	icall insp-status "'.env' in [f['path'] for f in r['structuredContent']['scan']['found']] and 'Landlock' in r['content'][0]['text']" \
+		"${srv[@]}" --method tools/call --tool-name sandbox_status
+
+	# A real MCP server from npm, installed outside the project, run
+	# inside the generic jail (its modules mapped read-only): stdio intact.
+	fsrv=$mods/@modelcontextprotocol/server-filesystem/dist/index.js
+	jailed=("$build/bin/jail" "--jail-ro=$mods" -- node "$fsrv" "$project" "$home")
+	icall fs-list "'[FILE] .env' in r['content'][0]['text'] and '[DIR] src' in r['content'][0]['text']" \
+		"${jailed[@]}" --method tools/call --tool-name list_directory --tool-arg "path=$project"
+	icall fs-env-empty "r['content'][0]['text'] == '' and not r.get('isError')" \
+		"${jailed[@]}" --method tools/call --tool-name read_text_file --tool-arg "path=$project/.env"
+	icall fs-read-src "'hello' in r['content'][0]['text']" \
+		"${jailed[@]}" --method tools/call --tool-name read_text_file --tool-arg "path=$project/src/main.py"
+	icall fs-ssh-key "r.get('isError') and 'PRIVATE' not in json.dumps(r)" \
+		"${jailed[@]}" --method tools/call --tool-name read_text_file --tool-arg "path=$home/.ssh/id_rsa"
+
+	# jail npx -y PKG: the package fetched from the registry through the
+	# jail's proxy (the npm group's one host), then run with stdio intact.
+	fsver=$(sed -n 's/.*"@modelcontextprotocol\/server-filesystem": "\(.*\)".*/\1/p' "$root/tests/mcp/package.json")
+	icall fs-npx "'[FILE] .env' in r['content'][0]['text']" \
+		"$build/bin/jail" -- npx -y "@modelcontextprotocol/server-filesystem@$fsver" "$project" \
+		--method tools/call --tool-name list_directory --tool-arg "path=$project"
+	if [ "${failed[${#failed[@]}-1]:-}" = fs-npx ] && ! curl -sS -m 20 -o /dev/null https://registry.npmjs.org/ 2>/dev/null; then
+		unset 'failed[${#failed[@]}-1]'
+		nfail=$((nfail - 1))
+		skip fs-npx "registry.npmjs.org is not reachable from this machine"
+	fi
+fi
+
+summary
