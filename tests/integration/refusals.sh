@@ -215,7 +215,11 @@ if c refusals-log-in-project; then
 	fi
 	rm -f "$P/refusals.jsonl"
 	# A writable mount of the policy's other than the project: jail-python's
-	# Hugging Face cache (rw+, made when missing).
+	# Hugging Face cache (rw+, made when missing; made here first, as a run
+	# of jail-python would, so that the case does not depend on the order
+	# the cases ran in).
+	[ -d "$thome/.cache/huggingface" ] ||
+		install -d -o "$tuid" -g "$tgid" "$thome/.cache" "$thome/.cache/huggingface"
 	jrun user -- jail-python --jail-log="$thome/.cache/huggingface/refusals.jsonl" -c 'print(1)'
 	if [ "$RC" = 125 ] && [[ $ERR == *"unable to open the refusal log"*"the jail can write there"* ]]; then
 		pass refusals-log-in-mount
