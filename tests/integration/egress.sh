@@ -283,16 +283,17 @@ except socket.gaierror as e:
 		fi
 	fi
 	# --jail-log: one "allowed" line per connection the proxy let through
-	# (a plain request, a CONNECT), as it closes, beside the refusal's;
+	# (a plain request, a CONNECT), as it closes, beside the refusal's, by
+	# default;
 	# --jail-log-allowed=no: the refusal's only.
 	for eg_case in egress-log-allowed egress-log-allowed-no; do
 		c $eg_case || continue
 		mkdir -p "$T/eg/log"
 		chown "$tuid:$tgid" "$T/eg/log"
 		rm -f "$T/eg/log/$eg_case.jsonl"
-		eg_opt=--jail-log-allowed=yes
-		[ $eg_case = egress-log-allowed-no ] && eg_opt=--jail-log-allowed=no
-		jrun user -- jail-egress --jail-log="$T/eg/log/$eg_case.jsonl" $eg_opt sh -c 'curl -s "$1/hi.txt"; echo
+		eg_opt=()
+		[ $eg_case = egress-log-allowed-no ] && eg_opt=(--jail-log-allowed=no)
+		jrun user -- jail-egress --jail-log="$T/eg/log/$eg_case.jsonl" "${eg_opt[@]}" sh -c 'curl -s "$1/hi.txt"; echo
 curl -s --proxytunnel "$1/hi.txt"; echo
 curl -s -o /dev/null -w "%{http_code}\n" "$2/hi.txt"' sh "http://$eg_addr:$p_listed" "http://$eg_addr:$p_unlisted"
 		logged=$(eg_log_lines "$T/eg/log/$eg_case.jsonl" "$eg_addr")
