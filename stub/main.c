@@ -144,10 +144,11 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		extra_net(AJ_NET_NONE, opt);
 	else if (!strcmp(name, "log") && value)
 		o->log = value, o->log_opt = opt;
-	else if (!strcmp(name, "log-allowed") && value &&
-	         (!strcmp(value, "yes") || !strcmp(value, "no")))
+	else if (!strcmp(name, "log-allowed") && value) {
+		if (strcmp(value, "yes") && strcmp(value, "no"))
+			die_usage("yes or no is needed after", opt);
 		reached_on = value[0] == 'y';
-	else if (!strcmp(name, "allow-host") && value)
+	} else if (!strcmp(name, "allow-host") && value)
 		egress_allow_host(value, opt);
 	else if (value || !extra_toggle(name, opt))
 		return false;
