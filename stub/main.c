@@ -41,7 +41,8 @@ static noreturn void help(const struct aj_policy *pol)
 		      "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
 		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
 		      "  --timeout S           the same as --jail-timeout=S\n"
-		      "  --log FILE            the same as --jail-log=FILE\n");
+		      "  --log FILE            the same as --jail-log=FILE\n"
+		      "  --log-allowed yes|no  the same as --jail-log-allowed=yes|no\n");
 	}
 	out_s("  --jail-explain[=json] show what the jail would be, here and now, and exit\n"
 	      "  --jail-mode=NAME      the mode, weakest first:");
@@ -60,9 +61,12 @@ static noreturn void help(const struct aj_policy *pol)
 	      "                        off), T one of" AJ_TOGGLES(
 	          AJ_WORD_ITEM) "\n"
 	                        "  --jail-timeout=S      kill everything after S seconds\n"
-	                        "  --jail-log=FILE       append what the jail refused to FILE, as "
-	                        "JSON lines\n"
-	                        "                        (not one the jail can write)\n"
+	                        "  --jail-log=FILE       append what the jail refused, and each "
+	                        "connection the\n"
+	                        "                        proxy allowed, to FILE as JSON lines (not "
+	                        "one the jail\n"
+	                        "                        can write)\n"
+	                        "  --jail-log-allowed=no only the refusals in --jail-log's FILE\n"
 	                        "  --jail-version        the policy's identity and the compiler's "
 	                        "version\n"
 	                        "  --jail-help           this text\n"
@@ -140,7 +144,11 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		extra_net(AJ_NET_NONE, opt);
 	else if (!strcmp(name, "log") && value)
 		o->log = value, o->log_opt = opt;
-	else if (!strcmp(name, "allow-host") && value)
+	else if (!strcmp(name, "log-allowed") && value) {
+		if (strcmp(value, "yes") && strcmp(value, "no"))
+			die_usage("yes or no is needed after", opt);
+		reached_on = value[0] == 'y';
+	} else if (!strcmp(name, "allow-host") && value)
 		egress_allow_host(value, opt);
 	else if (value || !extra_toggle(name, opt))
 		return false;
@@ -160,8 +168,8 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
  * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
-	static const char *const takes_value[] = {"mode", "timeout",    "ro",
-	                                          "rw",   "allow-host", "log"};
+	static const char *const takes_value[] = {"mode",       "timeout", "ro",         "rw",
+	                                          "allow-host", "log",     "log-allowed"};
 	int i;
 
 	for (i = 1; i < argc; i++) {

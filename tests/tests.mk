@@ -44,6 +44,8 @@ TEST_STUB_egress_SRC := common/hosts.c stub/variant/env.c stub/variant/vars.c st
 	compiler/follow.c compiler/ast.c
 TEST_STUB_limits_SRC := stub/base/out.c
 TEST_STUB_notify_SRC := stub/notify/verdict.c stub/base/wire.c
+# The log's writer is the refusals' (with the summary's count), through rp.c.
+TEST_STUB_reached_SRC := stub/notify/refusals.c stub/notify/summary.c stub/base/rp.c stub/base/out.c
 TEST_STUB_scan_SRC := stub/scan/hits.c stub/scan/match.c stub/scan/scanidx.c
 # A compiler test may name stub sources too: the compiled scan automaton runs
 # in the stub's own code against the reference glob.

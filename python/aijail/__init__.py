@@ -328,9 +328,10 @@ def run_sandboxed(
     input             stdin data (str when text, else bytes)
     stub              the stub (default: $AIJAIL_STUB or jail on PATH)
     log               a file the stub appends what the jail refused to, one
-                      JSON line per refusal (--jail-log); not one the jail
-                      can write.  The stub also ends stderr with one line
-                      counting them, when anything was refused
+                      JSON line per refusal (--jail-log), and one per
+                      connection its proxy allowed (kind "allowed"); not one
+                      the jail can write.  The stub also ends stderr with one
+                      line counting the refusals, when anything was refused
     text, capture_output  as for subprocess.run (captured by default)
     output_cap        the most bytes read of each of stdout and stderr when
                       captured (default OUTPUT_CAP, 64 MiB): past it the jail

@@ -601,7 +601,9 @@ def run_command(opts, args, job):
         tmp = _private_dir(opts)
         log = os.path.join(tmp, "refusals.jsonl")
         secs = max(1, math.ceil(timeout))
-        argv = [opts.profiles[profile], "--jail-log=" + log, "--jail-timeout=%d" % secs]
+        # Refusals only: the allowed connections' lines would fill _LOG_CAP.
+        argv = [opts.profiles[profile], "--jail-log=" + log, "--jail-log-allowed=no",
+                "--jail-timeout=%d" % secs]
         if mode:
             argv.append("--jail-mode=" + mode)
         if net:

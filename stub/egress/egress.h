@@ -17,6 +17,7 @@ void egress_env(const struct aj_variant *v, char **envp, size_t max);
 void egress_explain(void);
 void proxy_listen(int parent_sock);
 const struct ev_source *proxy_start(int fd); /* NULL: no proxy */
+void proxy_end(void);
 
 #define PX_ADDRS 8
 

@@ -62,6 +62,7 @@ struct buf {
 	int p[2];  /* -1 until the relay starts */
 	size_t in; /* bytes in the pipe */
 	size_t off, n;
+	uint64_t own, piped; /* bytes sent: of d, through the pipe (--jail-log) */
 	char d[PX_BUF];
 };
 
@@ -78,6 +79,7 @@ struct conn {
 	size_t head_n;      /* bytes of head */
 	struct px_addrs to; /* the target's addresses, the reachable ones */
 	unsigned next_addr;
+	uint64_t since_ms; /* accepted at, reached_now_ms()'s clock */
 	char head[PX_HEAD];
 	char target[AJ_HOST_MAX];
 	struct buf up, down; /* to the host, to the jail */
@@ -135,6 +137,11 @@ static void set_nonblock(int fd)
 
 static void conn_close(struct conn *k)
 {
+	/* A connection that reached its host: what went each way, for the
+	 * log (the 200 of a CONNECT is the proxy's, not the host's). */
+	if (k->state == PX_RELAY && k->c >= 0)
+		reached_conn(k->target, (struct sockaddr *)&k->to.a[k->next_addr - 1],
+		             k->up.own + k->up.piped, k->down.piped, k->since_ms);
 	accept_paused = false;
 	for (int i = 0; i < 2; i++) {
 		if (k->up.p[i] >= 0)
@@ -394,6 +401,7 @@ static bool pump(int from, int to, struct buf *b, bool *eof, uint64_t *left)
 			return false;
 		b->off += (size_t)w;
 		b->n -= (size_t)w;
+		b->own += (uint64_t)w;
 	}
 	if (b->p[0] < 0)
 		return true;
@@ -429,6 +437,7 @@ static bool pump(int from, int to, struct buf *b, bool *eof, uint64_t *left)
 			if (w <= 0)
 				return false;
 			b->in -= (size_t)w;
+			b->piped += (uint64_t)w;
 		}
 		if (*eof)
 			return true;
@@ -545,6 +554,8 @@ static void accept_one(int listener)
 			continue;
 		memset(k, 0, offsetof(struct conn, head));
 		k->up.off = k->up.n = k->down.off = k->down.n = k->up.in = k->down.in = 0;
+		k->up.own = k->up.piped = k->down.own = k->down.piped = 0;
+		k->since_ms = reached_now_ms();
 		k->up.p[0] = k->up.p[1] = k->down.p[0] = k->down.p[1] = -1;
 		k->c = s;
 		k->u = -1;
@@ -633,6 +644,15 @@ static void proxy_serve(const struct pollfd *p, unsigned n)
 }
 
 static const struct ev_source proxy_source = {proxy_fill, proxy_serve};
+
+/* The run ends (pid 1 has ended, the jail's ends with it): the
+ * connections still open are closed, and logged. */
+void proxy_end(void)
+{
+	for (unsigned i = 0; listener >= 0 && i < PX_CONNS; i++)
+		if (conns[i].c >= 0)
+			conn_close(&conns[i]);
+}
 
 /* The parent, first of its messages from pid 1 (the listener, or none):
  * the source to wait on, or NULL when the jail has no proxy. */

@@ -1,6 +1,6 @@
 /* notify/notify.h: the interface of the room notify/: the refused calls: the listener's verdicts,
- * the count and the summary line, the log. Included by its files and by the rooms above it
- * (docs/layout.md). */
+ * the count and the summary line, the log (refusals and what was reached). Included by its files
+ * and by the rooms above it (docs/layout.md). */
 #ifndef AJ_STUB_NOTIFY_H
 #define AJ_STUB_NOTIFY_H
 
@@ -34,5 +34,16 @@ void refusals_listener(const struct aj_variant *v, int err);
 void refusals_call(unsigned nr, int err);
 void refusals_host(const char *kind, const char *target, const char *why);
 void refusals_report(void);
+bool refusals_log_begin(const char *kind, bool allowed); /* the log's line, for reached.c */
+void refusals_log_end(void);
+
+/* reached.c: a connection the proxy allowed, one line at its close
+ * (target "HOST:PORT", to: the address it reached, since_ms: when it
+ * began, reached_now_ms()'s clock); reached_on: --jail-log-allowed. */
+struct sockaddr;
+extern bool reached_on;
+uint64_t reached_now_ms(void);
+void reached_conn(const char *target, const struct sockaddr *to, uint64_t up, uint64_t down,
+                  uint64_t since_ms);
 
 #endif

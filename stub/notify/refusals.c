@@ -6,8 +6,9 @@
  * few names, and when the run ends prints one line on stderr,
  *   jail-npm: refused 2 connections (x:443, y:80) and 1 call (ptrace)
  * or nothing when nothing was refused.  --jail-log=FILE also gets one JSON
- * line per refusal as it happens; the file is opened before the jail
- * exists and only the parent, outside it, ever holds it. */
+ * line per refusal as it happens (and reached.c's, per connection the
+ * proxy allowed, through the same writer); the file is opened before the
+ * jail exists and only the parent, outside it, ever holds it. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,7 +21,9 @@
 static struct refusal_list conns, calls;
 static char conn_names[RF_SHOWN][AJ_HOST_MAX];
 static const struct aj_variant *variant; /* its names of the refused calls */
-static unsigned logged, unlogged;
+/* Refusals [0] and allowed connections [1] (reached.c) have a budget
+ * each, so that a run's many connections never crowd out a refusal. */
+static unsigned logged[2], unlogged[2];
 
 /* The name of call nr, from the variant's table; NULL if it has none. */
 static const char *call_name(unsigned nr, size_t *len)
@@ -45,19 +48,20 @@ void refusals_listener(const struct aj_variant *v, int err)
 	variant = v;
 }
 
-/* {"time":…,"kind":"…", then the caller's fields. */
-static bool log_begin(const char *kind)
+/* {"time":…,"kind":"…", then the caller's fields; false: no line (no
+ * log, or the budget of its sort, refusal or allowed, is spent). */
+bool refusals_log_begin(const char *kind, bool allowed)
 {
 	struct timespec t = {0};
 	char ms[4];
 
 	if (reflog_fd < 0)
 		return false;
-	if (logged == RF_LOGGED) {
-		unlogged++;
+	if (logged[allowed] == RF_LOGGED) {
+		unlogged[allowed]++;
 		return false;
 	}
-	logged++;
+	logged[allowed]++;
 	syscall(SYS_clock_gettime, CLOCK_REALTIME, &t);
 	out_fd(reflog_fd);
 	rp_json = true;
@@ -75,7 +79,7 @@ static bool log_begin(const char *kind)
 	return true;
 }
 
-static void log_end(void)
+void refusals_log_end(void)
 {
 	out_s("}\n");
 	out_flush();
@@ -98,13 +102,13 @@ void refusals_call(unsigned nr, int err)
 		memcpy(one + len, "]", 2);
 	}
 	summary_add(&calls, one, shown);
-	if (!log_begin("call"))
+	if (!refusals_log_begin("call", false))
 		return;
 	rp_str("name", one);
 	rp_u("nr", nr);
 	rp_u("errno", (unsigned)err);
 	rp_str("error", strerror(err));
-	log_end();
+	refusals_log_end();
 }
 
 void refusals_host(const char *kind, const char *target, const char *why)
@@ -115,13 +119,13 @@ void refusals_host(const char *kind, const char *target, const char *why)
 	bool v6 = target[0] == '[' && n >= 2;
 
 	summary_add(&conns, target, conn_names);
-	if (!log_begin(kind))
+	if (!refusals_log_begin(kind, false))
 		return;
 	rp_strn("host", target + v6, n - 2 * v6);
 	if (c)
 		out_s(",\"port\":"), out_s(c + 1);
 	rp_str("reason", why);
-	log_end();
+	refusals_log_end();
 }
 
 void refusals_report(void)
@@ -129,13 +133,16 @@ void refusals_report(void)
 	char line[1024];
 	size_t n = summary_line(line, sizeof(line), aj_progname, &conns, &calls);
 
-	if (reflog_fd >= 0 && unlogged) {
-		logged = 0;
-		if (log_begin("unlogged")) {
-			rp_u("count", unlogged);
-			log_end();
+	for (int a = 0; a < 2; a++)
+		if (reflog_fd >= 0 && unlogged[a]) {
+			unsigned count = unlogged[a];
+
+			logged[a] = 0;
+			if (refusals_log_begin(a ? "unlogged-allowed" : "unlogged", a)) {
+				rp_u("count", count);
+				refusals_log_end();
+			}
 		}
-	}
 	if (!n)
 		return;
 	out_fd(2);

@@ -118,6 +118,7 @@ void supervise_signal(pid_t child, int sig)
 	if (p < 0)
 		die("wait for the jail", errno, NULL);
 	if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
+		proxy_end();
 		refusals_report();
 		limits_release();
 		if (die_cleanup)

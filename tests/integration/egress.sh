@@ -16,7 +16,8 @@
 
 eg_cases="egress-listed-http egress-listed-connect egress-one-request egress-client-gone egress-low-nofile egress-unlisted egress-direct egress-dns
 	egress-loopback-name egress-loopback-literal egress-allow-host egress-jail-net
-	egress-worker-no-proxy egress-explain egress-follow egress-npm-install egress-npm-postinstall"
+	egress-worker-no-proxy egress-explain egress-log-allowed egress-log-allowed-no egress-follow
+	egress-npm-install egress-npm-postinstall egress-npm-log"
 want_eg=0
 for n in $eg_cases; do c "$n" && want_eg=1; done
 
@@ -38,6 +39,24 @@ eg_serve() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# eg_log_lines FILE [ADDRESS]: --jail-log's lines as KIND:HOST:PORT, sorted;
+# an "allowed" line's last field is "ok" when it has a time, the address
+# (any, without ADDRESS), bytes both ways and a duration, else the line.
+eg_log_lines() {
+	"$py" -c 'import json, sys
+out = []
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["kind"] == "allowed":
+        ok = (isinstance(e.get("time"), float) and e.get("address") and
+              e["address"] == (sys.argv[2:] or [e["address"]])[0] and
+              e["bytes_up"] > 0 and e["bytes_down"] > 0 and isinstance(e.get("duration_ms"), int))
+        out.append("allowed:%s:%s:%s" % (e["host"], e["port"], "ok" if ok else line.strip()))
+    else:
+        out.append("%s:%s:%s" % (e["kind"], e.get("host"), e.get("port")))
+print(" ".join(sorted(out)))' "$@" 2>&1
 }
 
 # In the jail: curl ARGS…, printing the HTTP status and the body.
@@ -263,6 +282,30 @@ except socket.gaierror as e:
 			fail egress-explain "--jail-explain does not list the hosts: $(q "$(printf '%s\n' "$OUT" | grep -A3 '^network')")"
 		fi
 	fi
+	# --jail-log: one "allowed" line per connection the proxy let through
+	# (a plain request, a CONNECT), as it closes, beside the refusal's, by
+	# default;
+	# --jail-log-allowed=no: the refusal's only.
+	for eg_case in egress-log-allowed egress-log-allowed-no; do
+		c $eg_case || continue
+		mkdir -p "$T/eg/log"
+		chown "$tuid:$tgid" "$T/eg/log"
+		rm -f "$T/eg/log/$eg_case.jsonl"
+		eg_opt=()
+		[ $eg_case = egress-log-allowed-no ] && eg_opt=(--jail-log-allowed=no)
+		jrun user -- jail-egress --jail-log="$T/eg/log/$eg_case.jsonl" "${eg_opt[@]}" sh -c 'curl -s "$1/hi.txt"; echo
+curl -s --proxytunnel "$1/hi.txt"; echo
+curl -s -o /dev/null -w "%{http_code}\n" "$2/hi.txt"' sh "http://$eg_addr:$p_listed" "http://$eg_addr:$p_unlisted"
+		logged=$(eg_log_lines "$T/eg/log/$eg_case.jsonl" "$eg_addr")
+		want="allowed:$eg_addr:$p_listed:ok allowed:$eg_addr:$p_listed:ok request:$eg_addr:$p_unlisted"
+		[ $eg_case = egress-log-allowed-no ] && want="request:$eg_addr:$p_unlisted"
+		if [ "$RC" = 0 ] && [ "$OUT" = $'egress-ok\negress-ok\n403' ] && [ "$logged" = "$want" ] &&
+			[ "$(printf '%s\n' "$ERR" | tail -n 1)" = "jail-egress: refused 1 connection ($eg_addr:$p_unlisted)" ]; then
+			pass $eg_case
+		else
+			fail $eg_case "exit status $RC, stdout $(q "$OUT"), the log $(q "$logged"); expected $(q "$want") and the summary of the refusal only"
+		fi
+	done
 fi
 
 # --- 'follow TOOL': the registries the tools' own configuration names -------------
@@ -329,7 +372,7 @@ fi
 # --- jail-npm against the registry --------------------------------------------------
 
 want_egnpm=0
-for n in egress-npm-install egress-npm-postinstall; do c "$n" && want_egnpm=1; done
+for n in egress-npm-install egress-npm-postinstall egress-npm-log; do c "$n" && want_egnpm=1; done
 if [ $want_egnpm = 1 ] && ! command -v npm >/dev/null; then
 	skip egress-npm "npm is not installed (make deps-test installs it)"
 elif [ $want_egnpm = 1 ] && ! why=$(timeout 30 "$py" -c 'import sys, urllib.request
@@ -365,7 +408,7 @@ EOF
 			--no-update-notifier --foreground-scripts ./evil
 		got=$(cat "$en/postinstall.out" 2>/dev/null)
 		logged=$("$py" -c 'import json, sys
-print(" ".join("%s:%s:%s" % (e["kind"], e.get("host"), e.get("port")) for e in map(json.loads, open(sys.argv[1]))))' \
+print(" ".join("%s:%s:%s" % (e["kind"], e.get("host"), e.get("port")) for e in map(json.loads, open(sys.argv[1])) if e["kind"] != "allowed"))' \
 			"$T/eg/log/npm.jsonl" 2>&1)
 		if [ "$RC" = 0 ] && [ "$got" = 403 ] &&
 			[[ $ERR == *"jail-npm: refused a connection to example.com:443: not in the list (policy npm); --jail-allow-host=example.com:443 allows it"* ]] &&
@@ -374,6 +417,21 @@ print(" ".join("%s:%s:%s" % (e["kind"], e.get("host"), e.get("port")) for e in m
 			pass egress-npm-postinstall
 		else
 			fail egress-npm-postinstall "exit status $RC, the script got $(q "$got"), the log $(q "$logged"); expected 403, the line, the summary and one connection logged"
+		fi
+	fi
+	# What the jail reached: the registry, bytes both ways.
+	if c egress-npm-log; then
+		mkdir -p "$T/eg/log"
+		chown "$tuid:$tgid" "$T/eg/log"
+		rm -rf "$en/node_modules" "$T/eg/log/npm-reach.jsonl"
+		WLDIR=$en wl_run -- jail-npm --jail-log="$T/eg/log/npm-reach.jsonl" install --no-audit --no-fund \
+			--no-update-notifier --prefer-online is-number@7.0.0
+		logged=$(eg_log_lines "$T/eg/log/npm-reach.jsonl")
+		if [ "$RC" = 0 ] && [[ " $logged " == *" allowed:registry.npmjs.org:443:ok "* ]] &&
+			[[ $logged != *"allowed:registry.npmjs.org:443:{"* ]]; then
+			pass egress-npm-log
+		else
+			fail egress-npm-log "exit status $RC, the log $(q "$logged"); expected allowed lines for registry.npmjs.org:443 with bytes both ways"
 		fi
 	fi
 fi

@@ -92,6 +92,17 @@ void refusals_host(const char *kind, const char *target, const char *why)
 	(void)kind, (void)target, (void)why;
 }
 
+uint64_t reached_now_ms(void)
+{
+	return 0;
+}
+
+void reached_conn(const char *target, const struct sockaddr *to, uint64_t up, uint64_t down,
+                  uint64_t since_ms)
+{
+	(void)target, (void)to, (void)up, (void)down, (void)since_ms;
+}
+
 /* The parent's one loop, as proc/supervise.c runs it for the proxy alone:
  * no signals, no refusal listener here. */
 static noreturn void serve_proxy(int sock)
