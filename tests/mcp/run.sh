@@ -171,7 +171,7 @@ else
 	icall fs-npx "'[FILE] .env' in r['content'][0]['text']" \
 		"$build/bin/jail" -- npx -y "@modelcontextprotocol/server-filesystem@$fsver" "$project" \
 		--method tools/call --tool-name list_directory --tool-arg "path=$project"
-	if [ "${failed[${#failed[@]}-1]:-}" = fs-npx ] && ! curl -sS -m 20 -o /dev/null https://registry.npmjs.org/ 2>/dev/null; then
+	if [ ${#failed[@]} -gt 0 ] && [ "${failed[${#failed[@]}-1]}" = fs-npx ] && ! curl -sS -m 20 -o /dev/null https://registry.npmjs.org/ 2>/dev/null; then
 		unset 'failed[${#failed[@]}-1]'
 		nfail=$((nfail - 1))
 		skip fs-npx "registry.npmjs.org is not reachable from this machine"
