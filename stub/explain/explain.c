@@ -680,6 +680,7 @@ noreturn void explain(const struct run *r)
 		egress_explain();
 	else
 		rp_jstr("hosts", NULL);
+	forward_explain();
 	rp_close();
 	rp_t("\n");
 	status = print_namespaces(r);
