@@ -386,8 +386,7 @@ int main(int argc, char **argv)
 	r->v = &pol->variants[idx];
 	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
-	r->v = egress_apply(extra_apply(r));
-	forward_apply(r->v);
+	r->v = forward_apply(egress_apply(extra_apply(r)));
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
 	wfd = watch_ask(r->v, pol->modes[r->mode]);

@@ -20,7 +20,7 @@ const struct ev_source *proxy_start(int fd); /* NULL: no proxy */
 
 /* forward.c: --jail-forward, host loopback ports relayed by the parent. */
 void forward_add(const char *value, const char *opt);
-void forward_apply(const struct aj_variant *v);
+const struct aj_variant *forward_apply(const struct aj_variant *v);
 void forward_no_namespace(void);
 unsigned forward_count(void);
 void forward_landlock(int ruleset);

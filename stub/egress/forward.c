@@ -78,22 +78,33 @@ void forward_add(const char *value, const char *opt)
 
 /* After the mode, --jail-net and --jail-allow-host have made the network:
  * a forward needs the jail's own namespace, and a mode that fixed the
- * network is not widened. */
-void forward_apply(const struct aj_variant *v)
+ * network is not widened.  As --jail-allow-host narrows the policy's
+ * 'network host' to the hosts it names, a forward narrows it to the
+ * loopback with the forwarded ports only ('network none'); --jail-net
+ * asks for the host's network and is refused alongside. */
+const struct aj_variant *forward_apply(const struct aj_variant *v)
 {
+	static struct aj_variant narrowed;
+
 	if (!n_fw)
-		return;
+		return v;
 	if (v->flags & AJ_VARIANT_NET_FIXED)
 		diep("use", fw[0].opt, 0,
 		     "this mode fixes the network: no host port is forwarded into it");
-	if (v->network == AJ_NET_HOST)
+	if (v->network == AJ_NET_HOST && extra_net_option())
 		diep("use", fw[0].opt, 0,
-		     "the jail has the host's network (--jail-net or 'network host'): its "
-		     "ports need no forward");
+		     "--jail-net gives the host's network, whose ports need no forward");
 	if (v->network == AJ_NET_BLOCKED)
 		diep("use", fw[0].opt, 0,
 		     "'network blocked' keeps the host's network namespace, where no forward "
 		     "can listen; use 'network none' or 'network allow'");
+	if (v->network != AJ_NET_HOST)
+		return v;
+	narrowed = *v;
+	narrowed.network = AJ_NET_NONE;
+	narrowed.n_hosts = narrowed.n_followed = 0;
+	narrowed.follow = NULL;
+	return &narrowed;
 }
 
 /* The fallback has no network namespace to listen in. */

@@ -661,7 +661,10 @@ noreturn void explain(const struct run *r)
 	} else if (v->network < AJ_NET_COUNT) {
 		rp_str("level", net_names[v->network]);
 		rp_t(" (");
-		rp_str("meaning", net_meaning[v->network]);
+		rp_str("meaning",
+		       v->network == AJ_NET_NONE && forward_count()
+		           ? "a private network namespace, lo with the forwarded ports only"
+		           : net_meaning[v->network]);
 		rp_t(")");
 	} else {
 		rp_t("?");
