@@ -297,7 +297,8 @@ static void find_project(struct run *r)
  * step).  The parent and pid 1 speak over one socket, fd, in the order
  * proc/ns.c's ns_fork_init() gives: the scan (ns_scan_send), the host's
  * sockets to cover (sockets_send); then from pid 1 the proxy's listener
- * (proxy_start) and the refusal listener (notify_start). */
+ * (proxy_start), the forwards' listeners (forward_start) and the refusal
+ * listener (notify_start). */
 
 /* The parent, outside every namespace: the scan while pid 1 builds the
  * root (off the critical path for as long as the mounts take), then the
