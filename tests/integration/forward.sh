@@ -9,7 +9,7 @@
 # 'network host' (jail-python) is narrowed to the forwarded ports.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
-fw_cases="forward-reach forward-without forward-other-port forward-dns forward-v6 forward-lockdown
+fw_cases="forward-reach forward-with-allow forward-without forward-other-port forward-dns forward-v6 forward-lockdown
 	forward-jail-net forward-bad-host forward-narrows-host forward-explain"
 want_fw=0
 for n in $fw_cases; do c "$n" && want_fw=1; done
@@ -61,6 +61,14 @@ elif [ $want_fw = 1 ]; then
 	if c forward-reach; then
 		jrun user -- jail-worker --jail-no-net --jail-forward="$fw_p" "$py" -c "$FW_GET" "$fw_p"
 		expect forward-reach 0 forward-ok
+	fi
+	# Beside 'network allow' (the proxy's variables set): the client goes
+	# straight to the port, which answers, while the proxy still refuses it.
+	if c forward-with-allow; then
+		jrun user -- jail-worker --jail-allow-host=example.com:443 --jail-forward="$fw_p" "$py" -c 'import os, sys, urllib.request
+direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+print(os.environ.get("HTTP_PROXY", "unset") != "unset", direct.open("http://127.0.0.1:%s/hi.txt" % sys.argv[1], timeout=10).read().decode())' "$fw_p"
+		expect forward-with-allow 0 "True forward-ok"
 	fi
 	# The same jail without the option: the port is not there.
 	if c forward-without; then
