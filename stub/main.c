@@ -39,6 +39,7 @@ static noreturn void help(const struct aj_policy *pol)
 		      "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
 		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
 		      "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
+		      "  --forward [H:]P       the same as --jail-forward=[H:]P\n"
 		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
 		      "  --timeout S           the same as --jail-timeout=S\n"
 		      "  --log FILE            the same as --jail-log=FILE\n"
@@ -57,6 +58,8 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-no-net         no network at all\n"
 	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
 	      "                        proxy: the network is then the named hosts only\n"
+	      "  --jail-forward=[HOST:]PORT  the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n"
+	      "                        ::1) at the jail's own 127.0.0.1:PORT (at most 8)\n"
 	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
 	      "                        off), T one of" AJ_TOGGLES(
 	          AJ_WORD_ITEM) "\n"
@@ -150,6 +153,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		reached_on = value[0] == 'y';
 	} else if (!strcmp(name, "allow-host") && value)
 		egress_allow_host(value, opt);
+	else if (!strcmp(name, "forward") && value)
+		forward_add(value, opt);
 	else if (value || !extra_toggle(name, opt))
 		return false;
 	return true;
@@ -168,8 +173,8 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
  * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
-	static const char *const takes_value[] = {"mode",       "timeout", "ro",         "rw",
-	                                          "allow-host", "log",     "log-allowed"};
+	static const char *const takes_value[] = {
+	    "mode", "timeout", "ro", "rw", "allow-host", "log", "log-allowed", "forward"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -300,7 +305,8 @@ static void find_project(struct run *r)
  * step).  The parent and pid 1 speak over one socket, fd, in the order
  * proc/ns.c's ns_fork_init() gives: the scan (ns_scan_send), the host's
  * sockets to cover (sockets_send); then from pid 1 the proxy's listener
- * (proxy_start) and the refusal listener (notify_start). */
+ * (proxy_start), the forwards' listeners (forward_start) and the refusal
+ * listener (notify_start). */
 
 /* The parent, outside every namespace: the scan while pid 1 builds the
  * root (off the critical path for as long as the mounts take), then the
@@ -318,6 +324,8 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	sockets_send();
 	settle_watch_close(); /* after the hand-over: it may wait for the kernel */
 	if (r->v->network == AJ_NET_ALLOW && (src[n] = proxy_start(fd)))
+		n++;
+	if ((src[n] = forward_start(fd)))
 		n++;
 	src[n++] = notify_start(r->v, fd);
 	supervise_parent(pid, src, n);
@@ -343,6 +351,7 @@ static noreturn void init_run(struct run *r)
 	limits_apply();
 	if ((ruleset = landlock_create(r->v)) >= 0) {
 		plan_landlock(ruleset, fence_apply(ruleset, r->v));
+		forward_landlock(ruleset);
 		landlock_enforce(ruleset);
 	}
 	privs_fds_close(ns_parent_sock(r->v));
@@ -386,7 +395,7 @@ int main(int argc, char **argv)
 	r->v = &pol->variants[idx];
 	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
-	r->v = egress_apply(extra_apply(r));
+	r->v = forward_apply(egress_apply(extra_apply(r)));
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
 	wfd = watch_ask(r->v, pol->modes[r->mode]);
@@ -395,6 +404,8 @@ int main(int argc, char **argv)
 		r->fallback = nscause_blocked(r->v, true);
 	else
 		r->fallback = ns_start(r->v);
+	if (r->fallback)
+		forward_no_namespace();
 	if (r->fallback && (r->v->flags & AJ_VARIANT_FALLBACK))
 		fallback_prepare(r->v, !o.explain);
 	plan_resolve(r->v);

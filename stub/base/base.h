@@ -169,10 +169,10 @@ static inline int sys_pivot_root(const char *new_root, const char *put_old)
 }
 
 /* wire.c: the parent and pid 1's messages, in their order (wire.c has
- * the list).  wire_send() sends tag m, the iov and up to 4 fds as one
+ * the list).  wire_send() sends tag m, the iov and up to 8 fds as one
  * message; wire_recv() takes message m's first len bytes into buf, all of
  * them, and up to max fds: how many, or -1 (not m, or the sender gone). */
-enum wire_msg { WIRE_SCAN = 1, WIRE_PROXY, WIRE_NOTIFY };
+enum wire_msg { WIRE_SCAN = 1, WIRE_PROXY, WIRE_FORWARD, WIRE_NOTIFY };
 #define WIRE_IOVS 4
 struct iovec;
 bool wire_send(int sock, enum wire_msg m, const struct iovec *iov, unsigned n, const int *fds,

@@ -5,6 +5,8 @@
  *                                 which bounds a cgroup holds, with the fds
  *                                 of the cgroups pid 1 joins itself
  *   WIRE_PROXY   pid 1 -> parent  the proxy's listener ('network allow')
+ *   WIRE_FORWARD pid 1 -> parent  the listeners of the forwarded host ports
+ *                                 (--jail-forward), one fd each, up to 8
  *   WIRE_NOTIFY  pid 1 -> parent  the refusal listener, or the errno of why
  *                                 there is none (a variant that reports)
  *
@@ -19,7 +21,7 @@
 
 #include "base/base.h"
 
-#define WIRE_FDS 4 /* the most fds one message carries */
+#define WIRE_FDS 8 /* the most fds one message carries */
 
 union wire_cmsg {
 	struct cmsghdr h;

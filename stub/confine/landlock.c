@@ -28,8 +28,15 @@ struct ll_path_beneath_attr {
 	int32_t parent_fd;
 } __attribute__((packed));
 
+/* struct landlock_net_port_attr (ABI 4). */
+struct ll_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+} __attribute__((packed));
+
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_RULE_PATH_BENEATH      1
+#define LL_RULE_NET_PORT          2
 #define LL_SCOPE_ABSTRACT_UNIX    (1ULL << 0)
 #define LL_SCOPE_SIGNAL           (1ULL << 1)
 
@@ -60,7 +67,7 @@ static const struct {
 };
 
 /* What the ruleset handles, once it is made: every rule is cut down to it. */
-static uint64_t handled_fs;
+static uint64_t handled_fs, handled_net;
 
 /* The network rights each level handles with no rule (aj_table.h). */
 static const uint8_t net_handled[AJ_NET_COUNT] = AJ_LL_NET_HANDLED;
@@ -181,13 +188,26 @@ int landlock_create(const struct aj_variant *v)
 		abi = LL_ABI_KNOWN;
 	attr.handled_access_fs = handled_fs = landlock_fs_handled(abi, v->network);
 	attr.scoped = ll_abi[abi].scoped;
-	attr.handled_access_net = net_handled[v->network % AJ_NET_COUNT] & ll_abi[abi].net;
+	attr.handled_access_net = handled_net =
+	    net_handled[v->network % AJ_NET_COUNT] & ll_abi[abi].net;
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, (size_t)ll_abi[abi].attr_size, 0);
 	if (fd < 0)
 		die("create the Landlock ruleset", errno, NULL);
 	for (unsigned i = 0; i < v->n_landlock_rules; i++)
 		add_rule(fd, &v->landlock_rules[i]);
 	return fd;
+}
+
+/* A TCP port the jail may connect to where the ruleset handles TCP (a
+ * forwarded host port: egress/forward.c); nothing to add where it does
+ * not, since then every port is open to connect. */
+void landlock_port(int ruleset, unsigned port)
+{
+	struct ll_net_port_attr np = {.allowed_access = AJ_LL_NET_CONNECT_TCP, .port = port};
+
+	if ((handled_net & AJ_LL_NET_CONNECT_TCP) &&
+	    syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0))
+		die("let the jail connect to a forwarded port", errno, NULL);
 }
 
 void landlock_enforce(int ruleset)

@@ -19,6 +19,16 @@ void proxy_listen(int parent_sock);
 const struct ev_source *proxy_start(int fd); /* NULL: no proxy */
 void proxy_end(void);
 
+/* forward.c: --jail-forward, host loopback ports relayed by the parent. */
+void forward_add(const char *value, const char *opt);
+const struct aj_variant *forward_apply(const struct aj_variant *v);
+void forward_no_namespace(void);
+unsigned forward_count(void);
+void forward_landlock(int ruleset);
+void forward_explain(void);
+void forward_listen(int parent_sock);
+const struct ev_source *forward_start(int fd); /* NULL: no forward */
+
 #define PX_ADDRS 8
 
 /* A target's addresses, in the order they are tried. */

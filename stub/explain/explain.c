@@ -661,7 +661,10 @@ noreturn void explain(const struct run *r)
 	} else if (v->network < AJ_NET_COUNT) {
 		rp_str("level", net_names[v->network]);
 		rp_t(" (");
-		rp_str("meaning", net_meaning[v->network]);
+		rp_str("meaning",
+		       v->network == AJ_NET_NONE && forward_count()
+		           ? "a private network namespace, lo with the forwarded ports only"
+		           : net_meaning[v->network]);
 		rp_t(")");
 	} else {
 		rp_t("?");
@@ -680,6 +683,7 @@ noreturn void explain(const struct run *r)
 		egress_explain();
 	else
 		rp_jstr("hosts", NULL);
+	forward_explain();
 	rp_close();
 	rp_t("\n");
 	status = print_namespaces(r);

@@ -266,8 +266,10 @@ void ns_init_prepare(const struct aj_variant *v)
 
 	if (sethostname(h, strlen(h)))
 		die("set the host name", errno, NULL);
-	if (v->network == AJ_NET_LOOPBACK || v->network == AJ_NET_ALLOW)
+	/* 'network none' with a forward: a loopback with its ports only. */
+	if (v->network == AJ_NET_LOOPBACK || v->network == AJ_NET_ALLOW || forward_count())
 		loopback_up();
 	if (v->network == AJ_NET_ALLOW)
 		proxy_listen(parent_sock);
+	forward_listen(parent_sock);
 }

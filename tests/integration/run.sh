@@ -848,6 +848,8 @@ fi
 . "$root/tests/integration/egress.sh"
 # shellcheck source=tests/integration/refusals.sh
 . "$root/tests/integration/refusals.sh"
+# shellcheck source=tests/integration/forward.sh
+. "$root/tests/integration/forward.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 

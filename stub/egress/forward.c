@@ -1,0 +1,369 @@
+/* forward.c: --jail-forward=[HOST:]PORT: a port of the host's loopback,
+ * reachable from the jail at its own 127.0.0.1:PORT.
+ *
+ * As for the proxy, pid 1 listens inside the jail's network namespace and
+ * hands the listeners to the parent (WIRE_FORWARD), which stays in the
+ * host's: the parent accepts, connects to the host's 127.0.0.1:PORT (or
+ * [::1]:PORT) and relays both ways.  No process is added and the jail gets
+ * no route anywhere: only these ports answer on its loopback, and with
+ * Landlock handling TCP ('network none') only these ports may be
+ * connected to.  A forward needs a network namespace of the jail's own:
+ * with the host's network (--jail-net, 'network host', 'network blocked',
+ * the fallback) it is refused, as in a mode that fixes the network. */
+#include <errno.h>
+#include <fcntl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "egress/egress.h"
+
+#define FW_MAX   8  /* --jail-forward options of one run */
+#define FW_CONNS 64 /* connections relayed at once, all forwards together */
+#define FW_BUF   32768
+
+struct forward {
+	uint16_t port;
+	bool v6; /* the host's [::1] rather than 127.0.0.1 */
+	const char *opt;
+};
+
+static struct forward fw[FW_MAX];
+static unsigned n_fw;
+
+/* ---- the caller: the options -------------------------------------------- */
+
+static unsigned parse_port(const char *s)
+{
+	unsigned long p = 0;
+
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || p > 65535)
+			return 0;
+		p = p * 10 + (unsigned long)(*s - '0');
+	}
+	return p <= 65535 ? (unsigned)p : 0;
+}
+
+void forward_add(const char *value, const char *opt)
+{
+	struct forward f = {.opt = opt};
+	const char *port = value;
+	unsigned p;
+
+	if (n_fw == FW_MAX)
+		die_usage("too many --jail-forward options (at most 8)", opt);
+	if (!strncmp(value, "127.0.0.1:", 10)) {
+		port = value + 10;
+	} else if (!strncmp(value, "[::1]:", 6)) {
+		port = value + 6, f.v6 = true;
+	} else if (!strncmp(value, "::1:", 4)) {
+		port = value + 4, f.v6 = true;
+	} else if (strchr(value, ':')) {
+		die_usage("a forward's host is 127.0.0.1 or ::1 only", value);
+	}
+	p = parse_port(port);
+	if (!p)
+		die_usage("not a port (1 to 65535)", value);
+	for (unsigned i = 0; i < n_fw; i++)
+		if (fw[i].port == p)
+			die_usage("the jail's port is forwarded twice", value);
+	f.port = (uint16_t)p;
+	fw[n_fw++] = f;
+}
+
+/* After the mode, --jail-net and --jail-allow-host have made the network:
+ * a forward needs the jail's own namespace, and a mode that fixed the
+ * network is not widened.  As --jail-allow-host narrows the policy's
+ * 'network host' to the hosts it names, a forward narrows it to the
+ * loopback with the forwarded ports only ('network none'); --jail-net
+ * asks for the host's network and is refused alongside. */
+const struct aj_variant *forward_apply(const struct aj_variant *v)
+{
+	static struct aj_variant narrowed;
+
+	if (!n_fw)
+		return v;
+	if (v->flags & AJ_VARIANT_NET_FIXED)
+		diep("use", fw[0].opt, 0,
+		     "this mode fixes the network: no host port is forwarded into it");
+	if (v->network == AJ_NET_HOST && extra_net_option())
+		diep("use", fw[0].opt, 0,
+		     "--jail-net gives the host's network, whose ports need no forward");
+	if (v->network == AJ_NET_BLOCKED)
+		diep("use", fw[0].opt, 0,
+		     "'network blocked' keeps the host's network namespace, where no forward "
+		     "can listen; use 'network none' or 'network allow'");
+	if (v->network != AJ_NET_HOST)
+		return v;
+	narrowed = *v;
+	narrowed.network = AJ_NET_NONE;
+	narrowed.n_hosts = narrowed.n_followed = 0;
+	narrowed.follow = NULL;
+	return &narrowed;
+}
+
+/* The fallback has no network namespace to listen in. */
+void forward_no_namespace(void)
+{
+	if (n_fw)
+		diep("use", fw[0].opt, 0,
+		     "the jail runs without namespaces here (the fallback): a forward needs "
+		     "a network namespace");
+}
+
+unsigned forward_count(void)
+{
+	return n_fw;
+}
+
+/* pid 1, before Landlock: with TCP handled ('network none'), the jail may
+ * connect to its forwarded ports, and to no other. */
+void forward_landlock(int ruleset)
+{
+	for (unsigned i = 0; i < n_fw; i++)
+		landlock_port(ruleset, fw[i].port);
+}
+
+/* Inside --jail-explain's "network" object. */
+void forward_explain(void)
+{
+	rp_t(n_fw ? "\n  forwarded host ports (the jail's 127.0.0.1:PORT, relayed by the stub's "
+	            "parent):"
+	          : "");
+	rp_open("forwards", '[');
+	for (unsigned i = 0; i < n_fw; i++) {
+		rp_open(NULL, '{');
+		rp_t(" ");
+		rp_u("port", fw[i].port);
+		rp_t(" -> ");
+		rp_str("host", fw[i].v6 ? "[::1]" : "127.0.0.1");
+		rp_t(":");
+		rp_u("host_port", fw[i].port);
+		rp_t(" (");
+		rp_str("option", fw[i].opt);
+		rp_t(")");
+		rp_close();
+	}
+	rp_close();
+}
+
+/* ---- pid 1: the listeners, handed to the parent -------------------------- */
+
+void forward_listen(int parent_sock)
+{
+	int s[FW_MAX];
+
+	if (!n_fw)
+		return;
+	for (unsigned i = 0; i < n_fw; i++) {
+		struct sockaddr_in a = {.sin_family = AF_INET,
+		                        .sin_port = htons(fw[i].port),
+		                        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+
+		s[i] = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (s[i] < 0 || syscall(SYS_bind, s[i], &a, sizeof(a)) ||
+		    syscall(SYS_listen, s[i], 128))
+			diep("listen in the jail for", fw[i].opt, errno, NULL);
+	}
+	if (!wire_send(parent_sock, WIRE_FORWARD, NULL, 0, s, n_fw))
+		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
+	for (unsigned i = 0; i < n_fw; i++)
+		close(s[i]);
+}
+
+/* ---- the parent: the relay ------------------------------------------------ */
+
+struct half {
+	size_t off, n;
+	char d[FW_BUF];
+};
+
+struct fconn {
+	int c, u; /* the jail's end, the host's; -1: the slot is free */
+	bool connecting, c_eof, u_eof;
+	struct half up, down; /* jail to host, host to jail */
+};
+
+static struct fconn conns[FW_CONNS];
+static int listener[FW_MAX];
+static uint8_t slot_conn[2 * FW_CONNS], slot_up[2 * FW_CONNS];
+
+static void conn_close(struct fconn *k)
+{
+	close(k->c);
+	close(k->u);
+	k->c = k->u = -1;
+}
+
+static void accept_one(unsigned i)
+{
+	int c = (int)syscall(SYS_accept4, listener[i], NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct sockaddr_in a4 = {.sin_family = AF_INET,
+	                         .sin_port = htons(fw[i].port),
+	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6,
+	                          .sin6_port = htons(fw[i].port),
+	                          .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	struct fconn *k = NULL;
+	int u;
+
+	if (c < 0)
+		return;
+	for (unsigned j = 0; j < FW_CONNS && !k; j++)
+		if (conns[j].c < 0)
+			k = &conns[j];
+	u = (int)syscall(SYS_socket, fw[i].v6 ? AF_INET6 : AF_INET,
+	                 SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (!k || u < 0) {
+		close(c);
+		if (u >= 0)
+			close(u);
+		return;
+	}
+	*k = (struct fconn){.c = c, .u = u};
+	if (!syscall(SYS_connect, u, fw[i].v6 ? (void *)&a6 : (void *)&a4,
+	             fw[i].v6 ? sizeof(a6) : sizeof(a4)))
+		return;
+	if (errno == EINPROGRESS)
+		k->connecting = true;
+	else
+		conn_close(k); /* the jail's client sees its connection closed */
+}
+
+/* from -> h -> to: one read when h is empty, one write when it is not.
+ * false: the connection is over. */
+static bool move(int from, int to, struct half *h, bool *eof, short rf, short rt)
+{
+	long r;
+
+	if (h->off < h->n && (rt & (POLLOUT | POLLERR | POLLHUP))) {
+		r = (long)syscall(SYS_sendto, to, h->d + h->off, h->n - h->off, MSG_NOSIGNAL, NULL,
+		                  0);
+		if (r < 0)
+			return errno == EAGAIN || errno == EINTR;
+		h->off += (size_t)r;
+		if (h->off == h->n)
+			h->off = h->n = 0;
+	}
+	if (h->n == 0 && !*eof && (rf & (POLLIN | POLLERR | POLLHUP))) {
+		r = (long)syscall(SYS_recvfrom, from, h->d, sizeof(h->d), 0, NULL, NULL);
+		if (r < 0)
+			return errno == EAGAIN || errno == EINTR;
+		if (r == 0) {
+			*eof = true;
+			shutdown(to, SHUT_WR); /* the other side sees the end too */
+		}
+		h->n = (size_t)r;
+	}
+	return true;
+}
+
+static void step(struct fconn *k, short rc, short ru)
+{
+	if (k->connecting) {
+		int err = 0;
+		socklen_t l = sizeof(err);
+
+		if (!ru)
+			return;
+		if (getsockopt(k->u, SOL_SOCKET, SO_ERROR, &err, &l) || err) {
+			conn_close(k);
+			return;
+		}
+		k->connecting = false;
+		return;
+	}
+	if (!move(k->c, k->u, &k->up, &k->c_eof, rc, ru) ||
+	    !move(k->u, k->c, &k->down, &k->u_eof, ru, rc) ||
+	    (k->c_eof && k->u_eof && !k->up.n && !k->down.n))
+		conn_close(k);
+}
+
+static unsigned forward_fill(struct pollfd *p, unsigned max)
+{
+	unsigned n = n_fw;
+	bool free_slot = false;
+
+	if (max < FW_MAX + 2 * FW_CONNS)
+		die("run the jail's forwards", EMFILE, NULL);
+	for (unsigned i = 0; i < FW_CONNS; i++) {
+		struct fconn *k = &conns[i];
+		short ce = 0, ue = 0;
+
+		if (k->c < 0) {
+			free_slot = true;
+			continue;
+		}
+		if (k->connecting) {
+			ue = POLLOUT;
+		} else {
+			if (k->up.n)
+				ue |= POLLOUT;
+			else if (!k->c_eof)
+				ce |= POLLIN;
+			if (k->down.n)
+				ce |= POLLOUT;
+			else if (!k->u_eof)
+				ue |= POLLIN;
+		}
+		if (ce) {
+			slot_conn[n - n_fw] = (uint8_t)i, slot_up[n - n_fw] = 0;
+			p[n++] = (struct pollfd){.fd = k->c, .events = ce};
+		}
+		if (ue) {
+			slot_conn[n - n_fw] = (uint8_t)i, slot_up[n - n_fw] = 1;
+			p[n++] = (struct pollfd){.fd = k->u, .events = ue};
+		}
+	}
+	for (unsigned i = 0; i < n_fw; i++)
+		p[i] = (struct pollfd){.fd = free_slot ? listener[i] : -1, .events = POLLIN};
+	return n;
+}
+
+static void forward_serve(const struct pollfd *p, unsigned n)
+{
+	static short rc[FW_CONNS], ru[FW_CONNS];
+
+	memset(rc, 0, sizeof(rc));
+	memset(ru, 0, sizeof(ru));
+	for (unsigned j = n_fw; j < n; j++)
+		if (slot_up[j - n_fw])
+			ru[slot_conn[j - n_fw]] = p[j].revents;
+		else
+			rc[slot_conn[j - n_fw]] = p[j].revents;
+	for (unsigned i = 0; i < FW_CONNS; i++)
+		if (conns[i].c >= 0 && (rc[i] || ru[i]))
+			step(&conns[i], rc[i], ru[i]);
+	for (unsigned i = 0; i < n_fw; i++)
+		if (p[i].revents & POLLIN)
+			accept_one(i);
+}
+
+static const struct ev_source forward_source = {forward_fill, forward_serve};
+
+/* The parent, after the proxy's listener: the forwards' listeners, or
+ * NULL when the run has none or pid 1 ended before it sent them. */
+const struct ev_source *forward_start(int fd)
+{
+	int n;
+
+	if (!n_fw)
+		return NULL;
+	n = wire_recv(fd, WIRE_FORWARD, NULL, 0, listener, FW_MAX);
+	if (n != (int)n_fw) {
+		while (n > 0)
+			close(listener[--n]);
+		return NULL;
+	}
+	for (unsigned i = 0; i < n_fw; i++)
+		if (fcntl(listener[i], F_SETFL, fcntl(listener[i], F_GETFL) | O_NONBLOCK))
+			die("run the jail's forwards", errno, NULL);
+	for (unsigned i = 0; i < FW_CONNS; i++)
+		conns[i].c = conns[i].u = -1;
+	return &forward_source;
+}
