@@ -3,7 +3,7 @@
 #   make deps       install the Debian/Ubuntu packages the build needs (as root)
 #   make deps-test  and those make check's suites and workloads need
 #   make deps-bench and those make bench compares against
-#   make deps-docker and those make check-docker needs (docker.io, busybox-static)
+#   make deps-docker and those make check-docker needs (docker.io, busybox-static, debootstrap)
 #   make            build/bin/aijail-compile, build/gen/*.h, build/bin/jail*, and the
 #                   runtime --build links (build/lib/aijail, build/share/aijail)
 #   make check      unit tests (cmocka), policy error corpus, integration tests, escape
@@ -67,7 +67,7 @@ DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	cargo chromium groff-base iptables iproute2
 DEB_BENCH := hyperfine bubblewrap
 # make check-docker: a Docker engine, and a static shell for its images.
-DEB_DOCKER := docker.io busybox-static
+DEB_DOCKER := docker.io busybox-static debootstrap
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
