@@ -428,3 +428,30 @@ int hosts_dns_answers(const uint8_t *m, size_t n, const uint8_t *q, size_t qn, u
 	}
 	return got;
 }
+
+uint32_t hosts_dns_ttl(const uint8_t *m, size_t n, size_t qn)
+{
+	unsigned an = n >= 12 ? (unsigned)m[6] << 8 | m[7] : 0;
+	size_t i = qn;
+	uint32_t least = UINT32_MAX;
+
+	if (!an)
+		return 0;
+	while (an--) {
+		uint32_t ttl;
+
+		i = skip_name(m, n, i);
+		if (!i || i + 10 > n)
+			return 0; /* cut short: nothing to keep it by */
+		ttl = (uint32_t)m[i + 4] << 24 | (uint32_t)m[i + 5] << 16 |
+		      (uint32_t)m[i + 6] << 8 | m[i + 7];
+		if (ttl > INT32_MAX)
+			ttl = 0; /* RFC 2181: the top bit set reads as zero */
+		if (ttl < least)
+			least = ttl;
+		i += 10 + ((size_t)m[i + 8] << 8 | m[i + 9]);
+		if (i > n)
+			return 0;
+	}
+	return least;
+}

@@ -31,5 +31,9 @@ bool hosts_url_host(const char *url, size_t n, char *out, size_t size);
 size_t hosts_dns_query(const char *name, uint16_t type, uint16_t id, uint8_t *out, size_t size);
 int hosts_dns_answers(const uint8_t *m, size_t n, const uint8_t *q, size_t qn, uint8_t (*addr)[16],
                       int max);
+/* The least TTL (seconds) of the answer records of m, a response that
+ * hosts_dns_answers() took (its question qn bytes): how long its answer
+ * may be kept; 0 when it has none or is cut short. */
+uint32_t hosts_dns_ttl(const uint8_t *m, size_t n, size_t qn);
 
 #endif

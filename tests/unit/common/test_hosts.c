@@ -193,7 +193,7 @@ static void dns(void **state)
 	size_t qn = hosts_dns_query("registry.npmjs.org", 1, 0x1234, q, sizeof(q)), n;
 	static const uint8_t answers[] = {
 	    0xc0, 0x0c, 0, 5,  0, 1, 0, 0, 0, 60, 0, 4, 1,   'x', 0xc0, 0x15, /* CNAME */
-	    0xc0, 0x0c, 0, 1,  0, 1, 0, 0, 0, 60, 0, 4, 104, 16,  1,    34,   /* A */
+	    0xc0, 0x0c, 0, 1,  0, 1, 0, 0, 0, 30, 0, 4, 104, 16,  1,    34,   /* A */
 	    0xc0, 0x0c, 0, 28, 0, 1, 0, 0, 0, 60, 0, 4, 1,   2,   3,    4,    /* not the type */
 	};
 
@@ -210,6 +210,13 @@ static void dns(void **state)
 	n = qn + sizeof(answers);
 	assert_int_equal(hosts_dns_answers(m, n, q, qn, a, 4), 1);
 	assert_memory_equal(a[0], ((uint8_t[]){104, 16, 1, 34}), 4);
+	/* Kept as long as its shortest record: the A's 30 s, not the
+	 * CNAME's 60; a message cut short is kept for no time. */
+	assert_int_equal(hosts_dns_ttl(m, n, qn), 30);
+	assert_int_equal(hosts_dns_ttl(m, n - 20, qn), 0);
+	m[qn + 22] = 0x80;
+	assert_int_equal(hosts_dns_ttl(m, n, qn), 0); /* top bit set: zero */
+	m[qn + 22] = 0;
 	/* Cut short: the records that fit, never past the end. */
 	assert_int_equal(hosts_dns_answers(m, n - 20, q, qn, a, 4), 0);
 	m[1] ^= 1;
