@@ -38,8 +38,27 @@ struct px_addrs {
 	socklen_t len[PX_ADDRS];
 };
 
-/* resolver.c: host's addresses at port, a literal's one or the name's. */
+/* resolver.c: host's addresses at port, a literal's one or the name's
+ * (a nameserver's answer kept for its TTL); resolver_forget() drops what
+ * is kept. */
 void resolver_lookup(struct px_addrs *out, const char *host, unsigned port, bool literal);
+void resolver_forget(void);
+
+/* relay.c: one way of a relayed connection, through a pipe while bytes
+ * are in flight (splice). */
+struct relay {
+	int p[2];       /* -1: no pipe (nothing in flight) */
+	size_t in;      /* bytes in the pipe */
+	uint64_t piped; /* bytes moved to the other side (--jail-log) */
+};
+
+void relay_init(struct relay *r);
+/* from to `to` until one side waits; at most *left bytes when left is
+ * given; readable: the poll saw from readable (no pipe is taken before).
+ * false: the connection is over (an error, or no pipe to be had). */
+bool relay_move(int from, int to, struct relay *r, bool *eof, uint64_t *left, bool readable);
+void relay_release(struct relay *r); /* the pipe back, when the way is closed */
+void relay_end(void);
 
 /* egress.c: whether the run's list names target ("HOST:PORT"). */
 bool egress_allowed(const char *target);

@@ -22,7 +22,6 @@
 
 #define FW_MAX   8  /* --jail-forward options of one run */
 #define FW_CONNS 64 /* connections relayed at once, all forwards together */
-#define FW_BUF   32768
 
 struct forward {
 	uint16_t port;
@@ -178,15 +177,10 @@ void forward_listen(int parent_sock)
 
 /* ---- the parent: the relay ------------------------------------------------ */
 
-struct half {
-	size_t off, n;
-	char d[FW_BUF];
-};
-
 struct fconn {
 	int c, u; /* the jail's end, the host's; -1: the slot is free */
-	bool connecting, c_eof, u_eof;
-	struct half up, down; /* jail to host, host to jail */
+	bool connecting, c_eof, u_eof, c_shut, u_shut;
+	struct relay up, down; /* jail to host, host to jail (relay.c) */
 };
 
 static struct fconn conns[FW_CONNS];
@@ -195,6 +189,8 @@ static uint8_t slot_conn[2 * FW_CONNS], slot_up[2 * FW_CONNS];
 
 static void conn_close(struct fconn *k)
 {
+	relay_release(&k->up);
+	relay_release(&k->down);
 	close(k->c);
 	close(k->u);
 	k->c = k->u = -1;
@@ -226,6 +222,8 @@ static void accept_one(unsigned i)
 		return;
 	}
 	*k = (struct fconn){.c = c, .u = u};
+	relay_init(&k->up);
+	relay_init(&k->down);
 	if (!syscall(SYS_connect, u, fw[i].v6 ? (void *)&a6 : (void *)&a4,
 	             fw[i].v6 ? sizeof(a6) : sizeof(a4)))
 		return;
@@ -235,30 +233,16 @@ static void accept_one(unsigned i)
 		conn_close(k); /* the jail's client sees its connection closed */
 }
 
-/* from -> h -> to: one read when h is empty, one write when it is not.
- * false: the connection is over. */
-static bool move(int from, int to, struct half *h, bool *eof, short rf, short rt)
+/* from -> to, by splice (relay.c); at from's end, to's write side is
+ * shut, so the other side sees the end too.  false: the connection is
+ * over. */
+static bool move(int from, int to, struct relay *r, bool *eof, bool *shut, short rf)
 {
-	long r;
-
-	if (h->off < h->n && (rt & (POLLOUT | POLLERR | POLLHUP))) {
-		r = (long)syscall(SYS_sendto, to, h->d + h->off, h->n - h->off, MSG_NOSIGNAL, NULL,
-		                  0);
-		if (r < 0)
-			return errno == EAGAIN || errno == EINTR;
-		h->off += (size_t)r;
-		if (h->off == h->n)
-			h->off = h->n = 0;
-	}
-	if (h->n == 0 && !*eof && (rf & (POLLIN | POLLERR | POLLHUP))) {
-		r = (long)syscall(SYS_recvfrom, from, h->d, sizeof(h->d), 0, NULL, NULL);
-		if (r < 0)
-			return errno == EAGAIN || errno == EINTR;
-		if (r == 0) {
-			*eof = true;
-			shutdown(to, SHUT_WR); /* the other side sees the end too */
-		}
-		h->n = (size_t)r;
+	if (!relay_move(from, to, r, eof, NULL, rf & (POLLIN | POLLERR | POLLHUP)))
+		return false;
+	if (*eof && !r->in && !*shut) {
+		shutdown(to, SHUT_WR);
+		*shut = true;
 	}
 	return true;
 }
@@ -278,9 +262,9 @@ static void step(struct fconn *k, short rc, short ru)
 		k->connecting = false;
 		return;
 	}
-	if (!move(k->c, k->u, &k->up, &k->c_eof, rc, ru) ||
-	    !move(k->u, k->c, &k->down, &k->u_eof, ru, rc) ||
-	    (k->c_eof && k->u_eof && !k->up.n && !k->down.n))
+	if (!move(k->c, k->u, &k->up, &k->c_eof, &k->u_shut, rc) ||
+	    !move(k->u, k->c, &k->down, &k->u_eof, &k->c_shut, ru) ||
+	    (k->c_eof && k->u_eof && !k->up.in && !k->down.in))
 		conn_close(k);
 }
 
@@ -302,11 +286,11 @@ static unsigned forward_fill(struct pollfd *p, unsigned max)
 		if (k->connecting) {
 			ue = POLLOUT;
 		} else {
-			if (k->up.n)
+			if (k->up.in)
 				ue |= POLLOUT;
 			else if (!k->c_eof)
 				ce |= POLLIN;
-			if (k->down.n)
+			if (k->down.in)
 				ce |= POLLOUT;
 			else if (!k->u_eof)
 				ue |= POLLIN;
@@ -363,7 +347,10 @@ const struct ev_source *forward_start(int fd)
 	for (unsigned i = 0; i < n_fw; i++)
 		if (fcntl(listener[i], F_SETFL, fcntl(listener[i], F_GETFL) | O_NONBLOCK))
 			die("run the jail's forwards", errno, NULL);
-	for (unsigned i = 0; i < FW_CONNS; i++)
+	for (unsigned i = 0; i < FW_CONNS; i++) {
 		conns[i].c = conns[i].u = -1;
+		relay_init(&conns[i].up);
+		relay_init(&conns[i].down);
+	}
 	return &forward_source;
 }

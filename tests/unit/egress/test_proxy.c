@@ -390,6 +390,68 @@ static void connect_relays(void **state)
 	contains(proxy_log(p), " literal\n");
 }
 
+/* The pipes the proxy's process holds (some of them the test's own,
+ * inherited: the checks count from a first count). */
+static unsigned pipes_of(pid_t pid)
+{
+	char dir[64], path[128], to[64];
+	unsigned n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	for (int fd = 3; fd < 1024; fd++) {
+		ssize_t l;
+
+		snprintf(path, sizeof(path), "%s/%d", dir, fd);
+		l = readlink(path, to, sizeof(to) - 1);
+		if (l > 0 && !strncmp(to, "pipe:", 5))
+			n++;
+	}
+	return n;
+}
+
+/* A connection whose bytes do not flow holds no pipe: one is taken when
+ * bytes come and given back when they have gone, to a pool the next
+ * connections take from, so many connections one after the other hold
+ * the pipes of one, and each gets its own bytes only. */
+static void connect_pipes_only_while_bytes_flow(void **state)
+{
+	struct px *p = *state;
+	const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+	char req[128], buf[256], want[16];
+	unsigned base;
+	int c, o;
+
+	skip_without_netns();
+	base = pipes_of(p->pid);
+	snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%u HTTP/1.1\r\nHost: x\r\n\r\n", p->port);
+	c = client(p);
+	send_all(c, req, strlen(req));
+	o = origin_accept(p);
+	read_n(c, buf, sizeof(ok) - 1);
+	assert_string_equal(buf, ok);
+	assert_int_equal(pipes_of(p->pid), base);
+	close(o);
+	close(c);
+	for (int i = 0; i < 20; i++) {
+		c = client(p);
+		send_all(c, req, strlen(req));
+		o = origin_accept(p);
+		read_n(c, buf, sizeof(ok) - 1);
+		snprintf(want, sizeof(want), "up%02d", i);
+		send_all(c, want, 4);
+		read_n(o, buf, 4);
+		assert_string_equal(buf, want);
+		snprintf(want, sizeof(want), "dn%02d", i);
+		send_all(o, want, 4);
+		read_n(c, buf, 4);
+		assert_string_equal(buf, want);
+		close(o);
+		close(c);
+	}
+	/* One connection at a time: the pipes of one, both ways. */
+	assert_in_range(pipes_of(p->pid), base, base + 4);
+}
+
 /* A name not in the list: 403, a line on stderr naming it, and no
  * question to the resolver. */
 static void connect_unlisted_403(void **state)
@@ -619,6 +681,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(connect_relays, start, stop),
+	    cmocka_unit_test_setup_teardown(connect_pipes_only_while_bytes_flow, start, stop),
 	    cmocka_unit_test_setup_teardown(connect_unlisted_403, start, stop),
 	    cmocka_unit_test_setup_teardown(connect_other_port_403, start, stop),
 	    cmocka_unit_test_setup_teardown(connect_unlisted_literal_403, start, stop),
