@@ -3,7 +3,16 @@
  * musl's getaddrinfo would bring malloc and stdio into every stub: this
  * reads /etc/hosts, then asks the nameservers of /etc/resolv.conf (A and
  * AAAA, over UDP), each file read into a fixed buffer.  It blocks the
- * proxy while it waits (at most 2 s a nameserver). */
+ * proxy while it waits (at most 2 s a nameserver).
+ *
+ * A nameserver's answer is kept for its TTL (the least of its records',
+ * at most RS_TTL_MAX) in a small fixed table, so that the connections a
+ * client opens one after the other to one host cost one question, not
+ * one each.  What is kept is the answer only: every connection's target
+ * is checked against the list and its addresses against the public ones
+ * as before (proxy.c).  /etc/hosts is read on every lookup, before the
+ * table, so that an edit to it counts at once; a failed lookup or a name
+ * that does not exist is not kept. */
 #include <errno.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -19,6 +28,17 @@
 #include "egress/egress.h"
 
 #define PX_NS 3
+
+#define RS_CACHE   16
+#define RS_TTL_MAX 300 /* s: however long a nameserver says */
+
+struct cached {
+	uint64_t until_ms;  /* reached_now_ms()'s clock; 0: a free entry */
+	struct px_addrs to; /* port 0 */
+	char host[AJ_HOST_MAX];
+};
+
+static struct cached cache[RS_CACHE];
 
 static size_t read_small(const char *path, char *buf, size_t size)
 {
@@ -120,7 +140,7 @@ static bool from_hosts(struct px_addrs *k, const char *host, unsigned port)
 
 /* Both questions to one nameserver; true when it answered both. */
 static bool ask(struct px_addrs *k, const struct sockaddr_storage *ns, socklen_t nl,
-                const char *host, unsigned port)
+                const char *host, unsigned port, uint32_t *ttl)
 {
 	uint8_t q[2][300], m[1232];
 	size_t qn[2];
@@ -161,6 +181,12 @@ static bool ask(struct px_addrs *k, const struct sockaddr_storage *ns, socklen_t
 				if (got < 0)
 					continue;
 				done[i] = true;
+				if (got) {
+					uint32_t least = hosts_dns_ttl(m, (size_t)r, qn[i]);
+
+					if (least < *ttl)
+						*ttl = least;
+				}
 				for (int j = 0; j < got; j++)
 					add_raw(k, a[j], i == 1, port);
 			}
@@ -169,7 +195,7 @@ static bool ask(struct px_addrs *k, const struct sockaddr_storage *ns, socklen_t
 	return done[0] && done[1];
 }
 
-static void from_dns(struct px_addrs *k, const char *host, unsigned port)
+static void from_dns(struct px_addrs *k, const char *host, unsigned port, uint32_t *ttl)
 {
 	static char buf[8192];
 	size_t n = read_small("/etc/resolv.conf", buf, sizeof(buf));
@@ -185,7 +211,8 @@ static void from_dns(struct px_addrs *k, const char *host, unsigned port)
 
 			if (parse_addr(val, 53, &ns, &nl)) {
 				asked++;
-				if (ask(k, &ns, nl, host, port))
+				*ttl = RS_TTL_MAX;
+				if (ask(k, &ns, nl, host, port, ttl))
 					return;
 			}
 		}
@@ -195,16 +222,79 @@ static void from_dns(struct px_addrs *k, const char *host, unsigned port)
 		struct sockaddr_storage ns;
 		socklen_t nl;
 
-		if (parse_addr("127.0.0.1", 53, &ns, &nl))
-			ask(k, &ns, nl, host, port);
+		*ttl = RS_TTL_MAX;
+		if (parse_addr("127.0.0.1", 53, &ns, &nl) && ask(k, &ns, nl, host, port, ttl))
+			return;
 	}
+	*ttl = 0; /* no nameserver answered both questions: nothing to keep */
+}
+
+static void set_port(struct sockaddr_storage *a, unsigned port)
+{
+	if (a->ss_family == AF_INET)
+		((struct sockaddr_in *)a)->sin_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in6 *)a)->sin6_port = htons((uint16_t)port);
+}
+
+static bool from_cache(struct px_addrs *k, const char *host, unsigned port, uint64_t now)
+{
+	for (unsigned i = 0; i < RS_CACHE; i++) {
+		struct cached *c = &cache[i];
+
+		if (c->until_ms <= now || strcasecmp(c->host, host))
+			continue;
+		*k = c->to;
+		for (unsigned j = 0; j < k->n; j++)
+			set_port(&k->a[j], port);
+		return true;
+	}
+	return false;
+}
+
+/* In a free or expired entry, else in the one that expires first. */
+static void keep(const struct px_addrs *k, const char *host, uint32_t ttl, uint64_t now)
+{
+	size_t hl = strlen(host);
+	struct cached *c = &cache[0];
+
+	if (!ttl || !k->n || hl >= sizeof(c->host))
+		return;
+	for (unsigned i = 0; i < RS_CACHE; i++) {
+		if (cache[i].until_ms <= now) {
+			c = &cache[i];
+			break;
+		}
+		if (cache[i].until_ms < c->until_ms)
+			c = &cache[i];
+	}
+	c->to = *k;
+	for (unsigned j = 0; j < c->to.n; j++)
+		set_port(&c->to.a[j], 0);
+	memcpy(c->host, host, hl + 1);
+	c->until_ms = now + (uint64_t)(ttl < RS_TTL_MAX ? ttl : RS_TTL_MAX) * 1000;
+}
+
+void resolver_forget(void)
+{
+	memset(cache, 0, sizeof(cache));
 }
 
 void resolver_lookup(struct px_addrs *k, const char *host, unsigned port, bool literal)
 {
+	uint64_t now;
+	uint32_t ttl = 0;
+
 	k->n = 0;
-	if (literal)
+	if (literal) {
 		add_addr(k, host, port);
-	else if (!from_hosts(k, host, port))
-		from_dns(k, host, port);
+		return;
+	}
+	if (from_hosts(k, host, port))
+		return;
+	now = reached_now_ms();
+	if (from_cache(k, host, port, now))
+		return;
+	from_dns(k, host, port, &ttl);
+	keep(k, host, ttl, now);
 }

@@ -4,7 +4,8 @@
  * where its /etc/hosts and /etc/resolv.conf are bind mounts of the test's
  * files (nothing is mounted on the host) and lo is the only interface.  A
  * nameserver of the test's answers on 127.0.0.1:53 there, from a table,
- * and logs each question it gets over a pipe. */
+ * and logs each question it gets over a pipe.  The clock the resolver
+ * keeps answers by is the test's (reached_now_ms() below). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,6 +40,13 @@ noreturn void die(const char *step, int err, const char *hint)
 	diep(step, NULL, err, hint);
 }
 
+static uint64_t now_ms = 1000000;
+
+uint64_t reached_now_ms(void)
+{
+	return now_ms;
+}
+
 static const char *why_skip;
 static char hosts_file[64], resolv_file[64];
 static int ns_log = -1; /* the nameserver's log of questions */
@@ -50,13 +58,15 @@ struct rr {
 	const char *name;
 	uint16_t type;
 	const char *addr; /* NULL: NXDOMAIN */
+	uint32_t ttl;
 };
 
 static const struct rr zone[] = {
-    {"dns.test", 1, "93.184.216.34"},     {"dns.test", 1, "93.184.216.35"},
-    {"dns.test", 28, "2606:2800::1"},     {"v4only.test", 1, "198.51.100.9"},
-    {"hosted.test", 1, "203.0.113.66"}, /* /etc/hosts says otherwise */
-    {"spoofed.test", 1, "93.184.216.40"}, {"gone.test", 1, NULL},
+    {"dns.test", 1, "93.184.216.34", 60},     {"dns.test", 1, "93.184.216.35", 60},
+    {"dns.test", 28, "2606:2800::1", 30},     {"v4only.test", 1, "198.51.100.9", 60},
+    {"hosted.test", 1, "203.0.113.66", 60}, /* /etc/hosts says otherwise */
+    {"spoofed.test", 1, "93.184.216.40", 60}, {"gone.test", 1, NULL, 0},
+    {"nottl.test", 1, "198.51.100.20", 0},    {"long.test", 1, "198.51.100.30", 86400},
 };
 
 /* The question's name, dotted, and its type; false when malformed. */
@@ -115,9 +125,20 @@ static noreturn void nameserver(int s, int log)
 			if (zone[i].type != type)
 				continue;
 			inet_pton(type == 1 ? AF_INET : AF_INET6, zone[i].addr, a);
-			/* The name by pointer to the question, type, IN, TTL 60. */
-			const uint8_t head[] = {0xc0, 12, 0, (uint8_t)type, 0, 1, 0, 0,
-			                        0,    60, 0, (uint8_t)al};
+			/* The name by pointer to the question, type, IN, TTL. */
+			const uint32_t t = zone[i].ttl;
+			const uint8_t head[] = {0xc0,
+			                        12,
+			                        0,
+			                        (uint8_t)type,
+			                        0,
+			                        1,
+			                        (uint8_t)(t >> 24),
+			                        (uint8_t)(t >> 16),
+			                        (uint8_t)(t >> 8),
+			                        (uint8_t)t,
+			                        0,
+			                        (uint8_t)al};
 			memcpy(r + rn, head, sizeof(head));
 			memcpy(r + rn + sizeof(head), a, al);
 			rn += sizeof(head) + al;
@@ -211,6 +232,7 @@ static int reset(void **state)
 		return 0;
 	put_file(hosts_file, "");
 	put_file(resolv_file, "nameserver 127.0.0.1\n");
+	resolver_forget();
 	(void)asked();
 	return 0;
 }
@@ -364,6 +386,89 @@ static void unaskable_name(void **state)
 	assert_string_equal(asked(), "");
 }
 
+/* A nameserver's answer is kept for the least TTL of its records (the
+ * AAAA's 30 s here), at the port asked each time; past it the nameserver
+ * is asked again. */
+static void kept_for_its_ttl(void **state)
+{
+	struct px_addrs k;
+	char first[1024];
+
+	(void)state;
+	skip_without_world();
+	resolver_lookup(&k, "dns.test", 443, false);
+	strcpy(first, addrs(&k, 443));
+	assert_non_null(strstr(asked(), "dns.test 1\n"));
+	now_ms += 29999;
+	resolver_lookup(&k, "DNS.test", 8443, false);
+	assert_string_equal(addrs(&k, 8443), first);
+	assert_string_equal(asked(), "");
+	now_ms += 1;
+	resolver_lookup(&k, "dns.test", 443, false);
+	assert_string_equal(addrs(&k, 443), first);
+	assert_non_null(strstr(asked(), "dns.test 1\n"));
+}
+
+/* However long a nameserver says, an answer is kept 300 s at most; a
+ * TTL of 0 is not kept; nor is a name that does not exist. */
+static void kept_at_most_300_s(void **state)
+{
+	struct px_addrs k;
+
+	(void)state;
+	skip_without_world();
+	resolver_lookup(&k, "long.test", 443, false);
+	assert_non_null(strstr(asked(), "long.test 1\n"));
+	now_ms += 299999;
+	resolver_lookup(&k, "long.test", 443, false);
+	assert_string_equal(asked(), "");
+	now_ms += 1;
+	resolver_lookup(&k, "long.test", 443, false);
+	assert_string_equal(addrs(&k, 443), "198.51.100.30");
+	assert_non_null(strstr(asked(), "long.test 1\n"));
+	for (int i = 0; i < 2; i++) {
+		resolver_lookup(&k, "nottl.test", 443, false);
+		assert_string_equal(addrs(&k, 443), "198.51.100.20");
+		assert_non_null(strstr(asked(), "nottl.test 1\n"));
+		resolver_lookup(&k, "gone.test", 443, false);
+		assert_int_equal(k.n, 0);
+		assert_non_null(strstr(asked(), "gone.test 1\n"));
+	}
+}
+
+/* /etc/hosts comes before what is kept: an edit to it counts at once. */
+static void etc_hosts_before_kept(void **state)
+{
+	struct px_addrs k;
+
+	(void)state;
+	skip_without_world();
+	resolver_lookup(&k, "v4only.test", 443, false);
+	assert_string_equal(addrs(&k, 443), "198.51.100.9");
+	(void)asked();
+	put_file(hosts_file, "192.0.2.77 v4only.test\n");
+	resolver_lookup(&k, "v4only.test", 443, false);
+	assert_string_equal(addrs(&k, 443), "192.0.2.77");
+	put_file(hosts_file, "");
+	resolver_lookup(&k, "v4only.test", 443, false);
+	assert_string_equal(addrs(&k, 443), "198.51.100.9");
+	assert_string_equal(asked(), "");
+}
+
+/* More names than the table holds: each lookup still answers right. */
+static void table_full(void **state)
+{
+	struct px_addrs k;
+
+	(void)state;
+	skip_without_world();
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < 20; i++) {
+			resolver_lookup(&k, i % 2 ? "dns.test" : "v4only.test", 443, false);
+			assert_int_equal(k.n, i % 2 ? 3u : 1u);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +478,10 @@ int main(void)
 	    cmocka_unit_test_setup(no_name_and_default_server, reset),
 	    cmocka_unit_test_setup(spoofed_answer_ignored, reset),
 	    cmocka_unit_test_setup(unaskable_name, reset),
+	    cmocka_unit_test_setup(kept_for_its_ttl, reset),
+	    cmocka_unit_test_setup(kept_at_most_300_s, reset),
+	    cmocka_unit_test_setup(etc_hosts_before_kept, reset),
+	    cmocka_unit_test_setup(table_full, reset),
 	};
 	int rc;
 
