@@ -16,6 +16,11 @@
  *	127.0.0.1:PROXY, a CONNECT to 127.0.0.1:PORT and its 200 read, which
  *	is what a client behind the proxy waits for before its first byte.
  *
+ *   netbench latency N PORT [PROXY]
+ *	As connect, each set-up timed on its own (from socket() to the
+ *	200, or to connect()'s return): prints "MEDIAN P99 MEAN" in µs, so
+ *	that the tail is seen, not only the mean a total gives.
+ *
  *   netbench bulk BYTES PORT [PROXY]
  *	Reads from 127.0.0.1:PORT (through the proxy's CONNECT with PROXY)
  *	until EOF.
@@ -33,6 +38,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHUNK (1 << 20)
@@ -171,6 +177,41 @@ static int connects(unsigned long n, unsigned port, unsigned proxy)
 	return 0;
 }
 
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int latency(unsigned long n, unsigned port, unsigned proxy)
+{
+	double *t = calloc(n ? n : 1, sizeof(*t)), sum = 0;
+	size_t extra;
+
+	if (!t || !n)
+		fail("latency: N");
+	for (unsigned long i = 0; i < n; i++) {
+		double t0 = now_us();
+		int s = open_to(port, proxy, &extra);
+
+		t[i] = now_us() - t0;
+		sum += t[i];
+		close(s);
+	}
+	qsort(t, n, sizeof(*t), cmp_d);
+	printf("%.1f %.1f %.1f\n", t[n / 2], t[n * 99 / 100 < n ? n * 99 / 100 : n - 1], sum / n);
+	return 0;
+}
+
 static int bulk(unsigned long long want, unsigned port, unsigned proxy)
 {
 	size_t extra;
@@ -201,14 +242,18 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "serve"))
 		serve(strtoull(argv[2], NULL, 10));
-	if ((argc == 4 || argc == 5) && (!strcmp(argv[1], "connect") || !strcmp(argv[1], "bulk"))) {
+	if ((argc == 4 || argc == 5) && (!strcmp(argv[1], "connect") || !strcmp(argv[1], "bulk") ||
+	                                 !strcmp(argv[1], "latency"))) {
 		port = (unsigned)strtoul(argv[3], NULL, 10);
 		proxy = argc == 5 ? (unsigned)strtoul(argv[4], NULL, 10) : 0;
+		if (!strcmp(argv[1], "latency"))
+			return latency(strtoul(argv[2], NULL, 10), port, proxy);
 		if (!strcmp(argv[1], "connect"))
 			return connects(strtoul(argv[2], NULL, 10), port, proxy);
 		return bulk(strtoull(argv[2], NULL, 10), port, proxy);
 	}
 	fprintf(stderr,
-	        "usage: netbench serve BYTES | connect N PORT [PROXY] | bulk BYTES PORT [PROXY]\n");
+	        "usage: netbench serve BYTES | connect N PORT [PROXY] | latency N PORT [PROXY] | "
+	        "bulk BYTES PORT [PROXY]\n");
 	return 2;
 }

@@ -15,6 +15,7 @@ PASSDIR holds what run.sh measured (every file optional except meta.tsv):
   tput.json, tput-cmds.tsv   from throughput.py
   sizes.tsv           name<TAB>bytes (stripped)
   egress-cmds.tsv, egress-r<K>.json   the proxy of issue 14 (run_egress)
+  egress-latency.tsv                  its set-ups timed one by one (issue 24)
 
 Statistics: medians and min–max pool every sample of a command; a ratio
 between two commands is taken within each round (one hyperfine invocation,
@@ -352,7 +353,38 @@ def issue14(d, meta):
         targets.append((f"bulk, {mib:.0f} MiB on loopback, MiB/s: through the proxy (splice); direct",
                         f"{fmt_range(px, '{:.0f}')}; {fmt_range(dr, '{:.0f}')}", "reported", "–"))
         targets.append(("bulk throughput: through the proxy / direct", f"× {fmt_range(rr, '{:.2f}')}",
+                        "≥ 0.9", verdict(st.median(rr) if rr else None, 0.9, ok_if_le=False)))
+    if nbytes and {"bulk: direct", "bulk: through a forward", "netbench: bare",
+                   "netbench: in the jail, forward"} <= have:
+        mib = nbytes / 1048576.0
+        fw = per_round(er, lambda x, y: mib / ((x - y) / 1000.0), "bulk: through a forward",
+                       "netbench: in the jail, forward")
+        rr = per_round(er, lambda a, ab, c, cb: (c - cb) / (a - ab), "bulk: through a forward",
+                       "netbench: in the jail, forward", "bulk: direct", "netbench: bare")
+        targets.append((f"bulk, {mib:.0f} MiB, MiB/s: through a forward (--jail-forward)",
+                        fmt_range(fw, '{:.0f}'), "reported", "–"))
+        targets.append(("bulk throughput: through a forward / direct", f"× {fmt_range(rr, '{:.2f}')}",
                         "reported", "–"))
+    # Each set-up timed on its own: rows "ROUND\tdirect|proxy\tMEDIAN P99 MEAN" (µs).
+    lat = {}
+    try:
+        with open(os.path.join(d, "egress-latency.tsv")) as fh:
+            for line in fh:
+                r, w, v = line.rstrip("\n").split("\t")
+                lat.setdefault(r, {})[w] = [float(x) for x in v.split()]
+    except (OSError, ValueError):
+        lat = {}
+    both = [v for v in lat.values() if "direct" in v and "proxy" in v]
+    if both:
+        for i, what in ((0, "median"), (1, "p99")):
+            px = [v["proxy"][i] for v in both]
+            dr = [v["direct"][i] for v in both]
+            rr = [v["proxy"][i] / v["direct"][i] for v in both if v["direct"][i]]
+            targets.append((f"connection set-up {what}, µs ({n} timed per run): through the proxy; direct",
+                            f"{fmt_range(px, '{:.1f}')}; {fmt_range(dr, '{:.1f}')}", "reported", "–"))
+            targets.append((f"connection set-up {what}: through the proxy / direct",
+                            f"× {fmt_range(rr, '{:.2f}')}", "≤ 2" if i == 0 else "reported",
+                            verdict(st.median(rr) if rr else None, 2.0) if i == 0 else "–"))
     return out, targets
 
 

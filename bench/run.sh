@@ -43,7 +43,8 @@
 #                commands side by side, the prototypes of bench/candidates.c)
 #   AGENT_RUNS   runs per agent command per round (10; QUICK 3)
 #   EGRESS_RUNS  runs per egress command per round (10; QUICK 3)
-#   EGRESS_CONNS connection set-ups per egress run (1000; QUICK 300)
+#   EGRESS_CONNS connection set-ups per egress run, and per latency run
+#                (each timed: median and p99) (1000; QUICK 300)
 #   EGRESS_BYTES bytes of the bulk transfer (1073741824, 1 GiB)
 #   BIG_RUNS     runs per command per round in the large project (20; QUICK 5)
 #   RESULTS      where the reports go (bench/results); SAVE=0 prints only
@@ -630,11 +631,32 @@ run_egress() {
 	add "$f" "set-ups: through the proxy" "netbench: in the jail" "$j $nb connect $n $a $px"
 	add "$f" "bulk: direct" "netbench: bare" "$nb bulk $EGRESS_BYTES $b"
 	add "$f" "bulk: through the proxy" "netbench: in the jail" "$j $nb bulk $EGRESS_BYTES $b $px"
+	# The forward (--jail-forward) relays with the proxy's data path: the
+	# same transfer from a 'network none' jail through it.
+	add "$f" "netbench: in the jail, forward" "netbench: in the jail, forward" \
+		"$bin/jail-worker --jail-forward=$b $nb connect 0 $b"
+	add "$f" "bulk: through a forward" "netbench: in the jail, forward" \
+		"$bin/jail-worker --jail-forward=$b $nb bulk $EGRESS_BYTES $b"
 	printf 'egress\t%s set-ups per run, %s bytes per transfer, server on 127.0.0.1:%s and :%s\n' \
 		"$n" "$EGRESS_BYTES" "$a" "$b" >>"$out/meta.tsv"
+	: >"$out/egress-latency.tsv"
 	for ((r = 1; r <= ROUNDS; r++)); do
 		log "[$p] egress round $r/$ROUNDS: $(wc -l <"$f") commands x $EGRESS_RUNS runs"
 		hf "$out/egress-r$r.json" "$f" "$EGRESS_RUNS" 1 "$r"
+		# Each set-up timed on its own (netbench latency), for the
+		# median and the tail a total cannot show; direct and through
+		# the proxy alternate, in the order of the round.
+		local ways=("direct" "proxy") w got
+		((r % 2)) || ways=("proxy" "direct")
+		for w in "${ways[@]}"; do
+			local cmd=("$nb" latency "$n" "$a")
+			[ "$w" = proxy ] && cmd=("$j" "$nb" latency "$n" "$a" "$px")
+			if got=$(cd "$cwd" && "${AS[@]}" "${cmd[@]}" 2>&1); then
+				printf '%s\t%s\t%s\n' "$r" "$w" "$got" >>"$out/egress-latency.tsv"
+			else
+				pnote "egress: netbench latency ($w) failed: $(head -c 200 <<<"$got")"
+			fi
+		done
 	done
 	"${AS[@]}" rm -f "$nb"
 }
