@@ -50,6 +50,7 @@ struct relay {
 	int p[2];       /* -1: no pipe (nothing in flight) */
 	size_t in;      /* bytes in the pipe */
 	uint64_t piped; /* bytes moved to the other side (--jail-log) */
+	bool filled;    /* bytes went into the pipe since it was taken */
 };
 
 void relay_init(struct relay *r);

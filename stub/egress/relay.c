@@ -30,6 +30,7 @@ void relay_init(struct relay *r)
 	r->p[0] = r->p[1] = -1;
 	r->in = 0;
 	r->piped = 0;
+	r->filled = false;
 }
 
 static bool take(struct relay *r)
@@ -56,7 +57,13 @@ void relay_release(struct relay *r)
 
 	if (r->p[0] < 0)
 		return;
-	if (!r->in && n_pool < RELAY_POOL && !ioctl(r->p[0], FIONREAD, &queued) && !queued) {
+	/* A pipe nothing went into is empty (a side's end, read at once)
+	 * without asking. */
+	if (!r->filled)
+		queued = 0;
+	else if (r->in || ioctl(r->p[0], FIONREAD, &queued))
+		queued = -1;
+	if (!queued && n_pool < RELAY_POOL) {
 		pool[n_pool][0] = r->p[0];
 		pool[n_pool][1] = r->p[1];
 		n_pool++;
@@ -66,6 +73,7 @@ void relay_release(struct relay *r)
 	}
 	r->p[0] = r->p[1] = -1;
 	r->in = 0;
+	r->filled = false;
 }
 
 bool relay_move(int from, int to, struct relay *r, bool *eof, uint64_t *left, bool readable)
@@ -96,6 +104,7 @@ bool relay_move(int from, int to, struct relay *r, bool *eof, uint64_t *left, bo
 			if (left)
 				*left -= (uint64_t)n;
 			r->in = (size_t)n;
+			r->filled |= n > 0;
 		}
 		while (r->in) {
 			ssize_t w = splice(r->p[0], NULL, to, NULL, r->in,
