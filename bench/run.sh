@@ -649,8 +649,9 @@ run_egress() {
 		local ways=("direct" "proxy") w got
 		((r % 2)) || ways=("proxy" "direct")
 		for w in "${ways[@]}"; do
-			local cmd=("$nb" latency "$n" "$a")
-			[ "$w" = proxy ] && cmd=("$j" "$nb" latency "$n" "$a" "$px")
+			# (net_setup, not a: hf reads its lines into a)
+			local cmd=("$nb" latency "$n" "$net_setup")
+			[ "$w" = proxy ] && cmd=("$j" "$nb" latency "$n" "$net_setup" "$px")
 			if got=$(cd "$cwd" && "${AS[@]}" "${cmd[@]}" 2>&1); then
 				printf '%s\t%s\t%s\n' "$r" "$w" "$got" >>"$out/egress-latency.tsv"
 			else
