@@ -14,7 +14,7 @@
 # Then jail-npm against the real registry, when it can be reached.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
-eg_cases="egress-listed-http egress-listed-connect egress-one-request egress-client-gone egress-low-nofile egress-unlisted egress-direct egress-dns
+eg_cases="egress-listed-http egress-listed-connect egress-one-request egress-client-gone egress-low-nofile egress-late-request egress-unlisted egress-direct egress-dns
 	egress-loopback-name egress-loopback-literal egress-allow-host egress-jail-net
 	egress-worker-no-proxy egress-explain egress-log-allowed egress-log-allowed-no egress-follow
 	egress-npm-install egress-npm-postinstall egress-npm-log"
@@ -162,6 +162,33 @@ done
 sleep 0.5
 curl -s "$1/hi.txt"; echo " rc=$?"' sh "http://$eg_addr:$p_listed" "$py"
 		expect egress-client-gone 0 "egress-ok rc=0"
+	fi
+	# The listener defers its accept until a request comes
+	# (TCP_DEFER_ACCEPT, 5 s): a client that connects and says nothing
+	# for longer than that is still served when it speaks, and one that
+	# sends its request while another is silent is served at once.
+	if c egress-late-request; then
+		jrun user -- jail-egress "$py" -c 'import socket, sys, time
+host = sys.argv[1]
+req = ("GET http://%s/hi.txt HTTP/1.1\r\nHost: %s\r\n\r\n" % (host, host)).encode()
+def answer(s):
+    s.settimeout(10)
+    out = b""
+    while True:
+        b = s.recv(4096)
+        if not b:
+            return out
+        out += b
+late = socket.create_connection(("127.0.0.1", 3128))
+t = time.monotonic()
+now = socket.create_connection(("127.0.0.1", 3128))
+now.sendall(req)
+first = answer(now).endswith(b"egress-ok")
+quick = time.monotonic() - t < 3
+time.sleep(9)
+late.sendall(req)
+print(first, quick, answer(late).endswith(b"egress-ok"))' "$eg_addr:$p_listed"
+		expect egress-late-request 0 "True True True"
 	fi
 	# A low descriptor limit (the caller's): the proxy's poll stays
 	# within it, and waits for descriptors rather than spinning.
