@@ -50,6 +50,12 @@ __all__ = [
     "explain",
     "status",
     "run_handler",
+    "Pool",
+    "PoolError",
+    "WorkerLost",
+    "LimitExceeded",
+    "HandlerTimeout",
+    "InputLimitExceeded",
 ]
 
 EXIT_TIMEOUT = 124
@@ -518,3 +524,15 @@ def run_handler(source, input, *, interpreter=("python3",), filename="handler.py
         return HandlerResult(output, cp.returncode, cp.stdout, cp.stderr, project)
     finally:
         shutil.rmtree(project, ignore_errors=True)
+
+
+# The pool builds on the names above (docs/pool.md).
+from .pool import (  # noqa: E402
+    HandlerTimeout,
+    InputLimitExceeded,
+    LimitExceeded,
+    SCRATCH,
+    Pool,
+    PoolError,
+    WorkerLost,
+)
