@@ -4,20 +4,20 @@
 # the jailed interpreter (python3 -c TEXT CONFIG), so the jail needs nothing
 # of the package on its side.  Standard library only, Python 3.6 or newer.
 #
-# The zygote stays clean: it never holds a call's data in its memory.  A call
-# child (forked from the zygote) reads the request body off the channel
-# itself, runs the handler and dies; a reporter (forked from the zygote once
-# every process of the call is gone) reads what the call left, writes the
-# result frame and empties what the call could write.  Freed memory is not
-# zeroed, so a zygote that had parsed one call's input or output would hand
-# its residue to every later fork.
+# The zygote stays clean: it never holds a call's data in its memory (freed
+# memory is not zeroed, so what it had parsed would reach every later fork).
+# The call child is forked before its call and reads the request off the
+# channel itself; once it and every process it left are gone, the zygote
+# sends what it wrote by sendfile(2) from the descriptors it kept, and
+# empties what the call could write.
 #
-# Frames, both ways: a 4-byte big-endian length, then that many bytes of
-# UTF-8 JSON.  The zygote itself reads only the 4 bytes.
+# Frames, both ways (aijail/pool.py's docstring): a 4-byte big-endian
+# length, that many bytes of UTF-8 JSON, then the raw bytes it counts.
 
-import base64
+import atexit
 import ctypes
 import errno
+import gc
 import json
 import os
 import resource
@@ -186,16 +186,6 @@ def _write_all(fd, data):
         view = view[n:]
 
 
-def _read_capped(fd, cap):
-    data = bytearray()
-    while len(data) <= cap:
-        chunk = os.pread(fd, min(1 << 20, cap + 1 - len(data)), len(data))
-        if not chunk:
-            break
-        data += chunk
-    return bytes(data)
-
-
 def _call(rfd, wfd, ack_w, meta_fd, out_fd, err_fd, dfd):
     """The call child, forked before its call: reads the request, runs it, exits."""
     try:
@@ -269,8 +259,6 @@ def _call(rfd, wfd, ack_w, meta_fd, out_fd, err_fd, dfd):
     try:
         if "threading" in sys.modules:
             sys.modules["threading"]._shutdown()
-        import atexit
-
         atexit._run_exitfuncs()
     except BaseException:
         pass
@@ -439,6 +427,10 @@ def main():
     os.makedirs(os.path.dirname(SCRATCH), exist_ok=True)
     _baseline("/")
     _baseline(os.getcwd())
+    # Every object so far outside the collector's reach: a child's
+    # collection would otherwise touch, and so copy, every page of them.
+    gc.collect()
+    gc.freeze()
     limits = _limits()
     nice = os.getpriority(os.PRIO_PROCESS, 0)
     hello = json.dumps({"ready": True, "pid": os.getpid(), "dirs": sorted(BASE)}).encode()

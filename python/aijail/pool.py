@@ -19,14 +19,15 @@ directories, its SysV IPC objects, and puts back the modes and extended
 attributes of those directories.  What a call can still see of an earlier
 one is listed in docs/pool.md.
 
-The channel to each worker is the stub's stdin and stdout; a frame is a
-4-byte big-endian length, then that many bytes of UTF-8 JSON.  A request is
-``{"source": str, "input": base64}``, at most ``input_cap`` bytes of input
-and of source (default OUTPUT_CAP, 64 MiB); a result is ``{"returncode",
-"stdout", "stderr", "output", "limit"}`` (the bytes base64), each of the
-three read back to at most ``output_cap`` bytes (default OUTPUT_CAP), a
-frame no longer than ``4 * output_cap + 64 KiB``.  A worker that breaks the
-framing or exceeds it is killed and replaced.
+The channel to each worker is the stub's stdin and stdout.  Both ways a
+message is a frame, a 4-byte big-endian length and that many bytes of UTF-8
+JSON (a header, at most 64 KiB), followed by the raw bytes the header
+counts.  A request is ``{"source": N, "input": M}`` then the source (UTF-8)
+and the input, each at most ``input_cap`` bytes (default OUTPUT_CAP,
+64 MiB); a result is ``{"returncode", "limit", "stdout": N, "stderr": M,
+"output": K or null}`` then those bytes, each at most ``output_cap``
+(default OUTPUT_CAP).  A worker that breaks the framing or announces more
+is killed and replaced.
 
 Errors of a call (the pool goes on):
   HandlerTimeout         (a subprocess.TimeoutExpired) the handler ran past
@@ -45,14 +46,12 @@ by a call when a dead worker cannot be restarted.
 Standard library only.
 """
 
-import base64
 import collections
 import json
 import os
 import select
 import selectors
 import shutil
-import signal
 import struct
 import subprocess
 import tempfile
@@ -357,8 +356,7 @@ class Pool:
         cfg = {
             "scratch": SCRATCH,
             "output_cap": output_cap,
-            # base64 and the JSON around it
-            "request_cap": input_cap,
+                "request_cap": input_cap,
             "timeout": handler_timeout,
             # the jail's pid 1 and the zygote count against RLIMIT_NPROC too
             "memory": memory or 0,
@@ -518,15 +516,13 @@ class Pool:
         return hr
 
     def _pump(self, busy, deadlines):
-        """Drive the busy workers until one finishes: [(worker, frame or exception)]."""
+        """Drive the busy workers until one finishes: [(worker, result or exception)]."""
         sel = selectors.DefaultSelector()
         try:
             for w in busy:
-                ev = selectors.EVENT_READ | (selectors.EVENT_WRITE if w.out is not None else 0)
                 sel.register(w.rfd, selectors.EVENT_READ, w)
                 if w.out is not None:
                     sel.register(w.wfd, selectors.EVENT_WRITE, w)
-                del ev
             done = []
             while not done:
                 now = time.monotonic()
@@ -594,7 +590,7 @@ class Pool:
         w = self._take()
         try:
             w.send(payload)
-            (w2, got), = self._pump([w], {w: time.monotonic() + self.handler_timeout + self.grace})
+            ((_, got),) = self._pump([w], {w: time.monotonic() + self.handler_timeout + self.grace})
             got = self._finish(w, got)
         finally:
             self._give(w)
