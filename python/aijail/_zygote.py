@@ -64,6 +64,13 @@ def _xattrs(where):
         return {}
 
 
+def _entry(e):
+    """An entry's identity as getdents gives it (no stat): inode and kind."""
+    if e.is_symlink():
+        return e.inode(), "l"
+    return e.inode(), "d" if e.is_dir(follow_symlinks=False) else "o"
+
+
 def _baseline(path):
     try:
         vfs = os.statvfs(path)
@@ -74,14 +81,11 @@ def _baseline(path):
     st = os.lstat(path)
     if not os.access(path, os.W_OK):
         return
-    ents = {}
     with os.scandir(path) as it:
-        for e in it:
-            s = e.stat(follow_symlinks=False)
-            ents[e.name] = (s.st_dev, s.st_ino, stat.S_IFMT(s.st_mode))
+        ents = {e.name: _entry(e) for e in it}
     BASE[path] = (st.st_dev, st.st_ino, st.st_mode, ents, _xattrs(path))
-    for name, (_, _, kind) in ents.items():
-        if kind == stat.S_IFDIR:
+    for name, (_, kind) in ents.items():
+        if kind == "d":
             _baseline(os.path.join(path, name))
 
 
@@ -122,8 +126,7 @@ def _restore():
             seen = 0
             for e in os.scandir(dfd):
                 was = ents.get(e.name)
-                s = e.stat(follow_symlinks=False)
-                if was is not None and was == (s.st_dev, s.st_ino, stat.S_IFMT(s.st_mode)):
+                if was is not None and was == _entry(e):
                     seen += 1
                     continue
                 if was is not None:
@@ -395,9 +398,11 @@ def _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd):
     return clean
 
 
+_RLIMITS = [getattr(resource, n) for n in sorted(dir(resource)) if n.startswith("RLIMIT_")]
+
+
 def _limits():
-    return [resource.getrlimit(getattr(resource, n)) for n in sorted(dir(resource))
-            if n.startswith("RLIMIT_")]
+    return [resource.getrlimit(r) for r in _RLIMITS]
 
 
 def main():

@@ -160,6 +160,8 @@ class _Worker:
             os.set_blocking(f.fileno(), False)
         self.rfd = self.proc.stdout.fileno()
         self.wfd = self.proc.stdin.fileno()
+        self.poll = select.poll()
+        self.poll.register(self.rfd, select.POLLIN)
         self.inbuf = bytearray()
         self.head = None
         self.need = 0
@@ -227,13 +229,15 @@ class _Worker:
         self.head = None
 
     def on_write(self):
+        """Write what the pipe takes; False when it took nothing."""
         try:
             n = os.write(self.wfd, self.out[:1 << 20])
         except BlockingIOError:
-            return
+            return False
         self.out = self.out[n:]
         if not len(self.out):
             self.out = None
+        return True
 
     def on_read(self):
         """The result (header dict, payload bytes) once whole; raises EOFError, PoolError.
@@ -563,6 +567,35 @@ class Pool:
         finally:
             sel.close()
 
+    def _pump_one(self, w, deadline):
+        """_pump for one worker, with its own poll object: the common case
+        of run_handler, where a selector per call is most of the host's
+        cost.  The request usually fits the pipe and goes at once."""
+        try:
+            while w.out is not None and w.on_write():
+                pass
+        except OSError as e:
+            return WorkerLost("the worker stopped reading: %s" % e)
+        if w.out is not None:
+            return self._pump([w], {w: deadline})[0][1]
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return WorkerLost("the worker did not answer within handler_timeout + grace "
+                                  "(%gs); it was killed and replaced"
+                                  % (self.handler_timeout + self.grace))
+            if not w.poll.poll(int(left * 1000) + 1):
+                continue
+            try:
+                got = w.on_read()
+            except EOFError:
+                return WorkerLost("the worker ended during the call (%s); it was replaced"
+                                  % (w.stderr_text().strip() or "no message"))
+            except PoolError as e:
+                return WorkerLost("%s; it was replaced" % e)
+            if got is not None:
+                return got
+
     def _finish(self, w, got):
         """The call's outcome (a HandlerResult or an exception), the worker fixed up."""
         if isinstance(got, BaseException):
@@ -590,8 +623,8 @@ class Pool:
         w = self._take()
         try:
             w.send(payload)
-            ((_, got),) = self._pump([w], {w: time.monotonic() + self.handler_timeout + self.grace})
-            got = self._finish(w, got)
+            got = self._finish(w, self._pump_one(w, time.monotonic() + self.handler_timeout
+                                                 + self.grace))
         finally:
             self._give(w)
         if isinstance(got, BaseException):
