@@ -459,7 +459,7 @@ class Pool:
         # An idle worker has nothing to say: readable means it ended (or
         # broke the protocol) since its last call, and is started again
         # before this call is sent to it.
-        if w.alive and select.select([w.rfd], [], [], 0)[0]:
+        if w.alive and w.poll.poll(0):
             w.stop(kill=True)
         if not w.alive:
             try:
@@ -657,6 +657,16 @@ class Pool:
         try:
             while True:
                 while free and not exhausted and issued - nxt < window:
+                    w = free[-1]
+                    if not w.alive or w.poll.poll(0):
+                        # Lost on an earlier call and not restarted then.
+                        try:
+                            self._restart(w)
+                        except (SandboxError, OSError):
+                            free.pop()
+                            if not free and not busy:
+                                raise
+                            continue
                     try:
                         item = next(it)
                     except StopIteration:
@@ -668,7 +678,7 @@ class Pool:
                         results[issued] = e
                         issued += 1
                         continue
-                    w = free.pop()
+                    free.pop()
                     w.send(payload)
                     busy[w] = issued
                     deadlines[w] = time.monotonic() + self.handler_timeout + self.grace
