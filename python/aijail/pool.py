@@ -297,9 +297,9 @@ class Pool:
                      process of the call is killed and HandlerTimeout raised
     memory           the call's address-space bound, bytes (RLIMIT_AS,
                      default 1 GiB; None: the jail's own)
-    processes        the call's process bound (RLIMIT_NPROC, which counts
-                     per user namespace: the jail's pid 1 and the zygote are
-                     two of them; default 32 for the call itself)
+    processes        the call's process bound, itself included (RLIMIT_NPROC,
+                     which counts per user namespace, threads too; the
+                     stub's three processes there are added; default 32)
     file_size        the largest file a call may write (RLIMIT_FSIZE,
                      default 1 GiB)
     input_cap        bound on the input and on the source, bytes
@@ -362,9 +362,11 @@ class Pool:
             "output_cap": output_cap,
                 "request_cap": input_cap,
             "timeout": handler_timeout,
-            # the jail's pid 1 and the zygote count against RLIMIT_NPROC too
+            # RLIMIT_NPROC counts per user namespace, and three processes
+            # of the jail's are in it already: the stub's parent (which
+            # joins the namespace), pid 1 and the zygote
             "memory": memory or 0,
-            "processes": processes + 2 if processes else 0,
+            "processes": processes + 3 if processes else 0,
             "file_size": file_size or 0,
             "preload": list(preload),
         }

@@ -581,6 +581,15 @@ class PoolRunaways(PoolBase):
             res = json.loads(pool.run_handler(FIND, pool._all[0].project).stdout)
             self.assertEqual(res["procs"], [1, 2, res["me"]])
 
+    def test_process_bound_exact(self):
+        # processes=4: the call and three children, not one more (RLIMIT_NPROC
+        # counts the stub's own processes in the jail's user namespace too).
+        src = ("import os, time\nk = 0\ntry:\n    while k < 10:\n        if os.fork() == 0:\n"
+               "            time.sleep(30)\n        k += 1\nexcept BlockingIOError:\n    pass\n"
+               "print(k)\n")
+        with self.pool(processes=4) as pool:
+            self.assertEqual(pool.run_handler(src, "").stdout, "3\n")
+
     def test_memory_bomb(self):
         with self.pool(memory=256 << 20) as pool:
             with self.assertRaises(aijail.LimitExceeded) as cm:
