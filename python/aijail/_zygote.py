@@ -160,10 +160,19 @@ def _ipc_clean():
     """SysV objects outlive their processes: remove every one the call made."""
     for kind, ctl in (("shm", libc.shmctl), ("msg", libc.msgctl), ("sem", libc.semctl)):
         try:
-            with open("/proc/sysvipc/" + kind) as f:
-                lines = f.read().splitlines()[1:]
+            fd = os.open("/proc/sysvipc/" + kind, os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             continue
+        try:
+            text = b""
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                text += chunk
+        finally:
+            os.close(fd)
+        lines = text.decode("ascii", "replace").splitlines()[1:]
         for line in lines:
             ident = int(line.split()[1])
             if kind == "sem":
@@ -210,11 +219,15 @@ def _call(rfd, wfd, ack_w, meta_fd, out_fd, err_fd, dfd):
             os.close(fd)
         os.fchdir(dfd)
         os.close(dfd)
-        with open(FILENAME, "w") as f:
-            f.write(source)
-        with open(INPUT_NAME, "wb") as f:
-            f.write(data)
-        del data
+        # os.open, not open(): no io objects, fewer pages of the zygote's
+        # heap touched (each one a copy in this child)
+        for name, blob in ((FILENAME, source.encode("utf-8")), (INPUT_NAME, data)):
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+            try:
+                _write_all(fd, blob)
+            finally:
+                os.close(fd)
+        del data, blob
         os.dup2(out_fd, 1)
         os.dup2(err_fd, 2)
         os.close(out_fd)
