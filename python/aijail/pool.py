@@ -491,6 +491,9 @@ class Pool:
         counts), then the source (UTF-8) and the input, raw."""
         if isinstance(source, str):
             source = source.encode()
+        else:
+            # The call's child decodes it; a worker is not lost over a typo.
+            bytes(source).decode("utf-8")
         if len(source) > self.input_cap:
             raise InputLimitExceeded("the handler's source", self.input_cap)
         data = _encode_input(input)
