@@ -475,6 +475,14 @@ class PoolCalls(PoolBase):
             self.assertIn("ValueError: bad", res.stderr)
             self.assertNotIn("_call", res.stderr, "the zygote's own frame is not shown")
 
+    def test_preload(self):
+        with self.pool(preload=["decimal"]) as pool:
+            res = pool.run_handler("import sys\nprint('decimal' in sys.modules)", "")
+        self.assertEqual(res.stdout, "True\n")
+        with self.pool() as pool:
+            res = pool.run_handler("import sys\nprint('decimal' in sys.modules)", "")
+        self.assertEqual(res.stdout, "False\n")
+
     def test_map_in_order(self):
         src = "import sys\nopen(sys.argv[2], 'w').write(open(sys.argv[1]).read() * 2)\n"
         with self.pool(workers=2) as pool:
