@@ -53,6 +53,8 @@ IPC_RMID = 0
 # call; a mode is put back; anything of this baseline gone or replaced
 # retires the worker (the host starts a fresh jail).
 BASE = {}
+# The zygote's own rlimits and priority at start, which a call may lower.
+STATE = {}
 
 
 def _xattrs(where):
@@ -400,6 +402,10 @@ def _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd):
     head.update(sizes)
     if not clean:
         head["retire"] = "what the call left could not be removed"
+    elif _limits() != STATE["limits"] or os.getpriority(os.PRIO_PROCESS, 0) != STATE["nice"]:
+        # prlimit and setpriority reach any process of the same user
+        head["retire"] = "the call changed the zygote's rlimits or priority"
+        clean = False
     frame = json.dumps(head).encode()
     _write_all(wfd, struct.pack(">I", len(frame)) + frame)
     _send_file(wfd, out_fd, sizes["stdout"])
@@ -449,8 +455,8 @@ def main():
     # collection would otherwise touch, and so copy, every page of them.
     gc.collect()
     gc.freeze()
-    limits = _limits()
-    nice = os.getpriority(os.PRIO_PROCESS, 0)
+    STATE["limits"] = _limits()
+    STATE["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
     hello = json.dumps({"ready": True, "pid": os.getpid(), "dirs": sorted(BASE)}).encode()
     _write_all(wfd, struct.pack(">I", len(hello)) + hello)
     can_pidfd = hasattr(os, "pidfd_open")
@@ -487,10 +493,9 @@ def main():
         clean = _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd)
         for fd in (dfd, out_fd, err_fd, meta_fd):
             os.close(fd)
-        # A call may lower this process's limits or priority (prlimit and
-        # setpriority reach any process of the same user): a zygote that
-        # is not what it was retires, as one whose baseline is broken.
-        if not clean or _limits() != limits or os.getpriority(os.PRIO_PROCESS, 0) != nice:
+        # A zygote that is not what it was retires (the header said so,
+        # and the host starts another).
+        if not clean:
             os._exit(8)
 
 if __name__ == "__main__":

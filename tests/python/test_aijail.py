@@ -630,6 +630,22 @@ class PoolWorkers(PoolBase):
                 pool.run_handler("import os\nos.kill(os.getppid(), 9)\n", "")
             self.assertEqual(pool.run_handler("print('b')", "").stdout, "b\n")
 
+    def test_changed_zygote_retires(self):
+        # A call lowers its zygote's rlimit (prlimit reaches any process of
+        # the same user): that worker is replaced before the next call.
+        src = ("import os, resource\ntry:\n    resource.prlimit(os.getppid(), "
+               "resource.RLIMIT_NOFILE, (64, 64))\n    print('lowered')\n"
+               "except OSError as e:\n    print('refused', e)\n")
+        with self.pool() as pool:
+            first = pool._all[0].proc.pid
+            res = pool.run_handler(src, "")
+            if not res.stdout.startswith("lowered"):
+                self.skipTest("prlimit on the zygote was refused: %s" % res.stdout)
+            self.assertNotEqual(pool._all[0].proc.pid, first)
+            res = pool.run_handler("import resource\n"
+                                   "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0] > 64)", "")
+            self.assertEqual(res.stdout, "True\n")
+
     def test_silent_worker_replaced(self):
         # A call that stops its zygote: the host's guard kills the worker
         # at handler_timeout + grace.
