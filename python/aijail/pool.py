@@ -246,7 +246,9 @@ class _Worker:
         byte counts the header names: stdout, stderr, output."""
         buf = self.inbuf
         if self.head is None:
-            want = 4 + _HEAD.unpack_from(buf)[0] - len(buf) if len(buf) >= 4 else 4 - len(buf)
+            # Header and payload in one read when they fit: nothing follows
+            # a result in the pipe until the next request is sent.
+            want = 1 << 16
         else:
             want = self.need - len(buf)
         try:
