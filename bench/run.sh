@@ -34,8 +34,10 @@
 #   RSS_REPS     RSS samples per command (10; QUICK 3)
 #   PASSES       "user root" (root) or "self" (otherwise)
 #   BENCH_USER   the unprivileged user (ajbench)
-#   PARTS        "main heavy mounts rss size tput egress big agent candidates scan"
-#                (any subset; egress is issue 14's proxy: start-up with and
+#   PARTS        "main heavy mounts rss size tput egress big agent candidates scan pool"
+#                (any subset; pool is issue 24's aijail.Pool: POOL_CALLS calls
+#                through a 2-worker pool against POOL_RH run_handler calls and
+#                POOL_CALLS bare forks, bench/pool.py; egress is issue 14's proxy: start-up with and
 #                without an allowlist, connection set-ups and 1 GiB through
 #                the proxy against direct; scan is bench/scan.sh, the project scan's
 #                discovery, issue 4; big, agent and candidates are issue 13's:
@@ -78,8 +80,9 @@ MOUNTS=${MOUNTS:-200}
 if [ "${QUICK:-0}" = 1 ]; then AGENT_RUNS=${AGENT_RUNS:-3} BIG_RUNS=${BIG_RUNS:-5}; else AGENT_RUNS=${AGENT_RUNS:-10} BIG_RUNS=${BIG_RUNS:-20}; fi
 if [ "${QUICK:-0}" = 1 ]; then EGRESS_RUNS=${EGRESS_RUNS:-3} EGRESS_CONNS=${EGRESS_CONNS:-300}; else EGRESS_RUNS=${EGRESS_RUNS:-10} EGRESS_CONNS=${EGRESS_CONNS:-1000}; fi
 EGRESS_BYTES=${EGRESS_BYTES:-1073741824}
+if [ "${QUICK:-0}" = 1 ]; then POOL_CALLS=${POOL_CALLS:-200} POOL_RH=${POOL_RH:-10}; else POOL_CALLS=${POOL_CALLS:-1000} POOL_RH=${POOL_RH:-50}; fi
 BENCH_USER=${BENCH_USER:-ajbench}
-PARTS=${PARTS:-"main heavy mounts rss size tput egress big agent candidates scan"}
+PARTS=${PARTS:-"main heavy mounts rss size tput egress big agent candidates scan pool"}
 RESULTS=${RESULTS:-$here/results}
 SAVE=${SAVE:-1}
 HF_TIMEOUT=${HF_TIMEOUT:-3600}
@@ -123,7 +126,8 @@ trap 'exit 130' INT TERM
 
 bin=$work/bin
 mkdir -p "$bin" "$work/tools"
-cp "$here/fixture.py" "$here/throughput.py" "$here/bigproj.py" "$work/tools/" # readable by the bench user
+cp "$here/fixture.py" "$here/throughput.py" "$here/bigproj.py" "$here/pool.py" "$work/tools/" # readable by the bench user
+cp -r "$root/python" "$work/tools/python"
 printf 'import json, email, http.client\n' >"$work/tools/imports.py" # copied into .git of the projects: the jail's /tmp is its own
 for f in "$build"/bin/*; do
 	[ -f "$f" ] && cp -p "$f" "$bin/"
@@ -524,6 +528,7 @@ run_pass() {
 	want big && [ -x "$bin/jail-worker" ] && run_big
 	want agent && [ -x "$bin/jail" ] && run_agent
 	want candidates && run_candidates
+	want pool && [ -x "$bin/jail-worker" ] && run_pool
 
 	# --- report ---------------------------------------------------------------------
 	local rep=$work/report-$p.md
@@ -538,6 +543,7 @@ run_pass() {
 			echo '```'
 		} >>"$rep"
 	fi
+	[ -s "$out/pool.md" ] && { echo; cat "$out/pool.md"; } >>"$rep"
 	cat "$rep"
 	echo
 	if [ "$SAVE" = 1 ]; then
@@ -606,6 +612,18 @@ run_mounts() {
 	rmdir "$mdir"/m* "$mdir" 2>/dev/null || true
 	rmdir "$inner"/m* "$inner" 2>/dev/null || true
 	inner=
+}
+
+# --- issue 24: the pool --------------------------------------------------------
+
+# bench/pool.py as the pass user in its own temporary directory: a 2-worker
+# aijail.Pool of jail-worker, run_handler with jail-worker and bare forks
+# of the same warm interpreter, interleaved over ROUNDS rounds.
+run_pool() {
+	log "[$p] pool: $POOL_CALLS pool calls, $POOL_RH run_handler calls, $POOL_CALLS forks, $ROUNDS rounds"
+	(cd / && "${AS[@]}" AIJAIL_PYTHON="$work/tools/python" python3 "$work/tools/pool.py" "$bin" \
+		"$out/pool.json" "$POOL_CALLS" "$POOL_RH" "$POOL_CALLS" "$ROUNDS") >"$out/pool.md" 2>"$out/pool.err" ||
+		pnote "pool: bench/pool.py failed: $(tail -c 300 "$out/pool.err" | tr '\n' ' ')"
 }
 
 # --- issue 14: the proxy ------------------------------------------------------

@@ -50,6 +50,12 @@ __all__ = [
     "explain",
     "status",
     "run_handler",
+    "Pool",
+    "PoolError",
+    "WorkerLost",
+    "LimitExceeded",
+    "HandlerTimeout",
+    "InputLimitExceeded",
 ]
 
 EXIT_TIMEOUT = 124
@@ -133,23 +139,24 @@ def _kill(proc):
     proc.wait()
 
 
-def _run_capped(argv, cmd, cwd, env, input, timeout, text, cap):
-    """argv run with stdout and stderr piped, each read to at most cap+1 bytes.
+def _pump(proc, data, cap, deadline, *, truncate=False, names=None, cmd=None, tick=None):
+    """Feed data (bytes or None) to proc's stdin; read its stdout and stderr.
 
-    Returns (returncode, stdout, stderr); raises OutputLimitExceeded over
-    the cap, subprocess.TimeoutExpired past timeout (seconds, or None).
+    Each stream is kept to at most cap bytes.  Past it: with truncate, the
+    rest is read and dropped (the stream's over flag is set); without, at
+    most cap+1 bytes were read and OutputLimitExceeded is raised at once,
+    naming the stream from names (stdout's, stderr's).  deadline is a
+    time.monotonic() value or None; past it the pump returns with timed_out
+    set and the caller stops the process.  tick bounds each wait (seconds).
+    Returns (stdout, stderr, stdout_over, stderr_over, timed_out).  The
+    caller closes the pipes.
     """
-    if input is not None and text and isinstance(input, str):
-        input = input.encode(locale.getpreferredencoding(False))
-    proc = subprocess.Popen(
-        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-    )
     ofd, efd = proc.stdout.fileno(), proc.stderr.fileno()
     bufs = {ofd: bytearray(), efd: bytearray()}
-    names = {ofd: "the jailed command's stdout", efd: "the jailed command's stderr"}
-    deadline = time.monotonic() + timeout if timeout else None
-    pending = memoryview(bytes(input)) if input is not None else None
+    over = {ofd: False, efd: False}
+    names = dict(zip((ofd, efd), names or ("stdout", "stderr")))
+    pending = memoryview(bytes(data)) if data is not None else None
+    timed_out = False
     sel = selectors.DefaultSelector()
     try:
         for fd in bufs:
@@ -165,18 +172,26 @@ def _run_capped(argv, cmd, cwd, env, input, timeout, text, cap):
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise subprocess.TimeoutExpired(argv, timeout)
+                    timed_out = True
+                    break
+            if tick is not None:
+                left = tick if left is None else min(left, tick)
             for key, _ in sel.select(left):
                 fd = key.fd
                 if fd in bufs:
                     buf = bufs[fd]
-                    chunk = os.read(fd, min(_CHUNK, cap + 1 - len(buf)))
+                    want = _CHUNK if truncate else min(_CHUNK, cap + 1 - len(buf))
+                    chunk = os.read(fd, want)
                     if not chunk:
                         sel.unregister(fd)
                         continue
+                    room = cap - len(buf)
+                    if len(chunk) > room:
+                        if not truncate:
+                            raise OutputLimitExceeded(names[fd], cap, cmd)
+                        over[fd] = True
+                        chunk = chunk[:max(room, 0)]
                     buf += chunk
-                    if len(buf) > cap:
-                        raise OutputLimitExceeded(names[fd], cap, cmd)
                 else:
                     try:
                         n = os.write(fd, pending[:_CHUNK])
@@ -188,28 +203,46 @@ def _run_capped(argv, cmd, cwd, env, input, timeout, text, cap):
                     if not len(pending):
                         sel.unregister(fd)
                         proc.stdin.close()
-        left = None
-        if deadline is not None:
-            left = max(0, deadline - time.monotonic())
+    finally:
+        sel.close()
+    return bytes(bufs[ofd]), bytes(bufs[efd]), over[ofd], over[efd], timed_out
+
+
+def _run_capped(argv, cmd, cwd, env, input, timeout, text, cap):
+    """argv run with stdout and stderr piped, each read to at most cap+1 bytes.
+
+    Returns (returncode, stdout, stderr); raises OutputLimitExceeded over
+    the cap, subprocess.TimeoutExpired past timeout (seconds, or None).
+    """
+    if input is not None and text and isinstance(input, str):
+        input = input.encode(locale.getpreferredencoding(False))
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + timeout if timeout else None
+    try:
+        out, err, _, _, timed_out = _pump(
+            proc, input, cap, deadline, cmd=cmd,
+            names=("the jailed command's stdout", "the jailed command's stderr"))
         try:
-            proc.wait(left)
+            if timed_out:
+                raise subprocess.TimeoutExpired(argv, timeout)
+            proc.wait(None if deadline is None else max(0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            raise subprocess.TimeoutExpired(argv, timeout) from None
-    except subprocess.TimeoutExpired as e:
-        _kill(proc)
-        out, err = bytes(bufs[ofd]), bytes(bufs[efd])
-        if text:
-            out, err = _decode(out), _decode(err)
-        raise subprocess.TimeoutExpired(e.cmd, e.timeout, out, err) from None
+            _kill(proc)
+            if text:
+                out, err = _decode(out), _decode(err)
+            raise subprocess.TimeoutExpired(argv, timeout, out, err) from None
+    except subprocess.TimeoutExpired:
+        raise
     except BaseException:
         _kill(proc)
         raise
     finally:
-        sel.close()
         for f in (proc.stdin, proc.stdout, proc.stderr):
             if f is not None:
                 f.close()
-    out, err = bytes(bufs[ofd]), bytes(bufs[efd])
     if text:
         out, err = _decode(out), _decode(err)
     return proc.returncode, out, err
@@ -518,3 +551,15 @@ def run_handler(source, input, *, interpreter=("python3",), filename="handler.py
         return HandlerResult(output, cp.returncode, cp.stdout, cp.stderr, project)
     finally:
         shutil.rmtree(project, ignore_errors=True)
+
+
+# The pool builds on the names above (docs/pool.md).
+from .pool import (  # noqa: E402
+    HandlerTimeout,
+    InputLimitExceeded,
+    LimitExceeded,
+    SCRATCH,
+    Pool,
+    PoolError,
+    WorkerLost,
+)

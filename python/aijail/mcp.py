@@ -21,7 +21,6 @@ import json
 import math
 import os
 import re
-import selectors
 import signal
 import stat
 import subprocess
@@ -29,6 +28,8 @@ import sys
 import tempfile
 import threading
 import time
+
+from . import _pump
 
 __version__ = "0.1"
 
@@ -45,7 +46,6 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 
-_CHUNK = 1 << 16
 # Past the jail's own timeout, how long the server waits before it kills
 # the stub's process group itself.
 _GRACE = 5
@@ -396,50 +396,11 @@ def _start(job, argv, cwd_fd, env, with_stdin):
 
 def _collect(job, proc, data, cap, deadline):
     """stdout and stderr, each kept to cap bytes (the rest read and dropped)."""
-    ofd, efd = proc.stdout.fileno(), proc.stderr.fileno()
-    bufs = {ofd: bytearray(), efd: bytearray()}
-    over = {ofd: False, efd: False}
-    sel = selectors.DefaultSelector()
     killed = False
-    pending = memoryview(data) if data is not None else None
     try:
-        for fd in bufs:
-            sel.register(fd, selectors.EVENT_READ)
-        if pending is not None:
-            os.set_blocking(proc.stdin.fileno(), False)
-            if len(pending):
-                sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
-            else:
-                proc.stdin.close()
-        while sel.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                job.kill()
-                killed = True
-                break
-            for key, _ in sel.select(min(left, 1.0)):
-                fd = key.fd
-                if fd in bufs:
-                    chunk = os.read(fd, _CHUNK)
-                    if not chunk:
-                        sel.unregister(fd)
-                        continue
-                    room = cap - len(bufs[fd])
-                    if len(chunk) > room:
-                        over[fd] = True
-                        chunk = chunk[:max(room, 0)]
-                    bufs[fd] += chunk
-                else:
-                    try:
-                        n = os.write(fd, pending[:_CHUNK])
-                    except BlockingIOError:
-                        continue
-                    except BrokenPipeError:
-                        n = len(pending)
-                    pending = pending[n:]
-                    if not len(pending):
-                        sel.unregister(fd)
-                        proc.stdin.close()
+        out, err, otr, etr, killed = _pump(proc, data, cap, deadline, truncate=True, tick=1.0)
+        if killed:
+            job.kill()
         try:
             proc.wait(max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -447,14 +408,13 @@ def _collect(job, proc, data, cap, deadline):
             killed = True
             proc.wait()
     finally:
-        sel.close()
         for f in (proc.stdin, proc.stdout, proc.stderr):
             if f is not None:
                 try:
                     f.close()
                 except OSError:
                     pass
-    return bytes(bufs[ofd]), bytes(bufs[efd]), over[ofd], over[efd], killed
+    return out, err, otr, etr, killed
 
 
 def _refusals(path):

@@ -13,7 +13,7 @@ py=/usr/bin/python3
 # shellcheck source=tests/lib/user.sh
 . "$root/tests/lib/user.sh"
 
-for b in jail aijail-status; do
+for b in jail jail-worker aijail-status; do
 	if [ ! -x "$build/bin/$b" ]; then
 		echo "FAIL setup: $build/bin/$b is missing; run make first"
 		exit 1
@@ -24,7 +24,7 @@ T=$(mktemp -d /tmp/aijail-python.XXXXXX) || exit 1
 chmod 0755 "$T"
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/bin" "$T/work"
-cp "$build/bin/jail" "$build/bin/aijail-status" "$T/bin/"
+cp "$build/bin/jail" "$build/bin/jail-worker" "$build/bin/aijail-status" "$T/bin/"
 cp -r "$root/python" "$T/python"
 cp "$root/tests/python/test_aijail.py" "$T/"
 chmod -R a+rX "$T"

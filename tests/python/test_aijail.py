@@ -10,6 +10,7 @@ otherwise pass.
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -384,3 +385,279 @@ class Explain(Base):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# --- aijail.Pool (docs/pool.md) ---------------------------------------------
+
+# The first call leaves everything it can behind and says what it left (the
+# control: a check that could not see would otherwise pass); the next call,
+# on the same worker, reports what it finds of it.
+LEAVE = r"""
+import builtins, ctypes, json, os, subprocess, sys, time
+project = open(sys.argv[1]).read()
+builtins.AIJAIL_LEAK = 1
+json.AIJAIL_LEAK = 1
+open("/tmp/x", "w").write("x")
+open("scratch-file", "w").write("s")
+open("/dev/shm/x", "w").write("x")
+os.mkdir(os.path.expanduser("~/left"))
+os.chmod("/tmp", 0o777)
+try:
+    os.setxattr("/tmp", "user.aijail", b"leak")
+    xattr = os.getxattr("/tmp", "user.aijail") == b"leak"
+except OSError:
+    xattr = None  # no user xattrs on this tmpfs: nothing to carry
+open(os.path.join(project, "left"), "w").write("p")
+shm = ctypes.CDLL(None).shmget(0, 4096, 0o1600)
+sleeper = subprocess.Popen(["sleep", "300"]).pid
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    time.sleep(300)
+    os._exit(0)
+time.sleep(0.2)
+print(json.dumps({
+    "global": builtins.AIJAIL_LEAK == 1, "tmp": os.path.exists("/tmp/x"),
+    "scratch": os.getcwd(), "shm_file": os.path.exists("/dev/shm/x"),
+    "home": os.path.isdir(os.path.expanduser("~/left")),
+    "xattr": xattr, "sysv": shm >= 0, "project": os.listdir(project),
+    "alive": [p for p in (sleeper, pid) if os.path.exists("/proc/%d" % p)],
+}))
+"""
+
+FIND = r"""
+import builtins, json, os, stat, sys
+project = open(sys.argv[1]).read()
+procs = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+try:
+    zfd = os.listdir("/proc/2/fd")
+except OSError as e:
+    zfd = e.__class__.__name__
+print(json.dumps({
+    "global": hasattr(builtins, "AIJAIL_LEAK") or hasattr(json, "AIJAIL_LEAK"),
+    "tmp": sorted(os.listdir("/tmp")), "scratch": sorted(os.listdir(".")),
+    "shm": os.listdir("/dev/shm"), "home": os.listdir(os.path.expanduser("~")),
+    "tmp_mode": oct(stat.S_IMODE(os.stat("/tmp").st_mode)), "xattr": os.listxattr("/tmp"),
+    "sysv": open("/proc/sysvipc/shm").read().splitlines()[1:],
+    "procs": procs, "me": os.getpid(), "zygote_fds": zfd, "project": os.listdir(project),
+}))
+"""
+
+
+class PoolBase(Base):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.worker_stub = os.path.join(os.path.dirname(cls.stub), "jail-worker")
+        if not os.access(cls.worker_stub, os.X_OK):
+            raise unittest.SkipTest("no jail-worker beside %s" % cls.stub)
+
+    def pool(self, **kw):
+        kw.setdefault("workers", 1)
+        kw.setdefault("handler_timeout", 20)
+        return aijail.Pool(stub=self.worker_stub, dir=self.tmp, **kw)
+
+
+class PoolCalls(PoolBase):
+    def test_as_run_handler(self):
+        with self.pool() as pool:
+            res = pool.run_handler(Handler.SOURCE, {"n": [1, 2, 3]})
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertEqual(json.loads(res.output), {"sum": 6})
+            self.assertEqual(res.stdout, "done\n")
+            res = pool.run_handler("import sys; sys.exit(3)", "")
+            self.assertEqual((res.returncode, res.output), (3, None))
+            res = pool.run_handler("import os, signal; os.kill(os.getpid(), signal.SIGTERM)", "")
+            self.assertEqual(res.returncode, 128 + 15)
+            res = pool.run_handler("raise ValueError('bad')", "")
+            self.assertEqual(res.returncode, 1)
+            self.assertIn('File "handler.py", line 1', res.stderr)
+            self.assertIn("ValueError: bad", res.stderr)
+            self.assertNotIn("_call", res.stderr, "the zygote's own frame is not shown")
+
+    def test_preload(self):
+        with self.pool(preload=["decimal"]) as pool:
+            res = pool.run_handler("import sys\nprint('decimal' in sys.modules)", "")
+        self.assertEqual(res.stdout, "True\n")
+        with self.pool() as pool:
+            res = pool.run_handler("import sys\nprint('decimal' in sys.modules)", "")
+        self.assertEqual(res.stdout, "False\n")
+
+    def test_map_in_order(self):
+        src = "import sys\nopen(sys.argv[2], 'w').write(open(sys.argv[1]).read() * 2)\n"
+        with self.pool(workers=2) as pool:
+            got = [r.output for r in pool.map(src, [str(i) for i in range(40)])]
+        self.assertEqual(got, [(str(i) * 2).encode() for i in range(40)])
+
+    def test_nothing_survives_a_call(self):
+        with self.pool() as pool:
+            project = pool._all[0].project
+            stub_pid = pool._all[0].proc.pid
+            before = json.loads(pool.run_handler(FIND, project).stdout)
+            left = pool.run_handler(LEAVE, project)
+            self.assertEqual(left.returncode, 0, left.stderr)
+            left = json.loads(left.stdout)
+            # The control: inside the first call, all of it was there.
+            self.assertEqual(left["scratch"], aijail.SCRATCH)
+            for k in ("global", "tmp", "shm_file", "home", "sysv"):
+                self.assertTrue(left[k], k)
+            self.assertEqual(left["project"], ["left"])
+            self.assertEqual(len(left["alive"]), 2, left)
+            found = pool.run_handler(FIND, project)
+            self.assertEqual(found.returncode, 0, found.stderr)
+            found = json.loads(found.stdout)
+            # The same jail: the worker was emptied, not replaced.
+            self.assertEqual(pool._all[0].proc.pid, stub_pid)
+        # The next call finds what the one before the leaver found.
+        self.assertEqual(dict(found, me=0, procs=0), dict(before, me=0, procs=0))
+        self.assertFalse(found["global"])
+        self.assertNotIn("x", found["tmp"])
+        self.assertEqual(found["scratch"], ["handler.py", "input"])
+        self.assertEqual(found["shm"], [])
+        self.assertEqual(found["home"], [])
+        self.assertEqual(found["tmp_mode"], "0o755")
+        if left["xattr"] is not None:
+            self.assertEqual(found["xattr"], [])
+        self.assertEqual(found["sysv"], [])
+        self.assertEqual(found["project"], [])
+        # pid 1, the zygote, this call: nothing of the last one.
+        self.assertEqual(found["procs"], [1, 2, found["me"]])
+        self.assertEqual(found["zygote_fds"], "PermissionError")
+
+    def test_secrets(self):
+        srv = Listener()
+        try:
+            with self.pool(project=self.project) as pool:
+                res = pool.run_handler(HOSTILE.replace("sys.argv[1]", "sys.argv[3]")
+                                       .replace("sys.argv[2]", "sys.argv[4]")
+                                       .replace("import json, os, socket, sys",
+                                                "import json, os, socket, sys\n"
+                                                "sys.argv += open(sys.argv[1]).read().split()\n"
+                                                "os.chdir(%r)" % self.project),
+                                       "%d %s" % (srv.port, self.home_file))
+        finally:
+            srv.close()
+        self.assertEqual(res.returncode, 0, res.stderr)
+        inside = json.loads(res.stdout)
+        self.assertEqual(inside["dotenv"], "", "the masked .env is present and empty")
+        self.assertIsNone(inside["aws"])
+        self.assertTrue(inside["net"].startswith("error:"), inside["net"])
+        self.assertEqual(inside["home"], "error: FileNotFoundError")
+        with self.pool() as pool:
+            res = pool.run_handler("import os\nprint(os.listdir(os.path.expanduser('~')), "
+                                   "os.path.exists(os.path.expanduser('~/.ssh')))", "")
+        self.assertEqual(res.stdout, "[] False\n")
+
+    def test_writable_project_refused(self):
+        with self.assertRaises(aijail.SandboxError) as cm:
+            self.pool(project=self.project, mode="worker")
+        self.assertIn("writable", str(cm.exception))
+
+    def test_bounds(self):
+        with self.pool(input_cap=1000, output_cap=1000) as pool:
+            with self.assertRaises(aijail.InputLimitExceeded):
+                pool.run_handler("pass", "x" * 1001)
+            src = "import sys\nopen(sys.argv[2], 'wb').write(b'y' * int(open(sys.argv[1]).read()))\n"
+            self.assertEqual(pool.run_handler(src, "1000").output, b"y" * 1000)
+            with self.assertRaises(aijail.OutputLimitExceeded) as cm:
+                pool.run_handler(src, "1001")
+            self.assertIn("output file", str(cm.exception))
+            with self.assertRaises(aijail.OutputLimitExceeded) as cm:
+                pool.run_handler("print('z' * 5000)", "")
+            self.assertIn("stdout", str(cm.exception))
+            self.assertEqual(pool.run_handler("print('ok')", "").stdout, "ok\n")
+
+
+class PoolRunaways(PoolBase):
+    def test_endless_loop_alone(self):
+        with self.pool(workers=2, handler_timeout=2) as pool:
+            src = ("import sys\nif open(sys.argv[1]).read() == 'loop':\n    while True: pass\n"
+                   "print('done')\n")
+            t0 = time.monotonic()
+            got = list(pool.map(src, ["a", "loop", "b", "c", "d", "e"], return_exceptions=True))
+            secs = time.monotonic() - t0
+        self.assertIsInstance(got[1], aijail.HandlerTimeout)
+        self.assertIsInstance(got[1], subprocess.TimeoutExpired)
+        self.assertEqual([r.stdout for i, r in enumerate(got) if i != 1], ["done\n"] * 5)
+        self.assertLess(secs, 15)
+
+    def test_fork_bomb(self):
+        with self.pool(processes=16) as pool:
+            with self.assertRaises(aijail.LimitExceeded) as cm:
+                pool.run_handler("import os\nwhile True:\n    os.fork()\n", "")
+            self.assertEqual(cm.exception.limit, "processes")
+            res = json.loads(pool.run_handler(FIND, pool._all[0].project).stdout)
+            self.assertEqual(res["procs"], [1, 2, res["me"]])
+
+    def test_process_bound_exact(self):
+        # processes=4: the call and three children, not one more (RLIMIT_NPROC
+        # counts the stub's own processes in the jail's user namespace too).
+        src = ("import os, time\nk = 0\ntry:\n    while k < 10:\n        if os.fork() == 0:\n"
+               "            time.sleep(30)\n        k += 1\nexcept BlockingIOError:\n    pass\n"
+               "print(k)\n")
+        with self.pool(processes=4) as pool:
+            self.assertEqual(pool.run_handler(src, "").stdout, "3\n")
+
+    def test_memory_bomb(self):
+        with self.pool(memory=256 << 20) as pool:
+            with self.assertRaises(aijail.LimitExceeded) as cm:
+                pool.run_handler("x = []\nwhile True:\n    x.append(bytearray(1 << 22))\n", "")
+            self.assertEqual(cm.exception.limit, "memory")
+            self.assertIn("MemoryError", cm.exception.result.stderr)
+            self.assertEqual(pool.run_handler("print(len(bytearray(100 << 20)))", "").stdout,
+                             "%d\n" % (100 << 20))
+
+
+class PoolWorkers(PoolBase):
+    def test_jail_not_built(self):
+        t0 = time.monotonic()
+        with self.assertRaises(aijail.SandboxError) as cm:
+            self.pool(workers=2, ro_maps=[os.path.join(self.tmp, "no-such-dir")])
+        self.assertIn("no-such-dir", str(cm.exception))
+        self.assertLess(time.monotonic() - t0, 30)
+        with self.assertRaises(aijail.SandboxError):
+            self.pool(mode="no-such-mode")
+
+    def test_killed_worker_replaced(self):
+        with self.pool() as pool:
+            first = pool._all[0].proc.pid
+            os.kill(first, signal.SIGKILL)
+            time.sleep(0.2)
+            self.assertEqual(pool.run_handler("print('a')", "").stdout, "a\n")
+            self.assertNotEqual(pool._all[0].proc.pid, first)
+            # The call kills its own zygote: it fails, the pool goes on.
+            with self.assertRaises(aijail.WorkerLost):
+                pool.run_handler("import os\nos.kill(os.getppid(), 9)\n", "")
+            self.assertEqual(pool.run_handler("print('b')", "").stdout, "b\n")
+
+    def test_changed_zygote_retires(self):
+        # A call lowers its zygote's rlimit (prlimit reaches any process of
+        # the same user): that worker is replaced before the next call.
+        src = ("import os, resource\ntry:\n    resource.prlimit(os.getppid(), "
+               "resource.RLIMIT_NOFILE, (64, 64))\n    print('lowered')\n"
+               "except OSError as e:\n    print('refused', e)\n")
+        with self.pool() as pool:
+            first = pool._all[0].proc.pid
+            res = pool.run_handler(src, "")
+            if not res.stdout.startswith("lowered"):
+                self.skipTest("prlimit on the zygote was refused: %s" % res.stdout)
+            self.assertNotEqual(pool._all[0].proc.pid, first)
+            res = pool.run_handler("import resource\n"
+                                   "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0] > 64)", "")
+            self.assertEqual(res.stdout, "True\n")
+
+    def test_silent_worker_replaced(self):
+        # A call that stops its zygote: the host's guard kills the worker
+        # at handler_timeout + grace.
+        with self.pool(handler_timeout=1, grace=1) as pool:
+            t0 = time.monotonic()
+            with self.assertRaises(aijail.WorkerLost) as cm:
+                pool.run_handler("import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\n"
+                                 "import time\ntime.sleep(30)\n", "")
+            self.assertIn("did not answer", str(cm.exception))
+            self.assertLess(time.monotonic() - t0, 10)
+            self.assertEqual(pool.run_handler("print('c')", "").stdout, "c\n")
+
+    def test_no_node_zygote(self):
+        with self.assertRaises(ValueError):
+            aijail.Pool(language="node", stub=self.worker_stub)

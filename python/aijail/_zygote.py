@@ -1,0 +1,502 @@
+# _zygote.py: the program a Pool worker runs inside its jail.
+#
+# Not imported by the host: aijail.pool reads this file and hands its text to
+# the jailed interpreter (python3 -c TEXT CONFIG), so the jail needs nothing
+# of the package on its side.  Standard library only, Python 3.6 or newer.
+#
+# The zygote stays clean: it never holds a call's data in its memory (freed
+# memory is not zeroed, so what it had parsed would reach every later fork).
+# The call child is forked before its call and reads the request off the
+# channel itself; once it and every process it left are gone, the zygote
+# sends what it wrote by sendfile(2) from the descriptors it kept, and
+# empties what the call could write.
+#
+# Frames, both ways (aijail/pool.py's docstring): a 4-byte big-endian
+# length, that many bytes of UTF-8 JSON, then the raw bytes it counts.
+
+import atexit
+import ctypes
+import errno
+import gc
+import json
+import os
+import resource
+import select
+import signal
+import stat
+import struct
+import sys
+import time
+import traceback
+import types
+
+CFG = json.loads(sys.argv[1])
+SCRATCH = CFG["scratch"]
+FILENAME, INPUT_NAME, OUTPUT_NAME = "handler.py", "input", "output"
+CAP = CFG["output_cap"]
+IN_CAP = CFG["request_cap"]
+TIMEOUT = CFG["timeout"]
+MEMORY = CFG["memory"]
+PROCESSES = CFG["processes"]
+FILE_SIZE = CFG["file_size"]
+
+libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+# The call child's own exits: the channel closed before a request came
+# (the pool is closing), or a request it could not take.
+EXIT_EOF, EXIT_BAD = 100, 125
+IPC_RMID = 0
+
+# What each call may change, and the state it must find: every directory
+# this jail can write (its root tmpfs and the project), with its entries,
+# mode and extended attributes at start.  Anything new is removed after a
+# call; a mode is put back; anything of this baseline gone or replaced
+# retires the worker (the host starts a fresh jail).
+BASE = {}
+# The zygote's own rlimits and priority at start, which a call may lower.
+STATE = {}
+
+
+def _xattrs(where):
+    """The extended attributes of a directory (a path, not followed, or an fd)."""
+    kw = {} if isinstance(where, int) else {"follow_symlinks": False}
+    try:
+        return {n: os.getxattr(where, n, **kw) for n in os.listxattr(where, **kw)}
+    except OSError:
+        return {}
+
+
+def _entry(e):
+    """An entry's identity as getdents gives it (no stat): inode and kind."""
+    if e.is_symlink():
+        return e.inode(), "l"
+    return e.inode(), "d" if e.is_dir(follow_symlinks=False) else "o"
+
+
+def _baseline(path):
+    try:
+        vfs = os.statvfs(path)
+    except OSError:
+        return
+    if vfs.f_flag & os.ST_RDONLY or path in ("/proc", "/sys", "/dev/pts"):
+        return
+    st = os.lstat(path)
+    if not os.access(path, os.W_OK):
+        return
+    with os.scandir(path) as it:
+        ents = {e.name: _entry(e) for e in it}
+    BASE[path] = (st.st_dev, st.st_ino, st.st_mode, ents, _xattrs(path))
+    for name, (_, kind) in ents.items():
+        if kind == "d":
+            _baseline(os.path.join(path, name))
+
+
+def _wipe_at(dfd):
+    """Remove every entry of the directory open at dfd, whatever its modes."""
+    for e in os.scandir(dfd):
+        name = e.name
+        if e.is_dir(follow_symlinks=False):
+            try:
+                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dfd)
+            except PermissionError:
+                os.chmod(name, 0o700, dir_fd=dfd)
+                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dfd)
+            try:
+                os.fchmod(sub, 0o700)
+                _wipe_at(sub)
+            finally:
+                os.close(sub)
+            os.rmdir(name, dir_fd=dfd)
+        else:
+            os.unlink(name, dir_fd=dfd)
+
+
+def _restore():
+    """Put the baseline back; False when it cannot be (the worker retires)."""
+    ok = True
+    for path, (dev, ino, mode, ents, xattrs) in BASE.items():
+        try:
+            dfd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            return False
+        try:
+            st = os.fstat(dfd)
+            if (st.st_dev, st.st_ino) != (dev, ino):
+                return False
+            if st.st_mode != mode:
+                os.fchmod(dfd, stat.S_IMODE(mode))
+            seen = 0
+            for e in os.scandir(dfd):
+                was = ents.get(e.name)
+                if was is not None and was == _entry(e):
+                    seen += 1
+                    continue
+                if was is not None:
+                    return False
+                if e.is_dir(follow_symlinks=False):
+                    os.chmod(e.name, 0o700, dir_fd=dfd)
+                    sub = os.open(e.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dfd)
+                    try:
+                        _wipe_at(sub)
+                    finally:
+                        os.close(sub)
+                    os.rmdir(e.name, dir_fd=dfd)
+                else:
+                    os.unlink(e.name, dir_fd=dfd)
+            if seen != len(ents):
+                return False
+            now = _xattrs(dfd)
+            if now != xattrs:
+                for n in now:
+                    if n not in xattrs:
+                        os.removexattr(dfd, n)
+                for n, v in xattrs.items():
+                    if now.get(n) != v:
+                        os.setxattr(dfd, n, v)
+        finally:
+            os.close(dfd)
+    return ok
+
+
+def _ipc_clean():
+    """SysV objects outlive their processes: remove every one the call made."""
+    for kind, ctl in (("shm", libc.shmctl), ("msg", libc.msgctl), ("sem", libc.semctl)):
+        try:
+            fd = os.open("/proc/sysvipc/" + kind, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            text = b""
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                text += chunk
+        finally:
+            os.close(fd)
+        lines = text.decode("ascii", "replace").splitlines()[1:]
+        for line in lines:
+            ident = int(line.split()[1])
+            if kind == "sem":
+                ctl(ident, 0, IPC_RMID)
+            else:
+                ctl(ident, IPC_RMID, None)
+
+
+def _read_exact(fd, n):
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = os.read(fd, min(n - len(buf), 1 << 20))
+        if not chunk:
+            raise EOFError
+        buf += chunk
+    return bytes(buf)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _call(rfd, wfd, ack_w, meta_fd, out_fd, err_fd, dfd):
+    """The call child, forked before its call: reads the request, runs it, exits."""
+    try:
+        head = _read_exact(rfd, 4)
+    except EOFError:
+        os._exit(EXIT_EOF)
+    try:
+        (n,) = struct.unpack(">I", head)
+        if n > 65536:
+            os._exit(EXIT_BAD)
+        req = json.loads(_read_exact(rfd, n).decode())
+        slen, ilen = int(req["source"]), int(req["input"])
+        if not (0 <= slen <= IN_CAP and 0 <= ilen <= IN_CAP):
+            os._exit(EXIT_BAD)
+        source = _read_exact(rfd, slen).decode("utf-8")
+        data = _read_exact(rfd, ilen)
+        os.write(ack_w, b"1")
+        for fd in (rfd, wfd, ack_w):
+            os.close(fd)
+        os.fchdir(dfd)
+        os.close(dfd)
+        # os.open, not open(): no io objects, fewer pages of the zygote's
+        # heap touched (each one a copy in this child)
+        for name, blob in ((FILENAME, source.encode("utf-8")), (INPUT_NAME, data)):
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+            try:
+                _write_all(fd, blob)
+            finally:
+                os.close(fd)
+        del data, blob
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        os.close(out_fd)
+        os.close(err_fd)
+        for res, v in ((resource.RLIMIT_AS, MEMORY), (resource.RLIMIT_NPROC, PROCESSES),
+                       (resource.RLIMIT_FSIZE, FILE_SIZE)):
+            if v:
+                resource.setrlimit(res, (v, v))
+    except BaseException:
+        os._exit(EXIT_BAD)
+    main = types.ModuleType("__main__")
+    main.__file__ = os.path.join(SCRATCH, FILENAME)
+    main.__builtins__ = __builtins__
+    sys.modules["__main__"] = main
+    sys.argv = [FILENAME, INPUT_NAME, OUTPUT_NAME]
+    sys.path[0] = SCRATCH
+    kind = b"-"
+    rc = 1
+    try:
+        exec(compile(source, FILENAME, "exec"), main.__dict__)
+        rc = 0
+    except SystemExit as e:
+        c = e.code
+        if c is None:
+            rc = 0
+        elif isinstance(c, int):
+            rc = c & 0xFF
+        else:
+            try:
+                print(c, file=sys.stderr)
+            except BaseException:
+                pass
+            rc = 1
+    except BaseException as e:
+        if isinstance(e, MemoryError):
+            kind = b"m"
+        elif isinstance(e, BlockingIOError) and e.errno == errno.EAGAIN:
+            kind = b"p"
+        try:
+            # As the interpreter prints it: from the handler's frame on.
+            traceback.print_exception(type(e), e, e.__traceback__.tb_next)
+        except BaseException:
+            pass
+        rc = 1
+    try:
+        if "threading" in sys.modules:
+            sys.modules["threading"]._shutdown()
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    try:
+        os.pwrite(meta_fd, kind, 0)
+    except OSError:
+        pass
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except BaseException:
+            pass
+    os._exit(rc)
+
+
+def _wait(pid, timeout, can_pidfd):
+    """The child's wait status, or None when it overran timeout."""
+    deadline = time.monotonic() + timeout if timeout else None
+    pfd = None
+    if can_pidfd:
+        try:
+            pfd = os.pidfd_open(pid)
+        except OSError:
+            pfd = None
+    try:
+        while True:
+            got, status = os.waitpid(pid, os.WNOHANG)
+            if got:
+                return status
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return None
+            if pfd is not None:
+                p = select.poll()
+                p.register(pfd, select.POLLIN)
+                p.poll(None if left is None else max(1, int(left * 1000) + 1))
+            else:
+                time.sleep(0.0005 if left is None else min(0.0005, left))
+    finally:
+        if pfd is not None:
+            os.close(pfd)
+
+
+def _kill_all():
+    """Every process of the jail but pid 1 and this one, dead and reaped.
+
+    kill(-1) from inside the jail's pid namespace reaches every process but
+    its init and the caller; the zygote is their subreaper, so each one is
+    reaped here and the loop ends when none is left."""
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        while True:
+            try:
+                if not os.waitpid(-1, os.WNOHANG)[0]:
+                    break
+            except ChildProcessError:
+                return
+
+
+def _send_file(wfd, fd, n):
+    """n bytes of fd from offset 0 into the channel, by the kernel: the
+    zygote never holds what a call wrote."""
+    off = 0
+    while off < n:
+        k = os.sendfile(wfd, fd, off, n - off)
+        if k <= 0:
+            # Shorter than it said: the frame cannot be completed.
+            os._exit(EXIT_BAD)
+        off += k
+
+
+def _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd):
+    """The result frame: a header, then stdout, stderr and the output file."""
+    if os.WIFSIGNALED(status):
+        rc = 128 + os.WTERMSIG(status)
+    else:
+        rc = os.WEXITSTATUS(status)
+    kind = {b"m": "memory", b"p": "processes"}.get(os.pread(meta_fd, 1, 0))
+    if timed_out:
+        kind = "timeout"
+    elif rc == EXIT_BAD and kind is None:
+        kind = "setup"
+    sizes = {}
+    over = None
+    for name, fd in (("stdout", out_fd), ("stderr", err_fd)):
+        n = os.fstat(fd).st_size
+        if n > CAP:
+            over = over or name
+            n = 0
+        sizes[name] = n
+    ofd = None
+    try:
+        ofd = os.open(OUTPUT_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                      dir_fd=dfd)
+        if not stat.S_ISREG(os.fstat(ofd).st_mode):
+            os.close(ofd)
+            ofd = None
+    except OSError:
+        pass
+    sizes["output"] = None
+    if ofd is not None:
+        n = os.fstat(ofd).st_size
+        if n > CAP:
+            over = over or "output"
+        else:
+            sizes["output"] = n
+    try:
+        os.fchmod(dfd, 0o700)
+        _wipe_at(dfd)
+        os.rmdir(SCRATCH)
+        _ipc_clean()
+        clean = _restore()
+    except OSError:
+        clean = False
+    head = {"returncode": rc, "limit": kind or (over and "output:" + over)}
+    head.update(sizes)
+    if not clean:
+        head["retire"] = "what the call left could not be removed"
+    elif _limits() != STATE["limits"] or os.getpriority(os.PRIO_PROCESS, 0) != STATE["nice"]:
+        # prlimit and setpriority reach any process of the same user
+        head["retire"] = "the call changed the zygote's rlimits or priority"
+        clean = False
+    frame = json.dumps(head).encode()
+    _write_all(wfd, struct.pack(">I", len(frame)) + frame)
+    _send_file(wfd, out_fd, sizes["stdout"])
+    _send_file(wfd, err_fd, sizes["stderr"])
+    if sizes["output"] is not None:
+        _send_file(wfd, ofd, sizes["output"])
+    if ofd is not None:
+        os.close(ofd)
+    return clean
+
+
+_RLIMITS = [getattr(resource, n) for n in sorted(dir(resource)) if n.startswith("RLIMIT_")]
+
+
+def _limits():
+    return [resource.getrlimit(r) for r in _RLIMITS]
+
+
+def main():
+    # The channel moves off 0 and 1, which become /dev/null: a call's
+    # stdout is a file of its own, and nothing but frames crosses.
+    # kill(-1) is safe only where every process but pid 1 is a call's: a
+    # zygote run anywhere else would kill all of its user's processes.
+    others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
+    if others or os.getppid() != 1:
+        sys.stderr.write("aijail pool: the zygote runs only as the sole process under a "
+                         "jail's pid 1 (found %d others, parent %d)\n" % (len(others), os.getppid()))
+        sys.exit(3)
+    rfd, wfd = os.dup(0), os.dup(1)
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    for fd in (rfd, wfd):
+        os.set_inheritable(fd, False)
+    # Not dumpable: no call opens /proc/<zygote>/fd/* (the channel) or
+    # its memory; its subreaper, so every orphan of a call is reaped here.
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) or libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0):
+        sys.stderr.write("aijail pool: prctl failed: errno %d\n" % ctypes.get_errno())
+        sys.exit(3)
+    for m in CFG.get("preload", ()):
+        __import__(m)
+    os.makedirs(os.path.dirname(SCRATCH), exist_ok=True)
+    _baseline("/")
+    _baseline(os.getcwd())
+    # Every object so far outside the collector's reach: a child's
+    # collection would otherwise touch, and so copy, every page of them.
+    gc.collect()
+    gc.freeze()
+    STATE["limits"] = _limits()
+    STATE["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
+    hello = json.dumps({"ready": True, "pid": os.getpid(), "dirs": sorted(BASE)}).encode()
+    _write_all(wfd, struct.pack(">I", len(hello)) + hello)
+    can_pidfd = hasattr(os, "pidfd_open")
+    while True:
+        # The next call's child is forked now, from a zygote every process
+        # of the last call is gone from, and waits on the channel itself.
+        os.mkdir(SCRATCH, 0o700)
+        dfd = os.open(SCRATCH, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        out_fd = os.memfd_create("stdout")
+        err_fd = os.memfd_create("stderr")
+        meta_fd = os.memfd_create("meta")
+        ack_r, ack_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(ack_r)
+            _call(rfd, wfd, ack_w, meta_fd, out_fd, err_fd, dfd)
+        os.close(ack_w)
+        # Started (the ack) or gone before it.
+        acked = os.read(ack_r, 1) == b"1"
+        os.close(ack_r)
+        if not acked:
+            _, status = os.waitpid(pid, 0)
+            _kill_all()
+            if os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_EOF:
+                os._exit(0)
+            # A request broken or half read: the channel is out of step.
+            os._exit(6)
+        status = _wait(pid, TIMEOUT, can_pidfd)
+        timed_out = status is None
+        if timed_out:
+            os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+        _kill_all()
+        clean = _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd)
+        for fd in (dfd, out_fd, err_fd, meta_fd):
+            os.close(fd)
+        # A zygote that is not what it was retires (the header said so,
+        # and the host starts another).
+        if not clean:
+            os._exit(8)
+
+if __name__ == "__main__":
+    main()
