@@ -2,8 +2,10 @@
 #include "build.h"
 #include "diag.h"
 #include "model.h"
+#include "sysnames.h"
 
 #include <errno.h>
+#include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@ static void usage(FILE *f)
 	      "              then the shipped policies, PREFIX/share/aijail/policies)\n"
 	      "  -p POLICY   the policy to compile (default: the last one in POLICY.aj)\n"
 	      "  -o OUT.h    write the header there (default: standard output)\n"
+	      "  --arch=ARCH the machine the stub runs on: x86_64 (default) or aarch64\n"
 	      "  --build     write a static stub instead (-o STUB, default jail-POLICY), linked\n"
 	      "              with the runtime in PREFIX/lib/aijail by musl-gcc; an -o ending\n"
 	      "              in .h still writes the header only\n"
@@ -52,6 +55,26 @@ int main(int argc, char **argv)
 		} else if (!strncmp(a, "-I", 2)) {
 			if (n_dirs < 64)
 				dirs[n_dirs++] = a + 2;
+		} else if (!strncmp(a, "--arch=", 7)) {
+			if (!target_arch_set(a + 7)) {
+				fprintf(
+				    stderr,
+				    "aijail-compile: error: unknown architecture '%s' (x86_64 or "
+				    "aarch64)\n",
+				    a + 7);
+				return 2;
+			}
+			/* Another target's filters are x86_64's with their check
+			 * moved (bpf.c): that needs libseccomp to build for x86_64. */
+			if (target_arch() != seccomp_arch_native() &&
+			    seccomp_arch_native() != SCMP_ARCH_X86_64) {
+				fprintf(
+				    stderr,
+				    "aijail-compile: error: --arch=%s works on an x86_64 machine "
+				    "or on %s itself\n",
+				    a + 7, a + 7);
+				return 2;
+			}
 		} else if (!strcmp(a, "--explain")) {
 			do_explain = true;
 		} else if (!strcmp(a, "--build")) {
