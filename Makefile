@@ -322,6 +322,20 @@ check: all layers-check unit-check corpus-check fuzz-replay integration-check es
 install-check: all
 	tests/install/run.sh
 
+# --- aarch64: the stubs on Debian's arm64 kernel under qemu -----------------
+#
+# The cross build into build-aarch64/, then tests/aarch64/run.sh boots it
+# (make deps-cross first; the kernel and busybox are fetched into
+# build-aarch64/qemu/ by apt-get download).
+
+$(B)/tests/helper: tests/aarch64/helper.c
+	@mkdir -p $(dir $@)
+	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -static -s -o $@ $<
+
+check-aarch64:
+	$(MAKE) ARCH=aarch64 all build-aarch64/tests/probe build-aarch64/tests/helper
+	AIJAIL_BUILD=$(abspath build-aarch64) tests/aarch64/run.sh
+
 # --- bench, fuzz, install ----------------------------------------------------
 
 bench: all $(B)/bench/seccomp_cost
