@@ -12,7 +12,8 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: aijail-compile [-I DIR]… [-p POLICY] [-o OUT.h] [--explain] POLICY.aj\n"
+	fputs("usage: aijail-compile [-I DIR]… [-p POLICY] [-o OUT.h] [--arch=ARCH] [--explain] "
+	      "POLICY.aj\n"
 	      "       aijail-compile --build [-I DIR]… [-p POLICY] [-o STUB] POLICY.aj\n"
 	      "       aijail-compile --identity [-I DIR]… [-p POLICY] POLICY.aj\n"
 	      "       aijail-compile --list-groups | --expand-group @GROUP\n"
