@@ -194,6 +194,21 @@ $(B)/gen/%.h: policies/%.aj $(wildcard policies/*.aj) $(B)/bin/aijail-compile
 	@mkdir -p $(dir $@)
 	$(B)/bin/aijail-compile --arch=$(ARCH) -I policies -o $@ $<
 
+# A cross build checks the compiler's constants (this machine's headers)
+# against the target's: tests/aarch64/constants.c.
+ifneq ($(ARCH),$(HOST_ARCH))
+all: $(B)/gen/constants.ok
+endif
+
+$(B)/gen/constants-check.h: $(B)/bin/aijail-compile
+	@mkdir -p $(dir $@)
+	$(B)/bin/aijail-compile --list-constants | awk '{ printf "_Static_assert((unsigned long long)(%s) == %sULL, \"%s differs on $(ARCH)\");\n", $$1, $$2, $$1 }' >$@.tmp
+	test -s $@.tmp && mv $@.tmp $@
+
+$(B)/gen/constants.ok: tests/aarch64/constants.c $(B)/gen/constants-check.h $(B)/kh/.stamp
+	$(MUSLCC) -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -I$(B)/gen -fsyntax-only $<
+	@touch $@
+
 # --- the stub (musl, static) -------------------------------------------------
 
 # musl-gcc cannot see the kernel's UAPI headers; give it only linux/, asm/

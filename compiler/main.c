@@ -29,6 +29,7 @@ static void usage(FILE *f)
 	      "  --identity  print the policy's identity (the hash of its tables, the compiler)\n"
 	      "  --explain   print the syscall policy of every command group x mode instead\n"
 	      "  --list-groups  print the syscall groups\n"
+	      "  --list-constants  print the constants and errno values conditions may name\n"
 	      "  --expand-group @GROUP  print the syscall numbers and names of a group\n",
 	      f);
 }
@@ -82,6 +83,9 @@ int main(int argc, char **argv)
 			do_build = true;
 		} else if (!strcmp(a, "--identity")) {
 			do_identity = true;
+		} else if (!strcmp(a, "--list-constants")) {
+			constants_print(stdout);
+			return fflush(stdout) == 0 ? 0 : 1;
 		} else if (!strcmp(a, "--list-groups")) {
 			groups_list(stdout);
 			return 0;

@@ -140,6 +140,14 @@ static const struct constant errnos[] = {
     C(ENOTTY),       C(EIO),        C(ENODEV), C(ENXIO),       C(EAGAIN),
 };
 
+void constants_print(FILE *f)
+{
+	for (size_t i = 0; i < N(constants); i++)
+		fprintf(f, "%s %llu\n", constants[i].name, (unsigned long long)constants[i].value);
+	for (size_t i = 0; i < N(errnos); i++)
+		fprintf(f, "%s %llu\n", errnos[i].name, (unsigned long long)errnos[i].value);
+}
+
 int errno_lookup(const char *name)
 {
 	for (size_t i = 0; i < N(errnos); i++)

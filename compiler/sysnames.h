@@ -6,6 +6,7 @@
 #include "ast.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 /* The target architecture (aijail-compile --arch): "x86_64" or "aarch64";
  * false for any other name. */
@@ -27,6 +28,10 @@ const char *nr_name(int nr);
 bool constant_lookup(const char *name, uint64_t *out);
 const char *constant_suggest(const char *name);
 int errno_lookup(const char *name);
+/* Every constant and errno, "NAME VALUE" a line: the values are this
+ * machine's headers', and a cross build checks them against the target's
+ * (tests/aarch64/constants.c). */
+void constants_print(FILE *f);
 const char *errno_name(int e);
 
 #endif
