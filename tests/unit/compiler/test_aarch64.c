@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <linux/seccomp.h>
+#include <seccomp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,10 +279,89 @@ static void shipped(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/* The same policy compiled for both machines gives every call the two
+ * share (by name, and the numbers past libseccomp's table, which are one
+ * number everywhere since 424) the same verdict, for every argument the
+ * rules look at: only the calls x86_64 alone has fall away. */
+#define SAME_VALS 8
+static const uint64_t same_vals[SAME_VALS] = {0,          1,          0x5412,     0x10,
+                                              0x10000000, 0x20000000, 0x00020000, BAD};
+
+static uint32_t *same_verdicts(const char *arch, const char *policy, size_t *n_variants,
+                               const int *nrs, size_t n_nrs)
+{
+	static const char *dirs[] = {"policies"};
+	struct program prog;
+	struct compiled c;
+	char path[64];
+	uint32_t audit = strcmp(arch, "aarch64") ? AJ_AUDIT_ARCH_X86_64 : AUDIT_AARCH64;
+
+	assert_true(target_arch_set(arch));
+	program_init(&prog, dirs, 1);
+	snprintf(path, sizeof(path), "policies/%s.aj", policy);
+	assert_true(program_load(&prog, path, NULL));
+	assert_true(program_resolve(&prog));
+	assert_true(compile_policy(&prog, prog.last_in_main, &c));
+	*n_variants = c.variants.n;
+	uint32_t *out = calloc(c.variants.n * n_nrs * SAME_VALS * 3, sizeof(*out));
+	assert_non_null(out);
+	for (size_t i = 0; i < c.variants.n; i++)
+		for (size_t k = 0; k < n_nrs; k++)
+			for (int a = 0; a < SAME_VALS; a++)
+				for (int pos = 0; pos < 3; pos++) {
+					uint64_t args[6] = {0};
+					args[pos] = same_vals[a];
+					out[((i * n_nrs + k) * SAME_VALS + a) * 3 + pos] =
+					    verdict(&c.variants.v[i], nrs[k], audit, args);
+				}
+	arena_free();
+	diag_reset();
+	return out;
+}
+
+static void same_as_x86_64(void **state)
+{
+	static const char *const policies[] = {"jail", "python", "npm",     "pip",
+	                                       "uv",   "cargo",  "browser", "worker"};
+	int x86[600], a64[600];
+	size_t n = 0, compared = 0;
+
+	(void)state;
+	for (int nr = 0; nr < 600 && n < 600; nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+		int other = name ? seccomp_syscall_resolve_name_arch(SCMP_ARCH_AARCH64, name)
+		            : nr >= 424 && nr < 520 ? nr
+		                                    : -1;
+		free(name);
+		if (other < 0)
+			continue;
+		x86[n] = nr;
+		a64[n++] = other;
+	}
+	for (size_t p = 0; p < sizeof(policies) / sizeof(policies[0]); p++) {
+		size_t nv86, nv64;
+		uint32_t *v86 = same_verdicts("x86_64", policies[p], &nv86, x86, n);
+		uint32_t *v64 = same_verdicts("aarch64", policies[p], &nv64, a64, n);
+		assert_int_equal(nv86, nv64);
+		for (size_t i = 0; i < nv86 * n * SAME_VALS * 3; i++, compared++)
+			if (v86[i] != v64[i])
+				FAILED("%s: variant %zu, x86_64 nr %d / aarch64 nr %d, value %d, "
+				       "arg%zu: x86_64 0x%08x, aarch64 0x%08x\n",
+				       policies[p], i / (n * SAME_VALS * 3),
+				       x86[i / (SAME_VALS * 3) % n], a64[i / (SAME_VALS * 3) % n],
+				       (int)(i / 3 % SAME_VALS), i % 3, v86[i], v64[i]);
+		free(v86);
+		free(v64);
+	}
+	print_message("compared %zu verdicts of %zu calls both machines have\n", compared, n);
+	assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(shipped),
+	    cmocka_unit_test(same_as_x86_64),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
