@@ -79,7 +79,7 @@ if $A/helper listen 8765; then
 		user $A/jail-worker ./tools/probe connect-tcp 127.0.0.1 8765
 		case "$RC:$OUT" in
 		"1:connect-tcp: E"*) pass no-network ;;
-		*) fail no-network "127.0.0.1:8765 outside the jail was reachable: exit $RC, $OUT $ERR" ;;
+		*) fail no-network "expected exit 1 and connect-tcp: E…, got exit $RC, out '$OUT', err '$ERR'" ;;
 		esac
 	fi
 else
