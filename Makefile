@@ -9,6 +9,9 @@
 #   make check      unit tests (cmocka), policy error corpus, integration tests, escape
 #                   suite, soak, and an install into a temporary folder
 #   make check-docker  the stubs in real Docker containers (a dockerd of its own; root)
+#   make deps-cross  and those make ARCH=aarch64 and make check-aarch64 need (root)
+#   make ARCH=aarch64  the stubs cross-built for aarch64, into build-aarch64/
+#   make check-aarch64 those stubs on Debian's arm64 kernel under qemu-system-aarch64
 #   make bench      start-up benchmark against bare exec and bubblewrap
 #   make fuzz       build the compiler fuzz target (clang, libFuzzer)
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall the same
@@ -24,12 +27,36 @@ PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
 PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+# The machine the stubs run on: this one's (x86_64) into build/, or
+# ARCH=aarch64, cross-built into build-aarch64/ (make deps-cross) so that
+# both builds stay.  The compiler always runs here: build-aarch64/bin holds
+# this machine's aijail-compile beside the aarch64 stubs and aijail-status.
+HOST_ARCH := $(shell uname -m)
+ARCH      ?= $(HOST_ARCH)
+ifeq ($(ARCH),arm64)
+override ARCH := aarch64
+endif
+ifeq ($(filter x86_64 aarch64,$(ARCH)),)
+$(error ARCH=$(ARCH): aijail builds for x86_64 and aarch64)
+endif
+ifeq ($(ARCH),$(HOST_ARCH))
 B         := build
+else
+B         := build-$(ARCH)
+endif
 
 CC       ?= cc
+ifeq ($(ARCH),$(HOST_ARCH))
 MUSLCC   ?= musl-gcc
 # An archive of -flto objects needs the LTO plugin's symbol index.
 STUB_AR  ?= gcc-ar
+KH_ASM   := /usr/include/$(shell $(CC) -dumpmachine)/asm
+else
+# Debian's multiarch musl-dev:ARCH brings a musl-gcc for the cross gcc.
+MUSLCC   ?= $(ARCH)-linux-musl-gcc
+STUB_AR  ?= $(ARCH)-linux-gnu-gcc-ar
+KH_ASM   := /usr/include/$(ARCH)-linux-gnu/asm
+endif
 BISON    ?= bison
 FLEX     ?= flex
 
@@ -68,6 +95,11 @@ DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 DEB_BENCH := hyperfine bubblewrap
 # make check-docker: a Docker engine, and a static shell for its images.
 DEB_DOCKER := docker.io busybox-static debootstrap
+# make ARCH=aarch64 (the cross gcc, the aarch64 musl and kernel headers,
+# multiarch) and make check-aarch64 (qemu; the arm64 kernel and busybox are
+# fetched with apt-get download, never installed).
+DEB_CROSS := gcc-aarch64-linux-gnu musl-dev:arm64 linux-libc-dev:arm64 qemu-system-arm \
+	cpio
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
@@ -96,7 +128,8 @@ RT_FILES    := $(RT)/libaijail-stub.a $(RT)/stub.flags $(RT)/include/aj_table.h 
 SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard policies/*.aj))
 
 .PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
-	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker
+	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker \
+	deps-cross check-aarch64
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -122,6 +155,11 @@ deps-bench:
 deps-docker:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_DOCKER)
+
+deps-cross:
+	dpkg --add-architecture arm64
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_CROSS)
 
 # --- grammar and compiler (glibc, libseccomp) -------------------------------
 
@@ -154,7 +192,22 @@ $(B)/bin/aijail-compile: $(COMPILER_OBJ)
 
 $(B)/gen/%.h: policies/%.aj $(wildcard policies/*.aj) $(B)/bin/aijail-compile
 	@mkdir -p $(dir $@)
-	$(B)/bin/aijail-compile -I policies -o $@ $<
+	$(B)/bin/aijail-compile --arch=$(ARCH) -I policies -o $@ $<
+
+# A cross build checks the compiler's constants (this machine's headers)
+# against the target's: tests/aarch64/constants.c.
+ifneq ($(ARCH),$(HOST_ARCH))
+all: $(B)/gen/constants.ok
+endif
+
+$(B)/gen/constants-check.h: $(B)/bin/aijail-compile
+	@mkdir -p $(dir $@)
+	$(B)/bin/aijail-compile --list-constants | awk '{ printf "_Static_assert((unsigned long long)(%s) == %sULL, \"%s differs on $(ARCH)\");\n", $$1, $$2, $$1 }' >$@.tmp
+	test -s $@.tmp && mv $@.tmp $@
+
+$(B)/gen/constants.ok: tests/aarch64/constants.c $(B)/gen/constants-check.h $(B)/kh/.stamp
+	$(MUSLCC) -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -I$(B)/gen -fsyntax-only $<
+	@touch $@
 
 # --- the stub (musl, static) -------------------------------------------------
 
@@ -164,7 +217,7 @@ $(B)/kh/.stamp:
 	@mkdir -p $(B)/kh
 	ln -sfn /usr/include/linux $(B)/kh/linux
 	ln -sfn /usr/include/asm-generic $(B)/kh/asm-generic
-	ln -sfn /usr/include/$(shell $(CC) -dumpmachine)/asm $(B)/kh/asm
+	ln -sfn $(KH_ASM) $(B)/kh/asm
 	@touch $@
 
 $(B)/obj/stub/%.musl.o: stub/%.c $(STUB_HDR) include/aj_table.h $(B)/kh/.stamp
@@ -283,6 +336,20 @@ check: all layers-check unit-check corpus-check fuzz-replay integration-check es
 # make install into a temporary folder, then --build from there alone.
 install-check: all
 	tests/install/run.sh
+
+# --- aarch64: the stubs on Debian's arm64 kernel under qemu -----------------
+#
+# The cross build into build-aarch64/, then tests/aarch64/run.sh boots it
+# (make deps-cross first; the kernel and busybox are fetched into
+# build-aarch64/qemu/ by apt-get download).
+
+$(B)/tests/helper: tests/aarch64/helper.c
+	@mkdir -p $(dir $@)
+	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -static -s -o $@ $<
+
+check-aarch64:
+	$(MAKE) ARCH=aarch64 all build-aarch64/tests/probe build-aarch64/tests/helper
+	AIJAIL_BUILD=$(abspath build-aarch64) tests/aarch64/run.sh
 
 # --- bench, fuzz, install ----------------------------------------------------
 

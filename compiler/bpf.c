@@ -8,8 +8,13 @@
 #include "bpf.h"
 #include "diag.h"
 #include "sysgroups.h"
+#include "sysnames.h"
 
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +62,41 @@ static bool export_filter(scmp_filter_ctx ctx, struct m_filter *out)
 	return true;
 }
 
+/* Another target than x86_64 (--arch=aarch64): libseccomp builds the
+ * filter for x86_64 with the target's numbers taken as they are, and its
+ * architecture check is turned into the target's.  Translating through
+ * libseccomp's other architectures would go by name, and so lose every
+ * syscall[N] its table does not know yet (open_tree_attr), where a deny
+ * rule must hold.  What stays of x86_64 is the check that kills x32
+ * numbers (0x40000000 and up), which on aarch64 name no call.  Exactly
+ * one load of the architecture, compared once, else the filter is not
+ * one this knows how to move, and the build fails. */
+static bool retarget(struct m_filter *f)
+{
+	if (target_arch() == seccomp_arch_native())
+		return true;
+	size_t n_loads = 0, n_cmps = 0;
+	for (size_t i = 0; i < f->insns.n; i++) {
+		struct aj_bpf_insn *in = &f->insns.v[i];
+		if (in->code != (BPF_LD | BPF_W | BPF_ABS) ||
+		    in->k != offsetof(struct seccomp_data, arch))
+			continue;
+		n_loads++;
+		struct aj_bpf_insn *c = i + 1 < f->insns.n ? &f->insns.v[i + 1] : NULL;
+		if (c && c->code == (BPF_JMP | BPF_JEQ | BPF_K) && c->k == AUDIT_ARCH_X86_64) {
+			c->k = target_audit_arch();
+			n_cmps++;
+		}
+	}
+	if (n_loads != 1 || n_cmps != 1) {
+		error_plain("libseccomp: the filter's architecture check is not the one "
+		            "aijail-compile knows how to move to %s",
+		            target_arch_name());
+		return false;
+	}
+	return true;
+}
+
 /* One filter: a default action and the rules whose action differs from it
  * (allow rules, or deny-type rules). */
 static bool build_filter(const struct variant *v, int def, int layer, const int *layers,
@@ -70,8 +110,9 @@ static bool build_filter(const struct variant *v, int def, int layer, const int 
 		return false;
 	}
 	int rc = 0;
-	/* Native x86_64 only: x32 and int 0x80 calls kill the whole process,
-	 * not just the thread (libseccomp's default). */
+	/* The target's native calls only: x32 and int 0x80 on x86_64, AArch32
+	 * on aarch64, kill the whole process, not just the thread (libseccomp's
+	 * default). */
 	rc = rc ? rc : seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	/* A binary tree: longer, but 2.5-3x faster for the kernel to load. */
 	rc = rc ? rc : seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
@@ -107,7 +148,7 @@ static bool build_filter(const struct variant *v, int def, int layer, const int 
 		seccomp_release(ctx);
 		return false;
 	}
-	bool ok = export_filter(ctx, out);
+	bool ok = export_filter(ctx, out) && retarget(out);
 	seccomp_release(ctx);
 	return ok;
 }

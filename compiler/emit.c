@@ -452,10 +452,13 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 static bool emit_tables(FILE *f, const struct compiled *c)
 {
 	struct out o = {f, NULL, 0, c, NULL, NULL, NULL};
+	/* The filters check one architecture: a header built into a stub for
+	 * another would kill its every call, so it does not compile there. */
 	fprintf(f,
 	        "#include \"include/aj_table.h\"\n"
-	        "#if AJ_ABI != %d\n#error \"generated for another AJ_ABI\"\n#endif\n\n",
-	        AJ_ABI);
+	        "#if AJ_ABI != %d\n#error \"generated for another AJ_ABI\"\n#endif\n"
+	        "#ifndef __%s__\n#error \"generated for %s (aijail-compile --arch)\"\n#endif\n\n",
+	        AJ_ABI, target_arch_name(), target_arch_name());
 	o.mounts = xalloc((c->variants.n + 1) * sizeof(*o.mounts));
 	o.keep = xalloc((c->variants.n + 1) * sizeof(*o.keep));
 	o.drop = xalloc((c->variants.n + 1) * sizeof(*o.drop));

@@ -125,8 +125,14 @@ void explain(FILE *f, const struct compiled *c)
 		        v->command[0] ? "/" : "", v->mode);
 		fprintf(f, "  default action: %s; deny rules win over allow rules\n",
 		        action_text(v->sys_default));
-		fprintf(f, "  architecture: native x86_64 only; x32 and i386 (int 0x80) calls kill "
-		           "the process\n");
+		if (target_arch() == SCMP_ARCH_X86_64)
+			fprintf(f, "  architecture: native x86_64 only; x32 and i386 (int 0x80) "
+			           "calls kill the process\n");
+		else
+			fprintf(f,
+			        "  architecture: native %s only; other calls (AArch32) kill the "
+			        "process\n",
+			        target_arch_name());
 		fprintf(f, "  numbers unknown to libseccomp %d.%d.%d (above its table): %s\n",
 		        SCMP_VER_MAJOR, SCMP_VER_MINOR, SCMP_VER_MICRO,
 		        v->sys_default == M_ACT_ALLOW ? "allowed unless named as syscall[N]"

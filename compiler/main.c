@@ -2,15 +2,18 @@
 #include "build.h"
 #include "diag.h"
 #include "model.h"
+#include "sysnames.h"
 
 #include <errno.h>
+#include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
 {
-	fputs("usage: aijail-compile [-I DIR]… [-p POLICY] [-o OUT.h] [--explain] POLICY.aj\n"
+	fputs("usage: aijail-compile [-I DIR]… [-p POLICY] [-o OUT.h] [--arch=ARCH] [--explain] "
+	      "POLICY.aj\n"
 	      "       aijail-compile --build [-I DIR]… [-p POLICY] [-o STUB] POLICY.aj\n"
 	      "       aijail-compile --identity [-I DIR]… [-p POLICY] POLICY.aj\n"
 	      "       aijail-compile --list-groups | --expand-group @GROUP\n"
@@ -19,12 +22,14 @@ static void usage(FILE *f)
 	      "              then the shipped policies, PREFIX/share/aijail/policies)\n"
 	      "  -p POLICY   the policy to compile (default: the last one in POLICY.aj)\n"
 	      "  -o OUT.h    write the header there (default: standard output)\n"
+	      "  --arch=ARCH the machine the stub runs on: x86_64 (default) or aarch64\n"
 	      "  --build     write a static stub instead (-o STUB, default jail-POLICY), linked\n"
 	      "              with the runtime in PREFIX/lib/aijail by musl-gcc; an -o ending\n"
 	      "              in .h still writes the header only\n"
 	      "  --identity  print the policy's identity (the hash of its tables, the compiler)\n"
 	      "  --explain   print the syscall policy of every command group x mode instead\n"
 	      "  --list-groups  print the syscall groups\n"
+	      "  --list-constants  print the constants and errno values conditions may name\n"
 	      "  --expand-group @GROUP  print the syscall numbers and names of a group\n",
 	      f);
 }
@@ -52,12 +57,35 @@ int main(int argc, char **argv)
 		} else if (!strncmp(a, "-I", 2)) {
 			if (n_dirs < 64)
 				dirs[n_dirs++] = a + 2;
+		} else if (!strncmp(a, "--arch=", 7)) {
+			if (!target_arch_set(a + 7)) {
+				fprintf(
+				    stderr,
+				    "aijail-compile: error: unknown architecture '%s' (x86_64 or "
+				    "aarch64)\n",
+				    a + 7);
+				return 2;
+			}
+			/* Another target's filters are x86_64's with their check
+			 * moved (bpf.c): that needs libseccomp to build for x86_64. */
+			if (target_arch() != seccomp_arch_native() &&
+			    seccomp_arch_native() != SCMP_ARCH_X86_64) {
+				fprintf(
+				    stderr,
+				    "aijail-compile: error: --arch=%s works on an x86_64 machine "
+				    "or on %s itself\n",
+				    a + 7, a + 7);
+				return 2;
+			}
 		} else if (!strcmp(a, "--explain")) {
 			do_explain = true;
 		} else if (!strcmp(a, "--build")) {
 			do_build = true;
 		} else if (!strcmp(a, "--identity")) {
 			do_identity = true;
+		} else if (!strcmp(a, "--list-constants")) {
+			constants_print(stdout);
+			return fflush(stdout) == 0 ? 0 : 1;
 		} else if (!strcmp(a, "--list-groups")) {
 			groups_list(stdout);
 			return 0;

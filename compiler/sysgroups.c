@@ -111,13 +111,11 @@ bool set_add_token(struct nrset *s, const char *tok, const struct loc *loc, bool
 			return false;
 		}
 	} else {
-		int n = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, tok);
+		int n = seccomp_syscall_resolve_name_arch(target_arch(), tok);
 		if (n < 0 && !strict)
 			return true; /* another architecture's, or newer than libseccomp */
-		if (n < 0) {
-			syscall_lookup(tok, loc);
-			return false;
-		}
+		if (n < 0)
+			return syscall_lookup(tok, loc) == NR_ABSENT;
 		nr = (unsigned)n;
 	}
 	if (!s->in[nr]) {

@@ -7,6 +7,7 @@
 #include "vec.h"
 
 #include <errno.h>
+#include <linux/audit.h>
 /* glibc's before the kernel's: they step aside for it, not the reverse. */
 #include <netinet/in.h>
 // clang-format off
@@ -139,6 +140,14 @@ static const struct constant errnos[] = {
     C(ENOTTY),       C(EIO),        C(ENODEV), C(ENXIO),       C(EAGAIN),
 };
 
+void constants_print(FILE *f)
+{
+	for (size_t i = 0; i < N(constants); i++)
+		fprintf(f, "%s %llu\n", constants[i].name, (unsigned long long)constants[i].value);
+	for (size_t i = 0; i < N(errnos); i++)
+		fprintf(f, "%s %llu\n", errnos[i].name, (unsigned long long)errnos[i].value);
+}
+
 int errno_lookup(const char *name)
 {
 	for (size_t i = 0; i < N(errnos); i++)
@@ -155,6 +164,56 @@ const char *errno_name(int e)
 	return xprintf("%d", e);
 }
 
+/* The architecture the filters are for (--arch): numbers in the model,
+ * the header and the refusal reports are that architecture's.  Policies are
+ * written against x86_64's table: a name that exists there but not on the
+ * target is a call the target cannot make, so its rules fall away. */
+static uint32_t target;
+
+static const struct {
+	const char *name;
+	uint32_t scmp;
+	uint32_t audit;
+} arches[] = {
+    {"x86_64", SCMP_ARCH_X86_64, AUDIT_ARCH_X86_64},
+    {"aarch64", SCMP_ARCH_AARCH64, AUDIT_ARCH_AARCH64},
+};
+
+bool target_arch_set(const char *name)
+{
+	for (size_t i = 0; i < N(arches); i++)
+		if (strcmp(arches[i].name, name) == 0) {
+			target = arches[i].scmp;
+			return true;
+		}
+	return false;
+}
+
+uint32_t target_arch(void)
+{
+	/* By default the machine's own, where it is one of them. */
+	if (!target)
+		target = seccomp_arch_native() == SCMP_ARCH_AARCH64 ? SCMP_ARCH_AARCH64
+		                                                    : SCMP_ARCH_X86_64;
+	return target;
+}
+
+uint32_t target_audit_arch(void)
+{
+	for (size_t i = 0; i < N(arches); i++)
+		if (arches[i].scmp == target_arch())
+			return arches[i].audit;
+	return 0;
+}
+
+const char *target_arch_name(void)
+{
+	for (size_t i = 0; i < N(arches); i++)
+		if (arches[i].scmp == target_arch())
+			return arches[i].name;
+	return "?";
+}
+
 static const char *names_cache[600];
 static size_t n_names;
 
@@ -163,7 +222,7 @@ static void load_names(void)
 	if (n_names)
 		return;
 	for (int nr = 0; nr < 600 && n_names < N(names_cache); nr++) {
-		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+		char *name = seccomp_syscall_resolve_num_arch(target_arch(), nr);
 		/* Outlives the arena: the table is the same for every run. */
 		if (name)
 			names_cache[n_names++] = name;
@@ -172,9 +231,12 @@ static void load_names(void)
 
 int syscall_lookup(const char *name, const struct loc *loc)
 {
-	int nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name);
+	int nr = seccomp_syscall_resolve_name_arch(target_arch(), name);
 	if (nr >= 0)
 		return nr;
+	if (target_arch() != SCMP_ARCH_X86_64 &&
+	    seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name) >= 0)
+		return NR_ABSENT;
 	if (nr == __NR_SCMP_ERROR) {
 		load_names();
 		const char *hint = suggest(name, names_cache, n_names);
@@ -183,14 +245,14 @@ int syscall_lookup(const char *name, const struct loc *loc)
 		else
 			error_at(loc, "unknown syscall '%s'", name);
 	} else {
-		error_at(loc, "syscall '%s' does not exist on x86_64", name);
+		error_at(loc, "syscall '%s' does not exist on %s", name, target_arch_name());
 	}
 	return -1;
 }
 
 const char *nr_name(int nr)
 {
-	char *n = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+	char *n = seccomp_syscall_resolve_num_arch(target_arch(), nr);
 	if (!n)
 		return xprintf("syscall[%d]", nr);
 	const char *r = xstrdup(n);

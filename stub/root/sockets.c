@@ -64,7 +64,7 @@ static size_t canonical(const char *path, char *buf, size_t size)
 	if (fd < 0)
 		return 0;
 	resolve_fd_path(link, fd);
-	n = syscall(SYS_readlink, link, buf, size - 1);
+	n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, size - 1);
 	close(fd);
 	if (n > 0 && (size_t)n >= size - 1)
 		errno = ENAMETOOLONG;

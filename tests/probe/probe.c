@@ -34,10 +34,10 @@
 
 #include <linux/perf_event.h>
 
-#define R_OK_ 0
+#define R_OK_   0
 #define R_ERRNO 1
 #define R_USAGE 2
-#define R_ODD 3
+#define R_ODD   3
 
 static const char *errno_name(int e)
 {
@@ -46,25 +46,29 @@ static const char *errno_name(int e)
 		const char *name;
 	} names[] = {
 #define X(n) {n, #n}
-		X(EPERM), X(ENOENT), X(ESRCH), X(EINTR), X(EIO), X(ENXIO), X(E2BIG),
-		X(ENOEXEC), X(EBADF), X(ECHILD), X(EAGAIN), X(ENOMEM), X(EACCES),
-		X(EFAULT), X(ENOTBLK), X(EBUSY), X(EEXIST), X(EXDEV), X(ENODEV),
-		X(ENOTDIR), X(EISDIR), X(EINVAL), X(ENFILE), X(EMFILE), X(ENOTTY),
-		X(ETXTBSY), X(EFBIG), X(ENOSPC), X(ESPIPE), X(EROFS), X(EMLINK),
-		X(EPIPE), X(EDOM), X(ERANGE), X(EDEADLK), X(ENAMETOOLONG), X(ENOLCK),
-		X(ENOSYS), X(ENOTEMPTY), X(ELOOP), X(ENOMSG), X(EIDRM), X(ENOSTR),
-		X(ENODATA), X(ETIME), X(ENOSR), X(EREMOTE), X(ENOLINK), X(EPROTO),
-		X(EBADMSG), X(EOVERFLOW), X(EILSEQ), X(EUSERS), X(ENOTSOCK),
-		X(EDESTADDRREQ), X(EMSGSIZE), X(EPROTOTYPE), X(ENOPROTOOPT),
-		X(EPROTONOSUPPORT), X(ESOCKTNOSUPPORT), X(EOPNOTSUPP),
-		X(EPFNOSUPPORT), X(EAFNOSUPPORT), X(EADDRINUSE), X(EADDRNOTAVAIL),
-		X(ENETDOWN), X(ENETUNREACH), X(ENETRESET), X(ECONNABORTED),
-		X(ECONNRESET), X(ENOBUFS), X(EISCONN), X(ENOTCONN), X(ESHUTDOWN),
-		X(ETOOMANYREFS), X(ETIMEDOUT), X(ECONNREFUSED), X(EHOSTDOWN),
-		X(EHOSTUNREACH), X(EALREADY), X(EINPROGRESS), X(ESTALE), X(EDQUOT),
-		X(ECANCELED), X(EOWNERDEAD), X(ENOTRECOVERABLE), X(ENOKEY),
-		X(EKEYEXPIRED), X(EKEYREVOKED), X(EKEYREJECTED), X(ERFKILL),
-		X(EHWPOISON),
+	    X(EPERM),         X(ENOENT),          X(ESRCH),           X(EINTR),
+	    X(EIO),           X(ENXIO),           X(E2BIG),           X(ENOEXEC),
+	    X(EBADF),         X(ECHILD),          X(EAGAIN),          X(ENOMEM),
+	    X(EACCES),        X(EFAULT),          X(ENOTBLK),         X(EBUSY),
+	    X(EEXIST),        X(EXDEV),           X(ENODEV),          X(ENOTDIR),
+	    X(EISDIR),        X(EINVAL),          X(ENFILE),          X(EMFILE),
+	    X(ENOTTY),        X(ETXTBSY),         X(EFBIG),           X(ENOSPC),
+	    X(ESPIPE),        X(EROFS),           X(EMLINK),          X(EPIPE),
+	    X(EDOM),          X(ERANGE),          X(EDEADLK),         X(ENAMETOOLONG),
+	    X(ENOLCK),        X(ENOSYS),          X(ENOTEMPTY),       X(ELOOP),
+	    X(ENOMSG),        X(EIDRM),           X(ENOSTR),          X(ENODATA),
+	    X(ETIME),         X(ENOSR),           X(EREMOTE),         X(ENOLINK),
+	    X(EPROTO),        X(EBADMSG),         X(EOVERFLOW),       X(EILSEQ),
+	    X(EUSERS),        X(ENOTSOCK),        X(EDESTADDRREQ),    X(EMSGSIZE),
+	    X(EPROTOTYPE),    X(ENOPROTOOPT),     X(EPROTONOSUPPORT), X(ESOCKTNOSUPPORT),
+	    X(EOPNOTSUPP),    X(EPFNOSUPPORT),    X(EAFNOSUPPORT),    X(EADDRINUSE),
+	    X(EADDRNOTAVAIL), X(ENETDOWN),        X(ENETUNREACH),     X(ENETRESET),
+	    X(ECONNABORTED),  X(ECONNRESET),      X(ENOBUFS),         X(EISCONN),
+	    X(ENOTCONN),      X(ESHUTDOWN),       X(ETOOMANYREFS),    X(ETIMEDOUT),
+	    X(ECONNREFUSED),  X(EHOSTDOWN),       X(EHOSTUNREACH),    X(EALREADY),
+	    X(EINPROGRESS),   X(ESTALE),          X(EDQUOT),          X(ECANCELED),
+	    X(EOWNERDEAD),    X(ENOTRECOVERABLE), X(ENOKEY),          X(EKEYEXPIRED),
+	    X(EKEYREVOKED),   X(EKEYREJECTED),    X(ERFKILL),         X(EHWPOISON),
 #undef X
 	};
 	static char buf[32];
@@ -192,8 +196,14 @@ static int p_int80(void)
 {
 	long r;
 
+#if defined(__x86_64__)
 	/* i386 getpid is 20.  The 64-bit entry clears r8-r11 on int $0x80. */
 	__asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory", "r8", "r9", "r10", "r11");
+#else
+	/* An AArch32 call needs an AArch32 program: nothing to try from here. */
+	printf("%s: no i386 entry on this architecture\n", cname);
+	return R_USAGE;
+#endif
 	if (r < 0 && r > -4096)
 		return report_errno((int)-r);
 	if (r != getpid()) {
@@ -453,28 +463,28 @@ static const struct probe {
 	int (*f1)(const char *);
 	int (*f2)(const char *, const char *);
 } probes[] = {
-	{"unshare-user", 0, "", p_unshare_user, 0, 0},
-	{"clone-newuser", 0, "", p_clone_newuser, 0, 0},
-	{"clone3", 0, "", p_clone3, 0, 0},
-	{"ptrace", 0, "", p_ptrace, 0, 0},
-	{"ptrace-attach", 0, "", p_ptrace_attach, 0, 0},
-	{"io_uring_setup", 0, "", p_io_uring_setup, 0, 0},
-	{"ioctl-tiocsti", 0, "", p_ioctl_tiocsti, 0, 0},
-	{"ioctl-tiocsti-high", 0, "", p_ioctl_tiocsti_high, 0, 0},
-	{"x32", 0, "", p_x32, 0, 0},
-	{"int80", 0, "", p_int80, 0, 0},
-	{"mount", 0, "", p_mount, 0, 0},
-	{"bpf", 0, "", p_bpf, 0, 0},
-	{"perf_event_open", 0, "", p_perf_event_open, 0, 0},
-	{"keyctl", 0, "", p_keyctl, 0, 0},
-	{"open_by_handle_at", 0, "", p_open_by_handle_at, 0, 0},
-	{"userfaultfd", 0, "", p_userfaultfd, 0, 0},
-	{"connect-tcp", 2, " HOST PORT", 0, 0, p_connect_tcp},
-	{"connect-unix", 1, " PATH|@ABSTRACT", 0, p_connect_unix, 0},
-	{"socket-netlink", 0, "", p_socket_netlink, 0, 0},
-	{"read", 1, " FILE", 0, p_read, 0},
-	{"write", 1, " FILE", 0, p_write, 0},
-	{"syscalls", 1, " NR,NR,…", 0, p_syscalls, 0},
+    {"unshare-user", 0, "", p_unshare_user, 0, 0},
+    {"clone-newuser", 0, "", p_clone_newuser, 0, 0},
+    {"clone3", 0, "", p_clone3, 0, 0},
+    {"ptrace", 0, "", p_ptrace, 0, 0},
+    {"ptrace-attach", 0, "", p_ptrace_attach, 0, 0},
+    {"io_uring_setup", 0, "", p_io_uring_setup, 0, 0},
+    {"ioctl-tiocsti", 0, "", p_ioctl_tiocsti, 0, 0},
+    {"ioctl-tiocsti-high", 0, "", p_ioctl_tiocsti_high, 0, 0},
+    {"x32", 0, "", p_x32, 0, 0},
+    {"int80", 0, "", p_int80, 0, 0},
+    {"mount", 0, "", p_mount, 0, 0},
+    {"bpf", 0, "", p_bpf, 0, 0},
+    {"perf_event_open", 0, "", p_perf_event_open, 0, 0},
+    {"keyctl", 0, "", p_keyctl, 0, 0},
+    {"open_by_handle_at", 0, "", p_open_by_handle_at, 0, 0},
+    {"userfaultfd", 0, "", p_userfaultfd, 0, 0},
+    {"connect-tcp", 2, " HOST PORT", 0, 0, p_connect_tcp},
+    {"connect-unix", 1, " PATH|@ABSTRACT", 0, p_connect_unix, 0},
+    {"socket-netlink", 0, "", p_socket_netlink, 0, 0},
+    {"read", 1, " FILE", 0, p_read, 0},
+    {"write", 1, " FILE", 0, p_write, 0},
+    {"syscalls", 1, " NR,NR,…", 0, p_syscalls, 0},
 };
 
 static int usage(void)
