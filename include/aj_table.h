@@ -50,10 +50,7 @@
 enum aj_var { AJ_VARS(AJ_ENUM_ITEM) AJ_VAR_COUNT };
 
 /* The variables' names as a policy writes them ($HOME …). */
-#define AJ_VAR_NAMES                                                                               \
-	{                                                                                          \
-		AJ_VARS(AJ_NAME_ITEM)                                                              \
-	}
+#define AJ_VAR_NAMES {AJ_VARS(AJ_NAME_ITEM)}
 
 /* A path known only at run time: head, then the variable's value, then
  * tail.  With AJ_VAR_NONE, only head is used.  The compiler guarantees the
@@ -70,9 +67,9 @@ struct aj_path {
 /* Capacities of the stub, fixed at build time.  Running out of any fails
  * closed (exit 125); the compiler refuses a policy whose tables exceed
  * what it can count (AJ_MAX_MOUNTS), the others depend on the host. */
-#define AJ_MAX_MOUNTS 256   /* mount table entries of one variant, as compiled */
-#define AJ_MAX_EXTRA  16    /* --ro and --rw maps a run adds to them */
-#define AJ_ENV_MAX    256   /* variables passed to the target */
+#define AJ_MAX_MOUNTS 256 /* mount table entries of one variant, as compiled */
+#define AJ_MAX_EXTRA  16  /* --ro and --rw maps a run adds to them */
+#define AJ_ENV_MAX    256 /* variables passed to the target */
 #define AJ_SCAN_MAX   16384 /* masked or denied entries in one project */
 
 /* Mount plan operations, interpreted by the stub in the order of one rule:
@@ -167,14 +164,14 @@ static inline int aj_op_binds(unsigned op)
 	return aj_op(op)->make == AJ_MAKE_BIND;
 }
 
-#define AJ_MOUNT_OPTIONAL     0x01 /* skip silently when the host path is missing */
-#define AJ_MOUNT_CREATE       0x02 /* create the host directory (as the caller) when missing */
+#define AJ_MOUNT_OPTIONAL 0x01 /* skip silently when the host path is missing */
+#define AJ_MOUNT_CREATE   0x02 /* create the host directory (as the caller) when missing */
 #define AJ_MOUNT_WITH_DEVICES 0x04 /* only when a device entry of the plan has a node here */
 /* LINK only ('link?'): as the host has it, decided at run time: its own
  * link where it has a link, a read-only bind (.landlock's rights) where it
  * has a directory, nothing where it has nothing (stub/root/plan.c). */
-#define AJ_MOUNT_AS_HOST 0x08
-#define AJ_MOUNT_MAP     0x80 /* never emitted: the stub's mark of an --ro or --rw map */
+#define AJ_MOUNT_AS_HOST      0x08
+#define AJ_MOUNT_MAP      0x80 /* never emitted: the stub's mark of an --ro or --rw map */
 
 /* Landlock rules mirror the mounts: .landlock is what a rule on the mount's
  * path grants (AJ_LL_* rights; every filesystem right is below bit 16), 0
@@ -311,10 +308,7 @@ struct aj_scan {
 #define AJ_LL_NET_BIND_TCP    (1ULL << 0)
 #define AJ_LL_NET_CONNECT_TCP (1ULL << 1)
 #define AJ_LL_NET_TCP         (AJ_LL_NET_BIND_TCP | AJ_LL_NET_CONNECT_TCP)
-#define AJ_LL_NET_HANDLED                                                                          \
-	{                                                                                          \
-		[AJ_NET_NONE] = AJ_LL_NET_TCP, [AJ_NET_BLOCKED] = AJ_LL_NET_TCP                    \
-	}
+#define AJ_LL_NET_HANDLED     {[AJ_NET_NONE] = AJ_LL_NET_TCP, [AJ_NET_BLOCKED] = AJ_LL_NET_TCP}
 
 /* A rule that is not a mount's (the mounts carry their own): today only
  * "/" itself, which may be listed. */
@@ -364,7 +358,7 @@ enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
 #define AJ_HOST_MAX   260
 #define AJ_PROXY_PORT 3128 /* where the jail reaches the proxy, on its own 127.0.0.1 */
 
-/* 'forward [HOST:]PORT;' (compiler/forward.c, stub/egress/forward.c): a
+/* 'forward [HOST:]PORT;' (compiler/network.c, stub/egress/forward.c): a
  * port of the host's loopback, 127.0.0.1 or [::1] (v6), that the stub's
  * parent relays to from the jail's own loopback at the same port.  Only
  * with a network namespace of the jail's own (none, loopback, allow). */
@@ -508,12 +502,12 @@ extern const char *const aj_toggle_names[AJ_TOGGLE_COUNT];
 
 #define AJ_MEMORY_PERCENT (1ULL << 63) /* aj_variant.memory: low bits are a percentage */
 
-#define AJ_VARIANT_NET_FIXED  0x01 /* a mode block set the network: --net cannot widen it */
-#define AJ_VARIANT_PROJECT_RO 0x02 /* the project is mounted read-only: --rw is refused */
+#define AJ_VARIANT_NET_FIXED   0x01 /* a mode block set the network: --net cannot widen it */
+#define AJ_VARIANT_PROJECT_RO  0x02 /* the project is mounted read-only: --rw is refused */
 /* 'fallback landlock;': where no user namespace can be had (a container's
  * seccomp profile, a sysctl, AppArmor), run without namespaces, confined
  * by Landlock, seccomp and the rest (stub/fallback.c), instead of exit 125. */
-#define AJ_VARIANT_FALLBACK 0x04
+#define AJ_VARIANT_FALLBACK    0x04
 
 /* Where a run's --ro and --rw maps may not go (stub/variant/extra.c; the same rule
  * for paths from the environment, stub/variant/resolve.c): below the system trees,
@@ -524,15 +518,10 @@ extern const char *const aj_toggle_names[AJ_TOGGLE_COUNT];
  * a list in the contract, not an emitted table, so that every stub carries
  * it once in .rodata. */
 #define AJ_REFUSED_TREES                                                                           \
-	{                                                                                          \
-		"/usr", "/etc", "/proc", "/sys", "/dev", "/bin", "/sbin", "/lib", "/lib32",        \
-		    "/lib64", "/libx32", "/boot", "/run", "/tmp/.X11-unix"                         \
-	}
+	{"/usr", "/etc",    "/proc",  "/sys",  "/dev", "/bin",          "/sbin",                    \
+	 "/lib", "/lib32",  "/lib64", "/libx32", "/boot", "/run", "/tmp/.X11-unix"}
 #define AJ_REFUSED_DIRS                                                                            \
-	{                                                                                          \
-		"/tmp", "/var", "/var/tmp", "/var/run", "/opt", "/home", "/root", "/srv", "/mnt",  \
-		    "/media"                                                                       \
-	}
+	{"/tmp", "/var", "/var/tmp", "/var/run", "/opt", "/home", "/root", "/srv", "/mnt", "/media"}
 
 /* One complete sandbox: a (command group, mode) pair of one policy.  Nothing
  * is merged at run time. */
@@ -540,22 +529,22 @@ struct aj_variant {
 	const char *mode;    /* for --jail-explain */
 	const char *command; /* command group name, "" for the default */
 	const char *hostname;
-	const struct aj_mount_span *mount_spans;       /* its mount table, in spans */
-	const struct aj_scan *scan;                    /* shared by the variants that scan alike */
+	const struct aj_mount_span *mount_spans; /* its mount table, in spans */
+	const struct aj_scan *scan; /* shared by the variants that scan alike */
 	const struct aj_landlock_rule *landlock_rules; /* besides the mounts' own */
-	const struct aj_env_span *env_keep;            /* spans */
+	const struct aj_env_span *env_keep; /* spans */
 	const struct aj_env_span *env_drop; /* spans: never passed, whatever keeps them */
 	const struct aj_env_set *env_set;
 	const struct aj_rlimit *rlimits;
 	const struct aj_filter *filters; /* installed in order, at least one */
-	const char *seccomp_summary;     /* deny rules by action, for --jail-explain */
+	const char *seccomp_summary; /* deny rules by action, for --jail-explain */
 	/* 'network allow': the hosts, and which of them a followed tool's
 	 * configured registry replaces (the first n_followed). */
 	const char *const *hosts;
 	/* Where the followed tool names its registry (NULL: no tool is). */
 	const struct aj_follow_conf *follow;
 	/* 'forward PORT;': the host's loopback ports the jail reaches at its
-	 * own 127.0.0.1:PORT and [::1]:PORT, before a run's --jail-forward. */
+	 * own loopback, before a run's --jail-forward. */
 	const struct aj_forward *forwards;
 	/* The calls a run reports (AJ_ERRNO_QUIET above), by number, and
 	 * their names in the same order, one space between. */
@@ -566,7 +555,7 @@ struct aj_variant {
 	 * (memory.max, pids.max), else per process (RLIMIT_DATA, and
 	 * RLIMIT_NPROC, which Linux counts per user namespace since 5.14, so
 	 * per jail).  0: unbounded. */
-	uint64_t memory;    /* bytes, or AJ_MEMORY_PERCENT | percent of physical memory */
+	uint64_t memory; /* bytes, or AJ_MEMORY_PERCENT | percent of physical memory */
 	uint32_t processes; /* tasks (threads count) */
 	/* The counts and small fields after the pointers: no padding between
 	 * them, in a table the generic jail holds two dozen times. */
@@ -579,7 +568,7 @@ struct aj_variant {
 	uint16_t n_refused;
 	uint8_t n_mount_spans;
 	uint8_t n_filters;
-	uint8_t network; /* enum aj_network */
+	uint8_t network;  /* enum aj_network */
 	uint8_t n_hosts;
 	uint8_t n_followed; /* hosts[0 .. n_followed) are the followed tool's default */
 	uint8_t n_forwards;
@@ -591,7 +580,7 @@ struct aj_variant {
 	 * may have on are in the table, tagged (aj_mount.toggle), and so are
 	 * its variables (aj_env_span.toggle). */
 	uint8_t toggles_fixed;
-	uint8_t flags; /* AJ_VARIANT_* */
+	uint8_t flags;    /* AJ_VARIANT_* */
 	/* User namespaces the jail may create below its own ('userns N'), as
 	 * user.max_user_namespaces of the jail's namespace: 0 but for a
 	 * browser, whose own sandbox needs them.  The kernel counts every
@@ -616,9 +605,9 @@ struct aj_command {
 struct aj_policy {
 	uint32_t abi; /* AJ_ABI at generation time */
 	const char *name;
-	const char *progname;     /* for messages: "jail" for policy jail, else "jail-NAME" */
-	const char *mode_env;     /* the variable that names a mode (AIJAIL_MODE) */
-	const char *exec;         /* fixed target (per-tool stubs), NULL: argv[1] is the target */
+	const char *progname; /* for messages: "jail" for policy jail, else "jail-NAME" */
+	const char *mode_env; /* the variable that names a mode (AIJAIL_MODE) */
+	const char *exec; /* fixed target (per-tool stubs), NULL: argv[1] is the target */
 	const char *const *modes; /* weakest first: the index is the mode's strength */
 	uint8_t n_modes;
 	uint8_t default_mode;
@@ -626,7 +615,7 @@ struct aj_policy {
 	uint8_t n_triggers;
 	const struct aj_command *commands;
 	uint8_t n_commands;
-	uint8_t n_groups;                  /* group 0 is the default */
+	uint8_t n_groups; /* group 0 is the default */
 	const struct aj_variant *variants; /* [group * n_modes + mode] */
 	/* "sha256:HEX (aijail-compile VERSION)": the hash of the tables above
 	 * as the compiler emitted them, and which compiler (--jail-version). */
