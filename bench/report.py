@@ -353,6 +353,23 @@ def issue14(d, meta):
                         f"{fmt_range(px, '{:.0f}')}; {fmt_range(dr, '{:.0f}')}", "reported", "–"))
         targets.append(("bulk throughput: through the proxy / direct", f"× {fmt_range(rr, '{:.2f}')}",
                         "reported", "–"))
+    # Issue 23: jail-worker (Landlock and seccomp on) with --jail-forward
+    # of the bulk port, against without; the transfer through the forward.
+    if {"start: network none, a forward", "start: network none"} <= have:
+        d_ = per_round(er, lambda a, z: a - z, "start: network none, a forward", "start: network none")
+        targets.append(("start-up, `/bin/true`: with a forward − without (`network none`), ms",
+                        fmt_range(d_, '{:+.2f}'), "reported", "–"))
+    if nbytes and {"bulk: direct", "bulk: through a forward", "netbench: bare",
+                   "netbench: in a forward's jail"} <= have:
+        mib = nbytes / 1048576.0
+        fw = per_round(er, lambda x, y: mib / ((x - y) / 1000.0), "bulk: through a forward",
+                       "netbench: in a forward's jail")
+        rr = per_round(er, lambda a, ab, c, cb: (c - cb) / (a - ab), "bulk: through a forward",
+                       "netbench: in a forward's jail", "bulk: direct", "netbench: bare")
+        targets.append((f"bulk, {mib:.0f} MiB on loopback, MiB/s: through a forward",
+                        fmt_range(fw, '{:.0f}'), "reported", "–"))
+        targets.append(("bulk throughput: through a forward / direct", f"× {fmt_range(rr, '{:.2f}')}",
+                        "reported", "–"))
     return out, targets
 
 

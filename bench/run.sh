@@ -37,7 +37,8 @@
 #   PARTS        "main heavy mounts rss size tput egress big agent candidates scan"
 #                (any subset; egress is issue 14's proxy: start-up with and
 #                without an allowlist, connection set-ups and 1 GiB through
-#                the proxy against direct; scan is bench/scan.sh, the project scan's
+#                the proxy against direct, and issue 23's forward: start-up
+#                with --jail-forward and 1 GiB through it; scan is bench/scan.sh, the project scan's
 #                discovery, issue 4; big, agent and candidates are issue 13's:
 #                the 145,000-entry project of bench/bigproj.py, the 20 agent
 #                commands side by side, the prototypes of bench/candidates.c)
@@ -624,12 +625,15 @@ run_egress() {
 	add "$f" "bare" "bare" "/bin/true"
 	add "$f" "start: network none" "bare" "$bin/jail-worker /bin/true"
 	add "$f" "start: network allow" "bare" "$j /bin/true"
+	add "$f" "start: network none, a forward" "bare" "$bin/jail-worker --jail-forward=$b /bin/true"
 	add "$f" "netbench: bare" "netbench: bare" "$nb connect 0 $a"
 	add "$f" "netbench: in the jail" "netbench: in the jail" "$j $nb connect 0 $a $px"
 	add "$f" "set-ups: direct" "netbench: bare" "$nb connect $n $a"
 	add "$f" "set-ups: through the proxy" "netbench: in the jail" "$j $nb connect $n $a $px"
 	add "$f" "bulk: direct" "netbench: bare" "$nb bulk $EGRESS_BYTES $b"
 	add "$f" "bulk: through the proxy" "netbench: in the jail" "$j $nb bulk $EGRESS_BYTES $b $px"
+	add "$f" "netbench: in a forward's jail" "netbench: in a forward's jail" "$bin/jail-worker --jail-forward=$b $nb connect 0 $b"
+	add "$f" "bulk: through a forward" "netbench: in a forward's jail" "$bin/jail-worker --jail-forward=$b $nb bulk $EGRESS_BYTES $b"
 	printf 'egress\t%s set-ups per run, %s bytes per transfer, server on 127.0.0.1:%s and :%s\n' \
 		"$n" "$EGRESS_BYTES" "$a" "$b" >>"$out/meta.tsv"
 	for ((r = 1; r <= ROUNDS; r++)); do
