@@ -23,12 +23,12 @@
 #include "egress/egress.h"
 
 #define FW_MAX   AJ_FORWARDS_MAX /* the policy's and the options', together */
-#define FW_CONNS 64 /* connections relayed at once, all forwards together */
+#define FW_CONNS 64              /* connections relayed at once, all forwards together */
 #define FW_BUF   32768
 
 struct forward {
 	uint16_t port;
-	bool v6; /* the host's [::1] rather than 127.0.0.1 */
+	bool v6;         /* the host's [::1] rather than 127.0.0.1 */
 	const char *opt; /* the option that asked, NULL: the policy */
 };
 
@@ -98,9 +98,10 @@ static void merge_policy(const struct aj_variant *v)
 			j++;
 		if (j < v->n_forwards) {
 			if (fw[j].v6 != opts[i].v6)
-				die_usage("the policy forwards this port to the host's other loopback "
-				          "address",
-				          opts[i].opt);
+				die_usage(
+				    "the policy forwards this port to the host's other loopback "
+				    "address",
+				    opts[i].opt);
 			continue;
 		}
 		if (n_fw == FW_MAX)
@@ -246,8 +247,8 @@ void forward_listen(int parent_sock)
 	for (unsigned i = 0; i < n_fw; i++) {
 		s[i] = listen_one(fw[i].port);
 		if (s[i] < 0 || syscall(SYS_listen, s[i], 128))
-			diep("listen in the jail for", fw[i].opt ? fw[i].opt : "the policy's 'forward'",
-			     errno, NULL);
+			diep("listen in the jail for",
+			     fw[i].opt ? fw[i].opt : "the policy's 'forward'", errno, NULL);
 	}
 	if (!wire_send(parent_sock, WIRE_FORWARD, NULL, 0, s, n_fw))
 		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
@@ -266,8 +267,8 @@ struct half {
 struct fconn {
 	int c, u; /* the jail's end, the host's; -1: the slot is free */
 	bool connecting, c_eof, u_eof;
-	uint8_t fw;        /* fw[] */
-	uint64_t since_ms; /* accepted at, reached_now_ms()'s clock */
+	uint8_t fw;           /* fw[] */
+	uint64_t since_ms;    /* accepted at, reached_now_ms()'s clock */
 	struct half up, down; /* jail to host, host to jail */
 };
 
