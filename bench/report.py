@@ -385,6 +385,12 @@ def issue14(d, meta):
             targets.append((f"connection set-up {what}: through the proxy / direct",
                             f"× {fmt_range(rr, '{:.2f}')}", "≤ 2" if i == 0 else "reported",
                             verdict(st.median(rr) if rr else None, 2.0) if i == 0 else "–"))
+    # Issue 23: jail-worker (Landlock and seccomp on) with --jail-forward
+    # of the bulk port, against without; the transfer through the forward.
+    if {"start: network none, a forward", "start: network none"} <= have:
+        d_ = per_round(er, lambda a, z: a - z, "start: network none, a forward", "start: network none")
+        targets.append(("start-up, `/bin/true`: with a forward − without (`network none`), ms",
+                        fmt_range(d_, '{:+.2f}'), "reported", "–"))
     return out, targets
 
 

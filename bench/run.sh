@@ -39,7 +39,8 @@
 #                through a 2-worker pool against POOL_RH run_handler calls and
 #                POOL_CALLS bare forks, bench/pool.py; egress is issue 14's proxy: start-up with and
 #                without an allowlist, connection set-ups and 1 GiB through
-#                the proxy against direct; scan is bench/scan.sh, the project scan's
+#                the proxy against direct, and issue 23's forward: start-up
+#                with --jail-forward and 1 GiB through it; scan is bench/scan.sh, the project scan's
 #                discovery, issue 4; big, agent and candidates are issue 13's:
 #                the 145,000-entry project of bench/bigproj.py, the 20 agent
 #                commands side by side, the prototypes of bench/candidates.c)
@@ -643,6 +644,7 @@ run_egress() {
 	add "$f" "bare" "bare" "/bin/true"
 	add "$f" "start: network none" "bare" "$bin/jail-worker /bin/true"
 	add "$f" "start: network allow" "bare" "$j /bin/true"
+	add "$f" "start: network none, a forward" "bare" "$bin/jail-worker --jail-forward=$b /bin/true"
 	add "$f" "netbench: bare" "netbench: bare" "$nb connect 0 $a"
 	add "$f" "netbench: in the jail" "netbench: in the jail" "$j $nb connect 0 $a $px"
 	add "$f" "set-ups: direct" "netbench: bare" "$nb connect $n $a"

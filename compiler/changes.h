@@ -25,6 +25,7 @@ enum change_kind {
 	CH_PROCESSES,        /* .limit */
 	CH_HOSTNAME,         /* .hostname */
 	CH_NETWORK,          /* .network */
+	CH_FORWARD,          /* .forward: a port of the host's loopback, given once */
 	CH_LANDLOCK,         /* .landlock */
 	CH_SCALAR,           /* .scalar: one of M_SCALARS */
 	CH_TOGGLE,           /* .toggle */
@@ -68,6 +69,10 @@ struct change {
 		struct {
 			int level, min_abi;
 		} landlock;
+		struct {
+			uint16_t port;
+			bool v6;
+		} forward;
 		struct {
 			int toggle;
 			bool on;

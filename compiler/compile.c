@@ -206,6 +206,19 @@ static bool check_mode_order(const struct compiled *c)
 					    "it allows host \"%s\", which mode '%s' does not",
 					    s->hosts[k], w->mode);
 			}
+			/* A port the weaker mode forwards, or reaches with the
+			 * host's network, and no other. */
+			for (size_t k = 0; k < s->forwards.n && !why && w->network != AJ_NET_HOST;
+			     k++) {
+				size_t j = 0;
+				while (j < w->forwards.n &&
+				       w->forwards.v[j].port != s->forwards.v[k].port)
+					j++;
+				if (j == w->forwards.n)
+					why =
+					    xprintf("it forwards port %u, which mode '%s' does not",
+					            s->forwards.v[k].port, w->mode);
+			}
 			for (size_t k = 0; k < s->patterns.n && !why; k++)
 				if (s->patterns.v[k].kind == AJ_PATTERN_PRUNE &&
 				    !pattern_in(w, &s->patterns.v[k]))

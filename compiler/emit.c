@@ -410,6 +410,15 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	                  array(o, "char *const", b, (size_t)v->n_hosts), v->n_hosts, v->n_followed,
 	                  follow)
 	        : "";
+	b = xstrdup("");
+	for (size_t i = 0; i < v->forwards.n; i++)
+		b = append(b, "%s",
+		           xprintf("\t{.port = %u, .v6 = %d},\n", v->forwards.v[i].port,
+		                   v->forwards.v[i].v6));
+	const char *forwards =
+	    v->forwards.n ? xprintf("\t\t.forwards = %s, .n_forwards = %zu,\n",
+	                            array(o, "struct aj_forward", b, v->forwards.n), v->forwards.n)
+	                  : "";
 	const char *memory = v->memory & AJ_MEMORY_PERCENT
 	                         ? xprintf("AJ_MEMORY_PERCENT | %llu,",
 	                                   (unsigned long long)(v->memory & ~AJ_MEMORY_PERCENT))
@@ -444,7 +453,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	if (v->userns)
 		LINE(".userns = %d,", v->userns);
 #undef LINE
-	*init = xprintf("%s%s%s\t},\n", s, hosts, refused);
+	*init = xprintf("%s%s%s%s\t},\n", s, hosts, forwards, refused);
 }
 
 /* Everything of the header but its first comment and the identity: what

@@ -149,3 +149,168 @@ void network_rules(struct variant *v)
 	                   .text = xstrdup("socket(arg0 != AF_UNIX)")};
 	VEC_PUSH(v->rules, r);
 }
+
+/* Where bytes at.. of a word or string atom are, for the caret. */
+static struct loc within(const struct atom *a, size_t at, size_t len)
+{
+	struct loc l = a->loc;
+	if (l.line == l.end_line) {
+		l.col += (a->kind == ATOM_STRING) + (int)at;
+		l.end_col = l.col + (int)(len ? len : 1) - 1;
+	}
+	return l;
+}
+
+static const char forward_usage[] = "forward PORT|127.0.0.1:PORT|[::1]:PORT…;";
+
+/* One forward: 11434, 127.0.0.1:11434, [::1]:11434, bare or quoted.  The
+ * host is the host's loopback only: anything else would make the stub's
+ * parent a relay into the host's network, which 'network allow' and its
+ * proxy are for. */
+static bool forward_atom(const struct atom *a, uint16_t *port, bool *v6)
+{
+	const char *t = word_of(a), *num;
+	unsigned long n = 0;
+
+	*v6 = false;
+	if (a->kind == ATOM_NUMBER) {
+		if (a->num < 1 || a->num > 65535) {
+			error_at(&a->loc, "a forwarded port is a number from 1 to 65535");
+			return false;
+		}
+		*port = (uint16_t)a->num;
+		return true;
+	}
+	if (!t) {
+		error_at(&a->loc, "expected a port, found %s; expected: %s",
+		         atom_kind_name(a->kind), forward_usage);
+		return false;
+	}
+	if (t[0] == '[') {
+		const char *e = strchr(t, ']');
+		if (!e || e - t != 4 || strncmp(t + 1, "::1", 3)) {
+			struct loc l = within(a, 1, e ? (size_t)(e - t - 1) : strlen(t + 1));
+			error_at(&l,
+			         "a forward reaches the host's loopback only: 127.0.0.1 or [::1]");
+			return false;
+		}
+		*v6 = true;
+		num = e + 1;
+	} else if ((num = strchr(t, ':'))) {
+		if (strchr(num + 1, ':')) {
+			struct loc l = within(a, 0, strlen(t));
+			error_at(&l, "an IPv6 host is written in brackets: forward [::1]:PORT;");
+			return false;
+		}
+		if (num - t != 9 || strncmp(t, "127.0.0.1", 9)) {
+			struct loc l = within(a, 0, (size_t)(num - t));
+			error_at(&l,
+			         "a forward reaches the host's loopback only: 127.0.0.1 or [::1]");
+			return false;
+		}
+	} else if (*t && strspn(t, "0123456789") == strlen(t)) {
+		num = NULL; /* a quoted port alone */
+	} else {
+		struct loc l = within(a, 0, strlen(t));
+		error_at(&l, "'%s' has no port; expected: %s", t, forward_usage);
+		return false;
+	}
+	if (num && *num != ':') {
+		struct loc l = within(a, (size_t)(num - t), 1);
+		error_at(&l, "expected ':' and a port after the host");
+		return false;
+	}
+	num = num ? num + 1 : t;
+	if (!*num) {
+		struct loc l = within(a, (size_t)(num - t - 1), 1);
+		error_at(&l, "'%s' has no port; expected: %s", t, forward_usage);
+		return false;
+	}
+	for (const char *d = num; *d; d++) {
+		if (*d < '0' || *d > '9' || n > 65535) {
+			n = 0;
+			break;
+		}
+		n = n * 10 + (unsigned long)(*d - '0');
+	}
+	if (n < 1 || n > 65535) {
+		struct loc l = within(a, (size_t)(num - t), strlen(num));
+		error_at(&l, "a forwarded port is a number from 1 to 65535");
+		return false;
+	}
+	*port = (uint16_t)n;
+	return true;
+}
+
+bool forward_lower(struct lowering *lw, const struct stmt *s)
+{
+	if (!want_args(s, 1, AJ_FORWARDS_MAX, forward_usage))
+		return false;
+	for (const struct atom *a = s->args; a; a = a->next) {
+		struct change c = {.kind = CH_FORWARD, .loc = a->loc};
+		int n = 0;
+		if (!forward_atom(a, &c.forward.port, &c.forward.v6))
+			return false;
+		for (size_t i = 0; i < lw->out->n; i++) {
+			const struct change *o = &lw->out->v[i];
+			if (o->kind != CH_FORWARD)
+				continue;
+			if (o->forward.port == c.forward.port) {
+				error_at(&a->loc, "port %u is forwarded twice", c.forward.port);
+				note_at(&o->loc, "first forwarded here");
+				return false;
+			}
+			n++;
+		}
+		if (n == AJ_FORWARDS_MAX) {
+			error_at(&a->loc, "at most %d forwards in a block", AJ_FORWARDS_MAX);
+			return false;
+		}
+		VEC_PUSH(*lw->out, c);
+	}
+	return true;
+}
+
+void forward_put(struct variant *v, const struct change *c, const void *block)
+{
+	struct m_forward f = {c->forward.port, c->forward.v6, c->loc, block};
+	for (size_t i = 0; i < v->forwards.n; i++)
+		if (v->forwards.v[i].port == f.port) {
+			v->forwards.v[i] = f;
+			return;
+		}
+	VEC_PUSH(v->forwards, f);
+}
+
+void forwards_keep_block(struct variant *v, const void *block)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < v->forwards.n; i++)
+		if (v->forwards.v[i].block == block)
+			v->forwards.v[k++] = v->forwards.v[i];
+	v->forwards.n = k;
+}
+
+bool forwards_check(const struct variant *v)
+{
+	static const char *const names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
+	const char *in = v->command[0] ? xprintf(", command group '%s'", v->command) : "";
+	if (!v->forwards.n)
+		return true;
+	if (v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED) {
+		error_at(&v->forwards.v[0].loc,
+		         "a forward needs the jail's own network namespace, which 'network %s' "
+		         "does not make (mode '%s'%s); use 'network none' or 'network allow'",
+		         names[v->network], v->mode, in);
+		if (v->network_loc.src)
+			note_at(&v->network_loc, "the network is set here");
+		return false;
+	}
+	if (v->forwards.n > AJ_FORWARDS_MAX) {
+		error_at(&v->forwards.v[AJ_FORWARDS_MAX].loc,
+		         "at most %d forwards in a variant (mode '%s'%s)", AJ_FORWARDS_MAX, v->mode,
+		         in);
+		return false;
+	}
+	return true;
+}

@@ -43,6 +43,7 @@ struct setting {
 static const struct setting settings[] = {
 	{"hostname", lower_hostname, IN_BLOCKS, 0},
 	{"network", network_lower, IN_BLOCKS, 0},
+	{"forward", forward_lower, IN_BLOCKS, 0},
 	{"landlock", lower_landlock, IN_BLOCKS, 0},
 	AJ_MOUNT_OPS(MOUNT_SETTING)
 	{"mask", patterns_lower, IN_BLOCKS, AJ_PATTERN_MASK},

@@ -120,6 +120,15 @@ struct m_filter {
 #define M_SCALAR_ENUM(key, ...) M_SCALAR_##key,
 enum m_scalar { M_SCALARS(M_SCALAR_ENUM) M_SCALAR_COUNT };
 
+/* 'forward [HOST:]PORT;' (aj_forward), and the block that said it: a
+ * mode's 'network' keeps only its own block's. */
+struct m_forward {
+	uint16_t port;
+	bool v6;
+	struct loc loc;
+	const void *block;
+};
+
 struct variant {
 	const char *mode;
 	const char *command;
@@ -128,6 +137,7 @@ struct variant {
 	const char **hosts; /* 'network allow' (aj_variant.hosts) */
 	int n_hosts, n_followed, follow;
 	struct loc network_loc; /* the statement that set the network */
+	VEC(struct m_forward) forwards;
 	int landlock;
 	int landlock_min_abi;
 	int features;

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 18
+#define AJ_ABI 19
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -358,6 +358,16 @@ enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
 #define AJ_HOST_MAX   260
 #define AJ_PROXY_PORT 3128 /* where the jail reaches the proxy, on its own 127.0.0.1 */
 
+/* 'forward [HOST:]PORT;' (compiler/network.c, stub/egress/forward.c): a
+ * port of the host's loopback, 127.0.0.1 or [::1] (v6), that the stub's
+ * parent relays to from the jail's own loopback at the same port.  Only
+ * with a network namespace of the jail's own (none, loopback, allow). */
+#define AJ_FORWARDS_MAX 8
+struct aj_forward {
+	uint16_t port;
+	uint8_t v6;
+};
+
 /* 'network allow follow TOOL': the registry that the tool's own
  * configuration names at run time replaces the statement's hosts (its
  * documented default); stub/egress/egress.c reads where, from the
@@ -533,6 +543,9 @@ struct aj_variant {
 	const char *const *hosts;
 	/* Where the followed tool names its registry (NULL: no tool is). */
 	const struct aj_follow_conf *follow;
+	/* 'forward PORT;': the host's loopback ports the jail reaches at its
+	 * own loopback, before a run's --jail-forward. */
+	const struct aj_forward *forwards;
 	/* The calls a run reports (AJ_ERRNO_QUIET above), by number, and
 	 * their names in the same order, one space between. */
 	const uint16_t *refused;
@@ -558,6 +571,7 @@ struct aj_variant {
 	uint8_t network;  /* enum aj_network */
 	uint8_t n_hosts;
 	uint8_t n_followed; /* hosts[0 .. n_followed) are the followed tool's default */
+	uint8_t n_forwards;
 	uint8_t landlock; /* enum aj_landlock_level */
 	uint8_t landlock_min_abi;
 	uint8_t features; /* AJ_FEATURE_* switched on */

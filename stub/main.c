@@ -59,7 +59,8 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
 	      "                        proxy: the network is then the named hosts only\n"
 	      "  --jail-forward=[HOST:]PORT  the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n"
-	      "                        ::1) at the jail's own 127.0.0.1:PORT (at most 8)\n"
+	      "                        ::1) at the jail's own 127.0.0.1:PORT and [::1]:PORT,\n"
+	      "                        beside the policy's 'forward' (at most 8 in all)\n"
 	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
 	      "                        off), T one of" AJ_TOGGLES(
 	          AJ_WORD_ITEM) "\n"

@@ -28,6 +28,7 @@ void forward_landlock(int ruleset);
 void forward_explain(void);
 void forward_listen(int parent_sock);
 const struct ev_source *forward_start(int fd); /* NULL: no forward */
+void forward_end(void);
 
 #define PX_ADDRS 8
 

@@ -1,10 +1,12 @@
-/* forward.c: --jail-forward=[HOST:]PORT: a port of the host's loopback,
- * reachable from the jail at its own 127.0.0.1:PORT.
+/* forward.c: 'forward [HOST:]PORT;' and --jail-forward=[HOST:]PORT: a
+ * port of the host's loopback, reachable from the jail at its own
+ * 127.0.0.1:PORT and [::1]:PORT.
  *
  * As for the proxy, pid 1 listens inside the jail's network namespace and
  * hands the listeners to the parent (WIRE_FORWARD), which stays in the
  * host's: the parent accepts, connects to the host's 127.0.0.1:PORT (or
- * [::1]:PORT) and relays both ways.  No process is added and the jail gets
+ * [::1]:PORT) and relays both ways, and --jail-log gets one 'allowed' line
+ * per connection (notify/reached.c).  No process is added and the jail gets
  * no route anywhere: only these ports answer on its loopback, and with
  * Landlock handling TCP ('network none') only these ports may be
  * connected to.  A forward needs a network namespace of the jail's own:
@@ -20,17 +22,17 @@
 
 #include "egress/egress.h"
 
-#define FW_MAX   8  /* --jail-forward options of one run */
-#define FW_CONNS 64 /* connections relayed at once, all forwards together */
+#define FW_MAX   AJ_FORWARDS_MAX /* the policy's and the options', together */
+#define FW_CONNS 64              /* connections relayed at once, all forwards together */
 
 struct forward {
 	uint16_t port;
-	bool v6; /* the host's [::1] rather than 127.0.0.1 */
-	const char *opt;
+	bool v6;         /* the host's [::1] rather than 127.0.0.1 */
+	const char *opt; /* the option that asked, NULL: the policy */
 };
 
 static struct forward fw[FW_MAX];
-static unsigned n_fw;
+static unsigned n_fw, n_opt; /* all, and those of the options */
 
 /* ---- the caller: the options -------------------------------------------- */
 
@@ -73,6 +75,49 @@ void forward_add(const char *value, const char *opt)
 			die_usage("the jail's port is forwarded twice", value);
 	f.port = (uint16_t)p;
 	fw[n_fw++] = f;
+	n_opt = n_fw;
+}
+
+/* The policy's forwards first, then the options' that add a port: an
+ * option that names a port the policy forwards already to the same host
+ * adds nothing, one that names another host is refused. */
+static void merge_policy(const struct aj_variant *v)
+{
+	struct forward opts[FW_MAX];
+	unsigned n = n_fw;
+
+	memcpy(opts, fw, sizeof(opts));
+	n_fw = 0;
+	for (unsigned i = 0; i < v->n_forwards && i < FW_MAX; i++)
+		fw[n_fw++] = (struct forward){v->forwards[i].port, v->forwards[i].v6, NULL};
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = 0;
+
+		while (j < v->n_forwards && fw[j].port != opts[i].port)
+			j++;
+		if (j < v->n_forwards) {
+			if (fw[j].v6 != opts[i].v6)
+				die_usage(
+				    "the policy forwards this port to the host's other loopback "
+				    "address",
+				    opts[i].opt);
+			continue;
+		}
+		if (n_fw == FW_MAX)
+			die_usage("too many forwards with the policy's (at most 8)", opts[i].opt);
+		fw[n_fw++] = opts[i];
+	}
+	n_opt = 0;
+	for (unsigned i = 0; i < n_fw; i++)
+		n_opt += fw[i].opt != NULL;
+}
+
+static const char *first_opt(void)
+{
+	for (unsigned i = 0; i < n_fw; i++)
+		if (fw[i].opt)
+			return fw[i].opt;
+	return "forward";
 }
 
 /* After the mode, --jail-net and --jail-allow-host have made the network:
@@ -85,16 +130,23 @@ const struct aj_variant *forward_apply(const struct aj_variant *v)
 {
 	static struct aj_variant narrowed;
 
-	if (!n_fw)
+	/* The policy's forwards (the compiler keeps them to variants with a
+	 * namespace of their own) are moot once --jail-net gives the host's
+	 * network, whose ports the jail reaches without them. */
+	if (v->n_forwards && v->network != AJ_NET_HOST)
+		merge_policy(v);
+	if (!n_opt)
 		return v;
+	/* A mode that fixed the network forwards what its policy block
+	 * says, and nothing a run adds. */
 	if (v->flags & AJ_VARIANT_NET_FIXED)
-		diep("use", fw[0].opt, 0,
+		diep("use", first_opt(), 0,
 		     "this mode fixes the network: no host port is forwarded into it");
 	if (v->network == AJ_NET_HOST && extra_net_option())
-		diep("use", fw[0].opt, 0,
+		diep("use", first_opt(), 0,
 		     "--jail-net gives the host's network, whose ports need no forward");
 	if (v->network == AJ_NET_BLOCKED)
-		diep("use", fw[0].opt, 0,
+		diep("use", first_opt(), 0,
 		     "'network blocked' keeps the host's network namespace, where no forward "
 		     "can listen; use 'network none' or 'network allow'");
 	if (v->network != AJ_NET_HOST)
@@ -106,11 +158,12 @@ const struct aj_variant *forward_apply(const struct aj_variant *v)
 	return &narrowed;
 }
 
-/* The fallback has no network namespace to listen in. */
+/* The fallback has no network namespace to listen in: a forward the
+ * policy or the run asks for cannot be set up. */
 void forward_no_namespace(void)
 {
 	if (n_fw)
-		diep("use", fw[0].opt, 0,
+		diep("use", fw[0].opt ? fw[0].opt : "the policy's 'forward'", 0,
 		     "the jail runs without namespaces here (the fallback): a forward needs "
 		     "a network namespace");
 }
@@ -131,8 +184,8 @@ void forward_landlock(int ruleset)
 /* Inside --jail-explain's "network" object. */
 void forward_explain(void)
 {
-	rp_t(n_fw ? "\n  forwarded host ports (the jail's 127.0.0.1:PORT, relayed by the stub's "
-	            "parent):"
+	rp_t(n_fw ? "\n  forwarded host ports (the jail's 127.0.0.1:PORT and [::1]:PORT, relayed "
+	            "by the stub's parent):"
 	          : "");
 	rp_open("forwards", '[');
 	for (unsigned i = 0; i < n_fw; i++) {
@@ -144,7 +197,13 @@ void forward_explain(void)
 		rp_t(":");
 		rp_u("host_port", fw[i].port);
 		rp_t(" (");
-		rp_str("option", fw[i].opt);
+		rp_str("origin", fw[i].opt ? "option" : "policy");
+		if (fw[i].opt) {
+			rp_t(" ");
+			rp_str("option", fw[i].opt);
+		} else {
+			rp_jstr("option", NULL);
+		}
 		rp_t(")");
 		rp_close();
 	}
@@ -153,6 +212,31 @@ void forward_explain(void)
 
 /* ---- pid 1: the listeners, handed to the parent -------------------------- */
 
+/* One socket for both of the jail's loopback addresses: an IPv6 one on
+ * [::]:PORT that takes IPv4 too.  The jail's namespace has lo and nothing
+ * else, so its "any" address is its loopback.  Where the jail's IPv6 is
+ * off (no ::1 on its lo, ipv6.disable), 127.0.0.1 alone. */
+static int listen_one(uint16_t port)
+{
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+	struct sockaddr_in a4 = {.sin_family = AF_INET,
+	                         .sin_port = htons(port),
+	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int no = 0, s = (int)syscall(SYS_socket, AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (s >= 0 && !syscall(SYS_setsockopt, s, IPPROTO_IPV6, IPV6_V6ONLY, &no, sizeof(no)) &&
+	    !syscall(SYS_bind, s, &a6, sizeof(a6)))
+		return s;
+	if (s >= 0 && errno != EADDRNOTAVAIL && errno != EAFNOSUPPORT)
+		return -1;
+	if (s >= 0)
+		close(s);
+	s = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s >= 0 && syscall(SYS_bind, s, &a4, sizeof(a4)))
+		return -1;
+	return s;
+}
+
 void forward_listen(int parent_sock)
 {
 	int s[FW_MAX];
@@ -160,14 +244,10 @@ void forward_listen(int parent_sock)
 	if (!n_fw)
 		return;
 	for (unsigned i = 0; i < n_fw; i++) {
-		struct sockaddr_in a = {.sin_family = AF_INET,
-		                        .sin_port = htons(fw[i].port),
-		                        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-
-		s[i] = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (s[i] < 0 || syscall(SYS_bind, s[i], &a, sizeof(a)) ||
-		    syscall(SYS_listen, s[i], 128))
-			diep("listen in the jail for", fw[i].opt, errno, NULL);
+		s[i] = listen_one(fw[i].port);
+		if (s[i] < 0 || syscall(SYS_listen, s[i], 128))
+			diep("listen in the jail for",
+			     fw[i].opt ? fw[i].opt : "the policy's 'forward'", errno, NULL);
 	}
 	if (!wire_send(parent_sock, WIRE_FORWARD, NULL, 0, s, n_fw))
 		_exit(AJ_EXIT_SETUP); /* the parent is gone, or has said why */
@@ -180,6 +260,8 @@ void forward_listen(int parent_sock)
 struct fconn {
 	int c, u; /* the jail's end, the host's; -1: the slot is free */
 	bool connecting, c_eof, u_eof, c_shut, u_shut;
+	uint8_t fw;            /* fw[] */
+	uint64_t since_ms;     /* accepted at, reached_now_ms()'s clock */
 	struct relay up, down; /* jail to host, host to jail (relay.c) */
 };
 
@@ -187,8 +269,33 @@ static struct fconn conns[FW_CONNS];
 static int listener[FW_MAX];
 static uint8_t slot_conn[2 * FW_CONNS], slot_up[2 * FW_CONNS];
 
+/* A connection that reached the host's port: its line in --jail-log. */
+static void conn_log(const struct fconn *k)
+{
+	const struct forward *f = &fw[k->fw];
+	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	char target[16] = "[::1]:";
+	char *d = target + (f->v6 ? 6 : 0);
+	char digits[6];
+	unsigned n = 0, p = f->port;
+
+	if (!f->v6)
+		memcpy(target, "127.0.0.1:", 10), d = target + 10;
+	do
+		digits[n++] = (char)('0' + p % 10);
+	while ((p /= 10));
+	while (n)
+		*d++ = digits[--n];
+	*d = 0;
+	reached_conn(target, f->v6 ? (struct sockaddr *)&a6 : (struct sockaddr *)&a4, k->up.piped,
+	             k->down.piped, k->since_ms);
+}
+
 static void conn_close(struct fconn *k)
 {
+	if (!k->connecting)
+		conn_log(k);
 	relay_release(&k->up);
 	relay_release(&k->down);
 	close(k->c);
@@ -221,15 +328,14 @@ static void accept_one(unsigned i)
 			close(u);
 		return;
 	}
-	*k = (struct fconn){.c = c, .u = u};
+	*k = (struct fconn){.c = c, .u = u, .fw = (uint8_t)i, .since_ms = reached_now_ms()};
 	relay_init(&k->up);
 	relay_init(&k->down);
 	if (!syscall(SYS_connect, u, fw[i].v6 ? (void *)&a6 : (void *)&a4,
 	             fw[i].v6 ? sizeof(a6) : sizeof(a4)))
 		return;
-	if (errno == EINPROGRESS)
-		k->connecting = true;
-	else
+	k->connecting = true; /* conn_close() logs no line for it */
+	if (errno != EINPROGRESS)
 		conn_close(k); /* the jail's client sees its connection closed */
 }
 
@@ -256,7 +362,7 @@ static void step(struct fconn *k, short rc, short ru)
 		if (!ru)
 			return;
 		if (getsockopt(k->u, SOL_SOCKET, SO_ERROR, &err, &l) || err) {
-			conn_close(k);
+			conn_close(k); /* still connecting: nothing was reached */
 			return;
 		}
 		k->connecting = false;
@@ -329,6 +435,14 @@ static void forward_serve(const struct pollfd *p, unsigned n)
 }
 
 static const struct ev_source forward_source = {forward_fill, forward_serve};
+
+/* The run ends: the connections still open are closed, and logged. */
+void forward_end(void)
+{
+	for (unsigned i = 0; n_fw && i < FW_CONNS; i++)
+		if (conns[i].c >= 0)
+			conn_close(&conns[i]);
+}
 
 /* The parent, after the proxy's listener: the forwards' listeners, or
  * NULL when the run has none or pid 1 ended before it sent them. */

@@ -119,6 +119,7 @@ void supervise_signal(pid_t child, int sig)
 		die("wait for the jail", errno, NULL);
 	if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
 		proxy_end();
+		forward_end();
 		refusals_report();
 		limits_release();
 		if (die_cleanup)

@@ -6,11 +6,16 @@
 # without it; another host port and a name lookup still fail; [::1] is
 # reached as 127.0.0.1 inside; a mode that fixes the network, --jail-net
 # and a bad host refuse the option; --jail-explain lists it.  The policy's
-# 'network host' (jail-python) is narrowed to the forwarded ports.
+# 'network host' (jail-python) is narrowed to the forwarded ports.  A
+# policy's 'forward PORT;' (jail-fwpol, built here for the test's port)
+# works alike, in lockdown too where its mode block says so; the jail's
+# [::1]:PORT answers as its 127.0.0.1:PORT; --jail-log has an 'allowed'
+# line per forwarded connection.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
 fw_cases="forward-reach forward-with-allow forward-without forward-other-port forward-dns forward-v6 forward-lockdown
-	forward-jail-net forward-bad-host forward-narrows-host forward-explain"
+	forward-jail-net forward-bad-host forward-narrows-host forward-explain forward-curl forward-v6-inside
+	forward-log forward-policy forward-policy-lockdown forward-policy-explain"
 want_fw=0
 for n in $fw_cases; do c "$n" && want_fw=1; done
 
@@ -53,7 +58,44 @@ if [ $want_fw = 1 ]; then
 	if fw_p6=$(fw_port ::1 2>/dev/null) && [ -n "$fw_p6" ]; then
 		fw_serve ::1 "$fw_p6" || fw_p6=
 	fi
+	# The policy: the port in every mode but lockdown, whose block
+	# forwards it again (its 'network none' keeps its own block's only).
+	fw_pol=0
+	if [ -n "$fw_p" ]; then
+		cat >"$T/fw/fwpol.aj" <<EOF
+include "base.aj";
+
+policy fwpol extends base {
+    network none;
+    forward $fw_p;
+    mode lockdown {
+        network none;
+        forward 127.0.0.1:$fw_p;
+    }
+}
+EOF
+		if "$build/bin/aijail-compile" --build -I "$root/policies" -o "$bin/jail-fwpol" "$T/fw/fwpol.aj" \
+			>"$T/fw/build.log" 2>&1; then
+			chmod 0755 "$bin/jail-fwpol"
+			fw_pol=1
+		fi
+	fi
 fi
+
+# fw_log FILE: --jail-log's allowed lines as HOST:PORT:ADDRESS:ok, where ok
+# says bytes went both ways and the line has a time and a duration.
+fw_log() {
+	"$py" -c 'import json, sys
+out = []
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    if j.get("kind") != "allowed":
+        out.append(j.get("kind", "?"))
+        continue
+    ok = j["bytes_up"] > 0 and j["bytes_down"] > 0 and j["time"] > 0 and j["duration_ms"] >= 0
+    out.append("%s:%s:%s:%s" % (j["host"], j["port"], j["address"], "ok" if ok else l.strip()))
+print(" ".join(sorted(out)))' "$1" 2>&1
+}
 
 if [ $want_fw = 1 ] && [ -z "$fw_p" ]; then
 	for n in $fw_cases; do c "$n" && skip "$n" "no HTTP server on 127.0.0.1 could be started"; done
@@ -146,6 +188,68 @@ print(n["level"], " ".join("%s>%s:%s" % (f["port"], f["host"], f["host_port"]) f
 			pass forward-explain
 		else
 			fail forward-explain "json $(q "$got"), text $(q "$OUT")"
+		fi
+	fi
+fi
+if [ $want_fw = 1 ] && [ -n "$fw_p" ]; then
+	# A plain client that knows nothing of proxies: curl, no variables.
+	if c forward-curl; then
+		jrun user -- jail-worker --jail-no-net --jail-forward="$fw_p" curl -s -m 10 "http://127.0.0.1:$fw_p/hi.txt"
+		expect forward-curl 0 forward-ok
+	fi
+	# The jail's [::1]:PORT is the same forward, to the host's 127.0.0.1.
+	if c forward-v6-inside; then
+		if [ ! -e /proc/net/if_inet6 ]; then
+			skip forward-v6-inside "no IPv6 in this kernel (no /proc/net/if_inet6): the jail's lo has no ::1"
+		else
+			jrun user -- jail-worker --jail-no-net --jail-forward="$fw_p" curl -s -m 10 -g "http://[::1]:$fw_p/hi.txt"
+			expect forward-v6-inside 0 forward-ok
+		fi
+	fi
+	if c forward-log; then
+		mkdir -p "$T/fw/log"
+		chown "$tuid:$tgid" "$T/fw/log"
+		rm -f "$T/fw/log/l.jsonl"
+		fw_v6=()
+		[ -n "$fw_p6" ] && fw_v6=(--jail-forward="[::1]:$fw_p6")
+		jrun user -- jail-worker --jail-no-net --jail-log="$T/fw/log/l.jsonl" --jail-forward="$fw_p" "${fw_v6[@]}" \
+			sh -c 'curl -s -m 10 "http://127.0.0.1:$1/hi.txt"; echo; [ -z "$2" ] || curl -s -m 10 "http://127.0.0.1:$2/hi.txt"' sh "$fw_p" "$fw_p6"
+		logged=$(fw_log "$T/fw/log/l.jsonl")
+		want="127.0.0.1:$fw_p:127.0.0.1:ok"
+		[ -n "$fw_p6" ] && want=$(printf '%s\n' "$want" "::1:$fw_p6:::1:ok" | sort | tr '\n' ' ' | sed 's/ $//')
+		if [ "$RC" = 0 ] && [ "$logged" = "$want" ]; then pass forward-log; else
+			fail forward-log "exit status $RC, stdout $(q "$OUT"), the log $(q "$logged"); expected $(q "$want")"
+		fi
+	fi
+	if [ $fw_pol = 0 ]; then
+		for n in forward-policy forward-policy-lockdown forward-policy-explain; do
+			c $n && fail $n "aijail-compile --build of the test policy failed: $(tail -n 3 "$T/fw/build.log")"
+		done
+	else
+		if c forward-policy; then
+			jrun user -- jail-fwpol sh -c 'curl -s -m 10 "http://127.0.0.1:$1/hi.txt"; echo; "$2" -c "$3" "$1"' sh "$fw_p" "$py" "$FW_GET"
+			expect forward-policy 0 $'forward-ok\nforward-ok'
+		fi
+		# lockdown's block forwards the port itself; the run adds none.
+		if c forward-policy-lockdown; then
+			jrun user -- jail-fwpol --jail-mode=lockdown "$py" -c "$FW_GET" "$fw_p"
+			a="$RC $OUT"
+			jrun user -- jail-fwpol --jail-mode=lockdown --jail-forward="$fw_other" true
+			if [ "$a" = "0 forward-ok" ] && [ "$RC" = 125 ] && [[ $ERR == *"this mode fixes the network"* ]]; then
+				pass forward-policy-lockdown
+			else
+				fail forward-policy-lockdown "lockdown: $(q "$a"); with --jail-forward: exit status $RC, stderr $(q "$ERR")"
+			fi
+		fi
+		if c forward-policy-explain; then
+			jrun user -- jail-fwpol --jail-forward="[::1]:$fw_other" --jail-explain=json
+			got=$(printf '%s' "$OUT" | $py -c 'import json, sys
+n = json.load(sys.stdin)["network"]
+print(" ".join("%s>%s:%s:%s" % (f["port"], f["host"], f["origin"], f["option"]) for f in n["forwards"]))' 2>&1)
+			want="$fw_p>127.0.0.1:policy:None $fw_other>[::1]:option:--jail-forward=[::1]:$fw_other"
+			if [ "$got" = "$want" ]; then pass forward-policy-explain; else
+				fail forward-policy-explain "got $(q "$got"), expected $(q "$want")"
+			fi
 		fi
 	fi
 fi

@@ -131,6 +131,51 @@ static void allow_ranks_between_loopback_and_host(void **state)
 	assert_non_null(strstr(diags(), "its network is allow, mode 'normal' has loopback"));
 }
 
+/* 'forward': the ports in the table, a later block's forward of the same
+ * port replacing the earlier one, and a mode's 'network' keeping only its
+ * own block's (lockdown forwards what it says itself). */
+static void forwards_follow_their_blocks(void **state)
+{
+	(void)state;
+	struct compiled *c = compile_str("policy p {\n"
+					 "    network none;\n"
+					 "    forward 11434 \"[::1]:5432\";\n"
+					 "    mode worker { forward [::1]:11434; }\n"
+					 "    mode lockdown { forward 5432; network none; }\n"
+					 "}\n");
+	assert_non_null(c);
+	assert_string_equal(diags(), "");
+	assert_int_equal(c->variants.n, 3);
+	const struct variant *n = &c->variants.v[0], *w = &c->variants.v[1], *l = &c->variants.v[2];
+	assert_int_equal(n->forwards.n, 2);
+	assert_int_equal(n->forwards.v[0].port, 11434);
+	assert_false(n->forwards.v[0].v6);
+	assert_int_equal(n->forwards.v[1].port, 5432);
+	assert_true(n->forwards.v[1].v6);
+	assert_int_equal(w->forwards.n, 2);
+	assert_true(w->forwards.v[0].v6); /* replaced in place */
+	assert_int_equal(l->forwards.n, 1);
+	assert_int_equal(l->forwards.v[0].port, 5432);
+	assert_false(l->forwards.v[0].v6);
+}
+
+static void forwards_need_a_namespace(void **state)
+{
+	(void)state;
+	assert_null(compile_str("policy p { network blocked; forward 80; }\n"));
+	assert_non_null(strstr(diags(), "a forward needs the jail's own network namespace"));
+	arena_free();
+	assert_null(compile_str("policy p { forward 80; network host; }\n"));
+	arena_free();
+	/* A stronger mode may forward what the host's network of the weaker
+	 * one reaches anyway. */
+	struct compiled *c = compile_str(
+	    "policy p { network host; mode worker { network none; forward 80; } }\n");
+	assert_non_null(c);
+	assert_int_equal(c->variants.v[0].forwards.n, 0);
+	assert_int_equal(c->variants.v[1].forwards.n, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +185,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(blocked_ranks_between_none_and_loopback, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(allow_lists_hosts, setup, teardown),
+		cmocka_unit_test_setup_teardown(forwards_follow_their_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(forwards_need_a_namespace, setup, teardown),
 		cmocka_unit_test_setup_teardown(allow_ranks_between_loopback_and_host, setup,
 						teardown),
 	};

@@ -1,0 +1,3 @@
+policy p {
+    forward 127.0.0.1;
+}

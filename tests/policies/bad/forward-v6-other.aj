@@ -1,0 +1,3 @@
+policy p {
+    forward [fe80::1]:8080;
+}

@@ -1,0 +1,3 @@
+policy p {
+    forward "::1:8080";
+}

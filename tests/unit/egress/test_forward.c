@@ -1,0 +1,197 @@
+/* test_forward.c: how stub/egress/forward.c puts the policy's 'forward'
+ * statements and a run's --jail-forward together: the policy's first, an
+ * option for a port the policy forwards to the same host adds nothing, to
+ * the other loopback address it is refused; a mode that fixes the network
+ * keeps its policy's forwards and refuses the run's; --jail-net makes the
+ * policy's moot.  forward.c keeps its state in statics, so each case runs
+ * in a child, which reports what --jail-explain would list. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "egress/egress.h"
+
+/* ---- fakes ---------------------------------------------------------------- */
+
+static char said[512]; /* what explain wrote, its values only */
+static const char *net_option;
+
+noreturn void diep(const char *step, const char *what, int err, const char *hint)
+{
+	printf("die: %s %s %s", step, what ? what : "", hint ? hint : "");
+	fflush(stdout);
+	(void)err;
+	_exit(125);
+}
+
+noreturn void die(const char *step, int err, const char *hint)
+{
+	diep(step, NULL, err, hint);
+}
+
+noreturn void die_usage(const char *what, const char *arg)
+{
+	diep(what, arg, 0, NULL);
+}
+
+const char *extra_net_option(void)
+{
+	return net_option;
+}
+
+void landlock_port(int ruleset, unsigned port)
+{
+	(void)ruleset, (void)port;
+}
+
+bool wire_send(int sock, enum wire_msg m, const struct iovec *iov, unsigned n, const int *fds,
+               unsigned n_fds)
+{
+	(void)sock, (void)m, (void)iov, (void)n, (void)fds, (void)n_fds;
+	return false;
+}
+
+int wire_recv(int sock, enum wire_msg m, void *buf, size_t len, int *fds, unsigned max)
+{
+	(void)sock, (void)m, (void)buf, (void)len, (void)fds, (void)max;
+	return -1;
+}
+
+void rp_open(const char *key, char kind)
+{
+	(void)key, (void)kind;
+}
+void rp_close(void)
+{
+}
+void rp_t(const char *s)
+{
+	(void)s;
+}
+void rp_str(const char *key, const char *s)
+{
+	snprintf(said + strlen(said), sizeof(said) - strlen(said), "%s=%s ", key, s);
+}
+void rp_jstr(const char *key, const char *s)
+{
+	(void)key, (void)s;
+}
+void rp_u(const char *key, unsigned long long v)
+{
+	snprintf(said + strlen(said), sizeof(said) - strlen(said), "%s=%llu ", key, v);
+}
+
+uint64_t reached_now_ms(void)
+{
+	return 0;
+}
+
+void reached_conn(const char *target, const struct sockaddr *to, uint64_t up, uint64_t down,
+                  uint64_t since_ms)
+{
+	(void)target, (void)to, (void)up, (void)down, (void)since_ms;
+}
+
+/* ---- the cases -------------------------------------------------------------- */
+
+static const struct aj_forward policy_fw[] = {{11434, 0}, {5432, 1}};
+
+/* Runs forward_add() for each option, forward_apply() on v, and prints
+ * the explain's values (or the refusal): what the child said. */
+static const char *run(const struct aj_variant *v, const char *const *opts, const char *net)
+{
+	static char out[1024];
+	int p[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		dup2(p[1], 1);
+		net_option = net;
+		for (; *opts; opts++)
+			forward_add(strchr(*opts, '=') + 1, *opts);
+		v = forward_apply(v);
+		forward_explain();
+		printf("network=%d count=%u %s", v->network, forward_count(), said);
+		fflush(stdout);
+		_exit(0);
+	}
+	close(p[1]);
+	n = read(p[0], out, sizeof(out) - 1);
+	out[n > 0 ? n : 0] = 0;
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	return out;
+}
+
+static void policy_first_then_options(void **state)
+{
+	struct aj_variant v = {.network = AJ_NET_NONE, .forwards = policy_fw, .n_forwards = 2};
+	const char *opts[] = {"--jail-forward=8080", "--jail-forward=11434", NULL};
+
+	(void)state;
+	assert_string_equal(run(&v, opts, NULL),
+	                    "network=0 count=3 port=11434 host=127.0.0.1 host_port=11434 "
+	                    "origin=policy port=5432 host=[::1] host_port=5432 origin=policy "
+	                    "port=8080 host=127.0.0.1 host_port=8080 origin=option "
+	                    "option=--jail-forward=8080 ");
+}
+
+static void option_to_the_other_host_is_refused(void **state)
+{
+	struct aj_variant v = {.network = AJ_NET_NONE, .forwards = policy_fw, .n_forwards = 2};
+	const char *opts[] = {"--jail-forward=[::1]:11434", NULL};
+
+	(void)state;
+	assert_non_null(strstr(run(&v, opts, NULL), "die: the policy forwards this port to the "
+	                                            "host's other loopback address"));
+}
+
+static void fixed_mode_keeps_its_own_and_refuses_the_runs(void **state)
+{
+	struct aj_variant v = {.network = AJ_NET_NONE,
+	                       .flags = AJ_VARIANT_NET_FIXED,
+	                       .forwards = policy_fw,
+	                       .n_forwards = 1};
+	const char *none[] = {NULL}, *same[] = {"--jail-forward=127.0.0.1:11434", NULL},
+	           *other[] = {"--jail-forward=8080", NULL};
+
+	(void)state;
+	assert_string_equal(run(&v, none, NULL), "network=0 count=1 port=11434 host=127.0.0.1 "
+	                                         "host_port=11434 origin=policy ");
+	/* The same port to the same host adds nothing: nothing to refuse. */
+	assert_string_equal(run(&v, same, NULL), "network=0 count=1 port=11434 host=127.0.0.1 "
+	                                         "host_port=11434 origin=policy ");
+	assert_non_null(
+	    strstr(run(&v, other, NULL), "die: use --jail-forward=8080 this mode fixes"));
+}
+
+static void host_network_makes_the_policys_moot(void **state)
+{
+	struct aj_variant v = {.network = AJ_NET_HOST, .forwards = policy_fw, .n_forwards = 2};
+	const char *none[] = {NULL};
+
+	(void)state;
+	assert_string_equal(run(&v, none, "--jail-net"), "network=4 count=0 ");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(policy_first_then_options),
+	    cmocka_unit_test(option_to_the_other_host_is_refused),
+	    cmocka_unit_test(fixed_mode_keeps_its_own_and_refuses_the_runs),
+	    cmocka_unit_test(host_network_makes_the_policys_moot),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
