@@ -70,6 +70,11 @@ static noreturn void help(const struct aj_policy *pol)
 	                        "one the jail\n"
 	                        "                        can write)\n"
 	                        "  --jail-log-allowed=no only the refusals in --jail-log's FILE\n"
+	                        "  --jail-terminal=passthrough  your terminal to the jail as it is "
+	                        "(the default,\n"
+	                        "                        filter, gives it a pseudo-terminal whose "
+	                        "output goes\n"
+	                        "                        through a filter)\n"
 	                        "  --jail-version        the policy's identity and the compiler's "
 	                        "version\n"
 	                        "  --jail-help           this text\n"
@@ -155,6 +160,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		egress_allow_host(value, opt);
 	else if (!strcmp(name, "forward") && value)
 		forward_add(value, opt);
+	else if (!strcmp(name, "terminal") && value)
+		term_option(value, opt);
 	else if (value || !extra_toggle(name, opt))
 		return false;
 	return true;
@@ -173,8 +180,9 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
  * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
-	static const char *const takes_value[] = {
-	    "mode", "timeout", "ro", "rw", "allow-host", "log", "log-allowed", "forward"};
+	static const char *const takes_value[] = {"mode",        "timeout",    "ro",
+	                                          "rw",          "allow-host", "log",
+	                                          "log-allowed", "forward",    "terminal"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -327,6 +335,8 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 		n++;
 	if ((src[n] = forward_start(fd)))
 		n++;
+	if ((src[n] = term_start()))
+		n++;
 	src[n++] = notify_start(r->v, fd);
 	supervise_parent(pid, src, n);
 }
@@ -337,6 +347,7 @@ static noreturn void init_run(struct run *r)
 {
 	int ruleset;
 
+	term_child();
 	ns_init_prepare(r->v);
 	mode_seal(r);
 	plan_open_sources();
@@ -420,6 +431,7 @@ int main(int argc, char **argv)
 	if (run_fallback)
 		fallback_env(env_slots, AJ_ENV_MAX);
 	limits_resolve(r->v);
+	term_setup(o.explain);
 	if (o.explain) {
 		/* The fallback's walk asks its record: no watcher knows it. */
 		if (run_fallback)

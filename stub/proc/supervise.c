@@ -111,6 +111,10 @@ void supervise_signal(pid_t child, int sig)
 		return;
 	}
 	if (sig != SIGCHLD) {
+		/* And forwarded still: without a controlling terminal the
+		 * target would not hear of it. */
+		if (sig == SIGWINCH)
+			term_winch();
 		kill(child, sig);
 		return;
 	}
@@ -118,6 +122,7 @@ void supervise_signal(pid_t child, int sig)
 	if (p < 0)
 		die("wait for the jail", errno, NULL);
 	if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
+		term_end(); /* before the report, which is written to the caller's stderr */
 		proxy_end();
 		refusals_report();
 		limits_release();
@@ -207,6 +212,7 @@ static noreturn void target_exec(const struct run *r)
 
 	if (setsid() < 0)
 		die("start a new session", errno, NULL);
+	term_ctty();
 	if (sigprocmask(SIG_SETMASK, &supervise_sig_orig, NULL))
 		die("unblock signals", errno, NULL);
 	if (strchr(cmd, '/')) {
