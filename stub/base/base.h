@@ -45,7 +45,7 @@ extern const struct aj_policy *const aj_the_policy;
 extern int die_reap;
 extern void (*die_undo)(void);
 extern void (*die_cleanup)(void); /* removes the run's private directory (fallback.c) */
-extern void (*die_term)(void);    /* first: the caller's terminal back as it was (term/relay.c) */
+extern void (*die_term)(void);    /* first: the caller's terminal back as it was (term/term.c) */
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);
 noreturn void die_usage(const char *what, const char *arg);

@@ -38,7 +38,7 @@ void filter_init(struct filter *f);
  * the bytes written. */
 size_t filter_feed(struct filter *f, const uint8_t *in, size_t n, uint8_t *out);
 
-/* relay.c: the pseudo-terminal and its relay in the parent's one loop. */
+/* term.c: the pseudo-terminal and its relay in the parent's one loop. */
 enum term_mode { TERM_FILTER, TERM_PASSTHROUGH };
 extern enum term_mode term_mode;
 void term_option(const char *value, const char *opt);

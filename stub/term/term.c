@@ -1,4 +1,4 @@
-/* relay.c: the jail's terminal.
+/* term.c: the jail's terminal.
  *
  * When one of the caller's stdin, stdout and stderr is a terminal, the jail
  * gets a pseudo-terminal of its own instead: the caller opens it on the
