@@ -283,6 +283,19 @@ size_t filter_feed(struct filter *f, const uint8_t *in, size_t n, uint8_t *out)
 	for (size_t i = 0; i < n; i++) {
 		uint8_t b = in[i];
 
+		/* The ground's run of ASCII text, the bulk of any output. */
+		if (f->state == S_GROUND && !f->held_c2 && !f->utf8_cont) {
+			size_t j = i;
+
+			while (j < n && in[j] < 0x80 && in[j] != ESC && in[j] != ENQ)
+				j++;
+			memcpy(o, in + i, j - i);
+			o += j - i;
+			if (j == n)
+				break;
+			i = j;
+			b = in[i];
+		}
 		if (f->held_c2) {
 			f->held_c2 = false;
 			if (b >= 0x80 && b <= 0x9f) {
