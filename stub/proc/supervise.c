@@ -111,10 +111,12 @@ void supervise_signal(pid_t child, int sig)
 		return;
 	}
 	if (sig != SIGCHLD) {
-		/* And forwarded still: without a controlling terminal the
-		 * target would not hear of it. */
-		if (sig == SIGWINCH)
-			term_winch();
+		/* A size set on the jail's pseudo-terminal: the kernel
+		 * tells its foreground group, once. */
+		if (sig == SIGWINCH && term_winch())
+			return;
+		if (sig == SIGCONT)
+			term_cont();
 		kill(child, sig);
 		return;
 	}

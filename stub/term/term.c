@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -123,15 +124,12 @@ static void term_die(void)
 	term_end();
 }
 
-static void make_raw(void)
+static void make_raw_on(int fd)
 {
 	struct termios t;
 
-	if (tcgetpgrp(0) != getpgrp() || ioctl(0, TCGETS, &saved))
-		return; /* in the background: its keys are another group's */
-	in = fcntl(0, F_DUPFD_CLOEXEC, 3);
-	if (in < 0)
-		die("relay the terminal", errno, NULL);
+	if (ioctl(fd, TCGETS, &saved))
+		return;
 	t = saved;
 	t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL | IXON);
 	t.c_oflag &= ~(tcflag_t)OPOST;
@@ -140,10 +138,20 @@ static void make_raw(void)
 	t.c_cflag |= CS8;
 	t.c_cc[VMIN] = 1;
 	t.c_cc[VTIME] = 0;
-	if (ioctl(in, TCSETSW, &t))
+	if (ioctl(fd, TCSETSW, &t))
 		die("put the terminal in raw mode", errno,
 		    "--jail-terminal=passthrough gives the jail your terminal as it is");
 	raw = true;
+}
+
+static void make_raw(void)
+{
+	if (tcgetpgrp(0) != getpgrp())
+		return; /* in the background: its keys are another group's */
+	in = fcntl(0, F_DUPFD_CLOEXEC, 3);
+	if (in < 0)
+		die("relay the terminal", errno, NULL);
+	make_raw_on(in);
 }
 
 /* The caller, before any namespace: the pseudo-terminal, when one of 0, 1,
@@ -245,6 +253,41 @@ static unsigned term_fill(struct pollfd *p, unsigned max)
 	return 2;
 }
 
+/* The caller's terminal back in the caller's mode, the stub stopped as the
+ * caller's shell stopped it before there was a pseudo-terminal: the jail
+ * runs on meanwhile, and term_cont() takes the terminal again. */
+static void suspend(void)
+{
+	if (raw && !ioctl(in, TCSETSW, &saved))
+		raw = false;
+	kill(getpid(), SIGTSTP);
+	term_cont();
+}
+
+/* SIGCONT: the terminal raw again, if it is ours to read (fg, not bg). */
+void term_cont(void)
+{
+	if (!active || ended || in < 0 || raw || tcgetpgrp(in) != getpgrp())
+		return;
+	make_raw_on(in);
+	term_winch();
+}
+
+/* Where the jail's own line discipline would stop its foreground group
+ * (ISIG and the VSUSP character, ^Z), the stub stops instead; a target
+ * stopped inside would hold the caller's shell until it is killed. */
+static size_t suspend_at(size_t r)
+{
+	struct termios t;
+
+	if (ioctl(master, TCGETS, &t) || !(t.c_lflag & ISIG) || t.c_cc[VSUSP] == _POSIX_VDISABLE)
+		return r;
+	for (size_t k = 0; k < r; k++)
+		if (ibuf[k] == t.c_cc[VSUSP])
+			return k;
+	return r;
+}
+
 static void term_serve(const struct pollfd *p, unsigned n)
 {
 	if (n < 2)
@@ -252,10 +295,21 @@ static void term_serve(const struct pollfd *p, unsigned n)
 	if (p[1].revents) {
 		ssize_t r = read(in, ibuf, sizeof(ibuf));
 
-		if (r > 0)
-			i_at = 0, i_n = (size_t)r;
-		else if (r == 0 || (errno != EINTR && errno != EAGAIN))
+		if (r > 0) {
+			size_t k = suspend_at((size_t)r);
+
+			i_at = 0, i_n = k;
+			if (k < (size_t)r) {
+				/* What came after ^Z is typed ahead of a stop:
+				 * dropped, as a line discipline flushes it. */
+				if (k && write(master, ibuf, k) < 0)
+					i_n = 0;
+				i_n = 0;
+				suspend();
+			}
+		} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
 			in_done = true;
+		}
 	}
 	if (i_n && !m_done) {
 		ssize_t w = write(master, ibuf + i_at, i_n);

@@ -46,6 +46,7 @@ void term_setup(bool explain);
 void term_child(void);
 void term_ctty(void);
 bool term_winch(void);
+void term_cont(void);
 void term_end(void);
 void term_explain(void);
 const struct ev_source *term_start(void); /* NULL: no pseudo-terminal */

@@ -9,11 +9,12 @@
 # descriptors is the caller's terminal, and a write to each of them puts
 # no OSC 52 on it; the terminal's mode is the same after the run, after
 # SIGKILL of the target and after --jail-timeout; a size change reaches
-# the target; keys reach it (^C as SIGINT); pipes are left alone.
+# the target; keys reach it (^C as SIGINT); ^Z stops the stub as a job;
+# pipes are left alone.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
 term_cases="term-osc52 term-title-query term-kept term-less term-passthrough term-fds term-restore-kill
-	term-restore-timeout term-winch term-keys term-ctrl-c term-pipe term-explain"
+	term-restore-timeout term-winch term-keys term-ctrl-c term-ctrl-z term-pipe term-explain"
 want_term=0
 for n in $term_cases; do c "$n" && want_term=1; done
 
@@ -46,6 +47,8 @@ prun() {
 	RC=${line#rc=}
 	RC=${RC%% *}
 	TMODE=${line##*termios=}
+	TSTOP=${TMODE#* stopped=}
+	TMODE=${TMODE%% *}
 	[ -f "$TOUT" ] || : >"$TOUT"
 }
 
@@ -131,11 +134,14 @@ print("caller-fds:", mine)' '{RDEV}'
 		fi
 	fi
 	if c term-winch; then
-		prun --size 24x80 --resize 40x100@2 -- jail "$py" -c 'import os, signal, sys
-signal.signal(signal.SIGWINCH, lambda *a: (print("now", *os.get_terminal_size(0)), sys.exit(0)))
+		prun --size 24x80 --resize 40x100@2 -- jail "$py" -c 'import os, signal, time
+heard = []
+signal.signal(signal.SIGWINCH, lambda *a: heard.append(1))
 print("was", *os.get_terminal_size(0), flush=True)
-signal.alarm(15)
-signal.pause()'
+end = time.monotonic() + 20
+while time.monotonic() < end and not (heard and os.get_terminal_size(0) == (100, 40)):
+    time.sleep(0.1)
+print("now" if heard else "unheard", *os.get_terminal_size(0))'
 		if [ "$RC" = 0 ] && tty_has "$TOUT" 'was 80 24' && tty_has "$TOUT" 'now 100 40'; then pass term-winch; else
 			fail term-winch "exit status $RC, the terminal got $(tty_show "$TOUT")"
 		fi
@@ -151,6 +157,14 @@ signal.pause()'
 		prun --send '\x03@2' -- jail sleep 20
 		if [ "$RC" = 130 ] && [ "$TMODE" = same ]; then pass term-ctrl-c; else
 			fail term-ctrl-c "exit status $RC (expected 130), termios $TMODE"
+		fi
+	fi
+	# ^Z typed: the stub stops (the caller's shell gets its terminal back,
+	# in its own mode), the jail runs on, fg resumes; as before the pty.
+	if c term-ctrl-z; then
+		prun --send '\x1a@1' -- jail sh -c 'sleep 3; echo done'
+		if [ "$RC" = 0 ] && [ "$TSTOP" = yes-termios-same ] && [ "$TMODE" = same ] && tty_has "$TOUT" done; then pass term-ctrl-z; else
+			fail term-ctrl-z "exit status $RC, stopped: $TSTOP, termios after: $TMODE, the terminal got $(tty_show "$TOUT")"
 		fi
 	fi
 	# stdout a pipe (jrun: stdin /dev/null, stdout and stderr files): no

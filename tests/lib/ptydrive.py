@@ -6,10 +6,12 @@ stdin, stdout and stderr), and records what reaches the terminal.
 Usage: ptydrive.py OUT [--size ROWSxCOLS] [--resize ROWSxCOLS@SECONDS]
                    [--send TEXT@SECONDS] [--stdin-null] -- COMMAND...
 Writes every byte the terminal got to OUT, then prints one line:
-  rc=N termios=same|changed
+  rc=N termios=same|changed stopped=no|yes-termios-same|yes-termios-changed
 termios compares the terminal's mode after the command with before it
 (what a shell would find when it reads its next line). TEXT takes
-Python escapes (\\x03 for ^C).
+Python escapes (\\x03 for ^C). The command runs as a job-control shell runs
+it (a process group of its own, in the foreground); stopped=yes-…: it
+stopped (^Z), with the terminal's mode then, and was resumed as fg does.
 """
 import fcntl
 import os
@@ -21,11 +23,40 @@ import termios
 import time
 
 
+def shell(cmd, tty, stopped_path):
+    """A job-control shell's part: the command in a process group of its
+    own, in the terminal's foreground; when it stops (^Z), the shell takes
+    the terminal back, notes it, and resumes it as fg would."""
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    mode = termios.tcgetattr(tty)
+    job = os.fork()
+    if job == 0:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+        os.execvp(cmd[0], cmd)
+    os.setpgid(job, job)
+    os.tcsetpgrp(tty, job)
+    while True:
+        _, st = os.waitpid(job, os.WUNTRACED)
+        if os.WIFSTOPPED(st):
+            os.tcsetpgrp(tty, os.getpgrp())
+            with open(stopped_path, "a") as f:
+                f.write("same" if termios.tcgetattr(tty) == mode else "changed")
+            time.sleep(0.5)
+            os.tcsetpgrp(tty, job)
+            os.killpg(job, signal.SIGCONT)
+            continue
+        rc = os.waitstatus_to_exitcode(st)
+        os._exit(128 - rc if rc < 0 else rc)
+
+
 def main():
     argv = sys.argv[1:]
     sep = argv.index("--")
     opts, cmd = argv[:sep], argv[sep + 1:]
     out_path = opts.pop(0)
+    if os.path.exists(out_path + ".stopped"):
+        os.unlink(out_path + ".stopped")
     size, events, stdin_null = (24, 80), [], False
     while opts:
         o = opts.pop(0)
@@ -57,7 +88,7 @@ def main():
         os.dup2(os.open("/dev/null", os.O_RDONLY) if stdin_null else slave, 0)
         os.dup2(slave, 1)
         os.dup2(slave, 2)
-        os.execvp(cmd[0], cmd)
+        shell(cmd, slave, out_path + ".stopped")
     got = bytearray()
     start = time.monotonic()
     status = None
@@ -99,7 +130,11 @@ def main():
     with open(out_path, "wb") as f:
         f.write(got)
     rc = os.waitstatus_to_exitcode(status)
-    print("rc=%d termios=%s" % (rc, "same" if after == before else "changed"))
+    stopped = "no"
+    if os.path.exists(out_path + ".stopped"):
+        with open(out_path + ".stopped") as f:
+            stopped = "yes-termios-" + f.read()
+    print("rc=%d termios=%s stopped=%s" % (rc, "same" if after == before else "changed", stopped))
 
 
 main()
