@@ -40,6 +40,7 @@ static noreturn void help(const struct aj_policy *pol)
 		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
 		      "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
 		      "  --forward [H:]P       the same as --jail-forward=[H:]P\n"
+		      "  --terminal T          the same as --jail-terminal=T\n"
 		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
 		      "  --timeout S           the same as --jail-timeout=S\n"
 		      "  --log FILE            the same as --jail-log=FILE\n"

@@ -14,7 +14,7 @@
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
 term_cases="term-osc52 term-title-query term-kept term-less term-passthrough term-fds term-restore-kill
-	term-restore-timeout term-winch term-keys term-ctrl-c term-ctrl-z term-pipe term-explain"
+	term-restore-timeout term-winch term-keys term-ctrl-c term-ctrl-z term-pipe term-explain term-fallback"
 want_term=0
 for n in $term_cases; do c "$n" && want_term=1; done
 
@@ -173,6 +173,19 @@ print("now" if heard else "unheard", *os.get_terminal_size(0))'
 		jrun user -- jail sh -c 'readlink /proc/self/fd/1; printf "\033]52;c;SGVsbG8=\a"'
 		if [ "$RC" = 0 ] && [[ $OUT == *"]52;c;SGVsbG8="* ]] && [[ $OUT != *"/dev/pts"* ]]; then pass term-pipe; else
 			fail term-pipe "exit status $RC, stdout $(q "$OUT")"
+		fi
+	fi
+	# The fallback (no namespaces: a file of /proc covered, as run.sh's
+	# fallback cases do it): the same pseudo-terminal, filtered, and the
+	# caller's terminal not among the descriptors.
+	if c term-fallback; then
+		cover='for f in /proc/keys /proc/timer_list /proc/kcore; do [ -e "$f" ] && { mount --bind /dev/null "$f"; break; }; done && exec "$@"'
+		prun -- unshare -Urm sh -c "$cover" sh "$bin/jail-worker" "$py" -c 'import os, sys
+mine = [fd for fd in map(int, os.listdir("/proc/self/fd")) if os.path.exists("/proc/self/fd/%d" % fd) and os.stat(fd).st_rdev == int(sys.argv[1])]
+os.write(1, b"A\033]52;c;SGVsbG8=\aB\n")
+print("caller-fds:", mine)' '{RDEV}'
+		if [ "$RC" = 0 ] && tty_has "$TOUT" 'AB' && tty_has "$TOUT" 'caller-fds: []' && ! tty_has "$TOUT" '52;'; then pass term-fallback; else
+			fail term-fallback "exit status $RC, the terminal got $(tty_show "$TOUT")"
 		fi
 	fi
 	if c term-explain; then
