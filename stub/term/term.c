@@ -119,11 +119,6 @@ void term_end(void)
 	raw = false;
 }
 
-static void term_die(void)
-{
-	term_end();
-}
-
 static void make_raw_on(int fd)
 {
 	struct termios t;
@@ -173,7 +168,7 @@ void term_setup(bool explain)
 		if (ttys & (1U << (fd % 3)) &&
 		    (fd < 3 || (fcntl(0, F_GETFL) & O_ACCMODE) != O_RDONLY))
 			src = fd % 3;
-	die_term = term_die;
+	die_term = term_end;
 	master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (master < 0 || ioctl(master, TIOCSPTLCK, &unlock) ||
 	    (slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY)) < 0)

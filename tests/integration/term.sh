@@ -14,7 +14,7 @@
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
 term_cases="term-osc52 term-title-query term-kept term-less term-passthrough term-fds term-restore-kill
-	term-restore-timeout term-winch term-keys term-ctrl-c term-ctrl-z term-pipe term-explain term-fallback"
+	term-restore-timeout term-restore-125 term-winch term-keys term-ctrl-c term-ctrl-z term-pipe term-explain term-fallback"
 want_term=0
 for n in $term_cases; do c "$n" && want_term=1; done
 
@@ -32,9 +32,9 @@ prun() {
 	[ -x "$bin/$1" ] && set -- "$bin/$1" "${@:2}"
 	if [ $as_root -eq 1 ]; then
 		pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env
-			env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser")
+			env -i HOME="${PHOME:-$thome}" USER="$tuser" LOGNAME="$tuser")
 	else
-		pre=(env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser")
+		pre=(env -i HOME="${PHOME:-$thome}" USER="$tuser" LOGNAME="$tuser")
 	fi
 	TOUT=$T/tty/out
 	mkdir -p "$T/tty"
@@ -131,6 +131,24 @@ print("caller-fds:", mine)' '{RDEV}'
 		prun -- jail --jail-timeout=1 sleep 20
 		if [ "$RC" = 124 ] && [ "$TMODE" = same ]; then pass term-restore-timeout; else
 			fail term-restore-timeout "exit status $RC (expected 124), the terminal's mode after: $TMODE"
+		fi
+	fi
+	# pid 1 fails after the pseudo-terminal was made (a cache jail-python
+	# binds cannot be read: exit 125): the message reaches the terminal,
+	# and its mode is back.
+	if c term-restore-125; then
+		if [ $as_root -eq 0 ]; then
+			skip term-restore-125 "needs root, to make a directory the test user cannot read"
+		else
+			mkdir -p "$T/tty/h125/.cache/huggingface"
+			chown "$tuid:$tgid" "$T/tty/h125" "$T/tty/h125/.cache"
+			chmod 0700 "$T/tty/h125/.cache/huggingface"
+			PHOME=$T/tty/h125 prun -- jail-python -c 'print("ran")'
+			if [ "$RC" = 125 ] && [ "$TMODE" = same ] && tty_has "$TOUT" 'fatal: unable to' && ! tty_has "$TOUT" ran; then
+				pass term-restore-125
+			else
+				fail term-restore-125 "exit status $RC (expected 125), the terminal's mode after: $TMODE, it got $(tty_show "$TOUT")"
+			fi
 		fi
 	fi
 	if c term-winch; then
