@@ -83,22 +83,31 @@ static void write_all(const uint8_t *p, size_t n)
 	}
 }
 
-/* The master's output so far, filtered; false when there is no more. */
+/* The master's output so far, filtered; false when there is no more.  A
+ * pty gives a few KiB a read: as many as are there are read before one
+ * write, so that a fast writer costs fewer turns of the loop.  The filter
+ * writes in place, before the bytes it reads (FILTER_SLACK ahead). */
 static bool pump(void)
 {
-	ssize_t r = read(master, obuf + FILTER_SLACK, TERM_BUF);
+	size_t got = 0;
+	bool more = true;
 
-	if (r < 0 && (errno == EINTR || errno == EAGAIN))
-		return true;
-	if (r <= 0) {
-		m_done = true; /* EIO: no slave is open any more */
-		return false;
+	while (got < TERM_BUF) {
+		ssize_t r = read(master, obuf + FILTER_SLACK + got, TERM_BUF - got);
+
+		if (r > 0) {
+			got += (size_t)r;
+		} else if (r < 0 && errno == EINTR) {
+			continue;
+		} else {
+			if (r == 0 || errno != EAGAIN)
+				m_done = true, more = false; /* EIO: no slave is open any more */
+			break;
+		}
 	}
-	if (term_mode == TERM_PASSTHROUGH)
-		write_all(obuf + FILTER_SLACK, (size_t)r);
-	else
-		write_all(obuf, filter_feed(&flt, obuf + FILTER_SLACK, (size_t)r, obuf));
-	return true;
+	if (got)
+		write_all(obuf, filter_feed(&flt, obuf + FILTER_SLACK, got, obuf));
+	return more;
 }
 
 /* Every way out of the parent: the output the jail left, then the
