@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2154,SC2016 # sourced by run.sh, which sets the variables
+# shellcheck shell=bash disable=SC2154,SC2016,SC2034,SC2153 # sourced by run.sh, which sets the variables
 # term.sh: the jail's terminal (stub/term/), seen from the caller's side.
 # Each case runs the stub on a terminal of its own (tests/lib/ptydrive.py:
 # a new session, the pty's slave its stdin, stdout and stderr and its
@@ -30,7 +30,7 @@ prun() {
 	done
 	shift
 	[ -x "$bin/$1" ] && set -- "$bin/$1" "${@:2}"
-	if [ $as_root -eq 1 ]; then
+	if [ "$as_root" -eq 1 ]; then
 		pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env
 			env -i HOME="${PHOME:-$thome}" USER="$tuser" LOGNAME="$tuser")
 	else
@@ -42,7 +42,7 @@ prun() {
 	rm -f "$TOUT"
 	local line
 	line=$(cd "$P" && PTYDRIVE_TIMEOUT=$tmo timeout -k 5 "$((tmo + 10))" "${pre[@]}" \
-		PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm $py "$root/tests/lib/ptydrive.py" "$TOUT" "${opts[@]}" -- "$@" 2>"$T/out/stderr")
+		PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm "$py" "$root/tests/lib/ptydrive.py" "$TOUT" "${opts[@]}" -- "$@" 2>"$T/out/stderr")
 	ERR=$(cat "$T/out/stderr")
 	RC=${line#rc=}
 	RC=${RC%% *}
@@ -57,7 +57,7 @@ tty_has() {
 	$py -c 'import sys; sys.exit(0 if sys.argv[2].encode().decode("unicode_escape").encode("latin-1") in open(sys.argv[1], "rb").read() else 1)' "$1" "$2"
 }
 
-tty_show() { $py -c 'import sys; print(repr(open(sys.argv[1], "rb").read()[:300]))' "$1"; }
+tty_show() { "$py" -c 'import sys; print(repr(open(sys.argv[1], "rb").read()[:300]))' "$1"; }
 
 if [ $want_term = 1 ]; then
 	if c term-osc52; then
@@ -82,7 +82,7 @@ if [ $want_term = 1 ]; then
 	if c term-kept; then
 		kept='\033[?1049h\033[H\033[2J\033[1;31mred\033[0m\033[5;10H\033[?2004h\033[38;5;208m\342\200\234\303\251\342\224\200\033[?2004l\033[?1049l'
 		prun -- jail sh -c "printf '$kept'"
-		if [ "$RC" = 0 ] && tty_has "$TOUT" "$(printf '%s' "$kept" | $py -c 'import re, sys; print(re.sub(r"\\([0-7]{3})", lambda m: "\\x%02x" % int(m[1], 8), sys.stdin.read()), end="")')"; then pass term-kept; else
+		if [ "$RC" = 0 ] && tty_has "$TOUT" "$(printf '%s' "$kept" | "$py" -c 'import re, sys; print(re.sub(r"\\([0-7]{3})", lambda m: "\\x%02x" % int(m[1], 8), sys.stdin.read()), end="")')"; then pass term-kept; else
 			fail term-kept "exit status $RC, the terminal got $(tty_show "$TOUT")"
 		fi
 	fi
@@ -137,7 +137,7 @@ print("caller-fds:", mine)' '{RDEV}'
 	# binds cannot be read: exit 125): the message reaches the terminal,
 	# and its mode is back.
 	if c term-restore-125; then
-		if [ $as_root -eq 0 ]; then
+		if [ "$as_root" -eq 0 ]; then
 			skip term-restore-125 "needs root, to make a directory the test user cannot read"
 		else
 			mkdir -p "$T/tty/h125/.cache/huggingface"
@@ -181,7 +181,7 @@ print("now" if heard else "unheard", *os.get_terminal_size(0))'
 	# in its own mode), the jail runs on, fg resumes; as before the pty.
 	if c term-ctrl-z; then
 		prun --send '\x1a@1' -- jail sh -c 'sleep 3; echo done'
-		if [ "$RC" = 0 ] && [ "$TSTOP" = yes-termios-same ] && [ "$TMODE" = same ] && tty_has "$TOUT" done; then pass term-ctrl-z; else
+		if [ "$RC" = 0 ] && [ "$TSTOP" = yes-termios-same ] && [ "$TMODE" = same ] && tty_has "$TOUT" "done"; then pass term-ctrl-z; else
 			fail term-ctrl-z "exit status $RC, stopped: $TSTOP, termios after: $TMODE, the terminal got $(tty_show "$TOUT")"
 		fi
 	fi
@@ -208,7 +208,7 @@ print("caller-fds:", mine)' '{RDEV}'
 	fi
 	if c term-explain; then
 		prun -- jail --jail-explain=json
-		a=$($py -c 'import json, sys; t = json.loads(open(sys.argv[1], "rb").read().decode().replace("\r\n", "\n"))["terminal"]; print(t["handling"], t["pty"], ",".join(t["terminals"]))' "$TOUT" 2>&1)
+		a=$("$py" -c 'import json, sys; t = json.loads(open(sys.argv[1], "rb").read().decode().replace("\r\n", "\n"))["terminal"]; print(t["handling"], t["pty"], ",".join(t["terminals"]))' "$TOUT" 2>&1)
 		prun -- jail --jail-terminal=passthrough --jail-explain
 		if [ "$a" = "filter True stdin,stdout,stderr" ] && tty_has "$TOUT" 'passthrough (the jail writes to your terminal as it is'; then pass term-explain; else
 			fail term-explain "json: $a; text $(tty_show "$TOUT")"
