@@ -342,11 +342,16 @@ const struct ev_source *term_start(void)
 	return &term_source;
 }
 
+bool term_pty(void)
+{
+	return ttys && term_mode == TERM_FILTER;
+}
+
 /* Inside --jail-explain: the terminal handling in force. */
 void term_explain(void)
 {
 	static const char *const names[3] = {"stdin", "stdout", "stderr"};
-	bool pty = ttys && term_mode == TERM_FILTER;
+	bool pty = term_pty();
 
 	rp_field("terminal");
 	rp_open("terminal", '{');

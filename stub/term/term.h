@@ -49,6 +49,7 @@ bool term_winch(void);
 void term_cont(void);
 void term_end(void);
 void term_explain(void);
+bool term_pty(void);                      /* a run here would make the pseudo-terminal */
 const struct ev_source *term_start(void); /* NULL: no pseudo-terminal */
 
 #endif
