@@ -91,7 +91,7 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -flto-partition=one -Wl,--gc-secti
 DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates curl \
-	cargo chromium groff-base iptables iproute2
+	cargo chromium groff-base iptables iproute2 less
 DEB_BENCH := hyperfine bubblewrap
 # make check-docker: a Docker engine, and a static shell for its images.
 DEB_DOCKER := docker.io busybox-static debootstrap
@@ -113,7 +113,7 @@ COMPILER_SRC := $(wildcard compiler/*.c) $(wildcard common/*.c)
 COMPILER_OBJ := $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/grammar/aj.tab.o $(B)/obj/grammar/aj.lex.o
 # The stub's rooms, lowest first: a room includes only its own header and
 # the one below it (docs/layout.md; tests/layers/stub.py checks it).
-ROOMS        := base variant scan confine root notify egress proc fallback explain
+ROOMS        := base variant scan confine root notify egress term proc fallback explain
 STUB_HDR     := $(wildcard stub/*.h $(ROOMS:%=stub/%/*.h) common/*.h)
 STUB_SRC     := $(filter-out stub/policy.c,$(wildcard stub/*.c $(ROOMS:%=stub/%/*.c) common/*.c))
 STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)

@@ -48,10 +48,11 @@ noreturn void fallback_run(struct run *r)
 		settle_project(".", r->v);
 		record_save();
 		ns_scan_send(fd);
-		const struct ev_source *src[] = {notify_start(r->v, fd)};
+		const struct ev_source *src[] = {notify_start(r->v, fd), term_start()};
 
-		supervise_parent(pid, src, 1);
+		supervise_parent(pid, src, src[1] ? 2 : 1);
 	}
+	term_child();
 	ns_scan_receive();
 	/* Orphans of the target come to the supervisor, not the host's
 	 * init, and die with the target's process group at the end. */

@@ -40,6 +40,7 @@ static noreturn void help(const struct aj_policy *pol)
 		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
 		      "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
 		      "  --forward [H:]P       the same as --jail-forward=[H:]P\n"
+		      "  --terminal T          the same as --jail-terminal=T\n"
 		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
 		      "  --timeout S           the same as --jail-timeout=S\n"
 		      "  --log FILE            the same as --jail-log=FILE\n"
@@ -71,6 +72,11 @@ static noreturn void help(const struct aj_policy *pol)
 	                        "one the jail\n"
 	                        "                        can write)\n"
 	                        "  --jail-log-allowed=no only the refusals in --jail-log's FILE\n"
+	                        "  --jail-terminal=passthrough  your terminal to the jail as it is "
+	                        "(the default,\n"
+	                        "                        filter, gives it a pseudo-terminal whose "
+	                        "output goes\n"
+	                        "                        through a filter)\n"
 	                        "  --jail-version        the policy's identity and the compiler's "
 	                        "version\n"
 	                        "  --jail-help           this text\n"
@@ -156,6 +162,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		egress_allow_host(value, opt);
 	else if (!strcmp(name, "forward") && value)
 		forward_add(value, opt);
+	else if (!strcmp(name, "terminal") && value)
+		term_option(value, opt);
 	else if (value || !extra_toggle(name, opt))
 		return false;
 	return true;
@@ -174,8 +182,9 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
  * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
-	static const char *const takes_value[] = {
-	    "mode", "timeout", "ro", "rw", "allow-host", "log", "log-allowed", "forward"};
+	static const char *const takes_value[] = {"mode",        "timeout",    "ro",
+	                                          "rw",          "allow-host", "log",
+	                                          "log-allowed", "forward",    "terminal"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -328,6 +337,8 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 		n++;
 	if ((src[n] = forward_start(fd)))
 		n++;
+	if ((src[n] = term_start()))
+		n++;
 	src[n++] = notify_start(r->v, fd);
 	supervise_parent(pid, src, n);
 }
@@ -338,6 +349,7 @@ static noreturn void init_run(struct run *r)
 {
 	int ruleset;
 
+	term_child();
 	ns_init_prepare(r->v);
 	mode_seal(r);
 	plan_open_sources();
@@ -421,6 +433,7 @@ int main(int argc, char **argv)
 	if (run_fallback)
 		fallback_env(env_slots, AJ_ENV_MAX);
 	limits_resolve(r->v);
+	term_setup(o.explain);
 	if (o.explain) {
 		/* The fallback's walk asks its record: no watcher knows it. */
 		if (run_fallback)

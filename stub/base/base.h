@@ -45,6 +45,7 @@ extern const struct aj_policy *const aj_the_policy;
 extern int die_reap;
 extern void (*die_undo)(void);
 extern void (*die_cleanup)(void); /* removes the run's private directory (fallback.c) */
+extern void (*die_term)(void);    /* first: the caller's terminal back as it was (term/term.c) */
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);
 noreturn void die_usage(const char *what, const char *arg);
@@ -90,7 +91,7 @@ struct ev_source {
 	unsigned (*fill)(struct pollfd *p, unsigned max);
 	void (*serve)(const struct pollfd *p, unsigned n);
 };
-#define LOOP_SOURCES 4 /* the refusal listener, the proxy, and room */
+#define LOOP_SOURCES 5 /* the refusal listener, the proxy, the forwards, the terminal */
 
 /* The kernel's linux_dirent64; musl's struct dirent has the same layout but
  * a fixed-size name, which would mislead about the buffer. */

@@ -14,9 +14,13 @@
 int die_reap;           /* the parent's pid 1, killed and reaped by die() */
 void (*die_undo)(void); /* then removes what the parent made for it */
 void (*die_cleanup)(void);
+void (*die_term)(void);
 
 noreturn void diep(const char *step, const char *what, int err, const char *hint)
 {
+	/* Before the message: a raw terminal would print it askew. */
+	if (die_term)
+		die_term();
 	out_fd(2);
 	out_s(aj_progname);
 	out_s(": fatal: unable to ");

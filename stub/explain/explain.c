@@ -686,6 +686,7 @@ noreturn void explain(const struct run *r)
 	forward_explain();
 	rp_close();
 	rp_t("\n");
+	term_explain();
 	status = print_namespaces(r);
 	print_landlock(v);
 	print_toggles(r);

@@ -118,7 +118,8 @@ static int own_tty(struct stat *st)
  * of the container (another session's terminal could be read and
  * written).  /dev/ptmx stays (a new pty's other end is reached through
  * the descriptor, TIOCGPTPEER, not by a name in /dev/pts), and so does
- * the caller's own terminal. */
+ * the terminal fds 0-2 hold: the jail's own pseudo-terminal, or with
+ * --jail-terminal=passthrough the caller's. */
 static void dev_rules(int ruleset, uint64_t access)
 {
 	char path[32];
@@ -140,8 +141,12 @@ static void dev_rules(int ruleset, uint64_t access)
 	if ((fd = own_tty(&st)) >= 0) {
 		char tty[64];
 
+		/* At run time fds 0-2 hold the jail's pseudo-terminal
+		 * (term_child() comes first), not the caller's. */
 		resolve_fd_path(tty, fd);
-		fb_rule(ruleset, fd, access, false, tty);
+		fb_rule(ruleset, fd, access, false,
+		        ruleset < 0 && term_pty() ? "/dev/pts/N (the jail's own pseudo-terminal)"
+		                                  : tty);
 	}
 }
 
@@ -379,7 +384,8 @@ int fallback_explain(const struct run *r, const char *cause)
 	    "processes, so neither is granted: POSIX shared memory and named semaphores fail "
 	    "with EACCES (Python multiprocessing's Lock, Queue, Pool and shared_memory), and so "
 	    "does opening a new pty's other end by its name (openpty(3); TIOCGPTPEER works); "
-	    "/dev/ptmx and the caller's own terminal stay",
+	    "/dev/ptmx and the terminal on stdin, stdout, stderr stay (the jail's own "
+	    "pseudo-terminal; the caller's with --jail-terminal=passthrough)",
 	    "the mode's record for a jail inside this one: a nested jail's own layers add "
 	    "to these, its mode floor is not checked",
 	};

@@ -4,7 +4,7 @@
 #ifndef AJ_STUB_PROC_H
 #define AJ_STUB_PROC_H
 
-#include "egress/egress.h"
+#include "term/term.h"
 
 /* ns.c */
 int ns_enter(const struct aj_variant *v);

@@ -111,6 +111,12 @@ void supervise_signal(pid_t child, int sig)
 		return;
 	}
 	if (sig != SIGCHLD) {
+		/* A size set on the jail's pseudo-terminal: the kernel
+		 * tells its foreground group, once. */
+		if (sig == SIGWINCH && term_winch())
+			return;
+		if (sig == SIGCONT)
+			term_cont();
 		kill(child, sig);
 		return;
 	}
@@ -118,6 +124,7 @@ void supervise_signal(pid_t child, int sig)
 	if (p < 0)
 		die("wait for the jail", errno, NULL);
 	if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
+		term_end(); /* before the report, which is written to the caller's stderr */
 		proxy_end();
 		forward_end();
 		refusals_report();
@@ -208,6 +215,7 @@ static noreturn void target_exec(const struct run *r)
 
 	if (setsid() < 0)
 		die("start a new session", errno, NULL);
+	term_ctty();
 	if (sigprocmask(SIG_SETMASK, &supervise_sig_orig, NULL))
 		die("unblock signals", errno, NULL);
 	if (strchr(cmd, '/')) {

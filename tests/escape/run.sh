@@ -26,7 +26,8 @@
 #              character path, 40 hard links): denied, and the jail starts
 #   misc-*     the smaller ones (empty trigger variable, SIGALRM to pid 1,
 #              a symlink named secrets, a host socket under --ro, a
-#              project script named like a tool, hostile includes)
+#              project script named like a tool, hostile includes, the
+#              caller's terminal reached from a jail on it)
 #   sock-*     a live host socket a jail without network must not reach:
 #              systemd-resolved's beside resolv.conf, one in a profile's
 #              cache, one deep in an --ro map, one made during the run
@@ -1103,6 +1104,41 @@ if [ $as_root -eq 1 ]; then inc_case misc-include-shadow /etc/shadow; else
 	c misc-include-shadow && skip misc-include-shadow "/etc/shadow is not readable: nothing to leak"
 fi
 inc_case misc-include-zero /dev/zero
+
+# misc-term-reach: on a terminal (tests/lib/ptydrive.py, as a shell runs a
+# command), the jail tries every way to the caller's terminal: each
+# descriptor it has, /dev/tty, every /dev/pts/N it can open, and TIOCSTI
+# on each (a byte pushed into the terminal's input); an OSC 52 written by
+# any of them must not reach the terminal, and no descriptor may be the
+# terminal (its device number).
+if c misc-term-reach; then
+	mkdir -p "$T/tty"
+	chown "$tuid:$tgid" "$T/tty"
+	line=$(cd "$P" && timeout -k 5 "$tmo" "${asuser_pre[@]}" TERM=xterm /usr/bin/python3 "$root/tests/lib/ptydrive.py" "$T/tty/out" -- \
+		"$bin/jail" /usr/bin/python3 -c 'import fcntl, glob, os, sys, termios
+osc = b"\033]52;c;RVNDQVBF\a"
+fds = [int(f) for f in os.listdir("/proc/self/fd")]
+for p in ["/dev/tty"] + glob.glob("/dev/pts/*") + ["/proc/1/fd/%d" % i for i in range(3)]:
+    try:
+        fds.append(os.open(p, os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        pass
+same = []
+for fd in fds:
+    try:
+        if os.fstat(fd).st_rdev == int(sys.argv[1]):
+            same.append(fd)
+        os.write(fd, osc)
+        fcntl.ioctl(fd, termios.TIOCSTI, b"!")
+    except OSError:
+        pass
+print("same:", same)' '{RDEV}' 2>&1)
+	if [[ $line == "rc=0 "* ]] && grep -qa 'same: \[\]' "$T/tty/out" && ! grep -qa RVNDQVBF "$T/tty/out"; then
+		pass misc-term-reach
+	else
+		fail misc-term-reach "$line; the terminal got $(head -c 300 "$T/tty/out" | od -c | head -5)"
+	fi
+fi
 
 # --- sock-*: no named socket is reachable unless the policy or a toggle names it --------
 

@@ -35,7 +35,7 @@ import json, re, sys
 text = open(sys.argv[1], encoding="utf-8", errors="surrogateescape").read().splitlines()
 d = json.load(open(sys.argv[2], encoding="utf-8"))
 bad = []
-keys = ("schema policy stub identity command mode project hostname network namespaces "
+keys = ("schema policy stub identity command mode project hostname network terminal namespaces "
         "landlock toggles timeout mounts scan fence landlock_rules env rlimits limits "
         "seccomp buildable").split()
 bad += ["missing key " + k for k in keys if k not in d]
