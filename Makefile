@@ -23,7 +23,15 @@ AIJAIL_VERSION := 0.1
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
-PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+# The Python package goes to the folder under PREFIX that the system's
+# python3 searches (Debian: /usr/lib/python3/dist-packages for /usr, but
+# /usr/local/lib/python3.X/dist-packages for /usr/local, X its version);
+# where it searches none, sysconfig's purelib under PREFIX.  Computed
+# when first used (install, uninstall), and only when no PYTHONDIR is given.
+PYTHON    ?= $(firstword $(wildcard /usr/bin/python3) python3)
+ifeq ($(origin PYTHONDIR),undefined)
+PYTHONDIR = $(eval PYTHONDIR := $(or $(shell $(PYTHON) tools/pythondir.py '$(PREFIX)' 2>/dev/null),$(PREFIX)/lib/python3/dist-packages))$(PYTHONDIR)
+endif
 B         := build
 
 CC       ?= cc
