@@ -334,5 +334,9 @@ for layout in merged bindir nousr; do
 	expect "jail-worker: the fallback, naming the covered /proc" 0 '^ran$' -- -w /proj --security-opt seccomp=unconfined --security-opt apparmor=unconfined "$img" jail-worker sh -c 'echo ran'
 done
 
+# The Debian packages on fresh Debian 12 and 13 (AJ_PKG_RELEASES).
+# shellcheck source=tests/docker/pkg.sh
+. "$ROOT/tests/docker/pkg.sh"
+
 echo "check-docker: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
