@@ -372,7 +372,9 @@ uninstall:
 # files it does not ignore; everything but build/ outside git), so that
 # the user's build/ never ends up in a package; the packages land in
 # build/deb, lintian fails it on an error.
-DEB_DIR := $(B)/deb
+DEB_DIR  := $(B)/deb
+# dpkg-buildpackage runs make -j1 unless told: two jobs, as make -j2.
+DEB_JOBS ?= 2
 deb:
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
 	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
@@ -380,7 +382,7 @@ deb:
 	else \
 		tar --exclude=./$(B) -cf - . | tar -xf - -C $(DEB_DIR)/src; \
 	fi
-	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b
+	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b -J$(DEB_JOBS)
 	rm -rf $(DEB_DIR)/src
 	@if command -v lintian >/dev/null; then \
 		lintian --fail-on error $(DEB_DIR)/*.changes; \

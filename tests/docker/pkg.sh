@@ -2,35 +2,63 @@
 # (sourced by tests/docker/run.sh, inside its dockerd: DOCKER, T, ROOT,
 # ok and bad are its own).
 #
-# make deb builds the packages from a clean copy (AJ_DEB_DIR: a folder of
-# them already built); tests/lib/minbase.sh makes a debootstrap minbase
-# root of each release (AJ_PKG_RELEASES, default "bookworm trixie"),
-# docker import makes it an image, nothing is pulled.  In a container of
-# it, with the three relaxations make check needs and the host's network
-# for apt (this dockerd has no bridge): apt-get update, apt install
-# ./aijail_*.deb (and python3, which jail-python runs); as a user,
-# jail-python -c 'print(1)' prints 1 and a project's .env reads empty;
-# then apt install ./aijail-dev_*.deb ./python3-aijail_*.deb: as the user,
-# aijail-compile --build of a policy that includes base.aj gives a stub
-# that jails a command, and python3 imports aijail from the package.
+# Packages are built for the release they install on: aijail-dev's
+# runtime is GCC link-time code, which only that release's gcc reads.  For
+# the host's own release, make deb here (AJ_DEB_DIR: a folder of them
+# already built); for another, in a container of that release, from a
+# copy of the tree, with what make deps and make deps-pkg install (so
+# those lists are tested too).  tests/lib/minbase.sh makes a debootstrap
+# minbase root of each release (AJ_PKG_RELEASES, default "bookworm
+# trixie"), docker import makes it an image, nothing is pulled.  In a
+# container of it, with the three relaxations make check needs and the
+# host's network for apt (this dockerd has no bridge): apt-get update,
+# apt install ./aijail_*.deb (and python3, which jail-python runs); as a
+# user, jail-python -c 'print(1)' prints 1 and a project's .env reads
+# empty; then apt install ./aijail-dev_*.deb ./python3-aijail_*.deb: as
+# the user, aijail-compile --build of a policy that includes base.aj
+# gives a stub that jails a command, and python3 imports aijail.
 
 pkg_log=$T/pkg
 mkdir -p "$pkg_log"
-debs=${AJ_DEB_DIR:-}
-if [ -z "$debs" ]; then
-	echo "== the Debian packages: make deb"
-	if make -C "$ROOT" --no-print-directory deb >"$pkg_log/deb.log" 2>&1; then
-		debs=$ROOT/build/deb
-		ok "make deb: $(cd "$debs" && ls ./*.deb | tr '\n' ' ')"
-	else
-		bad "make deb failed; its last lines:"
-		tail -n 10 "$pkg_log/deb.log" | sed 's/^/        /'
-	fi
-fi
-if [ -n "$debs" ] && ! ls "$debs"/aijail_*.deb "$debs"/aijail-dev_*.deb "$debs"/python3-aijail_*.deb >/dev/null 2>&1; then
-	bad "no aijail, aijail-dev and python3-aijail packages in $debs"
+host_rel=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+relax=(--security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined)
+
+# pkg_debs REL: sets debs to a folder of the packages for REL, or empty.
+pkg_debs() {
+	local rel=$1 out
 	debs=
-fi
+	if [ "$rel" = "$host_rel" ] && [ -n "${AJ_DEB_DIR:-}" ]; then
+		debs=$AJ_DEB_DIR
+	elif [ "$rel" = "$host_rel" ]; then
+		if make -C "$ROOT" --no-print-directory deb >"$pkg_log/deb-$rel.log" 2>&1; then
+			debs=$ROOT/build/deb
+		else
+			bad "$rel: make deb failed; its last lines:"
+			tail -n 10 "$pkg_log/deb-$rel.log" | sed 's/^/        /'
+			return
+		fi
+	else
+		out=$T/deb-$rel
+		mkdir -p "$out"
+		if "$DOCKER" run --rm --network host -v "$ROOT:/src:ro" -v "$out:/out" "aj-pkg:$rel" sh -c '
+			set -e
+			mkdir /b && cd /src && tar --exclude=./build --exclude="./build-*" --exclude=./.git -cf - . | tar -xf - -C /b
+			cd /b && apt-get update && apt-get install -y make && make deps deps-pkg && make deb
+			cp build/deb/*.deb /out/' >"$pkg_log/deb-$rel.log" 2>&1; then
+			debs=$out
+		else
+			bad "$rel: make deb in a $rel container failed; its last lines:"
+			tail -n 10 "$pkg_log/deb-$rel.log" | sed 's/^/        /'
+			return
+		fi
+	fi
+	if ls "$debs"/aijail_*.deb "$debs"/aijail-dev_*.deb "$debs"/python3-aijail_*.deb >/dev/null 2>&1; then
+		ok "$rel: the packages: $(cd "$debs" && ls ./*.deb | tr '\n' ' ')"
+	else
+		bad "$rel: no aijail, aijail-dev and python3-aijail packages in $debs"
+		debs=
+	fi
+}
 
 # What runs in the container, as root: the packages from /debs, the checks
 # as the user u, one "STEP name rc=N" line and its output per step.
@@ -72,7 +100,6 @@ pkg_step() {
 }
 
 for rel in ${AJ_PKG_RELEASES:-bookworm trixie}; do
-	[ -n "$debs" ] || break
 	echo "== the packages on a fresh $rel (minbase), --security-opt seccomp= systempaths= apparmor=unconfined"
 	tar=$ROOT/build/minbase/$rel.tar
 	if ! "$ROOT/tests/lib/minbase.sh" "$rel" "$tar" >"$pkg_log/minbase-$rel.log" 2>&1; then
@@ -84,8 +111,11 @@ for rel in ${AJ_PKG_RELEASES:-bookworm trixie}; do
 		continue
 	fi
 	start=$(date +%s)
-	out=$("$DOCKER" run --rm --network host --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
-		--security-opt systempaths=unconfined -v "$debs:/debs:ro" -v "$pkg_log/in.sh:/in.sh:ro" \
+	pkg_debs "$rel"
+	echo "   ($rel: the packages in $(($(date +%s) - start)) s)"
+	[ -n "$debs" ] || continue
+	start=$(date +%s)
+	out=$("$DOCKER" run --rm --network host "${relax[@]}" -v "$debs:/debs:ro" -v "$pkg_log/in.sh:/in.sh:ro" \
 		"aj-pkg:$rel" sh /in.sh 2>&1)
 	printf '%s\n' "$out" >"$pkg_log/run-$rel.log"
 	echo "   ($rel: $(($(date +%s) - start)) s in the container; apt: $(printf '%s\n' "$out" |
