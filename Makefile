@@ -81,8 +81,9 @@ DEB_BENCH := hyperfine bubblewrap
 DEB_DOCKER := docker.io busybox-static debootstrap
 # make deb: dpkg-buildpackage, debhelper (dh-python for python3-aijail)
 # and the package's other build dependencies beyond DEB_BUILD (python3,
-# cmocka for the unit tests it runs); lintian checks the result.
-DEB_PKG := dpkg-dev debhelper dh-python python3 libcmocka-dev lintian
+# cmocka for the unit tests it runs; build-essential, which
+# dpkg-checkbuilddeps asks of every package); lintian checks the result.
+DEB_PKG := build-essential dpkg-dev debhelper dh-python python3 libcmocka-dev lintian
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
