@@ -289,7 +289,7 @@ bool watchtab_unflatten(struct watchtab_table *t)
 	for (unsigned i = 0; i < n; i++) {
 		struct watchtab_step w;
 		struct aj_step *st = &t->steps[i];
-		size_t la, lb;
+		size_t la = 0, lb = 0; /* gcc 14 (Debian 13) cannot see str_at sets them before use */
 
 		memcpy(&w, t->blob + sizeof(h) + i * sizeof(w), sizeof(w));
 		*st = (struct aj_step){
