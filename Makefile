@@ -4,6 +4,7 @@
 #   make deps-test  and those make check's suites and workloads need
 #   make deps-bench and those make bench compares against
 #   make deps-docker and those make check-docker needs (docker.io, busybox-static, debootstrap)
+#   make deps-pkg   and those make deb needs (dpkg-dev, debhelper, dh-python, lintian)
 #   make            build/bin/aijail-compile, build/gen/*.h, build/bin/jail*, and the
 #                   runtime --build links (build/lib/aijail, build/share/aijail)
 #   make check      unit tests (cmocka), policy error corpus, integration tests, escape
@@ -15,6 +16,8 @@
 #   make bench      start-up benchmark against bare exec and bubblewrap
 #   make fuzz       build the compiler fuzz target (clang, libFuzzer)
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall the same
+#   make deb        the Debian packages, from a clean copy: build/deb/*.deb
+#   make dist       the static release archive: build/dist/aijail-VERSION-ARCH-linux.tar.gz
 
 # The one place the version is written: the compiler prints it in every
 # identity (aijail-compile --identity, a stub's --jail-version).
@@ -26,7 +29,15 @@ AIJAIL_VERSION := 0.1
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
-PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+# The Python package goes to the folder under PREFIX that the system's
+# python3 searches (Debian: /usr/lib/python3/dist-packages for /usr, but
+# /usr/local/lib/python3.X/dist-packages for /usr/local, X its version);
+# where it searches none, sysconfig's purelib under PREFIX.  Computed
+# when first used (install, uninstall), and only when no PYTHONDIR is given.
+PYTHON    ?= $(firstword $(wildcard /usr/bin/python3) python3)
+ifeq ($(origin PYTHONDIR),undefined)
+PYTHONDIR = $(eval PYTHONDIR := $(or $(shell $(PYTHON) tools/pythondir.py '$(PREFIX)' 2>/dev/null),$(PREFIX)/lib/python3/dist-packages))$(PYTHONDIR)
+endif
 # The machine the stubs run on: this one's (x86_64) into build/, or
 # ARCH=aarch64, cross-built into build-aarch64/ (make deps-cross) so that
 # both builds stay.  The compiler always runs here: build-aarch64/bin holds
@@ -100,6 +111,11 @@ DEB_DOCKER := docker.io busybox-static debootstrap
 # fetched with apt-get download, never installed).
 DEB_CROSS := gcc-aarch64-linux-gnu musl-dev:arm64 linux-libc-dev:arm64 qemu-system-arm \
 	cpio
+# make deb: dpkg-buildpackage, debhelper (dh-python for python3-aijail)
+# and the package's other build dependencies beyond DEB_BUILD (python3,
+# cmocka for the unit tests it runs; build-essential, which
+# dpkg-checkbuilddeps asks of every package); lintian checks the result.
+DEB_PKG := build-essential dpkg-dev debhelper dh-python python3 libcmocka-dev lintian
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
@@ -129,7 +145,7 @@ SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard pol
 
 .PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
 	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker \
-	deps-cross check-aarch64
+	deps-cross check-aarch64 deps-pkg deb dist dist-check
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -160,6 +176,10 @@ deps-cross:
 	dpkg --add-architecture arm64
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_CROSS)
+
+deps-pkg:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PKG)
 
 # --- grammar and compiler (glibc, libseccomp) -------------------------------
 
@@ -329,7 +349,7 @@ mcp-check: $(B)/bin/aijail-mcp $(B)/bin/aijail-status $(STUBS)
 
 .PHONY: man-check status-check python-check orchestrator-check mcp-deps mcp-check
 
-check: all layers-check unit-check corpus-check fuzz-replay integration-check escape-check install-check \
+check: all layers-check unit-check corpus-check fuzz-replay integration-check escape-check install-check dist-check \
 	status-check python-check orchestrator-check mcp-check man-check
 	@echo "make check: all suites passed"
 
@@ -412,6 +432,69 @@ uninstall:
 		-exec rm -rf {} + 2>/dev/null; find $(DESTDIR)$(PYTHONDIR)/aijail -depth -type d \
 		-empty -delete 2>/dev/null; true)
 	rmdir $(I_LIB)/include $(I_LIB)/stub $(I_LIB) $(I_SHARE)/policies $(I_SHARE) 2>/dev/null || true
+
+# --- the Debian packages, the release archive -----------------------------------
+
+# dpkg-buildpackage in a copy of the sources (what git tracks, and new
+# files it does not ignore; everything but build/ outside git), so that
+# the user's build/ never ends up in a package; the packages land in
+# build/deb, lintian fails it on an error.
+DEB_DIR  := $(B)/deb
+# dpkg-buildpackage runs make -j1 unless told: two jobs, as make -j2.
+DEB_JOBS ?= 2
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C $(DEB_DIR)/src; \
+	else \
+		tar --exclude=./$(B) -cf - . | tar -xf - -C $(DEB_DIR)/src; \
+	fi
+	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b -J$(DEB_JOBS)
+	rm -rf $(DEB_DIR)/src
+	@if command -v lintian >/dev/null; then \
+		lintian --fail-on error $(DEB_DIR)/*.changes; \
+	else \
+		echo "make deb: no lintian (make deps-pkg installs it): the packages are unchecked"; \
+	fi
+	@ls -1 $(DEB_DIR)/*.deb
+
+# The static release archive: the stubs and aijail-status of one
+# architecture's build (build/, or build-aarch64/ that make ARCH=aarch64
+# builds), the policies, the man pages, into build/dist whatever ARCH;
+# reproducible: every time, every owner and every order fixed, the time
+# the last commit's.
+ARCH     ?= x86_64
+DIST_B   := $(if $(filter x86_64,$(ARCH)),build,build-$(ARCH))
+DIST_D   := build/dist
+DIST_N   := aijail-$(AIJAIL_VERSION)-$(ARCH)-linux
+DIST_TGZ := $(DIST_D)/$(DIST_N).tar.gz
+DIST_BIN := $(foreach p,$(POLICIES),$(DIST_B)/bin/$(call stub_name,$(p))) $(DIST_B)/bin/aijail-status
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+dist:
+	@for f in $(DIST_BIN); do [ -x $$f ] || { \
+		echo "make dist: $$f is missing: build $(ARCH) first (make$(if $(filter x86_64,$(ARCH)),, ARCH=$(ARCH)))"; exit 1; }; done
+	rm -rf $(DIST_D)/$(DIST_N) && mkdir -p $(DIST_D)/$(DIST_N)/bin $(DIST_D)/$(DIST_N)/share/aijail/policies \
+		$(DIST_D)/$(DIST_N)/share/man/man1 $(DIST_D)/$(DIST_N)/share/man/man5
+	install -m 0755 $(DIST_BIN) $(DIST_D)/$(DIST_N)/bin/
+	install -m 0644 policies/*.aj $(DIST_D)/$(DIST_N)/share/aijail/policies/
+	install -m 0644 $(MAN1) $(DIST_D)/$(DIST_N)/share/man/man1/
+	install -m 0644 $(MAN5) $(DIST_D)/$(DIST_N)/share/man/man5/
+	install -m 0644 LICENSE $(DIST_D)/$(DIST_N)/
+	sed 's/@VERSION@/$(AIJAIL_VERSION)/g; s/@ARCH@/$(ARCH)/g' tools/INSTALL.dist >$(DIST_D)/$(DIST_N)/INSTALL
+	cd $(DIST_D)/$(DIST_N) && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | \
+		xargs sha256sum >SHA256SUMS
+	chmod -R u=rwX,go=rX $(DIST_D)/$(DIST_N)
+	tar --sort=name --mtime=@$(SOURCE_DATE_EPOCH) --owner=0 --group=0 --numeric-owner \
+		-C $(DIST_D) -cf - $(DIST_N) | gzip -9n >$(DIST_TGZ).tmp
+	mv $(DIST_TGZ).tmp $(DIST_TGZ)
+	rm -rf $(DIST_D)/$(DIST_N)
+	cd $(DIST_D) && sha256sum $(DIST_N).tar.gz >$(DIST_N).tar.gz.sha256
+	@cat $(DIST_TGZ).sha256
+
+# make dist twice gives the same bytes; SHA256SUMS inside holds; the
+# archive's jail-worker runs a command as the test user.
+dist-check: all
+	tests/dist/run.sh
 
 format:
 	clang-format -i $(wildcard compiler/*.c compiler/*.h $(STUB_SRC) stub/policy.c $(STUB_HDR) include/*.h tests/unit/*.c tests/unit/*/*.c tests/*.c)

@@ -617,8 +617,8 @@ struct aj_policy {
 	uint8_t n_commands;
 	uint8_t n_groups; /* group 0 is the default */
 	const struct aj_variant *variants; /* [group * n_modes + mode] */
-	/* "sha256:HEX (aijail-compile VERSION)": the hash of the tables above
-	 * as the compiler emitted them, and which compiler (--jail-version). */
+	/* "sha256:HEX (aijail-compile VERSION, libseccomp V)": the hash of the
+	 * tables above as emitted, and what emitted them (--jail-version). */
 	const char *identity;
 };
 

@@ -289,7 +289,8 @@ bool watchtab_unflatten(struct watchtab_table *t)
 	for (unsigned i = 0; i < n; i++) {
 		struct watchtab_step w;
 		struct aj_step *st = &t->steps[i];
-		size_t la, lb;
+		/* gcc 14 (Debian 13) cannot see that str_at sets them first. */
+		size_t la = 0, lb = 0;
 
 		memcpy(&w, t->blob + sizeof(h) + i * sizeof(w), sizeof(w));
 		*st = (struct aj_step){

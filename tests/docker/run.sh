@@ -22,6 +22,9 @@
 # lists the rules in force, not the full jail's.  With the options that
 # allow namespaces, the full jail runs and says so.
 #
+# AJ_DOCKER_LAYOUTS: the layouts to test (default "merged bindir nousr";
+# empty for the packages alone, tests/docker/pkg.sh).
+#
 # No engine (no dockerd, or one that does not start): SKIPPED, never
 # passed; with AJ_REQUIRE_DOCKER=1 (CI) that is a failure.
 set -u
@@ -255,13 +258,13 @@ while True:
 LPID=$!
 for _ in $(seq 50); do "$PROBE" connect-tcp 127.0.0.1 "$PORT" >/dev/null 2>&1 && break; sleep 0.1; done
 
-for layout in merged bindir nousr; do
+for layout in ${AJ_DOCKER_LAYOUTS-merged bindir nousr}; do
 	make_image "$layout" "$layout"
 done
 # A socket to stand for a Docker socket bound into a container.
 python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$T/d.sock"
 
-for layout in merged bindir nousr; do
+for layout in ${AJ_DOCKER_LAYOUTS-merged bindir nousr}; do
 	img=aj-check:$layout
 	for who in root user; do
 		u=()
@@ -333,6 +336,10 @@ for layout in merged bindir nousr; do
 	expect "the generic jail: 125, naming systempaths=unconfined" 125 'systempaths=unconfined' -- -w /proj --security-opt seccomp=unconfined --security-opt apparmor=unconfined "$img" jail sh -c true
 	expect "jail-worker: the fallback, naming the covered /proc" 0 '^ran$' -- -w /proj --security-opt seccomp=unconfined --security-opt apparmor=unconfined "$img" jail-worker sh -c 'echo ran'
 done
+
+# The Debian packages on fresh Debian 12 and 13 (AJ_PKG_RELEASES).
+# shellcheck source=tests/docker/pkg.sh
+. "$ROOT/tests/docker/pkg.sh"
 
 echo "check-docker: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

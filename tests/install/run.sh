@@ -111,6 +111,53 @@ else
 	fail install-files "missing:$missing"
 fi
 
+# --- the Python package is importable where it went ---------------------------------
+
+# importable DEST: the system's python3 (the one make install asks) finds
+# the package through its own sys.path, each package folder read beneath
+# DEST (the standard library where it is), and nowhere else: what it would
+# import once DEST is the machine's root.
+py=$(command -v /usr/bin/python3 || command -v python3)
+importable() {
+	ERR=
+	OUT=$("$py" -I -c '
+import sys
+d = sys.argv[1]
+pk = ("dist-packages", "site-packages")
+sys.path = [p for p in sys.path if p.startswith("/") and not p.endswith(pk)] + \
+    [d + p for p in sys.path if p.endswith(pk)]
+import aijail
+print(aijail.__file__)' "$1" 2>"$tmp/out/stderr")
+	RC=$?
+	ERR=$(cat "$tmp/out/stderr")
+	[ "$RC" -eq 0 ] && [[ $OUT == "$1"/* ]]
+}
+if [ ! -d "$root/python/aijail" ]; then
+	skip python-import "the tree has no python/aijail"
+elif [ -z "$py" ]; then
+	skip python-import "no python3 here to import it with"
+else
+	if importable "$dest"; then
+		pass python-import-usr "${OUT#"$dest"}"
+	else
+		fail python-import-usr "PREFIX=/usr: $py does not find the installed package on its sys.path"
+	fi
+	# The default PREFIX, /usr/local: its own folder, named by version on
+	# Debian (python3.11, python3.13), which no fixed path gets right.
+	destl=$tmp/dest-local
+	if ! "$make" -C "$root" --no-print-directory install DESTDIR="$destl" PREFIX=/usr/local \
+		>"$tmp/install-local.log" 2>&1; then
+		ERR=$(tail -n 8 "$tmp/install-local.log")
+		fail python-import-local "make install DESTDIR=$destl PREFIX=/usr/local failed"
+	elif importable "$destl"; then
+		pass python-import-local "${OUT#"$destl"}"
+	else
+		where=$(cd "$destl" && find . -name __init__.py -path '*aijail*' | head -n 1)
+		fail python-import-local "PREFIX=/usr/local: the package went to ${where#.}, not on $py's sys.path ($("$py" -c 'import sys; print(":".join(sys.path[1:]))'))"
+	fi
+	"$make" -C "$root" --no-print-directory uninstall DESTDIR="$destl" PREFIX=/usr/local >/dev/null 2>&1
+fi
+
 if [ $hide -eq 1 ]; then
 	pass checkout-hidden
 else

@@ -11,6 +11,8 @@
 #include "compile_fixture.h"
 #include "sha256.h"
 
+#include <seccomp.h>
+
 static char *hex(const void *data, size_t n)
 {
 	uint8_t h[SHA256_LEN];
@@ -64,8 +66,10 @@ static void identity_is_the_tables_hash(void **state)
 	assert_non_null(from);
 	assert_non_null(to);
 	from += 3;
-	char *want = xprintf("sha256:%s (aijail-compile %s)", hex(from, (size_t)(to - from)),
-	                     AIJAIL_VERSION);
+	const struct scmp_version *v = seccomp_version();
+	char *want =
+	    xprintf("sha256:%s (aijail-compile %s, libseccomp %u.%u.%u)",
+	            hex(from, (size_t)(to - from)), AIJAIL_VERSION, v->major, v->minor, v->micro);
 	assert_string_equal(id, want);
 	assert_non_null(strstr(to, xprintf("\t.identity = \"%s\",\n};\n", id)));
 

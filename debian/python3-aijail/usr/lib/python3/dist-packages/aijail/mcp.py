@@ -1,0 +1,947 @@
+"""aijail-mcp: an MCP server over stdio that runs commands in aijail's jails.
+
+The Model Context Protocol (revision 2025-11-25, older ones negotiated),
+newline-delimited JSON-RPC 2.0 on stdin and stdout.  Two tools:
+
+run_command     a command (argv) run by one of the stubs in a directory below
+                one of the roots the person who started the server allowed
+sandbox_status  what a run there would have: the stub's --jail-explain=json
+                (or, when this server itself runs in a jail, aijail-status)
+
+The person who starts the server decides what an agent may ask for (the
+options, docs/mcp.md); a request outside that is a tool error naming the
+rule, and nothing runs.  The confinement is the stub's: nothing here
+confines anything, it only chooses the stub's options.
+
+Standard library only: it runs from the installed tree, offline.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import selectors
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+__version__ = "0.1"
+
+LATEST = "2025-11-25"
+# Newest first.  outputSchema and structuredContent came with 2025-06-18.
+SUPPORTED = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+_STRUCTURED_SINCE = "2025-06-18"
+
+EXIT_TIMEOUT = 124
+EXIT_SETUP = 125
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+
+_CHUNK = 1 << 16
+# Past the jail's own timeout, how long the server waits before it kills
+# the stub's process group itself.
+_GRACE = 5
+# The refusal log is the jail's to fill; the server reads at most this much.
+_LOG_CAP = 1 << 20
+_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+class Refused(Exception):
+    """A request the server's options do not allow: a tool error, nothing run."""
+
+
+# --- the tools' schemas -------------------------------------------------------------
+
+def _run_input_schema(opts):
+    props = {
+        "command": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                    "description": "argv: the program and its arguments (for a per-tool "
+                                   "stub such as jail-python: the tool's arguments)"},
+        "cwd": {"type": "string",
+                "description": "a directory at or below a root (relative: to the first root); "
+                               "default the first root"},
+        "profile": {"type": "string", "enum": sorted(opts.profiles),
+                    "description": "the stub (default %s)" % opts.default_profile},
+        "mode": {"type": "string", "description": "a mode of the stub's policy "
+                                                  "(normal, worker, lockdown, ...), at least %s"
+                                                  % (opts.min_mode or "normal")},
+        "timeout": {"type": "number", "exclusiveMinimum": 0,
+                    "description": "seconds, at most %g" % opts.max_timeout},
+        "stdin": {"type": "string", "description": "the command's standard input"},
+        "allow_hosts": {"type": "array", "items": {"type": "string"},
+                        "description": "hosts the jail may reach through its proxy "
+                                       "(--jail-allow-host)%s"
+                                       % ("" if opts.allow_hosts else "; refused by this server")},
+    }
+    if opts.allow_net:
+        props["net"] = {"type": "boolean", "description": "the host's network (--jail-net)"}
+    if opts.allow_maps:
+        props["ro_maps"] = {"type": "array", "items": {"type": "string"},
+                            "description": "more paths, read-only (--jail-ro)"}
+        props["rw_maps"] = {"type": "array", "items": {"type": "string"},
+                            "description": "more paths, writable (--jail-rw)"}
+    return {"type": "object", "properties": props, "required": ["command"],
+            "additionalProperties": False}
+
+
+RUN_OUTPUT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "exit_code": {"type": ["integer", "null"]},
+        "stdout": {"type": "string"},
+        "stderr": {"type": "string"},
+        "stdout_truncated": {"type": "boolean"},
+        "stderr_truncated": {"type": "boolean"},
+        "timed_out": {"type": "boolean"},
+        "duration_ms": {"type": "integer"},
+        "refusals": {
+            "type": "object",
+            "properties": {
+                "calls": {"type": "array", "items": {"type": "object"}},
+                "connections": {"type": "array", "items": {"type": "object"}},
+            },
+            "required": ["calls", "connections"],
+        },
+    },
+    "required": ["exit_code", "stdout", "stderr", "stdout_truncated", "stderr_truncated",
+                 "timed_out", "duration_ms", "refusals"],
+}
+
+
+def _status_input_schema(opts):
+    return {
+        "type": "object",
+        "properties": {
+            "cwd": {"type": "string", "description": "a directory at or below a root"},
+            "profile": {"type": "string", "enum": sorted(opts.profiles)},
+        },
+        "additionalProperties": False,
+    }
+
+
+STATUS_OUTPUT_SCHEMA = {
+    "type": "object",
+    "description": "the stub's --jail-explain=json document (docs/explain.md); inside a jail, "
+                   "aijail-status --json's",
+}
+
+
+def tools(opts):
+    return [
+        {
+            "name": "run_command",
+            "title": "Run a command in an aijail jail",
+            "description": "Runs argv in a jail (namespaces, Landlock, seccomp; secrets in the "
+                           "project masked) in a directory below the allowed roots, with a clean "
+                           "environment. Returns exit code, capped stdout/stderr and what the "
+                           "jail refused.",
+            "inputSchema": _run_input_schema(opts),
+            "outputSchema": RUN_OUTPUT_SCHEMA,
+            "annotations": {"destructiveHint": True, "openWorldHint": False},
+        },
+        {
+            "name": "sandbox_status",
+            "title": "What a jail here would have",
+            "description": "The protections a run_command there would have: mode, network, "
+                           "namespaces, Landlock ABI, seccomp, the secrets masked, full jail "
+                           "or fallback.",
+            "inputSchema": _status_input_schema(opts),
+            "outputSchema": STATUS_OUTPUT_SCHEMA,
+            "annotations": {"readOnlyHint": True, "openWorldHint": False},
+        },
+    ]
+
+
+# --- the options ----------------------------------------------------------------------
+
+def _installed_stubs(bindir):
+    found = {}
+    try:
+        names = os.listdir(bindir)
+    except OSError:
+        return found
+    for n in names:
+        if n == "jail" or n.startswith("jail-"):
+            p = os.path.join(bindir, n)
+            if os.path.isfile(p) and os.access(p, os.X_OK):
+                found[n] = p
+    return found
+
+
+def parse_options(argv, bindir):
+    ap = argparse.ArgumentParser(prog="aijail-mcp",
+                                 description="An MCP server (stdio) that runs commands in "
+                                             "aijail's jails.")
+    ap.add_argument("--root", action="append", default=[], metavar="DIR",
+                    help="a project root commands may run in (repeatable; default: the "
+                         "current directory)")
+    ap.add_argument("--profile", action="append", default=[], metavar="NAME",
+                    help="a stub agents may use (repeatable; default: every jail* stub "
+                         "beside this program)")
+    ap.add_argument("--default-profile", metavar="NAME")
+    ap.add_argument("--min-mode", metavar="MODE",
+                    help="the weakest mode an agent may ask for")
+    ap.add_argument("--allow-hosts", action="store_true",
+                    help="agents may pass allow_hosts (--jail-allow-host)")
+    ap.add_argument("--allow-net", action="store_true",
+                    help="agents may ask for the host's network (--jail-net)")
+    ap.add_argument("--allow-maps", action="store_true",
+                    help="agents may map more paths (--jail-ro, --jail-rw)")
+    ap.add_argument("--max-timeout", type=float, default=600, metavar="S")
+    ap.add_argument("--max-output", type=int, default=1 << 20, metavar="BYTES",
+                    help="the most bytes kept of each of stdout and stderr")
+    ap.add_argument("--max-concurrent", type=int, default=4, metavar="N")
+    ap.add_argument("--config", metavar="FILE",
+                    help="a JSON object of these options by name (root, profile: arrays; "
+                         "min_mode, max_timeout, ...; allow_hosts: true); the command line's "
+                         "come after it")
+    ap.add_argument("--stub-dir", metavar="DIR",
+                    help="where the jail* stubs and aijail-status are (default: beside "
+                         "this program)")
+    ap.add_argument("--version", action="version", version="aijail-mcp " + __version__)
+    o = ap.parse_args(argv)
+    if o.config:
+        o = ap.parse_args(_config_argv(ap, o.config) + list(argv))
+
+    def bad(msg):
+        ap.error(msg)
+
+    roots = o.root or [os.getcwd()]
+    o.roots = []
+    for r in roots:
+        try:
+            fd = os.open(r, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError as e:
+            bad("--root %s: %s" % (r, e.strerror))
+        st = os.fstat(fd)
+        os.close(fd)
+        o.roots.append((os.path.realpath(r), (st.st_dev, st.st_ino)))
+    installed = _installed_stubs(o.stub_dir or bindir)
+    if not installed:
+        bad("no jail* stub beside %s; pass --stub-dir" % (o.stub_dir or bindir))
+    if o.profile:
+        o.profiles = {}
+        for p in o.profile:
+            if p not in installed:
+                bad("--profile %s: no such stub in %s (there are: %s)"
+                    % (p, o.stub_dir or bindir, " ".join(sorted(installed))))
+            o.profiles[p] = installed[p]
+    else:
+        o.profiles = installed
+    if o.default_profile is None:
+        o.default_profile = "jail" if "jail" in o.profiles else sorted(o.profiles)[0]
+    elif o.default_profile not in o.profiles:
+        bad("--default-profile %s is not an allowed profile" % o.default_profile)
+    if o.max_timeout <= 0 or o.max_output < 0 or o.max_concurrent < 1:
+        bad("--max-timeout, --max-output and --max-concurrent must be positive")
+    o.status_tool = os.path.join(o.stub_dir or bindir, "aijail-status")
+    o.modes = {}
+    if o.min_mode:
+        # Every allowed stub must know the floor: otherwise it could not be
+        # held there.
+        for p in o.profiles:
+            if o.min_mode not in modes_of(o, p):
+                bad("--min-mode %s: stub %s has no such mode (it has: %s)"
+                    % (o.min_mode, p, " ".join(modes_of(o, p))))
+    return o
+
+
+_CONFIG_LISTS = ("root", "profile")
+_CONFIG_FLAGS = ("allow_hosts", "allow_net", "allow_maps")
+_CONFIG_VALUES = ("default_profile", "min_mode", "max_timeout", "max_output", "max_concurrent")
+
+
+def _config_argv(ap, path):
+    """The config file as options; a key it does not know is an error."""
+    try:
+        with open(path, "rb") as f:
+            cfg = json.load(f)
+    except (OSError, ValueError) as e:
+        ap.error("--config %s: %s" % (path, e))
+    if not isinstance(cfg, dict):
+        ap.error("--config %s: not a JSON object" % path)
+    out = []
+    for k, v in cfg.items():
+        opt = "--" + k.replace("_", "-")
+        if k in _CONFIG_LISTS and isinstance(v, list) and all(isinstance(x, str) for x in v):
+            for x in v:
+                out += [opt, x]
+        elif k in _CONFIG_FLAGS and isinstance(v, bool):
+            if v:
+                out.append(opt)
+        elif k in _CONFIG_VALUES and isinstance(v, (str, int, float)) and not isinstance(v, bool):
+            out += [opt, str(v)]
+        else:
+            ap.error("--config %s: key %r: unknown, or not of its type" % (path, k))
+    return out
+
+
+def modes_of(opts, profile):
+    """The policy's modes, weakest first, as its --jail-help lists them."""
+    if profile not in opts.modes:
+        cp = subprocess.run([opts.profiles[profile], "--jail-help"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env=_clean_env(), timeout=30)
+        m = re.search(r"weakest first: ([^\n]*)", cp.stdout.decode("utf-8", "replace"))
+        opts.modes[profile] = m.group(1).split() if m else ["normal"]
+    return opts.modes[profile]
+
+
+def _clean_env(mode=None):
+    env = {"PATH": _PATH, "HOME": os.environ.get("HOME") or "/",
+           "LANG": os.environ.get("LANG") or "C.UTF-8", "TERM": "dumb"}
+    if mode:
+        # The stub takes the strongest of its default, its triggers and
+        # AIJAIL_MODE: the floor raises a weaker default, never lowers one.
+        env["AIJAIL_MODE"] = mode
+    return env
+
+
+# --- checks of a request ---------------------------------------------------------------
+
+def _is_str_list(v):
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def _open_cwd(opts, cwd):
+    """cwd opened once, checked to be at or below a root by identity; (fd, path)."""
+    if cwd is None:
+        path = opts.roots[0][0]
+    elif not isinstance(cwd, str) or not cwd or "\0" in cwd:
+        raise Refused("cwd must be a non-empty string")
+    else:
+        path = cwd if os.path.isabs(cwd) else os.path.join(opts.roots[0][0], cwd)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as e:
+        raise Refused("cwd %s: %s" % (path, e.strerror))
+    # Up from the opened directory through "..", by descriptor: a rename or
+    # a symbolic link on the way cannot move the check elsewhere.
+    try:
+        inside = _below_root(opts, fd)
+    except OSError as e:
+        os.close(fd)
+        raise Refused("cwd %s: its parents cannot be checked: %s" % (path, e.strerror))
+    if inside:
+        return fd, path
+    os.close(fd)
+    raise Refused("cwd %s is outside the roots this server allows (%s): rule --root"
+                  % (path, ", ".join(r for r, _ in opts.roots)))
+
+
+def _profile(opts, args):
+    p = args.get("profile", opts.default_profile)
+    if not isinstance(p, str):
+        raise Refused("profile must be a string")
+    if p not in opts.profiles:
+        raise Refused("profile %s is not allowed here (allowed: %s): rule --profile"
+                      % (p, ", ".join(sorted(opts.profiles))))
+    return p
+
+
+def _mode(opts, profile, args):
+    m = args.get("mode")
+    if m is None:
+        return None
+    if not isinstance(m, str):
+        raise Refused("mode must be a string")
+    modes = modes_of(opts, profile)
+    if m not in modes:
+        raise Refused("mode %s: %s has no such mode (it has: %s)" % (m, profile, " ".join(modes)))
+    if opts.min_mode and modes.index(m) < modes.index(opts.min_mode):
+        raise Refused("mode %s is weaker than %s, the weakest this server allows: rule --min-mode"
+                      % (m, opts.min_mode))
+    return m
+
+
+# --- running the stub ---------------------------------------------------------------------
+
+class Job:
+    """One stub process: its process group is killed on cancel, timeout and exit."""
+
+    def __init__(self):
+        self.proc = None
+        self.cancelled = False
+        self.lock = threading.Lock()
+
+    def kill(self):
+        with self.lock:
+            if self.proc is not None and self.proc.returncode is None:
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+
+def _start(job, argv, cwd_fd, env, with_stdin):
+    with job.lock:
+        if job.cancelled:
+            return None
+        # cwd through the descriptor opened and checked: the child changes
+        # into it before any other file is closed.
+        job.proc = subprocess.Popen(
+            argv, cwd="/proc/self/fd/%d" % cwd_fd, env=env, start_new_session=True,
+            stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return job.proc
+
+
+def _collect(job, proc, data, cap, deadline):
+    """stdout and stderr, each kept to cap bytes (the rest read and dropped)."""
+    ofd, efd = proc.stdout.fileno(), proc.stderr.fileno()
+    bufs = {ofd: bytearray(), efd: bytearray()}
+    over = {ofd: False, efd: False}
+    sel = selectors.DefaultSelector()
+    killed = False
+    pending = memoryview(data) if data is not None else None
+    try:
+        for fd in bufs:
+            sel.register(fd, selectors.EVENT_READ)
+        if pending is not None:
+            os.set_blocking(proc.stdin.fileno(), False)
+            if len(pending):
+                sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
+            else:
+                proc.stdin.close()
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                job.kill()
+                killed = True
+                break
+            for key, _ in sel.select(min(left, 1.0)):
+                fd = key.fd
+                if fd in bufs:
+                    chunk = os.read(fd, _CHUNK)
+                    if not chunk:
+                        sel.unregister(fd)
+                        continue
+                    room = cap - len(bufs[fd])
+                    if len(chunk) > room:
+                        over[fd] = True
+                        chunk = chunk[:max(room, 0)]
+                    bufs[fd] += chunk
+                else:
+                    try:
+                        n = os.write(fd, pending[:_CHUNK])
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:
+                        n = len(pending)
+                    pending = pending[n:]
+                    if not len(pending):
+                        sel.unregister(fd)
+                        proc.stdin.close()
+        try:
+            proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            job.kill()
+            killed = True
+            proc.wait()
+    finally:
+        sel.close()
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            if f is not None:
+                try:
+                    f.close()
+                except OSError:
+                    pass
+    return bytes(bufs[ofd]), bytes(bufs[efd]), over[ofd], over[efd], killed
+
+
+def _refusals(path):
+    """The refusal log summarized: each call and connection once, with a count."""
+    calls, conns = {}, {}
+    try:
+        with open(path, "rb") as f:
+            data = f.read(_LOG_CAP)
+    except OSError:
+        data = b""
+    for line in data.splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(r, dict):
+            continue
+        if r.get("kind") == "call":
+            k = (r.get("name"), r.get("error"))
+            e = calls.setdefault(k, {"name": r.get("name"), "nr": r.get("nr"),
+                                     "errno": r.get("errno"), "error": r.get("error"),
+                                     "count": 0})
+            e["count"] += 1
+        elif r.get("kind") in ("connection", "request"):
+            k = (r.get("kind"), r.get("host"), r.get("port"), r.get("reason"))
+            e = conns.setdefault(k, {"kind": r.get("kind"), "host": r.get("host"),
+                                     "port": r.get("port"), "reason": r.get("reason"),
+                                     "count": 0})
+            e["count"] += 1
+    return {"calls": list(calls.values()), "connections": list(conns.values())}
+
+
+def _fatal_line(profile, stderr):
+    lines = stderr.splitlines()
+    ours = [l for l in lines if l.startswith(profile + ": fatal:") or
+            l.startswith(profile + ": usage:")]
+    return "\n".join(ours) or stderr.strip() or "the jail could not be built (exit 125)"
+
+
+def _text(b):
+    return b.decode("utf-8", "replace")
+
+
+def _private_dir(opts):
+    """A directory for the run's refusal log, outside every root.
+
+    The stub refuses a log the jail could write to; a root is the jail's
+    project, so the log never goes below one.  The usual temporary
+    directory first, then others of the machine's.
+    """
+    tried = []
+    for base in (None, "/dev/shm", os.environ.get("XDG_RUNTIME_DIR"), "/var/tmp"):
+        if base is not None and not os.path.isdir(base):
+            continue
+        try:
+            d = tempfile.mkdtemp(prefix="aijail-mcp.", dir=base)
+        except OSError:
+            continue
+        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            if not _below_root(opts, fd):
+                return d
+        except OSError:
+            pass  # unchecked: not used
+        finally:
+            os.close(fd)
+        os.rmdir(d)
+        tried.append(d)
+    raise Refused("no temporary directory outside the roots for the refusal log (tried %s); "
+                  "set TMPDIR elsewhere" % ", ".join(tried or ["none"]))
+
+
+def _below_root(opts, fd):
+    """Whether the directory open at fd is a root or below one (by identity)."""
+    roots = {ident for _, ident in opts.roots}
+    cur = os.dup(fd)
+    try:
+        while True:
+            st = os.fstat(cur)
+            if (st.st_dev, st.st_ino) in roots:
+                return True
+            # O_PATH: a parent the user may search but not read still counts.
+            up = os.open("..", os.O_PATH | os.O_DIRECTORY, dir_fd=cur)
+            ust = os.fstat(up)
+            os.close(cur)
+            cur = up
+            if (ust.st_dev, ust.st_ino) == (st.st_dev, st.st_ino):
+                return False
+    finally:
+        os.close(cur)
+
+
+def run_command(opts, args, job):
+    command = args.get("command")
+    if not _is_str_list(command) or not command:
+        raise Refused("command must be a non-empty array of strings")
+    if any("\0" in a for a in command):
+        raise Refused("command: an argument holds a NUL byte")
+    for k in args:
+        allowed = {"command", "cwd", "profile", "mode", "timeout", "stdin", "allow_hosts"}
+        if opts.allow_net:
+            allowed.add("net")
+        if opts.allow_maps:
+            allowed |= {"ro_maps", "rw_maps"}
+        if k not in allowed:
+            rule = {"net": "--allow-net", "ro_maps": "--allow-maps",
+                    "rw_maps": "--allow-maps"}.get(k)
+            raise Refused("argument %s is not accepted%s" %
+                          (k, ": rule %s (off)" % rule if rule else ""))
+    profile = _profile(opts, args)
+    mode = _mode(opts, profile, args)
+    timeout = args.get("timeout", opts.max_timeout)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise Refused("timeout must be a positive number of seconds")
+    if timeout > opts.max_timeout:
+        raise Refused("timeout %g is over %g seconds: rule --max-timeout"
+                      % (timeout, opts.max_timeout))
+    stdin = args.get("stdin")
+    if stdin is not None and not isinstance(stdin, str):
+        raise Refused("stdin must be a string")
+    hosts = args.get("allow_hosts")
+    if hosts is not None:
+        if not _is_str_list(hosts):
+            raise Refused("allow_hosts must be an array of strings")
+        if hosts and not opts.allow_hosts:
+            raise Refused("allow_hosts is not allowed by this server: rule --allow-hosts (off)")
+        if any(not h or "\0" in h for h in hosts):
+            raise Refused("allow_hosts: an empty host or one with a NUL byte")
+    net = args.get("net", False)
+    if not isinstance(net, bool):
+        raise Refused("net must be a boolean")
+    maps = []
+    for key, opt in (("ro_maps", "--jail-ro="), ("rw_maps", "--jail-rw=")):
+        v = args.get(key)
+        if v is None:
+            continue
+        if not _is_str_list(v) or any(not p or "\0" in p for p in v):
+            raise Refused("%s must be an array of non-empty strings" % key)
+        maps += [opt + p for p in v]
+
+    cwd_fd, cwd_path = _open_cwd(opts, args.get("cwd"))
+    tmp = None
+    try:
+        tmp = _private_dir(opts)
+        log = os.path.join(tmp, "refusals.jsonl")
+        secs = max(1, math.ceil(timeout))
+        # Refusals only: the allowed connections' lines would fill _LOG_CAP.
+        argv = [opts.profiles[profile], "--jail-log=" + log, "--jail-log-allowed=no",
+                "--jail-timeout=%d" % secs]
+        if mode:
+            argv.append("--jail-mode=" + mode)
+        if net:
+            argv.append("--jail-net")
+        argv += ["--jail-allow-host=" + h for h in hosts or ()]
+        argv += maps
+        argv.append("--")
+        argv += command
+        started = time.monotonic()
+        proc = _start(job, argv, cwd_fd, _clean_env(opts.min_mode),
+                      stdin is not None)
+        if proc is None:
+            return None
+        os.close(cwd_fd)
+        cwd_fd = -1
+        data = stdin.encode("utf-8") if stdin is not None else None
+        out, err, otr, etr, killed = _collect(job, proc, data, opts.max_output,
+                                              started + secs + _GRACE)
+        elapsed = time.monotonic() - started
+        rc = proc.returncode
+        if job.cancelled:
+            return None
+        timed_out = killed or (rc == EXIT_TIMEOUT and elapsed >= secs - 0.5)
+        res = {
+            "exit_code": None if killed else (rc if rc >= 0 else 128 - rc),
+            "stdout": _text(out), "stderr": _text(err),
+            "stdout_truncated": otr, "stderr_truncated": etr,
+            "timed_out": timed_out, "duration_ms": int(elapsed * 1000),
+            "refusals": _refusals(log),
+        }
+        if rc == EXIT_SETUP:
+            # The stub's own verdict: nothing ran.  The structured content
+            # keeps the output schema's shape.
+            return _tool_error("the jail could not be built (exit 125): " +
+                               _fatal_line(profile, _text(err)), res)
+        return _tool_result(_render_run(res, profile, cwd_path), res)
+    finally:
+        if cwd_fd >= 0:
+            os.close(cwd_fd)
+        if tmp:
+            for n in os.listdir(tmp):
+                os.unlink(os.path.join(tmp, n))
+            os.rmdir(tmp)
+
+
+def _render_run(r, profile, cwd):
+    head = "%s in %s: " % (profile, cwd)
+    if r["timed_out"]:
+        head += "timed out after %d ms" % r["duration_ms"]
+    else:
+        head += "exit %s after %d ms" % (r["exit_code"], r["duration_ms"])
+    parts = [head]
+    for name in ("stdout", "stderr"):
+        if r[name]:
+            parts.append("--- %s%s ---\n%s" % (name, " (truncated)" if r[name + "_truncated"]
+                                               else "", r[name].rstrip("\n")))
+    ref = r["refusals"]
+    if ref["calls"] or ref["connections"]:
+        items = ["%s (%s) x%d" % (c["name"], c["error"], c["count"]) for c in ref["calls"]]
+        items += ["%s %s:%s (%s) x%d" % (c["kind"], c["host"], c["port"], c["reason"],
+                                         c["count"]) for c in ref["connections"]]
+        parts.append("refused by the jail: " + "; ".join(items))
+    return "\n".join(parts)
+
+
+def sandbox_status(opts, args, job):
+    for k in args:
+        if k not in ("cwd", "profile"):
+            raise Refused("argument %s is not accepted" % k)
+    profile = _profile(opts, args)
+    cwd_fd, cwd_path = _open_cwd(opts, args.get("cwd"))
+    try:
+        if os.environ.get("AIJAIL"):
+            return _status_inside(opts, cwd_fd)
+        argv = [opts.profiles[profile], "--jail-explain=json"]
+        proc = _start(job, argv, cwd_fd, _clean_env(opts.min_mode), False)
+        if proc is None:
+            return None
+        out, err, _, _, killed = _collect(job, proc, None, 16 << 20,
+                                          time.monotonic() + 60)
+        if job.cancelled:
+            return None
+        try:
+            doc = json.loads(out) if out.strip() else None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict):
+            return _tool_error("%s could not explain (exit %s): %s"
+                               % (profile, proc.returncode, _fatal_line(profile, _text(err))))
+        return _tool_result(summarize(doc), doc)
+    finally:
+        os.close(cwd_fd)
+
+
+def _status_inside(opts, cwd_fd):
+    tool = opts.status_tool if os.access(opts.status_tool, os.X_OK) else "aijail-status"
+    try:
+        cp = subprocess.run([tool, "--json"], cwd="/proc/self/fd/%d" % cwd_fd,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, timeout=60)
+        doc = json.loads(cp.stdout)
+    except (OSError, ValueError, subprocess.TimeoutExpired) as e:
+        return _tool_error("this server runs inside a jail (AIJAIL is set), and aijail-status "
+                           "--json could not tell what is in force: %s" % e)
+    text = "this server runs inside a jail (AIJAIL=%s): aijail-status's view, measured " \
+           "from inside:\n%s" % (os.environ.get("AIJAIL"), json.dumps(doc, indent=1)[:4000])
+    return _tool_result(text, doc)
+
+
+def summarize(d):
+    """A few lines a person reads at a glance."""
+    g = lambda o, *ks: _dig(o, ks)
+    lines = ["%s (policy %s) in %s" % (g(d, "stub"), g(d, "policy"), g(d, "project"))]
+    lines.append("mode: %s (%s%s)" % (g(d, "mode", "name"), g(d, "mode", "why"),
+                                      " " + g(d, "mode", "by") if g(d, "mode", "by") else ""))
+    lines.append("network: %s: %s" % (g(d, "network", "level"), g(d, "network", "meaning")))
+    fb = g(d, "fallback", "runs")
+    if fb:
+        lines.append("jail: FALLBACK (no namespaces: %s); not in force: %s"
+                     % (g(d, "namespaces", "why"),
+                        "; ".join(g(d, "fallback", "not_in_force") or [])))
+    else:
+        lines.append("jail: full; namespaces: %s" % " ".join(g(d, "namespaces", "made") or []))
+    ll = g(d, "landlock") or {}
+    lines.append("Landlock: %s" % ("ABI %s, enforced%s" % (ll.get("applied_abi"),
+                                                           ", scoped" if ll.get("scoped") else "")
+                                   if ll.get("enforced") else "not enforced (%s, kernel ABI %s)"
+                                   % (ll.get("level"), ll.get("kernel_abi"))))
+    sc = g(d, "seccomp") or {}
+    lines.append("seccomp: %d filter(s), %s instructions, %s, default %s"
+                 % (len(sc.get("filters") or []), sc.get("instructions"), sc.get("list"),
+                    sc.get("default")))
+    found = g(d, "scan", "found") or []
+    lines.append("secrets covered: %d%s" % (len(found), (": " + ", ".join(
+        "%s %s" % (f.get("kind"), f.get("path")) for f in found[:8]) +
+        (", ..." if len(found) > 8 else "")) if found else ""))
+    b = g(d, "buildable") or {}
+    lines.append("buildable: %s" % ("yes" if b.get("ok") else "no: " + "; ".join(
+        "%s: %s" % (r.get("layer"), r.get("why")) for r in b.get("reasons") or [])))
+    return "\n".join(lines)
+
+
+def _dig(o, ks):
+    for k in ks:
+        if not isinstance(o, dict):
+            return None
+        o = o.get(k)
+    return o
+
+
+# --- the protocol ----------------------------------------------------------------------------
+
+def _tool_result(text, structured):
+    return {"content": [{"type": "text", "text": text}], "structuredContent": structured,
+            "isError": False}
+
+
+def _tool_error(text, structured=None):
+    r = {"content": [{"type": "text", "text": text}], "isError": True}
+    if structured is not None:
+        r["structuredContent"] = structured
+    return r
+
+
+class Server:
+    def __init__(self, opts, out):
+        self.opts = opts
+        self.out = out
+        self.wlock = threading.Lock()
+        self.jobs = {}
+        self.jlock = threading.Lock()
+        self.slots = threading.BoundedSemaphore(opts.max_concurrent)
+        self.threads = []
+        self.protocol = LATEST
+
+    def send(self, msg):
+        data = json.dumps(msg, separators=(",", ":"), ensure_ascii=False) + "\n"
+        with self.wlock:
+            try:
+                self.out.write(data.encode("utf-8"))
+                self.out.flush()
+            except (OSError, ValueError):
+                pass
+
+    def error(self, rid, code, message):
+        self.send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
+
+    def result(self, rid, result):
+        self.send({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def handle_line(self, line):
+        try:
+            msg = json.loads(line)
+        except ValueError as e:
+            self.error(None, PARSE_ERROR, "parse error: %s" % e)
+            return
+        if isinstance(msg, list):
+            self.error(None, INVALID_REQUEST, "batches are not supported")
+            return
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or \
+                not isinstance(msg.get("method", ""), str):
+            self.error(msg.get("id") if isinstance(msg, dict) else None, INVALID_REQUEST,
+                       "not a JSON-RPC 2.0 message")
+            return
+        if "method" not in msg:
+            return  # a response to a request of ours: none are sent
+        method, rid = msg["method"], msg.get("id")
+        params = msg.get("params") or {}
+        if not isinstance(params, dict):
+            if rid is not None:
+                self.error(rid, INVALID_PARAMS, "params must be an object")
+            return
+        if rid is None:
+            self.notification(method, params)
+            return
+        if isinstance(rid, bool) or not isinstance(rid, (str, int)):
+            self.error(None, INVALID_REQUEST, "id must be a string or an integer")
+            return
+        if method == "initialize":
+            asked = params.get("protocolVersion")
+            self.protocol = asked if asked in SUPPORTED else LATEST
+            self.result(rid, {
+                "protocolVersion": self.protocol,
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "aijail-mcp", "title": "aijail", "version": __version__},
+                "instructions": "run_command runs argv in an aijail jail below the roots %s; "
+                                "sandbox_status says what is in force there."
+                                % ", ".join(r for r, _ in self.opts.roots),
+            })
+        elif method == "ping":
+            self.result(rid, {})
+        elif method == "tools/list":
+            cursor = params.get("cursor")
+            if cursor is not None:
+                self.error(rid, INVALID_PARAMS, "unknown cursor")
+                return
+            ts = tools(self.opts)
+            if self.protocol < _STRUCTURED_SINCE:
+                for t in ts:
+                    t.pop("outputSchema", None)
+                    t.pop("title", None)
+            self.result(rid, {"tools": ts})
+        elif method == "tools/call":
+            name = params.get("name")
+            fn = {"run_command": run_command, "sandbox_status": sandbox_status}.get(name)
+            if fn is None:
+                self.error(rid, INVALID_PARAMS, "unknown tool: %r" % (name,))
+                return
+            args = params.get("arguments") or {}
+            job = Job()
+            key = (type(rid), rid)
+            with self.jlock:
+                if key in self.jobs:
+                    self.error(rid, INVALID_REQUEST, "request id %r is in use" % (rid,))
+                    return
+                self.jobs[key] = job
+            t = threading.Thread(target=self.call, args=(rid, key, fn, args, job), daemon=True)
+            self.threads = [x for x in self.threads if x.is_alive()]
+            self.threads.append(t)
+            t.start()
+        else:
+            self.error(rid, METHOD_NOT_FOUND, "method not found: %s" % method)
+
+    def notification(self, method, params):
+        if method == "notifications/cancelled":
+            rid = params.get("requestId")
+            with self.jlock:
+                job = self.jobs.get((type(rid), rid))
+            if job is not None:
+                job.cancelled = True
+                job.kill()
+
+    def call(self, rid, key, fn, args, job):
+        try:
+            self.slots.acquire()
+            try:
+                if job.cancelled:
+                    return
+                if not isinstance(args, dict):
+                    res = _tool_error("arguments must be an object")
+                else:
+                    try:
+                        res = fn(self.opts, args, job)
+                    except Refused as e:
+                        res = _tool_error("refused, nothing was run: %s" % e)
+                    except Exception as e:  # a tool's failure is the caller's to read
+                        res = _tool_error("aijail-mcp: internal error: %s: %s"
+                                          % (type(e).__name__, e))
+            finally:
+                self.slots.release()
+            if res is None or job.cancelled:
+                return
+            if self.protocol < _STRUCTURED_SINCE:
+                res.pop("structuredContent", None)
+            self.result(rid, res)
+        finally:
+            with self.jlock:
+                self.jobs.pop(key, None)
+
+    def kill_all(self):
+        with self.jlock:
+            jobs = list(self.jobs.values())
+        for j in jobs:
+            j.cancelled = True
+            j.kill()
+
+    def shutdown(self):
+        self.kill_all()
+        for t in self.threads:
+            t.join(5)
+
+
+def main(argv=None):
+    bindir = os.path.dirname(os.path.realpath(sys.argv[0]))
+    opts = parse_options(sys.argv[1:] if argv is None else argv, bindir)
+    server = Server(opts, sys.stdout.buffer)
+    inp = sys.stdin.buffer
+
+    def stop(signum, frame):
+        # The jails are in sessions of their own: a signal to the server's
+        # group does not reach them, so they are killed here.
+        server.kill_all()
+        # A moment for the calls to remove their refusal logs.
+        end = time.monotonic() + 3
+        for t in list(server.threads):
+            t.join(max(0, end - time.monotonic()))
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, stop)
+    try:
+        for line in inp:
+            if line.strip():
+                server.handle_line(line)
+    finally:
+        server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
