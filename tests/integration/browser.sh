@@ -176,11 +176,18 @@ fi
 # browser over the DevTools protocol (it cannot launch it: a launched
 # browser talks on inherited pipes, and the jail closes inherited fds).
 if c browser-playwright; then
+	pw_rc=0
+	if command -v chromium >/dev/null && command -v node >/dev/null; then
+		(cd "$br" && timeout 120 npm install --no-audit --no-fund --loglevel=error playwright-core \
+			>"$T/out/pw-install" 2>&1) || pw_rc=$?
+	fi
 	if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then
 		skip browser-playwright "chromium or node is not installed (make deps-test installs them)"
-	elif ! (cd "$br" && timeout 120 npm install --no-audit --no-fund --silent playwright-core \
-		>"$T/out/pw-install" 2>&1); then
-		skip browser-playwright "npm could not install playwright-core: $(tail -n 1 "$T/out/pw-install")"
+	elif [ $pw_rc -ne 0 ]; then
+		# npm's own lines say why (the registry, the proxy); --silent
+		# left none, and its last line is often blank.
+		skip browser-playwright "npm could not install playwright-core (exit $pw_rc$([ $pw_rc = 124 ] && echo ', timed out after 120 s')): $(grep -v '^[[:space:]]*$' "$T/out/pw-install" |
+			grep -v 'A complete log of this run' | head -n 3 | tr '\n' ' ')"
 	else
 		cat >"$br/drive.js" <<'EOS'
 const { chromium } = require('playwright-core');
