@@ -237,10 +237,23 @@ fi
 
 # --- uv, when it is installed ------------------------------------------------------------------------
 
+# uv_why: why there is no uv, from what apt knows here, not from a release
+# number written down once.
+uv_why() {
+	local rel
+	rel=$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-this system}")
+	if ! command -v apt-cache >/dev/null; then
+		echo "${rel:-this system} has no apt to ask for a package"
+	elif [ -n "$(apt-cache policy uv 2>/dev/null | grep 'Candidate:' | grep -v '(none)')" ]; then
+		echo "apt has a uv package here: apt-get install uv"
+	else
+		echo "apt knows no uv package on ${rel:-this system}"
+	fi
+}
 if c wl-uv; then
 	uvpath=/usr/local/bin:/usr/bin:/bin:$thome/.local/bin:$thome/.cargo/bin
 	if ! PATH=$uvpath command -v uv >/dev/null; then
-		skip wl-uv "uv is not installed (not packaged for Debian 12; install it, e.g. into ~/.local/bin, to run this case)"
+		skip wl-uv "uv is not installed (not on $uvpath; $(uv_why); install it, e.g. into ~/.local/bin, to run this case)"
 	elif [ ! -f "$wl/dist/ajdemo-0.1.0-py3-none-any.whl" ]; then
 		skip wl-uv "no wheel to install (the wheel case did not run)"
 	else
