@@ -248,9 +248,11 @@ $(B)/bin/aijail-status: tools/status.c $(B)/kh/.stamp
 
 MAN_PAGES := $(wildcard docs/man/*.1 docs/man/*.5)
 
+# Both devices: man without a UTF-8 locale (a minbase machine, no LANG)
+# formats for ASCII, where a character groff cannot map is a warning.
 man-check:
 	@fail=0; for m in $(MAN_PAGES); do \
-		w=$$(groff -ww -man -Tutf8 -z $$m 2>&1); \
+		w=$$(groff -ww -man -Tutf8 -z $$m 2>&1; LC_ALL=C LANG= groff -ww -man -Tascii -z $$m 2>&1); \
 		if [ -n "$$w" ]; then echo "FAIL $$m:"; echo "$$w"; fail=1; else echo "PASS $$m"; fi; \
 	done; exit $$fail
 
@@ -276,9 +278,21 @@ mcp-check: $(B)/bin/aijail-mcp $(B)/bin/aijail-status $(STUBS)
 
 .PHONY: man-check status-check python-check orchestrator-check mcp-deps mcp-check
 
-check: all layers-check unit-check corpus-check fuzz-replay integration-check escape-check install-check \
-	status-check python-check orchestrator-check mcp-check man-check
-	@echo "make check: all suites passed"
+# Every suite runs, whatever an earlier one did, and the failures are
+# listed together at the end: a first failure must not hide the rest.
+# Each suite's output is framed by "== make check: SUITE" and its verdict
+# (make check-fresh counts the PASS/FAIL/SKIP lines between them).
+CHECK_SUITES := layers-check unit-check corpus-check fuzz-replay integration-check escape-check \
+	install-check status-check python-check orchestrator-check mcp-check man-check
+
+check: all
+	@failed=; for s in $(CHECK_SUITES); do \
+		echo "== make check: $$s"; \
+		if $(MAKE) --no-print-directory $$s; then echo "== make check: $$s passed"; \
+		else echo "== make check: $$s FAILED"; failed="$$failed $$s"; fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make check: FAILED:$$failed"; exit 1; fi; \
+	echo "make check: all $(words $(CHECK_SUITES)) suites passed"
 
 # make install into a temporary folder, then --build from there alone.
 install-check: all
