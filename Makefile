@@ -107,13 +107,22 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_BUILD)
 
 # The real-workload tests need node and npm; a machine that has them (say
-# from NodeSource) keeps its own, any other gets Debian's.
+# from NodeSource) keeps its own, any other gets Debian's.  The MCP clients
+# go into this tree's build/, so they are installed as the tree's owner: run
+# by root (sudo, su -c) for a user's tree, a root-owned build/ would stop
+# the user's own make.
 deps-test:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_TEST)
 	command -v npm >/dev/null 2>&1 || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
-	$(MAKE) mcp-deps
+	@uid=$$(stat -c %u .); gid=$$(stat -c %g .); \
+	if [ "$$(id -u)" = 0 ] && [ "$$uid" != 0 ]; then \
+		home=$$(getent passwd "$$uid" | cut -d: -f6); \
+		echo "make mcp-deps as uid $$uid, the tree's owner"; \
+		setpriv --reuid="$$uid" --regid="$$gid" --clear-groups \
+			env HOME="$${home:-$(CURDIR)/build}" $(MAKE) mcp-deps; \
+	else $(MAKE) mcp-deps; fi
 
 deps-bench:
 	apt-get update
