@@ -9,6 +9,7 @@
 #   make check      unit tests (cmocka), policy error corpus, integration tests, escape
 #                   suite, soak, and an install into a temporary folder
 #   make check-docker  the stubs in real Docker containers (a dockerd of its own; root)
+#   make check-fresh   the README's two commands on fresh Debian 12 and 13 roots (root)
 #   make bench      start-up benchmark against bare exec and bubblewrap
 #   make fuzz       build the compiler fuzz target (clang, libFuzzer)
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall the same
@@ -96,7 +97,8 @@ RT_FILES    := $(RT)/libaijail-stub.a $(RT)/stub.flags $(RT)/include/aj_table.h 
 SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard policies/*.aj))
 
 .PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
-	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker
+	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker \
+	check-fresh
 .DELETE_ON_ERROR:
 .SECONDARY:
 
