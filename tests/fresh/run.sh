@@ -24,7 +24,7 @@
 # only the download is saved.  sudo is given NOPASSWD, since nobody types
 # a password here.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 OUT=$ROOT/build/fresh
 RELEASES=${FRESH_RELEASES:-bookworm trixie}
