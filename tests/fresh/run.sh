@@ -20,8 +20,9 @@
 # this machine cannot have, or a root case in the user's pass).
 #
 # The downloaded packages are kept between runs (build/fresh/apt-REL, as
-# the container's /var/cache/apt/archives): apt installs the same files,
-# only the download is saved.  sudo is given NOPASSWD, since nobody types
+# the container's /var/cache/apt/archives; FRESH_APT_CACHE=DIR names
+# another, DIR/REL, for a run beside this one: apt locks the folder):
+# apt installs the same files, only the download is saved.  sudo is given NOPASSWD, since nobody types
 # a password here.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -125,9 +126,11 @@ unexplained_skips() {
 
 # pass REL WHO: one container, the README's way.  Sets PASS_RC.
 run_pass() {
-	local rel=$1 who=$2 log=$OUT/$1-$2.log src=$T/src-$1-$2 script
+	local rel=$1 who=$2 log=$OUT/$1-$2.log src=$T/src-$1-$2 script apt
+	apt=${FRESH_APT_CACHE:+$FRESH_APT_CACHE/$rel}
+	apt=${apt:-$OUT/apt-$rel}
 	rm -rf "$src"
-	mkdir -p "$src" "$OUT/apt-$rel"
+	mkdir -p "$src" "$apt"
 	tar -C "$src" -xf "$T/src.tar"
 	if [ "$who" = root ]; then
 		script="cd /aijail && ${CMDS[0]} && ${CMDS[1]}"
@@ -142,7 +145,7 @@ run_pass() {
 	fi
 	echo "== check-fresh: $rel, $who: $script"
 	local t0=$SECONDS
-	"$DOCKER" run --rm "${RELAX[@]}" -v "$src:/aijail" -v "$OUT/apt-$rel:/var/cache/apt/archives" \
+	"$DOCKER" run --rm "${RELAX[@]}" -v "$src:/aijail" -v "$apt:/var/cache/apt/archives" \
 		-e LANG= -e TERM=dumb "aj-fresh:$rel" bash -c "$script" >"$log" 2>&1
 	PASS_RC=$?
 	PASS_SECS=$((SECONDS - t0))
@@ -198,7 +201,7 @@ for rel in $RELEASES; do
 			fail=1
 		fi
 		summary="$summary== $rel, $who: $verdict, $PASS_SECS s, log $log"$'\n'
-		summary="$summary$(printf '%s\n' "$c" | awk '{ printf "  %-20s %4d pass %3d fail %3d skip  %s\n", $1, $2, $3, $4, $5 }')"$'\n'
+		[ -n "$c" ] && summary="$summary$(printf '%s\n' "$c" | awk '{ printf "  %-20s %4d pass %3d fail %3d skip  %s\n", $1, $2, $3, $4, $5 }')"$'\n'
 		[ -z "$c" ] && summary="$summary  (no suite ran; the log's last lines:)"$'\n'"$(tail -n 15 "$log" | sed 's/^/    /')"$'\n'
 		[ "$PASS_RC" != 0 ] && summary="$summary$(grep -a -e '^FAIL ' -e '^make check: FAILED' -e '^make: \*\*\*' "$log" | head -n 30 | sed 's/^/  /')"$'\n'
 		[ -n "$bad_skips" ] && summary="$summary  skips not in tests/fresh/skips.allowed:"$'\n'"$(printf '%s\n' "$bad_skips" | sed 's/^/    /')"$'\n'
