@@ -84,6 +84,18 @@ for _ in $(seq 100); do
 done
 "$DOCKER" version >/dev/null 2>&1 || { tail -5 "$T/dockerd.log"; die "dockerd did not start (log above)"; }
 
+# Where this machine reaches npm's registry through a TLS proxy of its own
+# (its CA in the host's /usr/local/share/ca-certificates), a fresh root
+# cannot: node is given that CA (NODE_EXTRA_CA_CERTS, kept through sudo).
+# That is the host's network, not the project; FRESH_HOST_CA=0 leaves it.
+CA_ARGS=()
+if [ "${FRESH_HOST_CA:-1}" = 1 ] && ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+	cat /usr/local/share/ca-certificates/*.crt >"$T/host-ca.pem"
+	chmod 644 "$T/host-ca.pem"
+	CA_ARGS=(-v "$T/host-ca.pem:/etc/aj-host-ca.pem:ro" -e NODE_EXTRA_CA_CERTS=/etc/aj-host-ca.pem)
+	echo "check-fresh: node trusts the host's own CAs too ($(ls /usr/local/share/ca-certificates/*.crt | tr '\n' ' '))"
+fi
+
 # The tree as a user has it after unpacking: its files, no build/, no .git.
 tar -C "$ROOT" --exclude=./build --exclude=./.git -cf "$T/src.tar" .
 
@@ -141,12 +153,13 @@ run_pass() {
 		script="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y sudo &&
 			useradd -m -u 1000 -s /bin/bash -G sudo fresh &&
 			echo 'fresh ALL=(ALL) NOPASSWD: ALL' >/etc/sudoers.d/fresh &&
+			echo 'Defaults env_keep += \"NODE_EXTRA_CA_CERTS\"' >>/etc/sudoers.d/fresh &&
 			su fresh -c $(printf '%q' "cd /aijail && $USER_CMD0 && ${CMDS[1]}")"
 	fi
 	echo "== check-fresh: $rel, $who: $script"
 	local t0=$SECONDS
 	"$DOCKER" run --rm "${RELAX[@]}" -v "$src:/aijail" -v "$apt:/var/cache/apt/archives" \
-		-e LANG= -e TERM=dumb "aj-fresh:$rel" bash -c "$script" >"$log" 2>&1
+		"${CA_ARGS[@]}" -e LANG= -e TERM=dumb "aj-fresh:$rel" bash -c "$script" >"$log" 2>&1
 	PASS_RC=$?
 	PASS_SECS=$((SECONDS - t0))
 	rm -rf "$src"
