@@ -86,13 +86,17 @@ done
 
 # Where this machine reaches npm's registry through a TLS proxy of its own
 # (its CA in the host's /usr/local/share/ca-certificates), a fresh root
-# cannot: node is given that CA (NODE_EXTRA_CA_CERTS, kept through sudo).
+# cannot: the folder is lent to the container read-only, so that the
+# ca-certificates make deps-test installs adds those CAs to the system's
+# list (curl, git, Python; npm inside a jail), and node is given them
+# (NODE_EXTRA_CA_CERTS, kept through sudo), which it reads at start.
 # That is the host's network, not the project; FRESH_HOST_CA=0 leaves it.
 CA_ARGS=()
 if [ "${FRESH_HOST_CA:-1}" = 1 ] && ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
 	cat /usr/local/share/ca-certificates/*.crt >"$T/host-ca.pem"
 	chmod 644 "$T/host-ca.pem"
-	CA_ARGS=(-v "$T/host-ca.pem:/etc/aj-host-ca.pem:ro" -e NODE_EXTRA_CA_CERTS=/etc/aj-host-ca.pem)
+	CA_ARGS=(-v "$T/host-ca.pem:/etc/aj-host-ca.pem:ro" -e NODE_EXTRA_CA_CERTS=/etc/aj-host-ca.pem
+		-v /usr/local/share/ca-certificates:/usr/local/share/ca-certificates:ro)
 	echo "check-fresh: node trusts the host's own CAs too ($(ls /usr/local/share/ca-certificates/*.crt | tr '\n' ' '))"
 fi
 
