@@ -132,7 +132,8 @@ check-docker: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe
 # --- the README's two commands on fresh Debian roots (issue 25) -----------------
 # A debootstrap minbase root per release, in a dockerd of its own; the
 # README's commands as root and as a user with sudo; each suite's counts.
-# FRESH_RELEASES="bookworm trixie" and FRESH_USERS="root user" by default.
+# FRESH_RELEASES="bookworm trixie" by default; root on each, the user on
+# the last (FRESH_USERS="root user" for both everywhere).
 check-fresh:
 	tests/fresh/run.sh
 
