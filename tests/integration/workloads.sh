@@ -155,7 +155,10 @@ elif [ $want_npm = 1 ]; then
 	if c wl-npm-offline; then
 		rm -rf "$nd/node_modules" "$nd/package-lock.json"
 		WLDIR=$nd wl_run -- jail-npm install --offline "${npm_flags[@]}" is-number@7.0.0
-		hit=$(printf '%s\n' "$ERR" | grep -m1 'cache hit')
+		# npm 10 logs a served entry as "(cache hit)"; Debian 12's npm 9,
+		# with --offline, as "(cache stale)": both came from ~/.npm, since
+		# --offline never asks the registry ("revalidated" would have).
+		hit=$(printf '%s\n' "$ERR" | grep -m1 -E 'cache hit|\(cache stale\)')
 		if [ "$RC" = 0 ] && [ -f "$nd/node_modules/is-number/package.json" ] && [ -n "$hit" ]; then
 			pass "wl-npm-offline: the second install came from ~/.npm: $hit"
 		else
