@@ -177,8 +177,13 @@ fi
 # browser talks on inherited pipes, and the jail closes inherited fds).
 if c browser-playwright; then
 	pw_rc=0
+	# Playwright 1.62 wants Node 20; Debian 12 has 18: there, the last
+	# release that runs on it.
+	pw_spec=playwright-core
+	[ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 20 ] 2>/dev/null &&
+		pw_spec=playwright-core@1.61
 	if command -v chromium >/dev/null && command -v node >/dev/null; then
-		(cd "$br" && timeout 120 npm install --no-audit --no-fund --loglevel=error playwright-core \
+		(cd "$br" && timeout 120 npm install --no-audit --no-fund --loglevel=error "$pw_spec" \
 			>"$T/out/pw-install" 2>&1) || pw_rc=$?
 	fi
 	if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then
