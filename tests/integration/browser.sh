@@ -154,7 +154,14 @@ else
 		if [ -z "$main" ] || [ -z "$rend" ]; then
 			fail browser-sandboxed "no renderer within 10 s (browser $main)"
 		elif [ -z "$(ns "$rend" user)" ] || [ -z "$(filters "$rend")" ]; then
-			skip browser-sandboxed "the renderer's /proc entries are not readable here"
+			# Another user's /proc/PID/ns needs ptrace access: root
+			# without CAP_SYS_PTRACE (a container's) cannot look.
+			capeff=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
+			if (((0x${capeff:-0} >> 19) & 1)); then
+				skip browser-sandboxed "the renderer's /proc entries (ns/user, Seccomp_filters) are not readable here"
+			else
+				skip browser-sandboxed "the renderer's /proc entries are not readable here: reading another user's /proc/PID/ns needs CAP_SYS_PTRACE, which this process lacks (CapEff $capeff; a container's root)"
+			fi
 		else
 			why=''
 			tr '\0' '\n' <"/proc/$rend/cmdline" | grep -qx -- --no-sandbox && why="--no-sandbox given"
