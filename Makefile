@@ -13,6 +13,7 @@
 #   make deps-cross  and those make ARCH=aarch64 and make check-aarch64 need (root)
 #   make ARCH=aarch64  the stubs cross-built for aarch64, into build-aarch64/
 #   make check-aarch64 those stubs on Debian's arm64 kernel under qemu-system-aarch64
+#   make check-fresh   the README's two commands on fresh Debian 12 and 13 roots (root)
 #   make bench      start-up benchmark against bare exec and bubblewrap
 #   make fuzz       build the compiler fuzz target (clang, libFuzzer)
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall the same
@@ -145,7 +146,7 @@ SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard pol
 
 .PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
 	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker \
-	deps-cross check-aarch64 deps-pkg deb dist dist-check
+	deps-cross check-aarch64 deps-pkg deb dist dist-check check-fresh
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -156,13 +157,22 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_BUILD)
 
 # The real-workload tests need node and npm; a machine that has them (say
-# from NodeSource) keeps its own, any other gets Debian's.
+# from NodeSource) keeps its own, any other gets Debian's.  The MCP clients
+# go into this tree's build/, so they are installed as the tree's owner: run
+# by root (sudo, su -c) for a user's tree, a root-owned build/ would stop
+# the user's own make.
 deps-test:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_TEST)
 	command -v npm >/dev/null 2>&1 || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
-	$(MAKE) mcp-deps
+	@uid=$$(stat -c %u .); gid=$$(stat -c %g .); \
+	if [ "$$(id -u)" = 0 ] && [ "$$uid" != 0 ]; then \
+		home=$$(getent passwd "$$uid" | cut -d: -f6); \
+		echo "make mcp-deps as uid $$uid, the tree's owner"; \
+		setpriv --reuid="$$uid" --regid="$$gid" --clear-groups \
+			env HOME="$${home:-$(CURDIR)/build}" $(MAKE) mcp-deps; \
+	else $(MAKE) mcp-deps; fi
 
 deps-bench:
 	apt-get update
@@ -321,9 +331,11 @@ $(B)/bin/aijail-status: tools/status.c $(B)/kh/.stamp
 
 MAN_PAGES := $(wildcard docs/man/*.1 docs/man/*.5)
 
+# Both devices: man without a UTF-8 locale (a minbase machine, no LANG)
+# formats for ASCII, where a character groff cannot map is a warning.
 man-check:
 	@fail=0; for m in $(MAN_PAGES); do \
-		w=$$(groff -ww -man -Tutf8 -z $$m 2>&1); \
+		w=$$(groff -ww -man -Tutf8 -z $$m 2>&1; LC_ALL=C LANG= groff -ww -man -Tascii -z $$m 2>&1); \
 		if [ -n "$$w" ]; then echo "FAIL $$m:"; echo "$$w"; fail=1; else echo "PASS $$m"; fi; \
 	done; exit $$fail
 
@@ -349,9 +361,21 @@ mcp-check: $(B)/bin/aijail-mcp $(B)/bin/aijail-status $(STUBS)
 
 .PHONY: man-check status-check python-check orchestrator-check mcp-deps mcp-check
 
-check: all layers-check unit-check corpus-check fuzz-replay integration-check escape-check install-check dist-check \
-	status-check python-check orchestrator-check mcp-check man-check
-	@echo "make check: all suites passed"
+# Every suite runs, whatever an earlier one did, and the failures are
+# listed together at the end: a first failure must not hide the rest.
+# Each suite's output is framed by "== make check: SUITE" and its verdict
+# (make check-fresh counts the PASS/FAIL/SKIP lines between them).
+CHECK_SUITES := layers-check unit-check corpus-check fuzz-replay integration-check escape-check \
+	install-check dist-check status-check python-check orchestrator-check mcp-check man-check
+
+check: all
+	@failed=; for s in $(CHECK_SUITES); do \
+		echo "== make check: $$s"; \
+		if $(MAKE) --no-print-directory $$s; then echo "== make check: $$s passed"; \
+		else echo "== make check: $$s FAILED"; failed="$$failed $$s"; fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make check: FAILED:$$failed"; exit 1; fi; \
+	echo "make check: all $(words $(CHECK_SUITES)) suites passed"
 
 # make install into a temporary folder, then --build from there alone.
 install-check: all

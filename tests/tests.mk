@@ -133,6 +133,14 @@ escape-check: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe $(B)/tests/racer
 check-docker: $(B)/bin/aijail-compile $(STUBS) $(B)/tests/probe
 	tests/docker/run.sh
 
+# --- the README's two commands on fresh Debian roots (issue 25) -----------------
+# A debootstrap minbase root per release, in a dockerd of its own; the
+# README's commands as root and as a user with sudo; each suite's counts.
+# FRESH_RELEASES="bookworm trixie" by default; root on each, the user on
+# the last (FRESH_USERS="root user" for both everywhere).
+check-fresh:
+	tests/fresh/run.sh
+
 # --- scan/test_scan walks with a policy of its own, compiled as the shipped ones ---
 
 $(B)/gen/test-scan.h: tests/unit/scan.aj $(B)/bin/aijail-compile

@@ -22,8 +22,15 @@
 # lists the rules in force, not the full jail's.  With the options that
 # allow namespaces, the full jail runs and says so.
 #
-# AJ_DOCKER_LAYOUTS: the layouts to test (default "merged bindir nousr";
-# empty for the packages alone, tests/docker/pkg.sh).
+# contrib/docker/Dockerfile is built for real (on a debootstrap root made
+# here, tests/lib/minbase.sh; its build stage reaches the Debian mirror
+# through the host's network) with a Debian and an Alpine-style shipped
+# stage, and its image runs with Docker's defaults as root and as a user.
+# AJ_DOCKER_PARTS="layouts" or "dockerfile" runs one part, saying so.
+# AJ_DOCKER_PARTS: the parts to run (default all three: "layouts dockerfile
+# packages"); the last is the Debian packages on fresh Debian 12 and 13
+# (tests/docker/pkg.sh, AJ_PKG_RELEASES).  AJ_DOCKER_LAYOUTS: the layouts
+# to test (default "merged bindir nousr").
 #
 # No engine (no dockerd, or one that does not start): SKIPPED, never
 # passed; with AJ_REQUIRE_DOCKER=1 (CI) that is a failure.
@@ -264,7 +271,11 @@ done
 # A socket to stand for a Docker socket bound into a container.
 python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$T/d.sock"
 
+# AJ_DOCKER_PARTS: which parts run (default all: "layouts dockerfile packages").
+parts=" ${AJ_DOCKER_PARTS:-layouts dockerfile packages} "
+[[ $parts == *" layouts "* ]] || echo "SKIP the layouts' cases: AJ_DOCKER_PARTS=$parts leaves them out"
 for layout in ${AJ_DOCKER_LAYOUTS-merged bindir nousr}; do
+	[[ $parts == *" layouts "* ]] || break
 	img=aj-check:$layout
 	for who in root user; do
 		u=()
@@ -337,9 +348,79 @@ for layout in ${AJ_DOCKER_LAYOUTS-merged bindir nousr}; do
 	expect "jail-worker: the fallback, naming the covered /proc" 0 '^ran$' -- -w /proj --security-opt seccomp=unconfined --security-opt apparmor=unconfined "$img" jail-worker sh -c 'echo ran'
 done
 
+# --- contrib/docker/Dockerfile, built for real -----------------------------------
+# Its build stage on a Debian root of our own (debootstrap minbase, docker
+# import: nothing pulled), with the mirror through the host's network; the
+# shipped stage once on that Debian root and once on the Alpine-style
+# image above (/bin a directory of its own).  Then, with Docker's default
+# options, as root and as a user: the image's entry point is the jail.
+dockerfile_images() {
+	local rel=${AJ_DOCKERFILE_RELEASE:-bookworm} tar log
+	tar=$ROOT/build/minbase/$rel.tar
+	log=$T/dockerfile-build.log
+	if ! "$ROOT/tests/lib/minbase.sh" "$rel" "$tar" >"$log" 2>&1; then
+		bad "Dockerfile: a $rel minbase root (tests/lib/minbase.sh): $(tail -n 3 "$log" | tr '\n' ' ')"
+		return 1
+	fi
+	"$DOCKER" import "$tar" "aj-minbase:$rel" >/dev/null || { bad "Dockerfile: docker import of $tar"; return 1; }
+	local name run
+	for name in debian alpine; do
+		run=aj-minbase:$rel
+		[ "$name" = alpine ] && run=aj-check:bindir
+		echo "== contrib/docker/Dockerfile: BASE=aj-minbase:$rel RUN_BASE=$run"
+		if (cd "$ROOT" && DOCKER_BUILDKIT=0 "$DOCKER" build --network host -q -f contrib/docker/Dockerfile \
+			--build-arg BASE="aj-minbase:$rel" --build-arg RUN_BASE="$run" \
+			-t "aj-check:df-$name" .) >"$log" 2>&1; then
+			ok "Dockerfile builds ($name: RUN_BASE=$run)"
+		else
+			bad "Dockerfile builds ($name: RUN_BASE=$run); the build's last lines:"
+			tail -n 15 "$log" | sed 's/^/        /'
+			return 1
+		fi
+	done
+}
+
+if [[ $parts != *" dockerfile "* ]]; then
+	echo "SKIP contrib/docker/Dockerfile: AJ_DOCKER_PARTS=$parts leaves it out"
+elif dockerfile_images; then
+	dproj=$T/dfproj
+	for name in debian alpine; do
+		img=aj-check:df-$name
+		for who in root user; do
+			u=()
+			[ "$who" = user ] && u=(--user 1000:1000)
+			rm -rf "$dproj"
+			mkdir -p "$dproj/secrets" "$dproj/src"
+			echo 'SECRET=df-env-content' >"$dproj/.env"
+			echo 'df-token-content' >"$dproj/secrets/token"
+			echo 'df-plain' >"$dproj/src/a.txt"
+			chmod 777 "$dproj" "$dproj/src"
+			chmod 755 "$dproj/secrets"
+			chmod 644 "$dproj/.env" "$dproj/secrets/token" "$dproj/src/a.txt"
+			d=(-v "$dproj:/work" "${u[@]}")
+			echo "== the Dockerfile's image ($name), $who, Docker's default options"
+			expect "outside the jail: .env is readable" 0 'df-env-content' -- "${d[@]}" --entrypoint cat "$img" .env
+			expect "outside the jail: /tmp is writable" 0 '^w$' -- "${d[@]}" --entrypoint sh "$img" -c 'touch /tmp/df-out && echo w'
+			expect "--jail-explain names the fallback (exit 2)" 2 'fallback: +landlock, declared' -- "${d[@]}" "$img" --jail-explain
+			expect "the command runs in the jail" 0 '^ran$' -- "${d[@]}" "$img" sh -c 'echo ran'
+			expect "a masked .env is refused" 1 'Permission denied' -- "${d[@]}" "$img" cat .env
+			expect_not "a masked .env reads nothing" 'df-env-content' -- "${d[@]}" "$img" sh -c 'cat .env; cat /work/.env; head -c 64 .env'
+			expect "secrets/ is refused" 1 'Permission denied' -- "${d[@]}" "$img" cat secrets/token
+			expect_not "secrets/ reads nothing" 'df-token-content' -- "${d[@]}" "$img" sh -c 'cat secrets/token; ls secrets'
+			expect "a plain project file is readable" 0 '^df-plain$' -- "${d[@]}" "$img" cat src/a.txt
+			expect "a write in the project works" 0 '^w$' -- "${d[@]}" "$img" sh -c 'touch src/new && echo w'
+			expect "a write outside the project fails" 1 'Permission denied|Read-only' -- "${d[@]}" "$img" touch /tmp/df-out
+		done
+	done
+fi
+
 # The Debian packages on fresh Debian 12 and 13 (AJ_PKG_RELEASES).
-# shellcheck source=tests/docker/pkg.sh
-. "$ROOT/tests/docker/pkg.sh"
+if [[ $parts == *" packages "* ]]; then
+	# shellcheck source=tests/docker/pkg.sh
+	. "$ROOT/tests/docker/pkg.sh"
+else
+	echo "SKIP the Debian packages: AJ_DOCKER_PARTS=$parts leaves them out"
+fi
 
 echo "check-docker: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

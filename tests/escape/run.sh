@@ -265,6 +265,15 @@ EOF
 for t in docker npm pip cargo uv; do
 	printf '#!/bin/sh\nexec /bin/sh %s/.esc/cmd "$@"\n' "$P" >"$P/fakebin/$t"
 done
+# dock_nogroup: why jail --jail-explain docker (in OUT) named no group,
+# when the stand-in is in place.
+dock_nogroup() {
+	if ! getent group docker >/dev/null; then
+		echo "this machine has no docker group (docker.io makes it; groupadd docker does too)"
+	else
+		echo "its explain says $(q "$(printf '%s\n' "$OUT" | grep '^command:')")"
+	fi
+}
 # esc_cmd SCRIPT: what the stand-ins run next.
 esc_cmd() {
 	printf '%s\n' "$1" >"$P/.esc/cmd"
@@ -273,8 +282,16 @@ esc_cmd() {
 # The Docker CLI's stand-in for the docker command group: a tool's name
 # picks its group only when PATH finds it outside the project, so it lives
 # in a folder of /opt (which the jail binds); as root only.
+# dockwhy says why the stand-in could not be put there.
 dockbin=$P/fakebin
-if [ $as_root -eq 1 ] && [ -d /opt ] && mkdir -m 0755 "/opt/aijail-esc-$$"; then
+dockwhy=
+if [ $as_root -eq 0 ]; then
+	dockwhy="needs root: the docker stand-in must live outside the project, in a folder of /opt, which only root can make"
+elif [ ! -d /opt ]; then
+	dockwhy="this machine has no /opt for the docker stand-in (the jail binds /opt, a tool's group needs it found outside the project)"
+elif ! mkdir -m 0755 "/opt/aijail-esc-$$"; then
+	dockwhy="could not make /opt/aijail-esc-$$ for the docker stand-in"
+else
 	dockbin=/opt/aijail-esc-$$
 	cp "$P/fakebin/docker" "$dockbin/docker"
 	chmod 0755 "$dockbin/docker"
@@ -358,7 +375,7 @@ env_case() {
 		if [ ${#grp[@]} -gt 0 ]; then
 			jrun user "${vars[@]}" PATH="$dockbin:/usr/bin:/bin" -- jail --jail-explain docker
 			if ! printf '%s\n' "$OUT" | grep -q '^command:.*group docker'; then
-				skip "$name" "jail docker (a stand-in through PATH) does not get the docker group: $(q "$(printf '%s\n' "$OUT" | grep '^command:')")"
+				skip "$name" "jail docker (a stand-in through PATH) does not get the docker group: ${dockwhy:-$(dock_nogroup)}"
 				return 0
 			fi
 			esc_cmd 'exec python3 .esc/leak.py "$@"'
@@ -677,7 +694,7 @@ if c race-docker-socket; then
 		if [ ! -S "$P/rs/docker.sock" ]; then
 			skip race-docker-socket "could not make a unix socket in the project"
 		elif ! printf '%s\n' "$OUT" | grep -q '^command:.*group docker'; then
-			skip race-docker-socket "jail docker (a stand-in through PATH) does not get the docker group"
+			skip race-docker-socket "jail docker (a stand-in through PATH) does not get the docker group: ${dockwhy:-$(dock_nogroup)}"
 		else
 			RACE_NET=1 race race-docker-socket "$P" "rs/docker.sock rs/other" "$P" \
 				"DOCKER_HOST=unix://$P/rs/docker.sock PATH=$dockbin:/usr/bin:/bin $bin/jail docker" \

@@ -177,6 +177,18 @@ mkdir -p "$tmp/a" "$tmp/b/a/much/longer/folder"
 printf '%s' "$policy" >"$tmp/a/mine.aj"
 printf '%s' "$policy" >"$tmp/b/a/much/longer/folder/mine.aj"
 
+# holds_path PATH FILE...: PATH occurs in a FILE as a path of its own, not
+# as part of a longer name: a tree at /aijail is not named by the stub's
+# own "/tmp/aijail.%d" or "/tmp/aijail-%u".  The stub's strings are
+# NUL-separated, so each is a record (-z); the characters around PATH
+# must not continue a name.
+holds_path() {
+	local re
+	re=$(printf '%s' "$1" | sed 's/[^[:alnum:]\/_-]/[&]/g; s/\[\^\]/\\^/g')
+	shift
+	LC_ALL=C grep -qaz -E "(^|[^[:alnum:]._/-])$re(/|[^[:alnum:]._-]|\$)" "$@"
+}
+
 ERR=
 hidden "$tmp/a" "$bin/aijail-compile" --build mine.aj -o jail-mine
 built_err=$ERR
@@ -202,7 +214,7 @@ else
 fi
 if [ ! -f "$tmp/a/jail-mine" ] || [ ! -f "$tmp/a/mine.h" ]; then
 	fail no-build-paths "no stub or header to look into"
-elif grep -q -e "$tmp" -e "$root" "$tmp/a/jail-mine" "$tmp/a/mine.h"; then
+elif holds_path "$tmp" "$tmp/a/jail-mine" "$tmp/a/mine.h" || holds_path "$root" "$tmp/a/jail-mine" "$tmp/a/mine.h"; then
 	fail no-build-paths "the stub or the header holds a build path"
 else
 	pass no-build-paths

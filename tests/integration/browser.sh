@@ -154,7 +154,14 @@ else
 		if [ -z "$main" ] || [ -z "$rend" ]; then
 			fail browser-sandboxed "no renderer within 10 s (browser $main)"
 		elif [ -z "$(ns "$rend" user)" ] || [ -z "$(filters "$rend")" ]; then
-			skip browser-sandboxed "the renderer's /proc entries are not readable here"
+			# Another user's /proc/PID/ns needs ptrace access: root
+			# without CAP_SYS_PTRACE (a container's) cannot look.
+			capeff=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
+			if (((0x${capeff:-0} >> 19) & 1)); then
+				skip browser-sandboxed "the renderer's /proc entries (ns/user, Seccomp_filters) are not readable here"
+			else
+				skip browser-sandboxed "the renderer's /proc entries are not readable here: reading another user's /proc/PID/ns needs CAP_SYS_PTRACE, which this process lacks (CapEff $capeff; a container's root)"
+			fi
 		else
 			why=''
 			tr '\0' '\n' <"/proc/$rend/cmdline" | grep -qx -- --no-sandbox && why="--no-sandbox given"
@@ -176,11 +183,23 @@ fi
 # browser over the DevTools protocol (it cannot launch it: a launched
 # browser talks on inherited pipes, and the jail closes inherited fds).
 if c browser-playwright; then
+	pw_rc=0
+	# Playwright 1.62 wants Node 20; Debian 12 has 18: there, the last
+	# release that runs on it.
+	pw_spec=playwright-core
+	[ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 20 ] 2>/dev/null &&
+		pw_spec=playwright-core@1.61
+	if command -v chromium >/dev/null && command -v node >/dev/null; then
+		(cd "$br" && timeout 120 npm install --no-audit --no-fund --loglevel=error "$pw_spec" \
+			>"$T/out/pw-install" 2>&1) || pw_rc=$?
+	fi
 	if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then
 		skip browser-playwright "chromium or node is not installed (make deps-test installs them)"
-	elif ! (cd "$br" && timeout 120 npm install --no-audit --no-fund --silent playwright-core \
-		>"$T/out/pw-install" 2>&1); then
-		skip browser-playwright "npm could not install playwright-core: $(tail -n 1 "$T/out/pw-install")"
+	elif [ $pw_rc -ne 0 ]; then
+		# npm's own lines say why (the registry, the proxy); --silent
+		# left none, and its last line is often blank.
+		skip browser-playwright "npm could not install playwright-core (exit $pw_rc$([ $pw_rc = 124 ] && echo ', timed out after 120 s')): $(grep -v '^[[:space:]]*$' "$T/out/pw-install" |
+			grep -v 'A complete log of this run' | head -n 3 | tr '\n' ' ')"
 	else
 		cat >"$br/drive.js" <<'EOS'
 const { chromium } = require('playwright-core');

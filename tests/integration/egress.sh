@@ -412,9 +412,11 @@ elif [ $want_egnpm = 1 ]; then
 	en=$T/eg/npm
 	mkdir -p "$en/evil"
 	# A local package whose install script calls out to an unlisted host.
+	# Its answer goes to $INIT_CWD (where npm was run): npm 9 (Debian 12)
+	# runs the script in node_modules/aijail-evil, the link, not evil/.
 	cat >"$en/evil/package.json" <<'EOF'
 {"name": "aijail-evil", "version": "1.0.0",
- "scripts": {"postinstall": "curl -s -m 10 -o /dev/null -w '%{http_connect}' https://example.com/ >../postinstall.out; true"}}
+ "scripts": {"postinstall": "curl -s -m 10 -o /dev/null -w '%{http_connect}' https://example.com/ >\"$INIT_CWD/postinstall.out\"; true"}}
 EOF
 	printf '{"name": "aijail-egress", "version": "1.0.0"}\n' >"$en/package.json"
 	chown -R "$tuid:$tgid" "$en"

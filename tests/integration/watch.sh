@@ -267,11 +267,17 @@ if c watch-idle; then
 fi
 
 # A mount made in the project since the watcher walked it: what is below the
-# mount now is what counts.  Root only (a mount needs a namespace of its own,
-# and the watcher must live in it).
+# mount now is what counts.  The mount needs a namespace of its own that the
+# watcher lives in and that the test user's jails share: a mount namespace
+# of the real root (CAP_SYS_ADMIN in the first user namespace; a container's
+# root without it cannot), and root to run the jails as the test user.
 if c watch-mount; then
+	mns_rc=0
+	[ $as_root -eq 1 ] && { mns_err=$(unshare -m --propagation private true 2>&1) || mns_rc=$?; }
 	if [ $as_root -ne 1 ]; then
 		skip watch-mount "needs root, for a mount namespace the watcher shares"
+	elif [ $mns_rc -ne 0 ]; then
+		skip watch-mount "needs CAP_SYS_ADMIN for a mount namespace the watcher shares: unshare -m: ${mns_err:-exit $mns_rc}"
 	else
 		watchers_kill
 		mkdir -p "$wp/mnt"

@@ -155,7 +155,10 @@ elif [ $want_npm = 1 ]; then
 	if c wl-npm-offline; then
 		rm -rf "$nd/node_modules" "$nd/package-lock.json"
 		WLDIR=$nd wl_run -- jail-npm install --offline "${npm_flags[@]}" is-number@7.0.0
-		hit=$(printf '%s\n' "$ERR" | grep -m1 'cache hit')
+		# npm 10 logs a served entry as "(cache hit)"; Debian 12's npm 9,
+		# with --offline, as "(cache stale)": both came from ~/.npm, since
+		# --offline never asks the registry ("revalidated" would have).
+		hit=$(printf '%s\n' "$ERR" | grep -m1 -E 'cache hit|\(cache stale\)')
 		if [ "$RC" = 0 ] && [ -f "$nd/node_modules/is-number/package.json" ] && [ -n "$hit" ]; then
 			pass "wl-npm-offline: the second install came from ~/.npm: $hit"
 		else
@@ -237,10 +240,23 @@ fi
 
 # --- uv, when it is installed ------------------------------------------------------------------------
 
+# uv_why: why there is no uv, from what apt knows here, not from a release
+# number written down once.
+uv_why() {
+	local rel
+	rel=$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-this system}")
+	if ! command -v apt-cache >/dev/null; then
+		echo "${rel:-this system} has no apt to ask for a package"
+	elif [ -n "$(apt-cache policy uv 2>/dev/null | grep 'Candidate:' | grep -v '(none)')" ]; then
+		echo "apt has a uv package here: apt-get install uv"
+	else
+		echo "apt knows no uv package on ${rel:-this system}"
+	fi
+}
 if c wl-uv; then
 	uvpath=/usr/local/bin:/usr/bin:/bin:$thome/.local/bin:$thome/.cargo/bin
 	if ! PATH=$uvpath command -v uv >/dev/null; then
-		skip wl-uv "uv is not installed (not packaged for Debian 12; install it, e.g. into ~/.local/bin, to run this case)"
+		skip wl-uv "uv is not installed (not on $uvpath; $(uv_why); install it, e.g. into ~/.local/bin, to run this case)"
 	elif [ ! -f "$wl/dist/ajdemo-0.1.0-py3-none-any.whl" ]; then
 		skip wl-uv "no wheel to install (the wheel case did not run)"
 	else

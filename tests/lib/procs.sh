@@ -17,7 +17,7 @@
 # a candidate that cannot be told apart is reported, never ignored.
 #
 # leftovers: sets
-#   left        pids of processes of ours: the test user's (or root's, as
+#   left        pids of live processes (not zombies) of ours: the test user's (or root's, as
 #               root) whose command line names $T or whose working
 #               directory is under $T;
 #   left_blind  pids of the test user's (root's) processes inside a pid
@@ -51,6 +51,11 @@ leftovers() {
 		[ "$pid" = "$$" ] && continue
 		[ "$pid" = "${BASHPID:-$$}" ] && continue
 		uid=$(_proc_field "$pid" Uid) || continue # gone meanwhile
+		# A zombie has exited: it holds no file, runs nothing, and only
+		# waits for a parent that reaps (a container's pid 1 may never).
+		# Its cmdline is empty and its cwd unreadable, so it would pass
+		# for a blind candidate; it is not running.
+		[[ $(_proc_field "$pid" State) == [ZX]* ]] && continue
 		uid=${uid%%[[:space:]]*}
 		# shellcheck disable=SC2154 # tuid: set by the caller
 		if [ "$uid" != "$tuid" ] && { [ "${as_root:-0}" != 1 ] || [ "$uid" != 0 ]; }; then
