@@ -557,12 +557,16 @@ static char *tables(const struct compiled *c, size_t *len)
  * one compiled against: a Debian upgrade swaps it under the binary. */
 const char *emit_maker(void)
 {
-	static char *maker;
-	if (!maker) {
+	/* A buffer of its own, not the arena: the fuzz target frees the arena
+	 * after every input, and the maker outlives them all. */
+	static char maker[96];
+	if (!maker[0]) {
 		const struct scmp_version *v = seccomp_version();
-		maker = v ? xprintf("aijail-compile %s, libseccomp %u.%u.%u", AIJAIL_VERSION,
-		                    v->major, v->minor, v->micro)
-		          : xprintf("aijail-compile %s", AIJAIL_VERSION);
+		if (v)
+			snprintf(maker, sizeof(maker), "aijail-compile %s, libseccomp %u.%u.%u",
+			         AIJAIL_VERSION, v->major, v->minor, v->micro);
+		else
+			snprintf(maker, sizeof(maker), "aijail-compile %s", AIJAIL_VERSION);
 	}
 	return maker;
 }
