@@ -129,9 +129,11 @@ make_scripts() {
 	# jail is given it, another's when it is not.
 	cat >"$1/pty.sh" <<-'EOS'
 	t=$(tty) || { echo "no terminal"; exit 99; }
-	own=$(jail-worker probe write "$t")
-	other=$(jail-worker probe write "$t" </dev/null 2>&1 | cat)
-	echo "own $own, other $other"
+	own=$(jail-worker sh -c 'probe write "$(tty)"' 2>&1)
+	caller=$(jail-worker probe write "$t" 2>&1)
+	pass=$(jail-worker --jail-terminal=passthrough probe write "$t" 2>&1)
+	other=$(jail-worker --jail-terminal=passthrough probe write "$t" </dev/null 2>&1 | cat)
+	echo "own $own, caller's $caller, passthrough $pass, other $other"
 	EOS
 	# Another user has taken, in the /tmp this shares, every name the
 	# old stubs would try for the next pids, and the record's directory
@@ -317,7 +319,11 @@ for layout in ${AJ_DOCKER_LAYOUTS-merged bindir nousr}; do
 		expect "a secret renamed, moved or linked by a run stays denied in the next ones" 0 '^denied 5 of 5$' -- "${base[@]}" sh /t/rename.sh
 		expect_not "... and none of it leaks" 'LEAKED|unreadable' -- "${base[@]}" sh /t/rename.sh
 		expect "the container's /dev/shm: refused" 0 '^shm read: EACCES, write: EACCES$' -- "${base[@]}" sh /t/shm.sh
-		expect "another pty: refused; the caller's own terminal: not" 0 'own write: ok, other write: EACCES' -- -t "${base[@]}" sh /t/pty.sh
+		# The jail's terminal is a pty of its own, relayed through the filter
+		# (issue 23): the caller's is not given, so not writable; with
+		# --jail-terminal=passthrough it is given, and another pty is not.
+		expect "the jail's own pty: writable; the caller's terminal: refused; passthrough: given, another pty refused" 0 \
+			"own write: ok, caller's write: EACCES, passthrough write: ok, other write: EACCES" -- -t "${base[@]}" sh /t/pty.sh
 		vol=aj-squat-$layout-$who
 		expect "another user takes the private directory's names" 0 squatted -- -v "$vol:/tmp" --user 2000:2000 "$img" sh /t/squat.sh
 		expect "... and the jail runs all the same" 0 '^ran$' -- -v "$vol:/tmp" "${base[@]}" jail-worker sh -c 'echo ran'
