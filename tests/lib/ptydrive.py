@@ -32,10 +32,20 @@ def shell(cmd, tty, stopped_path):
     job = os.fork()
     if job == 0:
         os.setpgid(0, 0)
+        os.tcsetpgrp(tty, os.getpgrp())  # SIGTTOU still ignored here
         signal.signal(signal.SIGTTOU, signal.SIG_DFL)
         os.execvp(cmd[0], cmd)
-    os.setpgid(job, job)
-    os.tcsetpgrp(tty, job)
+    # As a shell does, both sides set the job's group: whichever runs
+    # first wins, and the parent's call fails with EACCES once the child
+    # has exec'd (a race a faster interpreter loses more often).
+    try:
+        os.setpgid(job, job)
+    except (PermissionError, ProcessLookupError):
+        pass
+    try:
+        os.tcsetpgrp(tty, job)
+    except OSError:
+        pass
     while True:
         _, st = os.waitpid(job, os.WUNTRACED)
         if os.WIFSTOPPED(st):
