@@ -20,6 +20,7 @@
 #include "model.h"
 #include "notify/notify.h"
 #include "sysnames.h"
+#include "compiler/nestable.h"
 
 #include <errno.h>
 #include <linux/seccomp.h>
@@ -118,25 +119,9 @@ static const struct row table[] = {
     {"getpid|0x40000000", N_(getpid), 0x40000000, {0}, KILLED, KILLED, 0},
 };
 
-/* As test_seccomp.c: the kinds a policy's 'namespaces' allows. */
-static const struct {
-	const char *what;
-	unsigned long kinds;
-	bool in_lockdown;
-} nestable[] = {
-    {"unshare(CLONE_NEWUSER)", CLONE_NEWUSER, true},
-    {"unshare(CLONE_NEWNET|high bits)", CLONE_NEWNET, true},
-    {"clone(CLONE_NEWUSER|CLONE_FS)", CLONE_NEWUSER, true},
-    {"chroot(\"/\")", CLONE_NEWUSER, false},
-};
-
 static bool nested(const struct variant *v, const struct row *r, bool lockdown)
 {
-	for (size_t i = 0; i < sizeof(nestable) / sizeof(nestable[0]); i++)
-		if (!strcmp(nestable[i].what, r->what))
-			return (v->ns_allow & nestable[i].kinds) == nestable[i].kinds &&
-			       (!lockdown || nestable[i].in_lockdown);
-	return false;
+	return nestable_allowed(v->ns_allow, r->what, lockdown);
 }
 
 static uint32_t verdict(const struct variant *v, int nr, uint32_t arch, const uint64_t *a)

@@ -17,6 +17,7 @@
 #include "bpf_run.h"
 #include "diag.h"
 #include "model.h"
+#include "compiler/nestable.h"
 
 #include <errno.h>
 #include <linux/filter.h>
@@ -113,27 +114,9 @@ static const struct row table[] = {
 	{"int 0x80 getpid", 20, {0}, 32, KILLED, KILLED, 0, 0},
 };
 
-/* The rows a policy's 'namespaces' may allow, by the kinds they make:
- * there the kernel answers instead of the filter, but for lockdown's
- * allowlist, which has no chroot. */
-static const struct {
-	const char *what;
-	unsigned long kinds;
-	bool in_lockdown;
-} nestable[] = {
-    {"unshare(CLONE_NEWUSER)", CLONE_NEWUSER, true},
-    {"unshare(CLONE_NEWNET|high bits)", CLONE_NEWNET, true},
-    {"clone(CLONE_NEWUSER|CLONE_FS)", CLONE_NEWUSER, true},
-    {"chroot(\"/\")", CLONE_NEWUSER, false},
-};
-
 static bool allowed_by_namespaces(const struct variant *v, const struct row *r, bool lockdown)
 {
-	for (size_t i = 0; i < sizeof(nestable) / sizeof(nestable[0]); i++)
-		if (!strcmp(nestable[i].what, r->what))
-			return (v->ns_allow & nestable[i].kinds) == nestable[i].kinds &&
-			       (!lockdown || nestable[i].in_lockdown);
-	return false;
+	return nestable_allowed(v->ns_allow, r->what, lockdown);
 }
 
 static long int80(long nr)
