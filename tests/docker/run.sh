@@ -63,38 +63,19 @@ done
 
 T=$(mktemp -d /tmp/aj-docker.XXXXXX)
 chmod 711 "$T"
-DPID=
 LPID=
+# shellcheck source=tests/lib/dockerd.sh
+. "$ROOT/tests/lib/dockerd.sh"
 cleanup() {
 	[ -n "$LPID" ] && kill "$LPID" 2>/dev/null
-	if [ -n "$DPID" ]; then
-		kill "$DPID" 2>/dev/null
-		for _ in $(seq 50); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.2; done
-		kill -9 "$DPID" 2>/dev/null
-		wait "$DPID" 2>/dev/null
-	fi
+	dockerd_stop
 	# The vfs layers and the container state: nothing else is ours.
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-export DOCKER_HOST="unix://$T/docker.sock"
-# In a mount namespace of its own: the daemon's mounts (layers, its netns
-# file) die with it, and none lands on the host's tree.
-unshare --mount --propagation private "$DOCKERD" --iptables=false --ip6tables=false --bridge=none --storage-driver=vfs \
-	--data-root "$T/data" --exec-root "$T/exec" --pidfile "$T/dockerd.pid" \
-	-H "$DOCKER_HOST" >"$T/dockerd.log" 2>&1 &
-DPID=$!
-for _ in $(seq 100); do
-	"$DOCKER" version >/dev/null 2>&1 && break
-	kill -0 "$DPID" 2>/dev/null || break
-	sleep 0.2
-done
-if ! "$DOCKER" version >/dev/null 2>&1; then
-	tail -5 "$T/dockerd.log"
-	skip "dockerd did not start (log above)"
-fi
+dockerd_start "$T" || skip "dockerd did not start (log above)"
 echo "check-docker: dockerd $("$DOCKER" version --format '{{.Server.Version}}') (pid $DPID, state in $T)"
 
 # The fallback's own checks, as scripts in the image (/t): each prints

@@ -70,33 +70,16 @@ USER_CMD0="sudo sh -c '${CMDS[0]#su -c \'}"
 mkdir -p "$OUT"
 T=$(mktemp -d /tmp/aj-fresh.XXXXXX)
 chmod 711 "$T"
-DPID=
+# shellcheck source=tests/lib/dockerd.sh
+. "$ROOT/tests/lib/dockerd.sh"
 cleanup() {
-	if [ -n "$DPID" ]; then
-		kill "$DPID" 2>/dev/null
-		for _ in $(seq 50); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.2; done
-		kill -9 "$DPID" 2>/dev/null
-		wait "$DPID" 2>/dev/null
-	fi
+	dockerd_stop
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# A dockerd of our own, as tests/docker/run.sh starts it: no iptables, no
-# bridge (the containers use the host's network), its mounts in a mount
-# namespace of its own.
-export DOCKER_HOST="unix://$T/docker.sock"
-unshare --mount --propagation private "$DOCKERD" --iptables=false --ip6tables=false --bridge=none \
-	--storage-driver=vfs --data-root "$T/data" --exec-root "$T/exec" --pidfile "$T/dockerd.pid" \
-	-H "$DOCKER_HOST" >"$T/dockerd.log" 2>&1 &
-DPID=$!
-for _ in $(seq 100); do
-	"$DOCKER" version >/dev/null 2>&1 && break
-	kill -0 "$DPID" 2>/dev/null || break
-	sleep 0.2
-done
-"$DOCKER" version >/dev/null 2>&1 || { tail -5 "$T/dockerd.log"; die "dockerd did not start (log above)"; }
+dockerd_start "$T" || die "dockerd did not start (log above)"
 
 # Where this machine reaches npm's registry through a TLS proxy of its own
 # (its CA in the host's /usr/local/share/ca-certificates), a fresh root

@@ -168,6 +168,13 @@ else
 	# jail npx -y PKG: the package fetched from the registry through the
 	# jail's proxy (the npm group's one host), then run with stdio intact.
 	fsver=$(sed -n 's/.*"@modelcontextprotocol\/server-filesystem": "\(.*\)".*/\1/p' "$root/tests/mcp/package.json")
+	# The download first, through the same jail and proxy, in a call of
+	# its own: the Inspector's request timeout is for the server's answer,
+	# and a slow registry (or a loaded machine) counted against it failed
+	# the case with nothing wrong (Debian 13, fresh). npx keys its cache
+	# by the package list, so the call below finds this install.
+	(cd "$project" && as_user timeout 300 "$build/bin/jail" -- \
+		npx -y --package="@modelcontextprotocol/server-filesystem@$fsver" -- true) >/dev/null 2>&1 </dev/null
 	icall fs-npx "'[FILE] .env' in r['content'][0]['text']" \
 		"$build/bin/jail" -- npx -y "@modelcontextprotocol/server-filesystem@$fsver" "$project" \
 		--method tools/call --tool-name list_directory --tool-arg "path=$project"
