@@ -6,10 +6,12 @@
 #
 # The zygote stays clean: it never holds a call's data in its memory (freed
 # memory is not zeroed, so what it had parsed would reach every later fork).
-# The call child is forked before its call and reads the request off the
-# channel itself; once it and every process it left are gone, the zygote
-# sends what it wrote by sendfile(2) from the descriptors it kept, and
-# empties what the call could write.
+# The call child is forked before its call, warms (WARM) and reads the
+# request off the channel itself.  Once it says it is done (or has ended),
+# the zygote sends what it wrote by sendfile(2) from the descriptors it
+# kept; then it kills every process of the call, empties what the call
+# could write and sends a second frame, "clean" or "retire", which the
+# host waits for before the next call.
 #
 # Frames, both ways (aijail/pool.py's docstring): a 4-byte big-endian
 # length, that many bytes of UTF-8 JSON, then the raw bytes it counts.
@@ -200,8 +202,62 @@ def _write_all(fd, data):
         view = view[n:]
 
 
+# What the call child runs before its request comes: a handler of the
+# common shape (its input file read and parsed, a result written, a line
+# printed).  A forked child's first write to each page it shares with the
+# zygote copies that page; here about 300 of them (the parser's and
+# compiler's state, the io and json paths, the refcounts of builtins), each
+# copy a few microseconds on a virtual machine.  Made now, while the host
+# is busy elsewhere, they are not on the call's clock.  It runs in the
+# fresh child, before any of the call's data exists, in a namespace
+# thrown away after it.
+WARM = (
+    "import sys, json\n"
+    "with open(sys.argv[1], 'rb') as f:\n"
+    "    v = json.loads(f.read())\n"
+    "r = {'n': v, 's': str(v), 'k': sorted(v)}\n"
+    "with open(sys.argv[2], 'w') as f:\n"
+    "    f.write(json.dumps(r))\n"
+    "print(len(r))\n"
+)
+
+
+def _warm():
+    """The call's paths taken once with nothing of the call (see WARM)."""
+    argv = sys.argv
+    try:
+        json.loads(b'{"source": 0, "input": 0}'.decode())
+        struct.unpack(">I", b"\0\0\0\0")
+        for name, blob in ((FILENAME, WARM.encode("utf-8")), (INPUT_NAME, b'{"a": [1, 2]}')):
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+            try:
+                _write_all(fd, blob)
+            finally:
+                os.close(fd)
+        main = types.ModuleType("__main__")
+        main.__builtins__ = __builtins__
+        sys.argv = [FILENAME, INPUT_NAME, OUTPUT_NAME]
+        exec(compile(WARM, FILENAME, "exec"), main.__dict__)
+        sys.stdout.flush()  # fd 1 is /dev/null until the call's own is set
+    except BaseException:
+        pass
+    finally:
+        sys.argv = argv
+        for name in (FILENAME, INPUT_NAME, OUTPUT_NAME):
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+
+
 def _call(rfd, wfd, ack_w, meta_fd, out_fd, err_fd, dfd):
-    """The call child, forked before its call: reads the request, runs it, exits."""
+    """The call child, forked before its call: warms, reads the request, runs it, exits."""
+    try:
+        os.fchdir(dfd)
+        os.close(dfd)
+    except OSError:
+        os._exit(EXIT_BAD)
+    _warm()
     try:
         head = _read_exact(rfd, 4)
     except EOFError:
@@ -217,10 +273,8 @@ def _call(rfd, wfd, ack_w, meta_fd, out_fd, err_fd, dfd):
         source = _read_exact(rfd, slen).decode("utf-8")
         data = _read_exact(rfd, ilen)
         os.write(ack_w, b"1")
-        for fd in (rfd, wfd, ack_w):
+        for fd in (rfd, wfd):
             os.close(fd)
-        os.fchdir(dfd)
-        os.close(dfd)
         # os.open, not open(): no io objects, fewer pages of the zygote's
         # heap touched (each one a copy in this child)
         for name, blob in ((FILENAME, source.encode("utf-8")), (INPUT_NAME, data)):
@@ -280,20 +334,37 @@ def _call(rfd, wfd, ack_w, meta_fd, out_fd, err_fd, dfd):
         atexit._run_exitfuncs()
     except BaseException:
         pass
+    # As the interpreter's own exit does: the handler's names dropped and
+    # collected, so a file it left open at module level is flushed and
+    # closed (os._exit would lose what it buffered).
     try:
-        os.pwrite(meta_fd, kind, 0)
-    except OSError:
+        main.__dict__.clear()
+        gc.collect()
+    except BaseException:
         pass
     for f in (sys.stdout, sys.stderr):
         try:
             f.flush()
         except BaseException:
             pass
+    # Done: the kind and the exit status, then the second byte on the ack
+    # pipe.  The zygote answers on it without waiting for this process's
+    # teardown; it still kills and reaps every process of the call before
+    # it cleans the jail and forks the next call's child.
+    try:
+        os.pwrite(meta_fd, kind + bytes([rc & 0xFF]), 0)
+        os.write(ack_w, b"2")
+    except OSError:
+        pass
     os._exit(rc)
 
 
-def _wait(pid, timeout, can_pidfd):
-    """The child's wait status, or None when it overran timeout."""
+DONE = "done"
+
+
+def _wait(pid, timeout, can_pidfd, ack_r):
+    """The child's wait status, DONE once it said it finished (the ack
+    pipe's second byte), or None when it overran timeout."""
     deadline = time.monotonic() + timeout if timeout else None
     pfd = None
     if can_pidfd:
@@ -301,6 +372,10 @@ def _wait(pid, timeout, can_pidfd):
             pfd = os.pidfd_open(pid)
         except OSError:
             pfd = None
+    p = select.poll()
+    p.register(ack_r, select.POLLIN)
+    if pfd is not None:
+        p.register(pfd, select.POLLIN)
     try:
         while True:
             got, status = os.waitpid(pid, os.WNOHANG)
@@ -309,12 +384,15 @@ def _wait(pid, timeout, can_pidfd):
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 return None
-            if pfd is not None:
-                p = select.poll()
-                p.register(pfd, select.POLLIN)
-                p.poll(None if left is None else max(1, int(left * 1000) + 1))
-            else:
-                time.sleep(0.0005 if left is None else min(0.0005, left))
+            if pfd is None:
+                # No pidfd (before Linux 5.3): the exit is polled for.
+                left = 0.0005 if left is None else min(0.0005, left)
+            for fd, _ in p.poll(None if left is None else max(1, int(left * 1000) + 1)):
+                if fd == ack_r:
+                    if os.read(ack_r, 1) == b"2":
+                        return DONE
+                    # End of file or anything else: the exit decides.
+                    p.unregister(ack_r)
     finally:
         if pfd is not None:
             os.close(pfd)
@@ -350,18 +428,26 @@ def _send_file(wfd, fd, n):
     while off < n:
         k = os.sendfile(wfd, fd, off, n - off)
         if k <= 0:
-            # Shorter than it said: the frame cannot be completed.
-            os._exit(EXIT_BAD)
+            # Truncated since its size was taken (a process the call left,
+            # before it was killed): zeros keep the frame whole.
+            while off < n:
+                k = min(n - off, 1 << 16)
+                _write_all(wfd, bytes(k))
+                off += k
+            return
         off += k
 
 
 def _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd):
     """The result frame: a header, then stdout, stderr and the output file."""
-    if os.WIFSIGNALED(status):
+    meta = os.pread(meta_fd, 2, 0)
+    if status is DONE:
+        rc = meta[1] if len(meta) == 2 else EXIT_BAD
+    elif os.WIFSIGNALED(status):
         rc = 128 + os.WTERMSIG(status)
     else:
         rc = os.WEXITSTATUS(status)
-    kind = {b"m": "memory", b"p": "processes"}.get(os.pread(meta_fd, 1, 0))
+    kind = {b"m": "memory", b"p": "processes"}.get(meta[:1])
     if timed_out:
         kind = "timeout"
     elif rc == EXIT_BAD and kind is None:
@@ -390,31 +476,38 @@ def _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd):
             over = over or "output"
         else:
             sizes["output"] = n
-    try:
-        os.fchmod(dfd, 0o700)
-        _wipe_at(dfd)
-        os.rmdir(SCRATCH)
-        _ipc_clean()
-        clean = _restore()
-    except OSError:
-        clean = False
     head = {"returncode": rc, "limit": kind or (over and "output:" + over)}
     head.update(sizes)
-    if not clean:
-        head["retire"] = "what the call left could not be removed"
-    elif _limits() != STATE["limits"] or os.getpriority(os.PRIO_PROCESS, 0) != STATE["nice"]:
-        # prlimit and setpriority reach any process of the same user
-        head["retire"] = "the call changed the zygote's rlimits or priority"
-        clean = False
-    frame = json.dumps(head).encode()
-    _write_all(wfd, struct.pack(">I", len(frame)) + frame)
+    _send_frame(wfd, head)
     _send_file(wfd, out_fd, sizes["stdout"])
     _send_file(wfd, err_fd, sizes["stderr"])
     if sizes["output"] is not None:
         _send_file(wfd, ofd, sizes["output"])
     if ofd is not None:
         os.close(ofd)
-    return clean
+
+
+def _clean(dfd):
+    """After the result: the jail as it was; None, or why it cannot be (the
+    zygote then retires)."""
+    try:
+        os.fchmod(dfd, 0o700)
+        _wipe_at(dfd)
+        os.rmdir(SCRATCH)
+        _ipc_clean()
+        if not _restore():
+            return "what the call left could not be removed"
+    except OSError as e:
+        return "what the call left could not be removed: %s" % e
+    if _limits() != STATE["limits"] or os.getpriority(os.PRIO_PROCESS, 0) != STATE["nice"]:
+        # prlimit and setpriority reach any process of the same user
+        return "the call changed the zygote's rlimits or priority"
+    return None
+
+
+def _send_frame(wfd, head):
+    frame = json.dumps(head).encode()
+    _write_all(wfd, struct.pack(">I", len(frame)) + frame)
 
 
 _RLIMITS = [getattr(resource, n) for n in sorted(dir(resource)) if n.startswith("RLIMIT_")]
@@ -457,8 +550,7 @@ def main():
     gc.freeze()
     STATE["limits"] = _limits()
     STATE["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
-    hello = json.dumps({"ready": True, "pid": os.getpid(), "dirs": sorted(BASE)}).encode()
-    _write_all(wfd, struct.pack(">I", len(hello)) + hello)
+    _send_frame(wfd, {"ready": True, "pid": os.getpid(), "dirs": sorted(BASE)})
     can_pidfd = hasattr(os, "pidfd_open")
     while True:
         # The next call's child is forked now, from a zygote every process
@@ -476,7 +568,6 @@ def main():
         os.close(ack_w)
         # Started (the ack) or gone before it.
         acked = os.read(ack_r, 1) == b"1"
-        os.close(ack_r)
         if not acked:
             _, status = os.waitpid(pid, 0)
             _kill_all()
@@ -484,18 +575,26 @@ def main():
                 os._exit(0)
             # A request broken or half read: the channel is out of step.
             os._exit(6)
-        status = _wait(pid, TIMEOUT, can_pidfd)
+        status = _wait(pid, TIMEOUT, can_pidfd, ack_r)
+        os.close(ack_r)
         timed_out = status is None
         if timed_out:
             os.kill(pid, signal.SIGKILL)
             _, status = os.waitpid(pid, 0)
+        if status is not DONE:
+            _kill_all()
+        # The result as soon as nothing of the call runs; the cleaning
+        # after it, while the host goes on.  The host reads this second
+        # frame before it gives the worker another call, so no call ever
+        # starts in a jail not yet put back.
+        _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd)
         _kill_all()
-        clean = _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd)
+        why = _clean(dfd)
         for fd in (dfd, out_fd, err_fd, meta_fd):
             os.close(fd)
-        # A zygote that is not what it was retires (the header said so,
-        # and the host starts another).
-        if not clean:
+        # A zygote that is not what it was retires; the host starts another.
+        _send_frame(wfd, {"retire": why} if why else {"clean": True})
+        if why:
             os._exit(8)
 
 if __name__ == "__main__":

@@ -26,8 +26,10 @@ counts.  A request is ``{"source": N, "input": M}`` then the source (UTF-8)
 and the input, each at most ``input_cap`` bytes (default OUTPUT_CAP,
 64 MiB); a result is ``{"returncode", "limit", "stdout": N, "stderr": M,
 "output": K or null}`` then those bytes, each at most ``output_cap``
-(default OUTPUT_CAP).  A worker that breaks the framing or announces more
-is killed and replaced.
+(default OUTPUT_CAP); after each result, once the zygote has put the jail
+back, ``{"clean": true}`` (or ``{"retire": why}`` and the zygote exits),
+which the host reads before the worker's next call.  A worker that breaks
+the framing or announces more is killed and replaced.
 
 Errors of a call (the pool goes on):
   HandlerTimeout         (a subprocess.TimeoutExpired) the handler ran past
@@ -144,7 +146,8 @@ class _Worker:
         self.proc = None
         self.project = None
         self.alive = False
-        self.retire = False
+        # A result came and the zygote's "clean" frame after it not yet.
+        self.dirty = False
         self.zygote_pid = None
 
     # -- life --------------------------------------------------------------------
@@ -166,6 +169,7 @@ class _Worker:
         self.head = None
         self.need = 0
         self.out = None
+        self.dirty = False
         self.alive = True
 
     def stderr_text(self):
@@ -222,11 +226,31 @@ class _Worker:
             shutil.rmtree(self.project, ignore_errors=True)
             self.project = None
 
+    def settle(self, timeout):
+        """After a call: the zygote's second frame, sent once it has put the
+        jail back (``{"clean": true}``, or ``{"retire": why}`` before it
+        exits).  True when the worker may take the next call."""
+        deadline = time.monotonic() + timeout
+        while self.dirty:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if not self.inbuf and not self.poll.poll(int(left * 1000) + 1):
+                continue
+            try:
+                got = self.on_read()
+            except (EOFError, PoolError):
+                return False
+            if got is None:
+                continue
+            if got[0].get("clean") is not True:
+                return False
+            self.dirty = False
+        return True
+
     # -- frames ------------------------------------------------------------------
     def send(self, payload):
         self.out = memoryview(payload)
-        self.inbuf = bytearray()
-        self.head = None
 
     def on_write(self):
         """Write what the pipe takes; False when it took nothing."""
@@ -240,24 +264,28 @@ class _Worker:
         return True
 
     def on_read(self):
-        """The result (header dict, payload bytes) once whole; raises EOFError, PoolError.
+        """The next frame (header dict, payload bytes) once whole, else None;
+        raises EOFError, PoolError.
 
-        A result is a frame (4-byte length, JSON header) and then, raw, the
-        byte counts the header names: stdout, stderr, output."""
-        buf = self.inbuf
-        if self.head is None:
-            # Header and payload in one read when they fit: nothing follows
-            # a result in the pipe until the next request is sent.
-            want = 1 << 16
-        else:
-            want = self.need - len(buf)
+        A frame is a 4-byte length and a JSON header, then, raw, the byte
+        counts a result's header names: stdout, stderr, output.  The
+        zygote's "clean" frame follows a result at once, so one read may
+        hold both: what is past a frame stays for the next."""
+        got = self._frame()
+        if got is not None:
+            return got
+        want = 1 << 16 if self.head is None else self.need - len(self.inbuf)
         try:
-            chunk = os.read(self.rfd, min(max(want, 1), 1 << 20))
+            chunk = os.read(self.rfd, min(max(want, 1 << 16), 1 << 20))
         except BlockingIOError:
             return None
         if not chunk:
             raise EOFError
-        buf += chunk
+        self.inbuf += chunk
+        return self._frame()
+
+    def _frame(self):
+        buf = self.inbuf
         if self.head is None:
             if len(buf) < 4:
                 return None
@@ -281,11 +309,10 @@ class _Worker:
             del buf[:4 + n]
         if len(buf) < self.need:
             return None
-        if len(buf) > self.need:
-            raise PoolError("the worker sent more than it announced")
-        got = (self.head, bytes(buf))
+        got = (self.head, bytes(buf[:self.need]))
+        del buf[:self.need]
         self.head = None
-        self.inbuf = bytearray()
+        self.need = 0
         return got
 
 
@@ -460,11 +487,7 @@ class Pool:
             if self._closed:
                 raise ValueError("the pool is closed")
             w = self._idle.popleft()
-        # An idle worker has nothing to say: readable means it ended (or
-        # broke the protocol) since its last call, and is started again
-        # before this call is sent to it.
-        if w.alive and w.poll.poll(0):
-            w.stop(kill=True)
+        self._ready(w)
         if not w.alive:
             try:
                 self._restart(w)
@@ -472,6 +495,16 @@ class Pool:
                 self._give(w)
                 raise
         return w
+
+    def _ready(self, w):
+        """A worker taken for a call: its last call cleaned after, and
+        nothing else to say (readable means it ended, or broke the
+        protocol, since); else it is stopped, to be started again before
+        this call is sent to it."""
+        if w.alive and not w.settle(self.handler_timeout + self.grace):
+            w.stop(kill=True)
+        if w.alive and (w.inbuf or w.poll.poll(0)):
+            w.stop(kill=True)
 
     def _give(self, w):
         with self._cv:
@@ -608,9 +641,8 @@ class Pool:
         if isinstance(got, BaseException):
             self._lost(w)
             return got
+        w.dirty = True
         try:
-            if got[0].get("retire"):
-                self._lost(w)
             return self._result(got)
         except (ValueError, KeyError, TypeError) as e:
             self._lost(w)
@@ -665,7 +697,8 @@ class Pool:
             while True:
                 while free and not exhausted and issued - nxt < window:
                     w = free[-1]
-                    if not w.alive or w.poll.poll(0):
+                    self._ready(w)
+                    if not w.alive:
                         # Lost on an earlier call and not restarted then.
                         try:
                             self._restart(w)
