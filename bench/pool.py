@@ -15,6 +15,8 @@ compares the same minutes of this shared machine:
   fork         FORKS (1000) forks of this warm interpreter, unjailed, each
                child running the handler as the pool's does (scratch dir,
                handler.py input output) and the parent reading its output
+  bare fork    FORKS forks of it whose child only exits: the floor under
+               any design that gives each call a fresh process
 
 Prints a markdown section (per-call median and p99 of each, the ratios,
 issue 24's targets PASS/FAIL) and writes the samples to OUT.json.  A
@@ -67,12 +69,19 @@ def fork_call(scratch, i):
         raise RuntimeError("fork call %d failed (%d)" % (i, status))
 
 
+def bare_fork():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
 def main():
     stubs, out = sys.argv[1], sys.argv[2]
     n_pool, n_rh, n_fork, rounds = (list(map(int, sys.argv[3:7])) or [1000, 50, 1000, 5])
     stub = os.path.join(stubs, "jail-worker")
     tmp = tempfile.mkdtemp(prefix="ajbench-pool.")
-    S = {"pool": [], "map": [], "run_handler": [], "fork": []}
+    S = {"pool": [], "map": [], "run_handler": [], "fork": [], "bare": []}
     per_round = []
     try:
         t0 = time.perf_counter()
@@ -107,6 +116,10 @@ def main():
                     t = time.perf_counter()
                     fork_call(scratch, i)
                     rs["fork"].append(time.perf_counter() - t)
+                for i in range(n_fork // rounds):
+                    t = time.perf_counter()
+                    bare_fork()
+                    rs["bare"].append(time.perf_counter() - t)
                 for k in S:
                     S[k] += rs[k]
                 per_round.append(st.median(rs["run_handler"]) / st.median(rs["pool"]))
@@ -134,10 +147,13 @@ def main():
           % ((len(S["run_handler"]),) + ms["run_handler"]))
     print("| fork of this warm interpreter, unjailed | %d | %.3f | %.3f |"
           % ((len(S["fork"]),) + ms["fork"]))
+    print("| fork of this warm interpreter whose child only exits, unjailed | %d | %.3f | %.3f |"
+          % ((len(S["bare"]),) + ms["bare"]))
     print()
     print("run_handler / Pool, medians: %.1f (per round %s)."
           % (ratio, ", ".join("%.1f" % x for x in per_round)))
-    print("Pool / bare fork, medians: %.2f." % (ms["pool"][0] / ms["fork"][0]))
+    print("Pool / unjailed fork doing the same, medians: %.2f; Pool / a fork that only exits: %.2f."
+          % (ms["pool"][0] / ms["fork"][0], ms["pool"][0] / ms["bare"][0]))
     print()
     print("| target (issue 24) | value | |")
     print("| --- | --- | --- |")

@@ -535,6 +535,39 @@ class PoolCalls(PoolBase):
         self.assertEqual(found["procs"], [1, 2, found["me"]])
         self.assertEqual(found["zygote_fds"], "PermissionError")
 
+    def test_leftover_writes_after_result(self):
+        # The result goes out when the handler says it is done, before the
+        # call's processes are killed: one it left keeps writing, in /tmp,
+        # its scratch directory and its output, right then.  The next call
+        # (one worker: the same jail) finds none of it.
+        src = ("import os, time, itertools\n"
+               "if os.fork() == 0:\n"
+               "    for i in itertools.count():\n"
+               "        for d in ('/tmp', '.'):\n"
+               "            try:\n"
+               "                open(os.path.join(d, 'late-%d' % i), 'w').write('x')\n"
+               "            except OSError:\n"
+               "                pass\n"
+               "        try:\n"
+               "            open('output', 'a').write('y' * 1000)\n"
+               "        except OSError:\n"
+               "            pass\n"
+               "time.sleep(0.05)\n"
+               "print('left')\n")
+        look = ("import os, json\nprint(json.dumps(sorted(os.listdir('/tmp')) + "
+                "sorted(os.listdir('.'))))\n")
+        with self.pool() as pool:
+            stub_pid = pool._all[0].proc.pid
+            for _ in range(3):
+                res = pool.run_handler(src, "")
+                self.assertEqual((res.returncode, res.stdout), (0, "left\n"), res.stderr)
+                after = pool.run_handler(look, "")
+                self.assertEqual(after.returncode, 0, after.stderr)
+                names = json.loads(after.stdout)
+                self.assertEqual([n for n in names if n.startswith("late-")], [], names)
+                self.assertIn("handler.py", names)
+            self.assertEqual(pool._all[0].proc.pid, stub_pid)
+
     def test_secrets(self):
         srv = Listener()
         try:
