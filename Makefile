@@ -324,7 +324,7 @@ $(B)/bin/aijail-mcp: tools/aijail-mcp $(wildcard python/aijail/*.py)
 	@mkdir -p $(dir $@)
 	sed 's|@PYTHONDIR@|$(abspath python)|' $< >$@.tmp && chmod 0755 $@.tmp && mv $@.tmp $@
 
-$(B)/bin/aijail-status: tools/status.c $(B)/kh/.stamp
+$(B)/bin/aijail-status: tools/status.c stub/scan/watchstate.h $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
 	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -ffunction-sections -fdata-sections \
 		-fno-asynchronous-unwind-tables -static -s -Wl,--gc-sections -o $@ $<

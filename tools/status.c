@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../stub/scan/watchstate.h"
+
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
 #endif
@@ -624,23 +626,9 @@ static int watch_dir(char *where, size_t size)
 	return own_dir(own_dir(fd, "aijail", true), "run", true);
 }
 
-static unsigned long num_after(const char *s, const char *tag)
-{
-	const char *p = strstr(s, tag);
-	unsigned long n = 0;
-
-	if (!p)
-		return 0;
-	for (p += strlen(tag); *p >= '0' && *p <= '9'; p++)
-		n = n * 10 + (unsigned long)(*p - '0');
-	return n;
-}
-
-/* The same share the watchers keep to (stub/scan/watch.c, watch_limit). */
+/* The same share the watchers keep to (stub/scan/watchstate.h). */
 static unsigned long watch_limit(unsigned long *max)
 {
-	const char *l = getenv("AIJAIL_WATCH_LIMIT"), *sh = getenv("AIJAIL_WATCH_SHARE");
-	unsigned long share = sh && *sh ? strtoul(sh, NULL, 10) : 10;
 	FILE *f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
 
 	*max = 0;
@@ -649,11 +637,7 @@ static unsigned long watch_limit(unsigned long *max)
 			*max = 0;
 		fclose(f);
 	}
-	if (l && *l)
-		return strtoul(l, NULL, 10);
-	if (!share || share > 100)
-		share = 10;
-	return *max * share / 100;
+	return watch_share_of(*max);
 }
 
 static int list_watchers(bool json)
@@ -685,38 +669,17 @@ static int list_watchers(bool json)
 					unsigned char type;
 					char name[];
 				} *e = (void *)(buf + off);
-				char sb[1024], lock[64], *p, *q;
-				size_t l = strlen(e->name);
-				int fd, lf;
-				ssize_t r;
+				char sb[WATCH_STATE_SIZE], *p, *q;
 
 				off += e->reclen;
-				if (l != 24 || strcmp(e->name + 18, ".state"))
+				if (watch_state_read(d, e->name, sb, sizeof(sb)) < 0)
 					continue;
-				snprintf(lock, sizeof(lock), "%.18s.lock", e->name);
-				lf =
-				    openat(d, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-				if (lf < 0)
-					continue;
-				if (!flock(lf, LOCK_SH | LOCK_NB)) {
-					close(lf); /* its watcher is gone */
-					continue;
-				}
-				close(lf);
-				fd = openat(d, e->name,
-				            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-				if (fd < 0)
-					continue;
-				r = read(fd, sb, sizeof(sb) - 1);
-				close(fd);
-				if (r <= 0)
-					continue;
-				sb[r] = '\0';
-				unsigned long w = num_after(sb, "\nwatches "),
-				              pid = num_after(sb, "pid ");
-				unsigned long started = num_after(sb, "\nstarted "),
-				              used = num_after(sb, "\nused ");
-				const char *proj = (p = strstr(sb, "\nproject ")) ? p + 9 : "?";
+				unsigned long w = watch_state_num(sb, WS_WATCHES),
+				              pid = watch_state_num(sb, WS_PID);
+				unsigned long started = watch_state_num(sb, WS_STARTED),
+				              used = watch_state_num(sb, WS_USED);
+				const char *proj =
+				    (p = strstr(sb, WS_PROJECT)) ? p + strlen(WS_PROJECT) : "?";
 
 				if ((q = strchr(proj, '\n')))
 					*q = '\0';
@@ -736,16 +699,16 @@ static int list_watchers(bool json)
 					       (long)(now - (time_t)used));
 				}
 				p = sb;
-				for (int t = 0; (p = strstr(p, "\ntable ")); t++) {
-					char *end = strchr(p + 7, '\n');
+				for (int t = 0; (p = strstr(p, WS_TABLE)); t++) {
+					char *end = strchr(p + strlen(WS_TABLE), '\n');
 
 					if (end)
 						*end = '\0';
 					if (json) {
 						printf("%s", t ? ", " : "");
-						json_str(p + 7);
+						json_str(p + strlen(WS_TABLE));
 					} else {
-						printf("%s %s", t ? ";" : "", p + 7);
+						printf("%s %s", t ? ";" : "", p + strlen(WS_TABLE));
 					}
 					if (!end)
 						break;

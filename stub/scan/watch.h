@@ -1,6 +1,7 @@
 /* watch.h: what the launch (watch.c), the watcher (watchd.c) and what
  * both use (watchtab.c) share, and no other file: the socket's messages,
- * the scan table flattened, the key and the runtime directory.  The rest
+ * the scan table flattened, the key and the runtime directory (the state
+ * file and the share, which aijail-status reads too, are watchstate.h).  The rest
  * of the stub knows the watcher by stub.h's watch_ask() and watch_scan().
  * The files call each other one way: watch.c -> watchd.c -> watchtab.c. */
 #ifndef AJ_STUB_WATCH_H
@@ -12,18 +13,17 @@
 #include <sys/types.h>
 
 #include "scan/scan.h"
+#include "scan/watchstate.h"
 
-#define WATCH_MAGIC      0x32776a61u /* "ajw2" */
-#define WATCH_WAIT_MS    5000
-#define WATCH_MIN        1000
-#define WATCH_IDLE       900
-#define WATCH_SLOW_NS    10000000ULL /* a walk of 10 ms */
-#define WATCH_SHARE      10          /* percent of max_user_watches, all watchers together */
-#define WATCH_TABLES     8           /* scan tables one watcher serves */
-#define WATCH_TABLE_MAX  65536       /* a flattened table's bytes */
-#define WATCH_STEPS      2048        /* its steps, floating and anchored */
-#define WATCH_LABELS     96 /* "jail-npm/lockdown …": who used a table, for the listing */
-#define WATCH_STATE_SIZE 1024
+#define WATCH_MAGIC     0x32776a61u /* "ajw2" */
+#define WATCH_WAIT_MS   5000
+#define WATCH_MIN       1000
+#define WATCH_IDLE      900
+#define WATCH_SLOW_NS   10000000ULL /* a walk of 10 ms */
+#define WATCH_TABLES    8           /* scan tables one watcher serves */
+#define WATCH_TABLE_MAX 65536       /* a flattened table's bytes */
+#define WATCH_STEPS     2048        /* its steps, floating and anchored */
+#define WATCH_LABELS    96          /* "jail-npm/lockdown …": who used a table, for the listing */
 
 enum { ANS_OK = 0, ANS_WALK = 1 };
 enum { OP_ASK = 0, OP_YIELD = 1 };

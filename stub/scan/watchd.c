@@ -26,15 +26,6 @@ static uint64_t wall_ms(void)
 	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
-static uint64_t num_ms(const char *s)
-{
-	uint64_t n = 0;
-
-	for (; *s >= '0' && *s <= '9' && n < (1ULL << 59); s++)
-		n = n * 10 + (unsigned)(*s - '0');
-	return n;
-}
-
 static int ifd = -1, pfd = -1, mfd = -1, lk = -1, sfd = -1;
 static jmp_buf failed;
 static int client = -1;
@@ -84,23 +75,25 @@ static void publish(void)
 	(l = strlen(s), l = l < sizeof(b) - n - 2 ? l : sizeof(b) - n - 2, memcpy(b + n, s, l),    \
 	 n += l)
 #define NUM(u) (n += n + 24 < sizeof(b) ? out_fmt_u(b + n, (u)) : 0)
-	ADD("pid ");
+	ADD(WS_PID);
 	NUM((unsigned long long)getpid());
-	ADD("\nwatches ");
+	ADD(WS_WATCHES);
 	NUM(settle_watches);
-	ADD("\nstarted ");
+	ADD(WS_STARTED);
 	NUM(started / 1000);
-	ADD("\nused ");
+	ADD(WS_USED);
 	NUM(last_used / 1000);
-	ADD("\nused_ms ");
+	ADD(WS_USED_MS);
 	NUM(last_used);
-	ADD("\ntables ");
+	ADD(WS_TABLES);
 	NUM(n_tables);
 	for (unsigned t = 0; t < n_tables; t++) {
-		ADD(tables[t]->ready ? "\ntable " : "\ntable (no index) ");
+		ADD(WS_TABLE);
+		if (!tables[t]->ready)
+			ADD("(no index) ");
 		ADD(tables[t]->labels);
 	}
-	ADD("\nproject ");
+	ADD(WS_PROJECT);
 	ADD(proj ? proj : "?");
 	b[n++] = '\n';
 #undef ADD
@@ -130,39 +123,23 @@ static uint64_t others(char *old)
 	if (d < 0)
 		return 0;
 	while ((e = dir_next(&it, "list", "the watchers"))) {
-		char st[WATCH_STATE_SIZE], lock[64], *w, *u;
-		size_t l = strlen(e->d_name), r;
-		int fd, lf;
+		char st[WATCH_STATE_SIZE];
+		bool can_ask = true;
+		uint64_t used;
 
-		if (l != 24 || strcmp(e->d_name + 18, ".state") ||
-		    !strncmp(e->d_name, watchtab_key, 18))
+		if (!strncmp(e->d_name, watchtab_key, WATCH_KEY_LEN) ||
+		    watch_state_read(watchtab_rdir, e->d_name, st, sizeof(st)) < 0 ||
+		    !strstr(st, WS_WATCHES) || !strstr(st, WS_USED_MS))
 			continue;
-		watchtab_key_name(lock, e->d_name, ".lock");
-		lf = openat(watchtab_rdir, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (lf < 0)
-			continue;
-		if (!flock(lf, LOCK_SH | LOCK_NB)) {
-			close(lf); /* nobody holds it: a watcher gone */
-			continue;
-		}
-		close(lf);
-		fd = openat(watchtab_rdir, e->d_name,
-		            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		r = out_read(fd, st, sizeof(st) - 1);
-		close(fd);
-		st[r] = '\0';
-		if (!(w = strstr(st, "\nwatches ")) || !(u = strstr(st, "\nused_ms ")))
-			continue;
-		sum += watchtab_num(w + 9);
+		sum += watch_state_num(st, WS_WATCHES);
 		for (unsigned i = 0; i < n_refused && i < 8; i++)
-			if (!strncmp(refused[i], e->d_name, 18))
-				u = NULL;
-		if (u && num_ms(u + 9) <= oldest) {
-			oldest = num_ms(u + 9);
-			memcpy(old, e->d_name, 18);
-			old[18] = '\0';
+			if (!strncmp(refused[i], e->d_name, WATCH_KEY_LEN))
+				can_ask = false;
+		used = watch_state_num(st, WS_USED_MS);
+		if (can_ask && used <= oldest) {
+			oldest = used;
+			memcpy(old, e->d_name, WATCH_KEY_LEN);
+			old[WATCH_KEY_LEN] = '\0';
 		}
 	}
 	close(d);

@@ -35,14 +35,7 @@ uint32_t watchtab_flat_len;
 
 unsigned watchtab_env_num(const char *name, unsigned dflt)
 {
-	const char *s = getenv(name);
-	unsigned long n = 0;
-
-	if (!s || !*s)
-		return dflt;
-	for (; *s >= '0' && *s <= '9'; s++)
-		n = n * 10 + (unsigned)(*s - '0');
-	return *s || n > 100000000 ? dflt : (unsigned)n;
+	return (unsigned)watch_env_num(name, dflt);
 }
 
 uint64_t watchtab_now_ns(void)
@@ -372,24 +365,18 @@ bool watchtab_peer_ok(int s)
 unsigned watchtab_limit(void)
 {
 	char b[24];
-	unsigned long n = 0;
-	unsigned share = watchtab_env_num("AIJAIL_WATCH_SHARE", WATCH_SHARE);
 	int fd;
 	size_t r;
 
 	if (getenv("AIJAIL_WATCH_LIMIT"))
-		return watchtab_env_num("AIJAIL_WATCH_LIMIT", 0);
+		return (unsigned)watch_share_of(0);
 	fd = open("/proc/sys/fs/inotify/max_user_watches", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	r = out_read(fd, b, sizeof(b) - 1);
 	close(fd);
 	b[r] = '\0';
-	for (char *p = b; *p >= '0' && *p <= '9'; p++)
-		n = n * 10 + (unsigned)(*p - '0');
-	if (!share || share > 100)
-		share = WATCH_SHARE;
-	return (unsigned)(n * share / 100);
+	return (unsigned)watch_share_of((unsigned long)watch_digits(b));
 }
 
 unsigned watchtab_num(const char *s)
