@@ -3,7 +3,8 @@
 # unprivileged test user (tests/lib/user.sh, AJTEST_USER when root), on
 # copies of the built stub and status tool in a temporary folder; then
 # the package builds as a wheel with the system's setuptools (what
-# `pip install ./python` does, offline).
+# `pip install ./python` does, offline).  Arguments go to unittest after
+# the module: `run.sh -k Pool` runs the cases whose names hold Pool.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,7 +44,7 @@ rc=0
 (cd "$T/work" && exec "${pre[@]}" env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser" \
 	PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$T/work" PYTHONPATH="$T/python:$T" \
 	PYTHONDONTWRITEBYTECODE=1 AIJAIL_STUB="$T/bin/jail" AIJAIL_STATUS="$T/bin/aijail-status" \
-	"$py" -m unittest -v test_aijail 2>&1 </dev/null) || rc=1
+	"$py" -m unittest -v test_aijail "$@" 2>&1 </dev/null) || rc=1
 [ $rc -eq 0 ] && echo "PASS python unittest" || echo "FAIL python unittest"
 
 if "$py" -m pip --version >/dev/null 2>&1; then
