@@ -55,7 +55,8 @@ IPC_RMID = 0
 # call; a mode is put back; anything of this baseline gone or replaced
 # retires the worker (the host starts a fresh jail).
 BASE = {}
-# The zygote's own rlimits and priority at start, which a call may lower.
+# The zygote's own attributes after its warm-up (_attributes()), which
+# every call's child inherits and a call may change from outside it.
 STATE = {}
 
 
@@ -498,9 +499,13 @@ def _clean(dfd):
             return "what the call left could not be removed"
     except OSError as e:
         return "what the call left could not be removed: %s" % e
-    if _limits() != STATE["limits"] or os.getpriority(os.PRIO_PROCESS, 0) != STATE["nice"]:
-        # prlimit and setpriority reach any process of the same user
-        return "the call changed the zygote's rlimits or priority"
+    try:
+        now = _attributes()
+    except OSError as e:
+        return "the zygote's attributes could not be read: %s" % e
+    changed = [k for k in STATE if now.get(k) != STATE[k]]
+    if changed:
+        return "the call changed the zygote's " + ", ".join(changed)
     return None
 
 
@@ -509,11 +514,79 @@ def _send_frame(wfd, head):
     _write_all(wfd, struct.pack(">I", len(frame)) + frame)
 
 
-_RLIMITS = [getattr(resource, n) for n in sorted(dir(resource)) if n.startswith("RLIMIT_")]
+# What a process of the same user can change of another from outside it,
+# whatever its pid namespace and dumpable flag, and its children inherit:
+# its scheduling (sched_setattr: policy, priority, nice, reset-on-fork,
+# utilization clamps), CPU affinity, rlimits (prlimit, all of them) and I/O
+# priority (ioprio_set).  A call can name its zygote (getppid()), so each
+# of these is read after every call, and the worker retires when one
+# changed: otherwise every later call would be forked idle-class, on one
+# CPU, with a lowered limit (a standing slowdown, and a channel from one
+# call to the next).  The rest is read too, though no call reaches it
+# here, so that no profile or kernel that lets a call reach it goes
+# unseen: what is set through /proc/<zygote>/ (owned by the overflow uid
+# while the zygote is not dumpable, and outside every profile's Landlock
+# writes), the session's autogroup (the zygote's and its calls'), the
+# cgroup, the memory policy and allowed nodes (a cpuset), and what only
+# the zygote itself sets (timer slack, no_new_privs, dumpable, child
+# subreaper, name).  All of it costs some 30 us a call, after the result,
+# off the call's clock (docs/pool.md, "Measured").
+PR_GET_DUMPABLE, PR_GET_NAME, PR_GET_TIMERSLACK = 3, 16, 30
+PR_GET_CHILD_SUBREAPER, PR_GET_NO_NEW_PRIVS = 37, 39
+IOPRIO_WHO_PROCESS, MPOL_F_MEMS_ALLOWED = 1, 4
+# sched_getattr, ioprio_get, get_mempolicy: no libc wrapper for the first
+# two, the numbers of the machines the stub is built for.
+_NR = {"x86_64": (315, 252, 239), "aarch64": (275, 31, 236)}.get(os.uname().machine)
+# struct sched_attr to its utilization clamps (SCHED_ATTR_SIZE_VER1); a
+# kernel without them fills less.
+_SCHED_ATTR = ctypes.create_string_buffer(56)
+_NODES = (ctypes.c_ulong * 16)()  # 1024 nodes, CONFIG_NODES_SHIFT's most
+_MODE = ctypes.c_int()
+_NAME = ctypes.create_string_buffer(16)
+# /proc/self files opened once (the zygote's, by pid, from then on) and
+# read by pread: limits holds every rlimit the kernel has, not only those
+# the resource module names.
+_PROC_FILES = ("limits", "oom_score_adj", "autogroup", "cgroup", "coredump_filter")
+_PROC = {}
 
 
-def _limits():
-    return [resource.getrlimit(r) for r in _RLIMITS]
+def _check(rc, what):
+    if rc == -1:
+        e = ctypes.get_errno()
+        raise OSError(e, "%s: %s" % (what, os.strerror(e)))
+    return rc
+
+
+def _attributes():
+    """What of the zygote a call's child inherits and a call might change:
+    a dict of comparable values."""
+    nr_getattr, nr_ioprio, nr_mempolicy = _NR
+    _check(libc.syscall(nr_getattr, 0, _SCHED_ATTR, len(_SCHED_ATTR), 0), "sched_getattr")
+    a = {
+        "scheduling": _SCHED_ATTR.raw,
+        "CPU affinity": os.sched_getaffinity(0),
+        "I/O priority": _check(libc.syscall(nr_ioprio, IOPRIO_WHO_PROCESS, 0), "ioprio_get"),
+        "timer slack": _check(libc.prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), "PR_GET_TIMERSLACK"),
+        "no_new_privs": _check(libc.prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), "PR_GET_NO_NEW_PRIVS"),
+        "dumpable flag": _check(libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), "PR_GET_DUMPABLE"),
+    }
+    _check(libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(_MODE), 0, 0, 0),
+           "PR_GET_CHILD_SUBREAPER")
+    a["subreaper flag"] = _MODE.value
+    _check(libc.prctl(PR_GET_NAME, _NAME, 0, 0, 0), "PR_GET_NAME")
+    a["name"] = _NAME.raw
+    for key, mode, flags in (("memory policy", ctypes.byref(_MODE), 0),
+                             ("allowed memory nodes", None, MPOL_F_MEMS_ALLOWED)):
+        if libc.syscall(nr_mempolicy, mode, _NODES, 8 * ctypes.sizeof(_NODES), None, flags):
+            if ctypes.get_errno() != errno.ENOSYS:
+                _check(-1, "get_mempolicy")
+            # A kernel without NUMA: no policy for a call to change either.
+            a[key] = None
+        else:
+            a[key] = (_MODE.value if mode else None, bytes(_NODES))
+    for name, fd in _PROC.items():
+        a["rlimits" if name == "limits" else name] = os.pread(fd, 4096, 0)
+    return a
 
 
 def main():
@@ -559,8 +632,28 @@ def main():
     # collection would otherwise touch, and so copy, every page of them.
     gc.collect()
     gc.freeze()
-    STATE["limits"] = _limits()
-    STATE["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
+    # A zygote that cannot see what a call may change of it does not start.
+    if _NR is None:
+        sys.stderr.write("aijail pool: the zygote cannot read its scheduling attributes on %s "
+                         "(no system call numbers for it; x86_64 and aarch64 only)\n"
+                         % os.uname().machine)
+        sys.exit(3)
+    for name in _PROC_FILES:
+        try:
+            _PROC[name] = os.open("/proc/self/" + name, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            # Not in this kernel (autogroup without CONFIG_SCHED_AUTOGROUP):
+            # nothing a call could change either.
+            pass
+    for name in ("limits", "oom_score_adj", "cgroup"):
+        if name not in _PROC:
+            sys.stderr.write("aijail pool: the zygote cannot read /proc/self/%s\n" % name)
+            sys.exit(3)
+    try:
+        STATE.update(_attributes())
+    except OSError as e:
+        sys.stderr.write("aijail pool: the zygote cannot read its own attributes: %s\n" % e)
+        sys.exit(3)
     _send_frame(wfd, {"ready": True, "pid": os.getpid(), "dirs": sorted(BASE)})
     can_pidfd = hasattr(os, "pidfd_open")
     while True:

@@ -707,3 +707,181 @@ class PoolWorkers(PoolBase):
     def test_no_node_zygote(self):
         with self.assertRaises(ValueError):
             aijail.Pool(language="node", stub=self.worker_stub)
+
+
+# What a pool call sees of a process's attributes that a call can change
+# from outside it (the same user: sched_setattr, sched_setaffinity,
+# setpriority, prlimit, ioprio_set): the call's own (as forked from its
+# zygote) and its zygote's.
+ATTRS = r"""
+import ctypes, json, os, resource, sys
+libc = ctypes.CDLL(None, use_errno=True)
+# ioprio_set, ioprio_get, sched_setattr, sched_getattr
+NR = {"x86_64": (251, 252, 314, 315), "aarch64": (30, 31, 274, 275)}.get(os.uname().machine)
+z = os.getppid()
+RLIMITS = 16
+
+class SchedAttr(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint32), ("policy", ctypes.c_uint32),
+                ("flags", ctypes.c_uint64), ("nice", ctypes.c_int32),
+                ("priority", ctypes.c_uint32), ("runtime", ctypes.c_uint64),
+                ("deadline", ctypes.c_uint64), ("period", ctypes.c_uint64),
+                ("util_min", ctypes.c_uint32), ("util_max", ctypes.c_uint32)]
+
+def sched_attr(pid):
+    a = SchedAttr()
+    if libc.syscall(NR[3], pid, ctypes.byref(a), ctypes.sizeof(a), 0):
+        raise OSError(ctypes.get_errno(), "sched_getattr")
+    return a
+
+def attrs(pid):
+    a = {"policy": os.sched_getscheduler(pid), "priority": os.sched_getparam(pid).sched_priority,
+         "nice": os.getpriority(os.PRIO_PROCESS, pid),
+         "affinity": sorted(os.sched_getaffinity(pid)),
+         "rlimits": [resource.prlimit(pid, r) for r in range(RLIMITS)]}
+    if NR:
+        a["ioprio"] = libc.syscall(NR[1], 1, pid)
+        s = sched_attr(pid)
+        a["sched_attr"] = [s.policy, s.flags, s.nice, s.priority, s.util_min, s.util_max]
+    return a
+
+def refused(why):
+    print(json.dumps({"refused": why}))
+    sys.exit(0)
+"""
+
+OBSERVE = ATTRS + "print(json.dumps({'call': attrs(0), 'zygote': attrs(z)}))\n"
+
+# Each a change a call makes to its zygote.  The rlimit ones are made
+# below, one per resource.
+CHANGES = {
+    "SCHED_IDLE": "os.sched_setscheduler(z, os.SCHED_IDLE, os.sched_param(0))\n",
+    "SCHED_BATCH": "os.sched_setscheduler(z, os.SCHED_BATCH, os.sched_param(0))\n",
+    "reset-on-fork": "os.sched_setscheduler(z, os.sched_getscheduler(z) | os.SCHED_RESET_ON_FORK,"
+                     " os.sched_param(0))\n",
+    "nice": "os.setpriority(os.PRIO_PROCESS, z, os.getpriority(os.PRIO_PROCESS, z) + 1)\n",
+    "affinity": "cpus = sorted(os.sched_getaffinity(z))\n"
+                "if len(cpus) < 2:\n    refused('the zygote may run on one CPU only')\n"
+                "os.sched_setaffinity(z, cpus[:1])\n",
+    "ioprio": "if not NR:\n    refused('no ioprio_set number for ' + os.uname().machine)\n"
+              "if libc.syscall(NR[0], 1, z, (3 << 13) | 0):\n"
+              "    refused('ioprio_set: errno %d' % ctypes.get_errno())\n",
+    "uclamp": "if not NR:\n    refused('no sched_setattr number for ' + os.uname().machine)\n"
+              "s = sched_attr(z)\ns.size = ctypes.sizeof(s)\n"
+              "s.flags = 0x08 | 0x10 | 0x40\n"  # KEEP_POLICY, KEEP_PARAMS, UTIL_CLAMP_MAX
+              "s.util_max = 512 if s.util_max != 512 else 511\n"
+              "if libc.syscall(NR[2], z, ctypes.byref(s), 0):\n"
+              "    refused('sched_setattr of a utilization clamp: errno %d (95: a kernel without "
+              "CONFIG_UCLAMP_TASK)' % ctypes.get_errno())\n",
+}
+# Linux's rlimits by number (RLIM_NLIMITS, 16); the resource module names
+# all but LOCKS.
+for _r, _name in enumerate("CPU FSIZE DATA STACK CORE RSS NPROC NOFILE MEMLOCK AS LOCKS SIGPENDING "
+                           "MSGQUEUE NICE RTPRIO RTTIME".split()):
+    CHANGES["RLIMIT_" + _name] = (
+        "soft, hard = resource.prlimit(z, %d)\n"
+        "inf = resource.RLIM_INFINITY\n"
+        "if soft != hard:\n    new = (hard, hard)\n"
+        "elif soft == inf:\n    new = (1 << 40, hard)\n"
+        "elif soft > 0:\n    new = (soft - 1, hard)\n"
+        "else:\n    refused('its soft and hard limits are 0: nothing to lower or raise')\n"
+        "resource.prlimit(z, %d, new)\n" % (_r, _r))
+
+# Of the zygote's /proc files, the writable ones that set what a call
+# inherits.  The zygote is not dumpable, so they belong to the overflow
+# uid; writes to /proc are outside every profile's Landlock rules too.
+PROC_WRITES = {
+    "oom_score_adj": "500", "autogroup": "10", "timerslack_ns": "1000000",
+    "coredump_filter": "0x1", "comm": "aijail-x",
+}
+
+
+# The same write from a program the call starts: dumpable again after
+# execve, its /proc/self is its own, and its autogroup the zygote's.
+EXEC_AUTOGROUP = ("try:\n    open('/proc/self/autogroup', 'w').write('10')\n    print('written')\n"
+                  "except OSError as e:\n    print(e.__class__.__name__)\n")
+
+
+class PoolZygoteState(PoolBase):
+    """A call that changes its zygote from outside (anything the next call
+    would inherit: a standing slowdown, a channel between calls) retires
+    that worker; the next call finds a fresh one as the first was."""
+
+    def observe(self, pool):
+        res = pool.run_handler(OBSERVE, "")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        return json.loads(res.stdout)
+
+    def test_change_retires(self):
+        with self.pool() as pool:
+            base = self.observe(pool)
+        for name, change in CHANGES.items():
+            # A pool each: a change the check missed stays in its worker.
+            with self.subTest(name), self.pool() as pool:
+                first = pool._all[0].proc.pid
+                src = ATTRS + change + "print(json.dumps({'changed': attrs(z)}))\n"
+                res = pool.run_handler(src, "")
+                self.assertEqual(res.returncode, 0, res.stderr)
+                got = json.loads(res.stdout)
+                if "refused" in got:
+                    self.skipTest("%s: %s" % (name, got["refused"]))
+                self.assertNotEqual(got["changed"], base["zygote"], "the change took")
+                self.assertEqual(self.observe(pool), base)
+                self.assertNotEqual(pool._all[0].proc.pid, first, "the worker was replaced")
+
+    def test_no_change_keeps_worker(self):
+        # Every attribute set to what it is: the worker stays.
+        src = ATTRS + (
+            "p = os.sched_getscheduler(z)\n"
+            "os.sched_setscheduler(z, p, os.sched_getparam(z))\n"
+            "os.sched_setaffinity(z, os.sched_getaffinity(z))\n"
+            "os.setpriority(os.PRIO_PROCESS, z, os.getpriority(os.PRIO_PROCESS, z))\n"
+            "for r in range(RLIMITS):\n    resource.prlimit(z, r, resource.prlimit(z, r))\n"
+            "if NR:\n    libc.syscall(NR[0], 1, z, libc.syscall(NR[1], 1, z))\n"
+            "print('same')\n")
+        with self.pool() as pool:
+            base = self.observe(pool)
+            first = pool._all[0].proc.pid
+            for _ in range(3):
+                self.assertEqual(pool.run_handler(src, "").stdout, "same\n")
+                self.assertEqual(self.observe(pool), base)
+            self.assertEqual(pool._all[0].proc.pid, first)
+
+    def test_zygote_out_of_reach(self):
+        # What a call cannot do to its zygote: trace it, write the /proc
+        # files that set what it passes on (oom_score_adj, the session's
+        # autogroup nice, its timer slack, coredump filter, name), from the
+        # call or from a program it starts (dumpable again after execve),
+        # or move it to another cgroup.
+        src = ("import ctypes, json, os, subprocess, sys\nz = os.getppid()\nr = {}\n"
+               "for name, v in %r.items():\n"
+               "    for who in (z, 'self'):\n"
+               "        try:\n"
+               "            with open('/proc/%%s/%%s' %% (who, name), 'w') as f:\n"
+               "                f.write(v)\n"
+               "            r['%%s %%s' %% (who, name)] = 'written'\n"
+               "        except OSError as e:\n"
+               "            r['%%s %%s' %% (who, name)] = e.__class__.__name__\n"
+               "libc = ctypes.CDLL(None, use_errno=True)\n"
+               "PTRACE_ATTACH = {'x86_64': 101, 'aarch64': 117}.get(os.uname().machine)\n"
+               "if PTRACE_ATTACH:\n"
+               "    r['ptrace'] = libc.syscall(PTRACE_ATTACH, 16, z, 0, 0)\n"
+               "r['exec autogroup'] = subprocess.run([sys.executable, '-c', %r], "
+               "stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()\n"
+               "for path in ('/sys/fs/cgroup/cgroup.procs',\n"
+               "             '/sys/fs/cgroup/memory/cgroup.procs'):\n"
+               "    try:\n"
+               "        with open(path, 'w') as f:\n"
+               "            f.write(str(z))\n"
+               "        r['cgroup ' + path] = 'written'\n"
+               "    except OSError as e:\n"
+               "        r['cgroup ' + path] = e.__class__.__name__\n"
+               "print(json.dumps(r))\n" % (PROC_WRITES, EXEC_AUTOGROUP))
+        with self.pool() as pool:
+            res = pool.run_handler(src, "")
+            self.assertEqual(res.returncode, 0, res.stderr)
+            got = json.loads(res.stdout)
+        self.assertEqual(got.pop("ptrace", -1), -1)
+        # FileNotFoundError: a kernel without CONFIG_SCHED_AUTOGROUP
+        self.assertIn(got["exec autogroup"], ("PermissionError", "FileNotFoundError"))
+        self.assertEqual(sorted(k for k, v in got.items() if v == "written"), [])
