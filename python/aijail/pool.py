@@ -16,8 +16,10 @@ HandlerResult.  After each call the zygote kills every process the call
 left (``kill(-1)`` in the jail's pid namespace reaches all but pid 1 and
 itself), removes everything the call wrote in the jail's writable
 directories, its SysV IPC objects, and puts back the modes and extended
-attributes of those directories.  What a call can still see of an earlier
-one is listed in docs/pool.md.
+attributes of those directories; a zygote whose own attributes the call
+changed from outside (its scheduling, affinity, rlimits, I/O priority...)
+retires instead.  What a call can still see of an earlier one is listed
+in docs/pool.md.
 
 The channel to each worker is the stub's stdin and stdout.  Both ways a
 message is a frame, a 4-byte big-endian length and that many bytes of UTF-8
