@@ -273,7 +273,8 @@ def _call(rfd, wfd, ack_w, meta_fd, out_fd, err_fd, dfd):
         source = _read_exact(rfd, slen).decode("utf-8")
         data = _read_exact(rfd, ilen)
         os.write(ack_w, b"1")
-        for fd in (rfd, wfd):
+        # The channel, and the zygote's /proc files it reads itself by.
+        for fd in (rfd, wfd, *_PROC.values()):
             os.close(fd)
         # os.open, not open(): no io objects, fewer pages of the zygote's
         # heap touched (each one a copy in this child)

@@ -791,7 +791,7 @@ for _r, _name in enumerate("CPU FSIZE DATA STACK CORE RSS NPROC NOFILE MEMLOCK A
 # inherits.  The zygote is not dumpable, so they belong to the overflow
 # uid; writes to /proc are outside every profile's Landlock rules too.
 PROC_WRITES = {
-    "oom_score_adj": "500", "autogroup": "10", "timerslack_ns": "1000000",
+    "oom_score_adj": "500", "oom_adj": "5", "autogroup": "10", "timerslack_ns": "1000000",
     "coredump_filter": "0x1", "comm": "aijail-x",
 }
 
