@@ -554,12 +554,28 @@ if c probe-clone3; then
 	expect probe-clone3 1 "clone3: ENOSYS"
 fi
 
-for p in x32 int80; do
-	if c "probe-$p"; then
-		jrun user -- jail-worker ./tools/probe "$p"
-		expect "probe-$p" 159 ""
+if c probe-x32; then
+	jrun user -- jail-worker ./tools/probe x32
+	expect probe-x32 159 ""
+fi
+
+# int 0x80 reaches the filter only where the kernel has IA32 emulation
+# (CONFIG_IA32_EMULATION, and not ia32_emulation=false on its command
+# line, as cloud and microVM kernels often have it): without, the CPU's
+# fault comes first, SIGSEGV, and there is no i386 entry to filter.  The
+# probe outside the jail tells which: the pid, or SIGSEGV.
+if c probe-int80; then
+	jrun user -- ./tools/probe int80
+	if [ "$RC" = 139 ]; then
+		ia32=$(grep -o 'ia32_emulation=[^ ]*' /proc/cmdline 2>/dev/null)
+		skip probe-int80 "this kernel has no IA32 emulation: int 0x80 outside any jail dies of SIGSEGV (${ia32:+$ia32 on its command line}${ia32:-built without it or off by default}), so there is no i386 entry to filter"
+	elif [ "$RC" != 0 ] || [ "$OUT" != "int80: ok" ]; then
+		fail probe-int80 "outside the jail: exit status $RC, stdout $(q "$OUT"), expected int80: ok"
+	else
+		jrun user -- jail-worker ./tools/probe int80
+		expect probe-int80 159 ""
 	fi
-done
+fi
 
 # bubblewrap's try-syscall, over every call of @aj-escape as the compiler
 # expands it: each must fail with EPERM inside jail-worker.
