@@ -9,9 +9,11 @@
 # $HOME and the root cases are skipped.
 #
 # Nothing here mounts anything on the host: every mount happens inside a
-# stub, in the stub's own namespaces.  The probe is only ever run inside a
-# jail, except `probe connect-tcp` and `connect-unix` as the test user for
-# the control cases (the listener must be reachable from outside).
+# stub, in the stub's own namespaces, or in a user and mount namespace of
+# the test's own (the fallback cases, tests/lib/fallback.sh).  The probe is
+# only ever run inside a jail, except `probe connect-tcp` and `connect-unix`
+# as the test user for the control cases (the listener must be reachable
+# from outside) and `probe int80` (whether the kernel has an i386 entry).
 #
 # Usage: tests/integration/run.sh [PATTERN]   runs the cases whose name
 # matches the shell PATTERN (default: all).

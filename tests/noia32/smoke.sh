@@ -59,7 +59,8 @@ out=$(cd /opt/aj/unit && timeout 300 /opt/aj/lib/ld-linux-x86-64.so.2 --library-
 rc=$?
 echo "$out" | grep -E '^(verified|SKIP)' | sed 's/^/AJSMOKE INFO test_seccomp: /'
 if [ "$rc" != 0 ]; then
-	fail unit-seccomp "exit $rc: $(echo "$out" | grep -v '^\[' | head -5 | tr '\n' ' ')"
+	echo "$out" | grep -v -e '^verified' -e '^SKIP' | tail -12 | sed 's/^/AJSMOKE INFO test_seccomp: /'
+	fail unit-seccomp "exit $rc"
 else
 	pass unit-seccomp
 	why=$(echo "$out" | sed -n 's/^SKIP live int 0x80 rows (interpreted only): //p')
