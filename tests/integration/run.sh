@@ -984,7 +984,7 @@ fb_jrun() {
 	shift
 	jrun "$who" -- unshare -Urm sh -c "$fb_cover" sh "$@"
 }
-for n in fallback-explain fallback-layers fallback-none-declared; do
+for n in fallback-explain fallback-layers fallback-none-declared fallback-docker-socket; do
 	c "$n" && ! fb_ready && skip "$n" "$fb_why"
 done
 if c fallback-explain && fb_ready; then
@@ -1021,6 +1021,26 @@ if c fallback-none-declared && fb_ready; then
 		pass fallback-none-declared
 	else
 		fail fallback-none-declared "exit status $RC, stdout $(q "$OUT")"
+	fi
+fi
+
+# What the hiding above is for: beside a Docker socket the fallback
+# refuses (125, naming it), and the same run with the socket hidden the
+# other cases' way runs.  The socket is the test's own, named by
+# DOCKER_HOST; only its being a socket counts (stub/variant/vars.c).
+if c fallback-docker-socket && fb_ready; then
+	fbsock=$T/fbsock/docker.sock
+	mkdir -p "$T/fbsock" && $py -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$fbsock"
+	jrun user DOCKER_HOST="unix://$fbsock" -- unshare -Urm sh -c "$fb_proc" sh "$bin/jail-worker" sh -c 'echo ran'
+	besideRC=$RC besideOUT=$OUT besideERR=$ERR
+	jrun user DOCKER_HOST="unix://$fbsock" -- unshare -Urm sh -c "$fb_cover" sh "$bin/jail-worker" sh -c 'echo ran'
+	if [ ! -S "$fbsock" ]; then
+		fail fallback-docker-socket "could not make a unix socket at $fbsock"
+	elif [ "$besideRC" = 125 ] && [[ $besideOUT != *ran* ]] && [[ $besideERR == *"beside $fbsock"* ]] &&
+		[ "$RC" = 0 ] && [ "$OUT" = ran ]; then
+		pass fallback-docker-socket
+	else
+		fail fallback-docker-socket "beside the socket: exit $besideRC, stdout $(q "$besideOUT"), stderr $(q "$besideERR"); hidden: exit $RC, stdout $(q "$OUT")"
 	fi
 fi
 
