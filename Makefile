@@ -13,6 +13,9 @@
 #   make deps-cross  and those make ARCH=aarch64 and make check-aarch64 need (root)
 #   make ARCH=aarch64  the stubs cross-built for aarch64, into build-aarch64/
 #   make check-aarch64 those stubs on Debian's arm64 kernel under qemu-system-aarch64
+#   make deps-noia32 and those make check-noia32 needs (root)
+#   make check-noia32  the seccomp table and the int 0x80 cases on Debian 12's x86_64
+#                   kernel booted without IA32 emulation, then with it, under qemu
 #   make check-fresh   the README's two commands on fresh Debian 12 and 13 roots (root)
 #   make bench      start-up benchmark against bare exec and bubblewrap
 #   make fuzz       build the compiler fuzz target (clang, libFuzzer)
@@ -112,6 +115,10 @@ DEB_DOCKER := docker.io busybox-static debootstrap
 # fetched with apt-get download, never installed).
 DEB_CROSS := gcc-aarch64-linux-gnu musl-dev:arm64 linux-libc-dev:arm64 qemu-system-arm \
 	cpio
+# make check-noia32: qemu for x86_64 (KVM when /dev/kvm opens, else TCG);
+# Debian 12's 6.12 kernel (the first there with ia32_emulation=) and a
+# static busybox are fetched with apt-get download, never installed.
+DEB_NOIA32 := qemu-system-x86 cpio
 # make deb: dpkg-buildpackage, debhelper (dh-python for python3-aijail)
 # and the package's other build dependencies beyond DEB_BUILD (python3,
 # cmocka for the unit tests it runs; build-essential, which
@@ -146,7 +153,7 @@ SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard pol
 
 .PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
 	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker \
-	deps-cross check-aarch64 deps-pkg deb dist dist-check check-fresh
+	deps-cross check-aarch64 deps-noia32 check-noia32 deps-pkg deb dist dist-check check-fresh
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -186,6 +193,10 @@ deps-cross:
 	dpkg --add-architecture arm64
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_CROSS)
+
+deps-noia32:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_NOIA32)
 
 deps-pkg:
 	apt-get update
@@ -394,6 +405,15 @@ $(B)/tests/helper: tests/aarch64/helper.c
 check-aarch64:
 	$(MAKE) ARCH=aarch64 all build-aarch64/tests/probe build-aarch64/tests/helper
 	AIJAIL_BUILD=$(abspath build-aarch64) tests/aarch64/run.sh
+
+# --- x86_64 without IA32 emulation: Debian 12's kernel under qemu ----------
+#
+# tests/noia32/run.sh boots Debian 12's 6.12 kernel twice, with
+# ia32_emulation=false and without (make deps-noia32 first; the kernel and
+# busybox are fetched into build/noia32/ by apt-get download).
+
+check-noia32: all $(B)/tests/probe $(B)/tests/helper $(B)/tests/unit/compiler/test_seccomp
+	AIJAIL_BUILD=$(abspath $(B)) tests/noia32/run.sh
 
 # --- bench, fuzz, install ----------------------------------------------------
 

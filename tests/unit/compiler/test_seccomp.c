@@ -126,11 +126,36 @@ static long int80(long nr)
 	return ret;
 }
 
+/* Whether int 0x80 reaches the kernel's i386 entry here: asked of a child
+ * under no filter.  A kernel without IA32 emulation (CONFIG_IA32_EMULATION=n,
+ * or ia32_emulation=false on its command line) has no such entry: the
+ * instruction faults (SIGSEGV) before any filter is asked, so the live i386
+ * rows cannot be run there; the interpreter still runs them. */
+static const char *no_ia32;
+
+static void probe_ia32(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* cmocka's handler would take the fault and run the tests on in
+		 * this child. */
+		signal(SIGSEGV, SIG_DFL);
+		_exit(int80(20) == getpid() ? 0 : 1);
+	}
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return;
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV)
+		no_ia32 = "this kernel has no IA32 emulation (int 0x80 getpid under no filter: "
+			  "SIGSEGV; CONFIG_IA32_EMULATION=n or ia32_emulation=false)";
+}
+
 /* 0: success, an errno, or 1000 + signal. */
 static int run_live(const struct variant *v, const struct row *r)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
 			_exit(250);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
@@ -176,12 +201,14 @@ static void check_variant(const char *policy, const struct variant *v)
 		bool nested = allowed_by_namespaces(v, r, lockdown);
 		if (nested)
 			e = ALLOWED;
-		int live = run_live(v, r);
+		bool live_skipped = r->abi == 32 && no_ia32;
+		int live = live_skipped ? 0 : run_live(v, r);
 		uint32_t interp = run_interp(v, r);
 		bool ok;
 		switch (e) {
 		case KILLED:
-			ok = live == 1000 + SIGSYS && interp == AJ_RET_KILL_PROCESS;
+			ok = (live_skipped || live == 1000 + SIGSYS) &&
+			     interp == AJ_RET_KILL_PROCESS;
 			break;
 		case DENIED:
 			ok = live == r->err && interp == AJ_RET_ERRNO((uint32_t)r->err);
@@ -223,6 +250,7 @@ static void verify_shipped(void **state)
 	static const char *const policies[] = {"jail", "python", "npm", "pip", "uv", "cargo",
 					       "browser", "worker"};
 	int variants = 0;
+	probe_ia32();
 	for (size_t p = 0; p < sizeof(policies) / sizeof(policies[0]); p++) {
 		static const char *dirs[] = {"policies"};
 		struct program prog;
@@ -240,6 +268,8 @@ static void verify_shipped(void **state)
 	}
 	print_message("verified %d variants x %zu rows, live and interpreted\n", variants,
 		      sizeof(table) / sizeof(table[0]));
+	if (no_ia32)
+		print_message("SKIP live int 0x80 rows (interpreted only): %s\n", no_ia32);
 	assert_int_equal(failures, 0);
 }
 
