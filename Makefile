@@ -115,7 +115,7 @@ DEB_DOCKER := docker.io busybox-static debootstrap
 # fetched with apt-get download, never installed).
 DEB_CROSS := gcc-aarch64-linux-gnu musl-dev:arm64 linux-libc-dev:arm64 qemu-system-arm \
 	cpio
-# make check-noia32: qemu for x86_64 (KVM when /dev/kvm opens, else TCG);
+# make check-noia32: qemu for x86_64 (TCG; AJ_QEMU_ACCEL=kvm where KVM is known good);
 # Debian 12's 6.12 kernel (the first there with ia32_emulation=) and a
 # static busybox are fetched with apt-get download, never installed.
 DEB_NOIA32 := qemu-system-x86 cpio
