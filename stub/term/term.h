@@ -13,7 +13,9 @@
  * SOS, PM and APC strings, the window operations of CSI t but the size
  * reports and the title stack (the title reports 20 and 21 among those
  * dropped), ENQ; and every C1 control, raw or UTF-8 encoded, is either
- * parsed as its 7-bit form or dropped, so none reaches the terminal. */
+ * parsed as its 7-bit form or dropped, so none reaches the terminal: a
+ * byte 0x80-0x9f leaves only inside a well-formed UTF-8 character, and of
+ * a character broken off only the lead byte is written. */
 #define FILTER_CSI_MAX 64        /* a longer CSI is dropped */
 #define FILTER_OSC_MAX 4096      /* a longer kept OSC is dropped */
 #define FILTER_STR_MAX (1 << 20) /* an unterminated string, dropped, ends here */
@@ -22,12 +24,12 @@
 
 struct filter {
 	uint8_t state;
-	uint8_t utf8_cont; /* continuation bytes still expected */
-	bool held_c2;      /* a 0xc2 not yet known to be a character or a C1 */
-	bool str_osc;      /* the string dropped is an OSC (BEL ends it) */
-	bool str_keep;     /* the string is a kept OSC, in osc[] */
-	uint32_t num;      /* the OSC's number so far */
-	uint32_t count;    /* bytes of the string (or ignored CSI) so far */
+	uint8_t u8_n; /* the bytes of a character begun, in u8[] */
+	uint8_t u8[4];
+	bool str_osc;   /* the string dropped is an OSC (BEL ends it) */
+	bool str_keep;  /* the string is a kept OSC, in osc[] */
+	uint32_t num;   /* the OSC's number so far */
+	uint32_t count; /* bytes of the string (or ignored CSI) so far */
 	uint16_t csi_n, osc_n;
 	uint8_t csi[FILTER_CSI_MAX];
 	uint8_t osc[FILTER_OSC_MAX];

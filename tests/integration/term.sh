@@ -13,7 +13,7 @@
 # pipes are left alone.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
-term_cases="term-osc52 term-title-query term-kept term-less term-passthrough term-fds term-restore-kill
+term_cases="term-osc52 term-c1-utf8 term-title-query term-kept term-less term-passthrough term-fds term-restore-kill
 	term-restore-timeout term-restore-125 term-winch term-keys term-ctrl-c term-ctrl-z term-pipe term-explain term-fallback"
 want_term=0
 for n in $term_cases; do c "$n" && want_term=1; done
@@ -64,6 +64,17 @@ if [ $want_term = 1 ]; then
 		prun -- jail sh -c 'printf "A\033]52;c;SGVsbG8=\aB"'
 		if [ "$RC" = 0 ] && tty_has "$TOUT" 'AB' && ! tty_has "$TOUT" '52;'; then pass term-osc52; else
 			fail term-osc52 "exit status $RC, the terminal got $(tty_show "$TOUT"); expected AB without the OSC 52"
+		fi
+	fi
+	# A C1 control after a lead byte it cannot follow (0xe0, then 0x9d an
+	# OSC 52, then 0x9b a title report) is a C1 control, not a character's:
+	# of the character only the lead byte arrives (issue 36).
+	if c term-c1-utf8; then
+		prun -- jail sh -c 'printf "A\340\23552;c;SGVsbG8=\aB\340\23321tC"'
+		if [ "$RC" = 0 ] && tty_has "$TOUT" 'A\xe0B\xe0C' && ! tty_has "$TOUT" '52;' && ! tty_has "$TOUT" '21t'; then
+			pass term-c1-utf8
+		else
+			fail term-c1-utf8 "exit status $RC, the terminal got $(tty_show "$TOUT"); expected A, B, C each after 0xe0 alone"
 		fi
 	fi
 	# A title set, then both reports asked for: the reports are dropped
