@@ -19,7 +19,7 @@
 #define FILTER_CSI_MAX 64        /* a longer CSI is dropped */
 #define FILTER_OSC_MAX 4096      /* a longer kept OSC is dropped */
 #define FILTER_STR_MAX (1 << 20) /* an unterminated string, dropped, ends here */
-/* What one call may write beyond its input's length: what was held. */
+/* What one call may write beyond twice its input's length: what was held. */
 #define FILTER_SLACK (FILTER_OSC_MAX + 16)
 
 struct filter {
@@ -36,8 +36,10 @@ struct filter {
 };
 
 void filter_init(struct filter *f);
-/* Filters in[0..n) into out, which holds n + FILTER_SLACK bytes; returns
- * the bytes written. */
+/* Filters in[0..n) into out, which holds 2n + FILTER_SLACK bytes and is
+ * not in; returns the bytes written.  Twice: a raw C1 control is written as
+ * ESC and its 7-bit form, an OSC with no number as OSC 0 (0x9d ; 0x9c, 3
+ * bytes, is ESC ] 0 ; ESC \, 6). */
 size_t filter_feed(struct filter *f, const uint8_t *in, size_t n, uint8_t *out);
 
 /* term.c: the pseudo-terminal and its relay in the parent's one loop. */

@@ -29,10 +29,10 @@ static void feed(const void *s, size_t n, size_t step)
 		step = n ? n : 1;
 	for (size_t at = 0; at < n; at += step) {
 		size_t k = n - at < step ? n - at : step;
-		uint8_t *o = malloc(k + FILTER_SLACK);
+		uint8_t *o = malloc(2 * k + FILTER_SLACK);
 
 		size_t w = filter_feed(&f, p + at, k, o);
-		assert_true(w <= k + FILTER_SLACK);
+		assert_true(w <= 2 * k + FILTER_SLACK);
 		assert_true(n_out + w <= sizeof(out));
 		memcpy(out + n_out, o, w);
 		n_out += w;
@@ -258,6 +258,31 @@ static void bound_in_character(void **state)
 	feed(s, n + 4, 1);
 	assert_int_equal(n_out, 1);
 	assert_memory_equal(out, "B", 1);
+	free(s);
+}
+
+/* The most the filter writes: twice its input, C1 controls all (0x9b m
+ * is ESC [ m, 0x9d ; 0x9c is ESC ] 0 ; ESC \\), in 64 KiB as term.c
+ * reads, whole and split. */
+static void twice(void **state)
+{
+	size_t n = 65535;
+	uint8_t *s = malloc(n);
+	size_t steps[] = {0, 4096, 1};
+
+	(void)state;
+	for (size_t i = 0; i < n; i += 3)
+		memcpy(s + i, "\x9d;\x9c", 3);
+	for (unsigned k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+		feed(s, n, steps[k]);
+		assert_int_equal(n_out, 2 * n);
+		for (size_t i = 0; i < n_out; i += 6)
+			assert_memory_equal(out + i, "\033]0;\033\\", 6);
+	}
+	for (size_t i = 0; i + 1 < n; i += 2)
+		memcpy(s + i, "\x9bm", 2);
+	feed(s, n - 1, 0);
+	assert_int_equal(n_out, (n - 1) / 2 * 3);
 	free(s);
 }
 
@@ -504,6 +529,7 @@ int main(void)
 	    cmocka_unit_test(c1_in_title),
 	    cmocka_unit_test(bound_in_character),
 	    cmocka_unit_test(utf8_table),
+	    cmocka_unit_test(twice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
