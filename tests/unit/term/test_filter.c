@@ -514,6 +514,47 @@ static void interrupted(void **state)
 	CHECK("A\033\033[1mB", "A\033[1mB");
 }
 
+/* Streams of bytes drawn mostly from those that mean something to the
+ * parser (ESC, openings, finals, terminators, C1, leads, continuations):
+ * split at random, the same output as whole, and no raw C1 in it. */
+static void random_streams(void **state)
+{
+	static const uint8_t some[] = {0x1b, '[',  ']',  'P',  '\\', ';',  '0',  '2',  '5',
+	                               't',  'm',  'A',  0x07, 0x18, 0x05, 0x7f, ' ',  '(',
+	                               '8',  0x80, 0x85, 0x90, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
+	                               0x8f, 0xa0, 0xa5, 0xbf, 0xc0, 0xc2, 0xc3, 0xdf, 0xe0,
+	                               0xe1, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff};
+	uint32_t r = 1;
+	uint8_t in[48];
+
+	(void)state;
+	for (unsigned t = 0; t < 100000; t++) {
+		size_t n = 0, w, w1 = 0;
+
+		r ^= r << 13, r ^= r >> 17, r ^= r << 5; /* xorshift32 */
+		n = 1 + r % sizeof(in);
+		for (size_t i = 0; i < n; i++) {
+			r ^= r << 13, r ^= r >> 17, r ^= r << 5;
+			in[i] = r % 4 ? some[(r >> 8) % sizeof(some)] : (uint8_t)(r >> 16);
+		}
+		filter_init(&tf);
+		w = filter_feed(&tf, in, n, tout);
+		filter_init(&tf);
+		for (size_t i = 0, k; i < n; i += k) {
+			r ^= r << 13, r ^= r >> 17, r ^= r << 5;
+			k = 1 + r % 5 < n - i ? 1 + r % 5 : n - i;
+			w1 += filter_feed(&tf, in + i, k, tout1 + w1);
+		}
+		if (w != w1 || memcmp(tout, tout1, w) || !c1_free(tout, w)) {
+			print_error("stream %u:", t);
+			for (size_t i = 0; i < n; i++)
+				print_error(" %02x", in[i]);
+			print_error("\n");
+			fail();
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +571,7 @@ int main(void)
 	    cmocka_unit_test(bound_in_character),
 	    cmocka_unit_test(utf8_table),
 	    cmocka_unit_test(twice),
+	    cmocka_unit_test(random_streams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
