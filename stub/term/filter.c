@@ -314,13 +314,14 @@ static unsigned u8_len(uint8_t b)
 	return b >= 0xf0 && b <= 0xf4 ? 4 : 0; /* 0xc0, 0xc1, 0xf5-0xff: none */
 }
 
-/* Whether b continues the character begun in f->u8[0..f->u8_n). */
-static bool u8_next(const struct filter *f, uint8_t b)
+/* Whether b is a continuation at place pos (1-3) of the character lead
+ * begins. */
+static bool u8_cont(uint8_t lead, unsigned pos, uint8_t b)
 {
 	uint8_t lo = 0x80, hi = 0xbf;
 
-	if (f->u8_n == 1) {
-		switch (f->u8[0]) {
+	if (pos == 1) {
+		switch (lead) {
 		case 0xe0: /* below: overlong */
 			lo = 0xa0;
 			break;
@@ -338,6 +339,20 @@ static bool u8_next(const struct filter *f, uint8_t b)
 	return b >= lo && b <= hi;
 }
 
+/* The length of the whole character at p[0..n), 0 for none (or U+0080-
+ * U+009F, a C1 control). */
+static unsigned u8_whole(const uint8_t *p, size_t n)
+{
+	unsigned len = u8_len(p[0]);
+
+	if (!len || len > n || (p[0] == 0xc2 && p[1] < 0xa0))
+		return 0;
+	for (unsigned k = 1; k < len; k++)
+		if (!u8_cont(p[0], k, p[k]))
+			return 0;
+	return len;
+}
+
 size_t filter_feed(struct filter *f, const uint8_t *in, size_t n, uint8_t *out)
 {
 	uint8_t *o = out;
@@ -345,12 +360,19 @@ size_t filter_feed(struct filter *f, const uint8_t *in, size_t n, uint8_t *out)
 	for (size_t i = 0; i < n; i++) {
 		uint8_t b = in[i];
 
-		/* The ground's run of ASCII text, the bulk of any output. */
+		/* The ground's run of text, ASCII and whole characters, the
+		 * bulk of any output; the rest goes a byte at a time. */
 		if (f->state == S_GROUND && !f->u8_n) {
 			size_t j = i;
+			unsigned k;
 
-			while (j < n && in[j] < 0x80 && in[j] != ESC && in[j] != ENQ)
-				j++;
+			for (;;) {
+				while (j < n && in[j] < 0x80 && in[j] != ESC && in[j] != ENQ)
+					j++;
+				if (j == n || in[j] < 0xc2 || !(k = u8_whole(in + j, n - j)))
+					break;
+				j += k;
+			}
 			memcpy(o, in + i, j - i);
 			o += j - i;
 			if (j == n)
@@ -359,7 +381,7 @@ size_t filter_feed(struct filter *f, const uint8_t *in, size_t n, uint8_t *out)
 			b = in[i];
 		}
 		if (f->u8_n) {
-			if (u8_next(f, b)) {
+			if (u8_cont(f->u8[0], f->u8_n, b)) {
 				f->u8[f->u8_n++] = b;
 				if (f->u8_n < u8_len(f->u8[0]))
 					continue;
