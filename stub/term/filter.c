@@ -15,13 +15,24 @@
  * then the parser is back on the ground (the terminal never saw it open).
  *
  * C1 controls: in UTF-8 the bytes 0x80-0x9f are continuation bytes, but a
- * terminal in an 8-bit mode reads a stray one as a control (0x9b CSI,
- * 0x9d OSC, 0x90 DCS ...), and some read U+0080-U+009F (0xc2 0x80-0x9f)
- * as one too.  So a small UTF-8 decoder runs first: a continuation byte a
- * character expects is a character's; a stray 0x80-0x9f, or one after
- * 0xc2, is a C1 control, taken as its 7-bit form (ESC and the byte less
- * 0x40) when it opens a sequence, or dropped.  What is kept is written in
- * the 7-bit form: no C1 control reaches the terminal. */
+ * terminal in an 8-bit mode reads any that is not inside a well-formed
+ * character as a control (0x9b CSI, 0x9d OSC, 0x90 DCS ...), and some
+ * read U+0080-U+009F (0xc2 0x80-0x9f) as one too.  So a UTF-8 decoder
+ * runs first, and holds a character's bytes until it is whole: a byte is
+ * a continuation only in the ranges Unicode's Table 3-7 gives its place
+ * (0xe0 then 0xa0-0xbf, 0xed then 0x80-0x9f, 0xf0 then 0x90-0xbf, 0xf4
+ * then 0x80-0x8f), so no overlong form, surrogate or code point past
+ * U+10FFFF is a character.  A whole character is text, its bytes written
+ * together or dropped together (a string's bound does not cut one).  A
+ * byte that breaks a character off is read again as a byte of its own
+ * (ESC, a C1 control, a lead); of the character broken off only its lead
+ * byte is written, as any other byte 0xa0-0xff that is not UTF-8 is (a
+ * UTF-8 terminal shows one U+FFFD for it, as for the bytes given; the
+ * lead alone cannot be more than the input, where U+FFFD would be three
+ * bytes for one).  A 0x80-0x9f outside a character, or U+0080-U+009F,
+ * is a C1 control, taken as its 7-bit form (ESC and the byte less 0x40)
+ * when it opens a sequence, or dropped.  What is kept is written in the
+ * 7-bit form: no C1 control reaches the terminal, raw or encoded. */
 #include <string.h>
 
 #include "term/term.h"
@@ -126,6 +137,31 @@ static void str_end(struct filter *f, bool bel, uint8_t **o)
 	f->state = S_GROUND;
 }
 
+/* Text not ASCII: a whole character (n > 1), or a byte 0xa0-0xff that is
+ * not one (n == 1).  It ends any sequence but a string, which keeps it
+ * whole or drops it whole. */
+static void text(struct filter *f, const uint8_t *p, unsigned n, uint8_t **o)
+{
+	if (f->state == S_OSC_NUM)
+		str_start(f, true, false); /* no number: dropped */
+	else if (f->state == S_STR_ESC)
+		f->state = S_GROUND; /* the string ended unfinished */
+	if (f->state != S_STR) {
+		f->state = S_GROUND;
+		memcpy(*o, p, n);
+		*o += n;
+	} else if ((f->count += n) >= FILTER_STR_MAX) {
+		f->state = S_GROUND;
+	} else if (f->str_keep) {
+		if (f->osc_n + n > FILTER_OSC_MAX) {
+			f->str_keep = false;
+		} else {
+			memcpy(f->osc + f->osc_n, p, n);
+			f->osc_n = (uint16_t)(f->osc_n + n);
+		}
+	}
+}
+
 /* A C0 control met inside a sequence: the terminal carries it out there
  * and then, so it is written at once; CAN and SUB end the sequence. */
 static void c0_inside(struct filter *f, uint8_t b, uint8_t **o)
@@ -137,6 +173,7 @@ static void c0_inside(struct filter *f, uint8_t b, uint8_t **o)
 		f->state = S_GROUND;
 }
 
+/* A byte below 0x80: the rest is text() or c1(). */
 static void byte(struct filter *f, uint8_t b, uint8_t **o)
 {
 again:
@@ -158,13 +195,10 @@ again:
 			/* a new escape; DEL is ignored */
 		} else if (b < 0x20) {
 			c0_inside(f, b, o);
-		} else if (b < 0x7f) {
+		} else {
 			*(*o)++ = ESC;
 			*(*o)++ = b;
 			f->state = b < 0x30 ? S_ESC_INT : S_GROUND;
-		} else {
-			f->state = S_GROUND;
-			goto again;
 		}
 		return;
 	case S_ESC_INT:
@@ -176,9 +210,6 @@ again:
 			*(*o)++ = b;
 			if (b >= 0x30)
 				f->state = S_GROUND;
-		} else if (b > 0x7f) {
-			f->state = S_GROUND;
-			goto again;
 		}
 		return;
 	case S_CSI:
@@ -191,9 +222,6 @@ again:
 			if (f->state == S_CSI)
 				csi_final(f, b, o);
 			f->state = S_GROUND;
-		} else if (b > 0x7f) {
-			f->state = S_GROUND;
-			goto again;
 		} else if (b == 0x7f) {
 			/* ignored */
 		} else if (f->state == S_CSI && f->csi_n < FILTER_CSI_MAX) {
@@ -276,6 +304,55 @@ static void c1(struct filter *f, uint8_t c, uint8_t **o)
 	}
 }
 
+/* The length of the character lead byte b begins, 0 for none. */
+static unsigned u8_len(uint8_t b)
+{
+	if (b >= 0xc2 && b <= 0xdf)
+		return 2;
+	if (b >= 0xe0 && b <= 0xef)
+		return 3;
+	return b >= 0xf0 && b <= 0xf4 ? 4 : 0; /* 0xc0, 0xc1, 0xf5-0xff: none */
+}
+
+/* Whether b is a continuation at place pos (1-3) of the character lead
+ * begins. */
+static bool u8_cont(uint8_t lead, unsigned pos, uint8_t b)
+{
+	uint8_t lo = 0x80, hi = 0xbf;
+
+	if (pos == 1) {
+		switch (lead) {
+		case 0xe0: /* below: overlong */
+			lo = 0xa0;
+			break;
+		case 0xed: /* above: a surrogate */
+			hi = 0x9f;
+			break;
+		case 0xf0: /* below: overlong */
+			lo = 0x90;
+			break;
+		case 0xf4: /* above: past U+10FFFF */
+			hi = 0x8f;
+			break;
+		}
+	}
+	return b >= lo && b <= hi;
+}
+
+/* The length of the whole character at p[0..n), 0 for none (or U+0080-
+ * U+009F, a C1 control). */
+static unsigned u8_whole(const uint8_t *p, size_t n)
+{
+	unsigned len = u8_len(p[0]);
+
+	if (!len || len > n || (p[0] == 0xc2 && p[1] < 0xa0))
+		return 0;
+	for (unsigned k = 1; k < len; k++)
+		if (!u8_cont(p[0], k, p[k]))
+			return 0;
+	return len;
+}
+
 size_t filter_feed(struct filter *f, const uint8_t *in, size_t n, uint8_t *out)
 {
 	uint8_t *o = out;
@@ -283,12 +360,19 @@ size_t filter_feed(struct filter *f, const uint8_t *in, size_t n, uint8_t *out)
 	for (size_t i = 0; i < n; i++) {
 		uint8_t b = in[i];
 
-		/* The ground's run of ASCII text, the bulk of any output. */
-		if (f->state == S_GROUND && !f->held_c2 && !f->utf8_cont) {
+		/* The ground's run of text, ASCII and whole characters, the
+		 * bulk of any output; the rest goes a byte at a time. */
+		if (f->state == S_GROUND && !f->u8_n) {
 			size_t j = i;
+			unsigned k;
 
-			while (j < n && in[j] < 0x80 && in[j] != ESC && in[j] != ENQ)
-				j++;
+			for (;;) {
+				while (j < n && in[j] < 0x80 && in[j] != ESC && in[j] != ENQ)
+					j++;
+				if (j == n || in[j] < 0xc2 || !(k = u8_whole(in + j, n - j)))
+					break;
+				j += k;
+			}
 			memcpy(o, in + i, j - i);
 			o += j - i;
 			if (j == n)
@@ -296,33 +380,29 @@ size_t filter_feed(struct filter *f, const uint8_t *in, size_t n, uint8_t *out)
 			i = j;
 			b = in[i];
 		}
-		if (f->held_c2) {
-			f->held_c2 = false;
-			if (b >= 0x80 && b <= 0x9f) {
-				c1(f, b, &o);
+		if (f->u8_n) {
+			if (u8_cont(f->u8[0], f->u8_n, b)) {
+				f->u8[f->u8_n++] = b;
+				if (f->u8_n < u8_len(f->u8[0]))
+					continue;
+				if (f->u8[0] == 0xc2 && b < 0xa0)
+					c1(f, b, &o); /* U+0080-U+009F */
+				else
+					text(f, f->u8, f->u8_n, &o);
+				f->u8_n = 0;
 				continue;
 			}
-			byte(f, 0xc2, &o);
-			if (b >= 0xa0 && b <= 0xbf) {
-				byte(f, b, &o);
-				continue;
-			}
+			text(f, f->u8, 1, &o); /* broken off: b is read anew */
+			f->u8_n = 0;
 		}
-		if (f->utf8_cont && b >= 0x80 && b <= 0xbf) {
-			f->utf8_cont--;
+		if (b < 0x80)
 			byte(f, b, &o);
-			continue;
-		}
-		f->utf8_cont = 0;
-		if (b == 0xc2) {
-			f->held_c2 = true;
-		} else if (b >= 0x80 && b <= 0x9f) {
+		else if (b < 0xa0)
 			c1(f, b, &o);
-		} else {
-			if (b >= 0xc3 && b <= 0xf4)
-				f->utf8_cont = b < 0xe0 ? 1 : b < 0xf0 ? 2 : 3;
-			byte(f, b, &o);
-		}
+		else if (u8_len(b))
+			f->u8[0] = b, f->u8_n = 1;
+		else
+			text(f, &b, 1, &o);
 	}
 	return (size_t)(o - out);
 }

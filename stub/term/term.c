@@ -45,7 +45,8 @@ static int in = -1;  /* the caller's stdin, a terminal relayed in raw mode */
 static bool raw, ended, out_dead, m_done, in_done;
 static struct termios saved;
 static struct filter flt;
-static uint8_t obuf[TERM_BUF + FILTER_SLACK];
+static uint8_t mbuf[TERM_BUF];                    /* the master's output, as read */
+static uint8_t obuf[2 * TERM_BUF + FILTER_SLACK]; /* and filtered */
 static uint8_t ibuf[4096];
 static size_t i_at, i_n;
 
@@ -85,15 +86,15 @@ static void write_all(const uint8_t *p, size_t n)
 
 /* The master's output so far, filtered; false when there is no more.  A
  * pty gives a few KiB a read: as many as are there are read before one
- * write, so that a fast writer costs fewer turns of the loop.  The filter
- * writes in place, before the bytes it reads (FILTER_SLACK ahead). */
+ * write, so that a fast writer costs fewer turns of the loop.  Not in
+ * place: the filter may write twice what it reads (term.h). */
 static bool pump(void)
 {
 	size_t got = 0;
 	bool more = true;
 
 	while (got < TERM_BUF) {
-		ssize_t r = read(master, obuf + FILTER_SLACK + got, TERM_BUF - got);
+		ssize_t r = read(master, mbuf + got, TERM_BUF - got);
 
 		if (r > 0) {
 			got += (size_t)r;
@@ -106,7 +107,7 @@ static bool pump(void)
 		}
 	}
 	if (got)
-		write_all(obuf, filter_feed(&flt, obuf + FILTER_SLACK, got, obuf));
+		write_all(obuf, filter_feed(&flt, mbuf, got, obuf));
 	return more;
 }
 

@@ -13,7 +13,7 @@
 # pipes are left alone.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
-term_cases="term-osc52 term-title-query term-kept term-less term-passthrough term-fds term-restore-kill
+term_cases="term-osc52 term-c1-utf8 term-c1-twice term-title-query term-kept term-less term-passthrough term-fds term-restore-kill
 	term-restore-timeout term-restore-125 term-winch term-keys term-ctrl-c term-ctrl-z term-pipe term-explain term-fallback"
 want_term=0
 for n in $term_cases; do c "$n" && want_term=1; done
@@ -64,6 +64,28 @@ if [ $want_term = 1 ]; then
 		prun -- jail sh -c 'printf "A\033]52;c;SGVsbG8=\aB"'
 		if [ "$RC" = 0 ] && tty_has "$TOUT" 'AB' && ! tty_has "$TOUT" '52;'; then pass term-osc52; else
 			fail term-osc52 "exit status $RC, the terminal got $(tty_show "$TOUT"); expected AB without the OSC 52"
+		fi
+	fi
+	# A C1 control after a lead byte it cannot follow (0xe0, then 0x9d an
+	# OSC 52, then 0x9b a title report) is a C1 control, not a character's:
+	# of the character only the lead byte arrives (issue 36).
+	if c term-c1-utf8; then
+		prun -- jail sh -c 'printf "A\340\23552;c;SGVsbG8=\aB\340\23321tC"'
+		if [ "$RC" = 0 ] && tty_has "$TOUT" 'A\xe0B\xe0C' && ! tty_has "$TOUT" '52;' && ! tty_has "$TOUT" '21t'; then
+			pass term-c1-utf8
+		else
+			fail term-c1-utf8 "exit status $RC, the terminal got $(tty_show "$TOUT"); expected A, B, C each after 0xe0 alone"
+		fi
+	fi
+	# 64 KiB of 0x9b m, which the filter writes as ESC [ m, half as much
+	# again: every one arrives, once (the filter wrote in place, and passed
+	# the bytes it had not read yet when a read brought more than 8 KiB).
+	if c term-c1-twice; then
+		prun -- jail sh -c 's=$(printf "\233m"); for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do s=$s$s; done; printf "%sZ" "$s"'
+		if [ "$RC" = 0 ] && "$py" -c 'import sys; b = open(sys.argv[1], "rb").read(); sys.exit(0 if b.count(b"\x1b[m") == 32768 and b"\x1b[mZ" in b and b"\x9b" not in b else 1)' "$TOUT"; then
+			pass term-c1-twice
+		else
+			fail term-c1-twice "exit status $RC, the terminal got $("$py" -c 'import sys; b = open(sys.argv[1], "rb").read(); print(len(b), "bytes,", b.count(b"\x1b[m"), "ESC [ m of 32768")' "$TOUT")"
 		fi
 	fi
 	# A title set, then both reports asked for: the reports are dropped
