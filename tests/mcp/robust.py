@@ -156,6 +156,13 @@ class Session:
             t.join(10)
         return rc
 
+    def end(self):
+        """The server ended, by the end of its stdin if it still runs (it
+        then kills its jails and removes their logs; SIGKILL would leave
+        both), by SIGKILL only if that does not end it."""
+        if self.p.poll() is None and self.close() == "still running":
+            self.p.wait()
+
     def why_dead(self):
         rc = self.p.poll()
         tail = bytes(self.err).decode("utf-8", "replace").strip().splitlines()[-3:]
@@ -269,9 +276,7 @@ def run_case(name, args, fn):
             return verdict(name, False, "at stdin's end: %s; stderr %s" % (rc, bytes(s.err[-400:])))
         verdict(name, True, "", detail)
     finally:
-        if s.p.poll() is None:
-            s.p.kill()
-            s.p.wait()
+        s.end()
         if long:
             long.cleanup()
 
@@ -593,9 +598,7 @@ def broken_pipe():
         verdict(name, ok, "alive after the writes failed: %s; at stdin's end: %s; stderr: %r"
                 % (alive, rc, bytes(s.err[-300:])), "the jail finished, exit 0")
     finally:
-        if s.p.poll() is None:
-            s.p.kill()
-            s.p.wait()
+        s.end()
         if long:
             long.cleanup()
 
@@ -752,6 +755,12 @@ def fuzz():
         if not lok:
             return verdict(name, False, "seed %d: %s" % (seed, ldetail))
         with s.cv:
+            defects = [m for m in s.got if "error" in m and m["error"].get("code") == -32603]
+        if defects:
+            # An input no check caught, answered by the last resort.
+            return verdict(name, False, "seed %d: internal errors: %s; stderr %r"
+                           % (seed, json.dumps(defects[:3]), bytes(s.err[-600:])))
+        with s.cv:
             n = len(s.got)
             kinds = {}
             for m in s.got:
@@ -767,9 +776,7 @@ def fuzz():
                 % (seed, total, n, ", ".join("%s: %d" % kv for kv in sorted(kinds.items())),
                    time.monotonic() - t0))
     finally:
-        if s.p.poll() is None:
-            s.p.kill()
-            s.p.wait()
+        s.end()
         if long:
             long.cleanup()
 

@@ -100,7 +100,8 @@ no_leftovers() {
 
 # --- input no client should send ------------------------------------------------------
 # Python: the raw pipe, bytes that are not UTF-8, lines of megabytes.
-tally robust < <(cd "$project" && as_user python3 "$root/tests/mcp/robust.py" "$server" "$project" \
+tally robust < <(cd "$project" && as_user env AJ_MCP_FUZZ_SEED="${AJ_MCP_FUZZ_SEED:-36}" \
+	AJ_MCP_FUZZ_LINES="${AJ_MCP_FUZZ_LINES:-5000}" python3 "$root/tests/mcp/robust.py" "$server" "$project" \
 	"${1:-*}" 2>&1; echo "EXIT $?")
 if [ $# -gt 0 ]; then
 	no_leftovers
