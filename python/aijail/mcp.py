@@ -22,6 +22,7 @@ import json
 import math
 import os
 import re
+import select
 import signal
 import stat
 import subprocess
@@ -840,6 +841,10 @@ def read_lines(fd):
     while True:
         try:
             chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            # A descriptor left non-blocking by whoever started the server.
+            select.select([fd], [], [])
+            continue
         except OSError:
             chunk = b""
         if not chunk:
@@ -1000,7 +1005,10 @@ class Server:
         except Exception as e:  # a defect of this server: the line's, not the server's end
             self.defects += 1
             if self.defects <= 10:
-                traceback.print_exc(file=sys.stderr)
+                try:
+                    traceback.print_exc(file=sys.stderr)
+                except Exception:
+                    pass  # stderr closed: the answer below still says it
             self.error(None, INTERNAL_ERROR, "internal error: %s: %s"
                        % (type(e).__name__, _short(str(e))))
 

@@ -54,11 +54,19 @@ def req(rid, method, params=None):
 class Session:
     """One server on pipes: its answers by id, the id-null ones in order."""
 
-    def __init__(self, args=(), read=True):
+    def __init__(self, args=(), read=True, nonblocking=False):
+        stdin = subprocess.PIPE
+        if nonblocking:
+            # The server's stdin left O_NONBLOCK, as a careless parent may.
+            stdin, w = os.pipe()
+            os.set_blocking(stdin, False)
         self.p = subprocess.Popen(
             [SERVER, "--root", PROJECT] + list(args), cwd=PROJECT,
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/")},
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if nonblocking:
+            os.close(stdin)
+            self.p.stdin = os.fdopen(w, "wb")
         self.cv = threading.Condition()
         self.got = []          # every message, in order
         self.bad = []          # lines that are not a JSON-RPC 2.0 message
@@ -250,8 +258,8 @@ def case(name, args=()):
 CASES = []
 
 
-def run_case(name, args, fn):
-    s = Session(args)
+def run_case(name, args, fn, nonblocking=False):
+    s = Session(args, nonblocking=nonblocking)
     long = None
     try:
         if not s.initialize():
@@ -567,6 +575,10 @@ def _waiting(s):
 CASES.append(("too-many-waiting", ("--max-concurrent", "1"), _waiting))
 
 
+CASES.append(("stdin-nonblocking", (), lambda s: expect(
+    s, [b"{bad\n", line(req(1, "tools/list"))], [parse_err, ok_result(1)], "lines after waits")))
+
+
 def broken_pipe():
     """The client closes the server's stdout: writes fail, the jails run on,
     and the end of stdin still ends the server cleanly."""
@@ -784,7 +796,7 @@ def fuzz():
 def main():
     for name, args, fn in CASES:
         if fnmatch.fnmatch(name, PATTERN):
-            run_case(name, args, fn)
+            run_case(name, args, fn, nonblocking=name == "stdin-nonblocking")
     if fnmatch.fnmatch("broken-pipe", PATTERN):
         broken_pipe()
     if fnmatch.fnmatch("fuzz", PATTERN):
