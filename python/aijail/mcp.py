@@ -51,7 +51,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 SERVER_BUSY = -32000
 
-# The bounds of what a client sends (docs/mcp.md, "Bounds"): a line is read
+# The bounds of what a client sends (docs/mcp.md, "Bounds and errors"): a line is read
 # up to MAX_LINE bytes and no further, and its nesting is measured before
 # json.loads sees it (the decoder recurses once a level).
 MAX_LINE = 1 << 20
@@ -952,7 +952,7 @@ class Server:
     """The protocol on a file descriptor pair.
 
     Nothing a client sends ends it but the end of its input: each line is
-    checked (docs/mcp.md, "Errors") and answered, a failure of this code in
+    checked (docs/mcp.md, "Bounds and errors") and answered, a failure of this code in
     handling one is answered as an internal error, and a failed write (the
     client closed its end) drops that answer and nothing else.
     """
@@ -987,7 +987,11 @@ class Server:
             view = memoryview(data + b"\n")
             try:
                 while view:
-                    view = view[os.write(self.out_fd, view):]
+                    try:
+                        view = view[os.write(self.out_fd, view):]
+                    except BlockingIOError:
+                        # stdout left non-blocking: a full pipe is a wait.
+                        select.select([], [self.out_fd], [])
             except OSError:
                 self.broken = True
 

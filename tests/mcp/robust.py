@@ -55,18 +55,23 @@ class Session:
     """One server on pipes: its answers by id, the id-null ones in order."""
 
     def __init__(self, args=(), read=True, nonblocking=False):
-        stdin = subprocess.PIPE
+        stdin = stdout = subprocess.PIPE
         if nonblocking:
-            # The server's stdin left O_NONBLOCK, as a careless parent may.
+            # The server's stdin and stdout left O_NONBLOCK, as a careless
+            # parent may.
             stdin, w = os.pipe()
+            r, stdout = os.pipe()
             os.set_blocking(stdin, False)
+            os.set_blocking(stdout, False)
         self.p = subprocess.Popen(
             [SERVER, "--root", PROJECT] + list(args), cwd=PROJECT,
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/")},
-            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            stdin=stdin, stdout=stdout, stderr=subprocess.PIPE)
         if nonblocking:
             os.close(stdin)
+            os.close(stdout)
             self.p.stdin = os.fdopen(w, "wb")
+            self.p.stdout = os.fdopen(r, "rb")
         self.cv = threading.Condition()
         self.got = []          # every message, in order
         self.bad = []          # lines that are not a JSON-RPC 2.0 message
@@ -575,8 +580,20 @@ def _waiting(s):
 CASES.append(("too-many-waiting", ("--max-concurrent", "1"), _waiting))
 
 
-CASES.append(("stdin-nonblocking", (), lambda s: expect(
-    s, [b"{bad\n", line(req(1, "tools/list"))], [parse_err, ok_result(1)], "lines after waits")))
+def _nonblocking(s):
+    ok, why, _ = expect(s, [b"{bad\n", line(req(1, "tools/list"))], [parse_err, ok_result(1)],
+                        "lines after waits")
+    if not ok:
+        return ok, why, ""
+    # An answer of 300 kB: more than a pipe holds, written in turns.
+    n = 300000
+    s.send(call(2, "run_command", {"command": ["sh", "-c", "head -c %d /dev/zero | tr '\\0' a" % n]}))
+    m = s.wait_id(2)
+    out = ((m or {}).get("result") or {}).get("structuredContent", {}).get("stdout")
+    return out == "a" * n, "a large answer: %s" % json.dumps(m)[:300], "300 kB answered"
+
+
+CASES.append(("stdio-nonblocking", (), _nonblocking))
 
 
 def broken_pipe():
@@ -796,7 +813,7 @@ def fuzz():
 def main():
     for name, args, fn in CASES:
         if fnmatch.fnmatch(name, PATTERN):
-            run_case(name, args, fn, nonblocking=name == "stdin-nonblocking")
+            run_case(name, args, fn, nonblocking=name == "stdio-nonblocking")
     if fnmatch.fnmatch("broken-pipe", PATTERN):
         broken_pipe()
     if fnmatch.fnmatch("fuzz", PATTERN):
