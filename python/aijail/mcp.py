@@ -17,10 +17,12 @@ Standard library only: it runs from the installed tree, offline.
 """
 
 import argparse
+import itertools
 import json
 import math
 import os
 import re
+import select
 import signal
 import stat
 import subprocess
@@ -28,6 +30,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 
 from . import _pump
 
@@ -45,6 +48,21 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SERVER_BUSY = -32000
+
+# The bounds of what a client sends (docs/mcp.md, "Bounds and errors"): a line is read
+# up to MAX_LINE bytes and no further, and its nesting is measured before
+# json.loads sees it (the decoder recurses once a level).
+MAX_LINE = 1 << 20
+MAX_DEPTH = 64
+MAX_ID_CHARS = 1024
+_ID_RANGE = 1 << 63
+# Above this an integer is no longer exact in a JSON number (I-JSON).
+_MAX_NUMBER = 1 << 53
+_MAX_DIGITS = 64
+# Calls accepted beyond the running ones, each a thread waiting for a slot.
+MAX_WAITING = 64
 
 # Past the jail's own timeout, how long the server waits before it kills
 # the stub's process group itself.
@@ -309,6 +327,87 @@ def _clean_env(mode=None):
 
 def _is_str_list(v):
     return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+# The server option that adds an argument to the schema, or that a value of
+# it is checked against, for the message of a refusal.
+_ARG_RULES = {"profile": "--profile", "net": "--allow-net", "ro_maps": "--allow-maps",
+              "rw_maps": "--allow-maps"}
+
+
+def _schema_error(schema, args):
+    """Why args do not match a tool's inputSchema, or None.
+
+    The subset of JSON Schema the tools' schemas use (type, properties,
+    required, additionalProperties false, items, minItems, enum,
+    exclusiveMinimum), so that a tool sees only the values its schema
+    promises, and with numbers finite and exact (bools are not numbers).
+    """
+    props = schema.get("properties", {})
+    for k in schema.get("required", ()):
+        if k not in args:
+            return "%s is required" % k
+    for k, v in args.items():
+        sub = props.get(k)
+        if sub is None:
+            rule = _ARG_RULES.get(k)
+            return "argument %s is not accepted%s" % (_short(k), ": rule %s (off)" % rule
+                                                      if rule else "")
+        why = _value_error(sub, v)
+        if why:
+            rule = _ARG_RULES.get(k)
+            return "%s %s%s" % (k, why, ": rule %s" % rule if rule and "enum" in sub else "")
+    return None
+
+
+def _value_error(s, v):
+    t = s.get("type")
+    if t == "string":
+        if not isinstance(v, str):
+            return "must be a string"
+        if not _is_unicode(v):
+            return "must be valid Unicode (it holds a lone surrogate)"
+        if "enum" in s and v not in s["enum"]:
+            return "%s is not one of: %s" % (_short(v), ", ".join(s["enum"]))
+    elif t == "array":
+        item = (s.get("items") or {}).get("type")
+        if not isinstance(v, list):
+            return "must be an array" + (" of %ss" % item if item else "")
+        if len(v) < s.get("minItems", 0):
+            return "must hold at least %d item(s)" % s["minItems"]
+        for x in v:
+            why = _value_error(s.get("items") or {}, x)
+            if why:
+                return "must be an array of %ss: an item %s" % (item, why)
+    elif t in ("number", "integer"):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or \
+                (t == "integer" and not isinstance(v, int)):
+            return "must be a%s %s" % ("n" if t == "integer" else "", t)
+        if isinstance(v, float) and not math.isfinite(v) or abs(v) > _MAX_NUMBER:
+            return "must be a finite number of at most 2^53"
+        if "exclusiveMinimum" in s and v <= s["exclusiveMinimum"]:
+            return "must be more than %g" % s["exclusiveMinimum"]
+    elif t == "boolean":
+        if not isinstance(v, bool):
+            return "must be a boolean"
+    elif t == "object":
+        if not isinstance(v, dict):
+            return "must be an object"
+    return None
+
+
+def _is_unicode(v):
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _short(v, n=100):
+    """A client's value for a message: a string, cut short."""
+    v = v if isinstance(v, str) else repr(v)
+    return v if len(v) <= n else v[:n] + "..."
 
 
 def _open_cwd(opts, cwd):
@@ -728,25 +827,173 @@ def _tool_error(text, structured=None):
     return r
 
 
+# --- reading a message -------------------------------------------------------------------------
+
+def read_lines(fd):
+    """The lines of fd, without their newline, each read up to MAX_LINE bytes.
+
+    A longer line comes as None, its bytes dropped as they arrive: nothing
+    a client sends makes the server hold more than MAX_LINE of it.  The end
+    of input ends the lines (a read error counts as one).
+    """
+    buf = bytearray()
+    over = False
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            # A descriptor left non-blocking by whoever started the server.
+            select.select([fd], [], [])
+            continue
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        pos = 0
+        while True:
+            nl = chunk.find(b"\n", pos)
+            piece = chunk[pos:] if nl < 0 else chunk[pos:nl]
+            if not over:
+                if len(buf) + len(piece) > MAX_LINE:
+                    over = True
+                    buf.clear()
+                else:
+                    buf += piece
+            if nl < 0:
+                break
+            pos = nl + 1
+            yield None if over else bytes(buf)
+            buf.clear()
+            over = False
+    if over:
+        yield None
+    elif buf:
+        yield bytes(buf)
+
+
+_NOT_SYNTAX = bytes(b for b in range(256) if b not in b'"[]{}')
+_SQUARE = bytes.maketrans(b"{}", b"[]")
+_STEP = [0] * 256
+_STEP[ord("[")] = 1
+_STEP[ord("]")] = -1
+
+
+def _too_deep(data):
+    """Whether the arrays and objects of a JSON text nest past MAX_DEPTH,
+    told without parsing it (json.loads recurses once a level).
+
+    Escaped backslashes out, then escaped quotes: every quote left opens or
+    closes a string.  Then only quotes and brackets kept, the strings cut
+    out (brackets in them are text) and objects counted as arrays.  Each
+    step is a pass in C; a text that is not JSON may count wrong, and is
+    refused either way (json.loads stops at the first byte it cannot take).
+    """
+    s = data.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_SYNTAX)
+    s = b"".join(s.split(b'"')[::2]).translate(_SQUARE)
+    # Every innermost array is [] now: one pass takes exactly one level off
+    # (and most of the brackets of a wide text).
+    s = s.replace(b"[]", b"")
+    if b"[" * MAX_DEPTH in s:
+        return True
+    return max(itertools.accumulate(map(_STEP.__getitem__, s)), default=0) > MAX_DEPTH - 1
+
+
+def _no_constant(name):
+    raise ValueError("%s is not JSON" % name)
+
+
+def _int(text):
+    # An integer this long is no id, timeout or version: refused before
+    # int() (quadratic in its digits before Python 3.11 bounded it).
+    if len(text) > _MAX_DIGITS:
+        raise ValueError("an integer of %d digits" % len(text))
+    return int(text)
+
+
+def parse(data):
+    """(message, duplicates): data decoded as UTF-8 and parsed, bounded.
+
+    duplicates lists (object, its keys named twice) for each object that
+    named a key twice, innermost first (the message itself is last).
+    Raises ValueError with a reason.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError("not UTF-8 (byte %d)" % e.start)
+    if _too_deep(data):
+        raise ValueError("nested deeper than %d" % MAX_DEPTH)
+    dups = []
+
+    def pairs(kv):
+        d = dict(kv)
+        if len(d) != len(kv):
+            seen = set()
+            dups.append((d, {k for k, _ in kv if k in seen or seen.add(k)}))
+        return d
+    msg = json.loads(text, object_pairs_hook=pairs, parse_constant=_no_constant,
+                     parse_int=_int)
+    return msg, dups
+
+
+def valid_id(v):
+    """A request id (and a progress token): a string or an integer, bounded."""
+    if isinstance(v, str):
+        return len(v) <= MAX_ID_CHARS
+    return type(v) is int and -_ID_RANGE <= v < _ID_RANGE
+
+
+# --- the server -------------------------------------------------------------------------------
+
+_TOOLS = {"run_command": run_command, "sandbox_status": sandbox_status}
+
+
 class Server:
-    def __init__(self, opts, out):
+    """The protocol on a file descriptor pair.
+
+    Nothing a client sends ends it but the end of its input: each line is
+    checked (docs/mcp.md, "Bounds and errors") and answered, a failure of this code in
+    handling one is answered as an internal error, and a failed write (the
+    client closed its end) drops that answer and nothing else.
+    """
+
+    def __init__(self, opts, out_fd):
         self.opts = opts
-        self.out = out
+        self.out_fd = out_fd
         self.wlock = threading.Lock()
+        self.broken = False
         self.jobs = {}
-        self.jlock = threading.Lock()
+        # Reentrant: the signal handler (kill_all) runs in the reading
+        # thread, which may hold it.
+        self.jlock = threading.RLock()
         self.slots = threading.BoundedSemaphore(opts.max_concurrent)
         self.threads = []
         self.protocol = LATEST
+        self.schemas = {t["name"]: t["inputSchema"] for t in tools(opts)}
+        self.defects = 0
 
     def send(self, msg):
-        data = json.dumps(msg, separators=(",", ":"), ensure_ascii=False) + "\n"
+        try:
+            data = json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (from a client's \ud800): escaped, the line
+            # stays UTF-8.
+            data = json.dumps(msg, separators=(",", ":")).encode("ascii")
         with self.wlock:
+            if self.broken:
+                return
+            # Unbuffered: nothing is left for the interpreter to flush at
+            # exit into a closed pipe.
+            view = memoryview(data + b"\n")
             try:
-                self.out.write(data.encode("utf-8"))
-                self.out.flush()
-            except (OSError, ValueError):
-                pass
+                while view:
+                    try:
+                        view = view[os.write(self.out_fd, view):]
+                    except BlockingIOError:
+                        # stdout left non-blocking: a full pipe is a wait.
+                        select.select([], [self.out_fd], [])
+            except OSError:
+                self.broken = True
 
     def error(self, rid, code, message):
         self.send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}})
@@ -754,36 +1001,86 @@ class Server:
     def result(self, rid, result):
         self.send({"jsonrpc": "2.0", "id": rid, "result": result})
 
-    def handle_line(self, line):
+    def handle_line(self, data):
+        """One line, answered as JSON-RPC says (or not: a notification, a
+        response); never raises."""
         try:
-            msg = json.loads(line)
-        except ValueError as e:
-            self.error(None, PARSE_ERROR, "parse error: %s" % e)
+            self._handle(data)
+        except Exception as e:  # a defect of this server: the line's, not the server's end
+            self.defects += 1
+            if self.defects <= 10:
+                try:
+                    traceback.print_exc(file=sys.stderr)
+                except Exception:
+                    pass  # stderr closed: the answer below still says it
+            self.error(None, INTERNAL_ERROR, "internal error: %s: %s"
+                       % (type(e).__name__, _short(str(e))))
+
+    def _handle(self, data):
+        try:
+            msg, dups = parse(data)
+        except (ValueError, RecursionError) as e:
+            self.error(None, PARSE_ERROR, "parse error: %s" % _short(str(e), 200))
             return
         if isinstance(msg, list):
-            self.error(None, INVALID_REQUEST, "batches are not supported")
+            self.error(None, INVALID_REQUEST, "batches are not supported (MCP 2025-06-18 and "
+                                              "later have none)")
             return
-        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or \
-                not isinstance(msg.get("method", ""), str):
-            self.error(msg.get("id") if isinstance(msg, dict) else None, INVALID_REQUEST,
-                       "not a JSON-RPC 2.0 message")
+        if not isinstance(msg, dict):
+            self.error(None, INVALID_REQUEST, "a message must be a JSON object")
             return
-        if "method" not in msg:
-            return  # a response to a request of ours: none are sent
-        method, rid = msg["method"], msg.get("id")
-        params = msg.get("params") or {}
+        if "method" not in msg and ("result" in msg or "error" in msg):
+            return  # a response, and this server asks nothing: never answered
+        has_id = "id" in msg
+        rid = msg.get("id")
+        answer_to = rid if has_id and valid_id(rid) else None
+        if dups:
+            twice = dups[-1][1] if dups[-1][0] is msg else ()
+            self.error(None if "id" in twice else answer_to, INVALID_REQUEST,
+                       "a key named twice in an object: %s"
+                       % _short(", ".join(sorted(dups[0][1]))))
+            return
+        if msg.get("jsonrpc") != "2.0":
+            self.error(answer_to, INVALID_REQUEST, 'not JSON-RPC 2.0: jsonrpc must be "2.0"')
+            return
+        method = msg.get("method")
+        if not isinstance(method, str):
+            self.error(answer_to, INVALID_REQUEST, "method must be a string")
+            return
+        if has_id and answer_to is None:
+            self.error(None, INVALID_REQUEST, "id must be a string of at most %d characters or "
+                                              "an integer of 64 bits" % MAX_ID_CHARS)
+            return
+        params = msg.get("params", {})
+        why = None
         if not isinstance(params, dict):
-            if rid is not None:
-                self.error(rid, INVALID_PARAMS, "params must be an object")
+            why = "params must be an object"
+        elif "_meta" in params:
+            meta = params["_meta"]
+            if not isinstance(meta, dict) or \
+                    ("progressToken" in meta and not valid_id(meta["progressToken"])):
+                why = "_meta must be an object, its progressToken a string or an integer"
+        if not has_id:
+            # A notification is never answered: one that is not well formed
+            # is dropped.
+            if why is None:
+                self.notification(method, params)
             return
-        if rid is None:
-            self.notification(method, params)
+        if why:
+            self.error(rid, INVALID_PARAMS, why)
             return
-        if isinstance(rid, bool) or not isinstance(rid, (str, int)):
-            self.error(None, INVALID_REQUEST, "id must be a string or an integer")
-            return
+        self.request(rid, method, params)
+
+    def request(self, rid, method, params):
         if method == "initialize":
             asked = params.get("protocolVersion")
+            if not isinstance(asked, str):
+                self.error(rid, INVALID_PARAMS, "protocolVersion must be a string")
+                return
+            for k in ("capabilities", "clientInfo"):
+                if k in params and not isinstance(params[k], dict):
+                    self.error(rid, INVALID_PARAMS, "%s must be an object" % k)
+                    return
             self.protocol = asked if asked in SUPPORTED else LATEST
             self.result(rid, {
                 "protocolVersion": self.protocol,
@@ -796,9 +1093,8 @@ class Server:
         elif method == "ping":
             self.result(rid, {})
         elif method == "tools/list":
-            cursor = params.get("cursor")
-            if cursor is not None:
-                self.error(rid, INVALID_PARAMS, "unknown cursor")
+            if params.get("cursor") is not None:
+                self.error(rid, INVALID_PARAMS, "unknown cursor (the list is one page)")
                 return
             ts = tools(self.opts)
             if self.protocol < _STRUCTURED_SINCE:
@@ -807,34 +1103,64 @@ class Server:
                     t.pop("title", None)
             self.result(rid, {"tools": ts})
         elif method == "tools/call":
-            name = params.get("name")
-            fn = {"run_command": run_command, "sandbox_status": sandbox_status}.get(name)
-            if fn is None:
-                self.error(rid, INVALID_PARAMS, "unknown tool: %r" % (name,))
-                return
-            args = params.get("arguments") or {}
-            job = Job()
-            key = (type(rid), rid)
-            with self.jlock:
-                if key in self.jobs:
-                    self.error(rid, INVALID_REQUEST, "request id %r is in use" % (rid,))
-                    return
-                self.jobs[key] = job
-            t = threading.Thread(target=self.call, args=(rid, key, fn, args, job), daemon=True)
-            self.threads = [x for x in self.threads if x.is_alive()]
-            self.threads.append(t)
-            t.start()
+            self.tools_call(rid, params)
         else:
-            self.error(rid, METHOD_NOT_FOUND, "method not found: %s" % method)
+            self.error(rid, METHOD_NOT_FOUND, "method not found: %s" % _short(method))
+
+    def tools_call(self, rid, params):
+        name = params.get("name")
+        if not isinstance(name, str):
+            self.error(rid, INVALID_PARAMS, "name must be a string")
+            return
+        fn = _TOOLS.get(name)
+        if fn is None:
+            self.error(rid, INVALID_PARAMS, "unknown tool: %s" % _short(name))
+            return
+        args = params.get("arguments", {})
+        if not isinstance(args, dict):
+            self.error(rid, INVALID_PARAMS, "arguments must be an object")
+            return
+        why = _schema_error(self.schemas[name], args)
+        if why:
+            # A tool error, as the specification has it for input that does
+            # not match the schema: the model reads it and corrects.
+            self.result(rid, _tool_error("refused, nothing was run: " + why))
+            return
+        job = Job()
+        key = (type(rid), rid)
+        with self.jlock:
+            if key in self.jobs:
+                self.error(rid, INVALID_REQUEST, "request id %s is in use" % _short(rid))
+                return
+            if len(self.jobs) >= self.opts.max_concurrent + MAX_WAITING:
+                self.error(rid, SERVER_BUSY, "busy: %d calls running or waiting for a slot "
+                           "(--max-concurrent %d and %d waiting); try again when one ends"
+                           % (len(self.jobs), self.opts.max_concurrent, MAX_WAITING))
+                return
+            self.jobs[key] = job
+        t = threading.Thread(target=self.call, args=(rid, key, fn, args, job), daemon=True)
+        self.threads = [x for x in self.threads if x.is_alive()]
+        try:
+            t.start()
+        except RuntimeError as e:
+            with self.jlock:
+                self.jobs.pop(key, None)
+            self.error(rid, SERVER_BUSY, "busy: no thread for the call: %s" % e)
+            return
+        self.threads.append(t)
 
     def notification(self, method, params):
         if method == "notifications/cancelled":
             rid = params.get("requestId")
+            if not valid_id(rid):
+                return
             with self.jlock:
                 job = self.jobs.get((type(rid), rid))
             if job is not None:
                 job.cancelled = True
                 job.kill()
+        # Any other (initialized, progress, roots/list_changed, unknown):
+        # nothing to do.
 
     def call(self, rid, key, fn, args, job):
         try:
@@ -842,16 +1168,13 @@ class Server:
             try:
                 if job.cancelled:
                     return
-                if not isinstance(args, dict):
-                    res = _tool_error("arguments must be an object")
-                else:
-                    try:
-                        res = fn(self.opts, args, job)
-                    except Refused as e:
-                        res = _tool_error("refused, nothing was run: %s" % e)
-                    except Exception as e:  # a tool's failure is the caller's to read
-                        res = _tool_error("aijail-mcp: internal error: %s: %s"
-                                          % (type(e).__name__, e))
+                try:
+                    res = fn(self.opts, args, job)
+                except Refused as e:
+                    res = _tool_error("refused, nothing was run: %s" % e)
+                except Exception as e:  # a tool's failure is the caller's to read
+                    res = _tool_error("aijail-mcp: internal error: %s: %s"
+                                      % (type(e).__name__, e))
             finally:
                 self.slots.release()
             if res is None or job.cancelled:
@@ -879,8 +1202,7 @@ class Server:
 def main(argv=None):
     bindir = os.path.dirname(os.path.realpath(sys.argv[0]))
     opts = parse_options(sys.argv[1:] if argv is None else argv, bindir)
-    server = Server(opts, sys.stdout.buffer)
-    inp = sys.stdin.buffer
+    server = Server(opts, sys.stdout.fileno())
 
     def stop(signum, frame):
         # The jails are in sessions of their own: a signal to the server's
@@ -895,8 +1217,11 @@ def main(argv=None):
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, stop)
     try:
-        for line in inp:
-            if line.strip():
+        for line in read_lines(sys.stdin.fileno()):
+            if line is None:
+                server.error(None, PARSE_ERROR, "parse error: a line longer than %d bytes"
+                             % MAX_LINE)
+            elif line.strip():
                 server.handle_line(line)
     finally:
         server.shutdown()

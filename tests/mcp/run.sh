@@ -1,14 +1,18 @@
 #!/bin/bash
-# run.sh: aijail-mcp driven by the official MCP clients, as the unprivileged
-# test user: the TypeScript SDK's Client (client.mjs), then the Inspector's
-# CLI where this node runs it, then a real MCP server from npm
-# (server-filesystem) run inside the generic jail by the SDK's client.
+# run.sh: aijail-mcp fed what no client should send (robust.py: a case
+# per class of bad input, and a seeded fuzz), then driven by the official
+# MCP clients, as the unprivileged test user: the TypeScript SDK's Client
+# (client.mjs), then the Inspector's CLI where this node runs it, then a
+# real MCP server from npm (server-filesystem) run inside the generic jail
+# by the SDK's client.
 #
 # The test-only npm packages (tests/mcp/package.json, exact versions) are
 # installed into build/mcp-test, never globally (make mcp-deps).
 #
-# Usage: tests/mcp/run.sh.  Environment: AIJAIL_BUILD (default build),
-# AJTEST_USER (the test user, tests/lib/user.sh).
+# Usage: tests/mcp/run.sh [PATTERN]: with PATTERN (a glob of robust.py's
+# case names: 'finding-*', fuzz), only those cases run.  Environment:
+# AIJAIL_BUILD (default build), AJTEST_USER (the test user,
+# tests/lib/user.sh), AJ_MCP_FUZZ_SEED and AJ_MCP_FUZZ_LINES (robust.py).
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,23 +30,9 @@ summary() {
 	exit
 }
 
-if ! command -v node >/dev/null 2>&1; then
-	skip mcp "no node on PATH (make deps-test installs nodejs)"
-	summary
-fi
 if [ ! -x "$server" ]; then
 	fail mcp "$server is missing: run make"
 	summary
-fi
-if [ ! -f "$mods/@modelcontextprotocol/sdk/package.json" ] ||
-	! cmp -s "$root/tests/mcp/package.json" "$root/build/mcp-test/package.json"; then
-	if ! make -C "$root" --no-print-directory mcp-deps >/tmp/aijail-mcp-deps.$$ 2>&1; then
-		ERR=$(tail -n 8 /tmp/aijail-mcp-deps.$$)
-		rm -f /tmp/aijail-mcp-deps.$$
-		fail mcp-deps "npm install into build/mcp-test failed"
-		summary
-	fi
-	rm -f /tmp/aijail-mcp-deps.$$
 fi
 
 tmp=$(mktemp -d /tmp/aijail-mcptest.XXXXXX)
@@ -79,28 +69,65 @@ if [ ! -e "$home/.ssh/id_rsa" ]; then
 	keymade=$home/.ssh/id_rsa
 fi
 
-while IFS= read -r line; do
-	case $line in
-	PASS\ *) npass=$((npass + 1)) ;;
-	FAIL\ *) nfail=$((nfail + 1)); n=${line#FAIL }; failed+=("${n%%:*}") ;;
-	SKIP\ *) nskip=$((nskip + 1)) ;;
-	EXIT\ *)
-		[ "${line#EXIT }" != 0 ] && [ "$nfail" -eq 0 ] && fail sdk-client "node exited ${line#EXIT }"
-		continue
-		;;
-	esac
-	echo "$line"
-done < <(cd "$project" && as_user node "$root/tests/mcp/client.mjs" "$mods" "$server" "$project" \
+# tally NAME: the PASS/FAIL/SKIP lines of a test program on stdin counted,
+# its exit ("EXIT N", the last line) a failure of NAME when nothing failed.
+tally() {
+	local name=$1 line n fails=$nfail
+	while IFS= read -r line; do
+		case $line in
+		PASS\ *) npass=$((npass + 1)) ;;
+		FAIL\ *) nfail=$((nfail + 1)); n=${line#FAIL }; failed+=("${n%%:*}") ;;
+		SKIP\ *) nskip=$((nskip + 1)) ;;
+		EXIT\ *)
+			[ "${line#EXIT }" != 0 ] && [ "$nfail" -eq "$fails" ] && fail "$name" "exited ${line#EXIT }"
+			continue
+			;;
+		esac
+		echo "$line"
+	done
+}
+
+no_leftovers() {
+	local left
+	left=$(find /tmp /dev/shm /var/tmp ${XDG_RUNTIME_DIR:+"$XDG_RUNTIME_DIR"} -maxdepth 1 -name 'aijail-mcp.*' \
+		-user "$tuid" -newer "$mark" 2>/dev/null | head -n 5)
+	if [ -z "$left" ]; then
+		pass no-leftovers
+	else
+		fail no-leftovers "the server left its temporary directories: $left"
+	fi
+}
+
+# --- input no client should send ------------------------------------------------------
+# Python: the raw pipe, bytes that are not UTF-8, lines of megabytes.
+tally robust < <(cd "$project" && as_user env AJ_MCP_FUZZ_SEED="${AJ_MCP_FUZZ_SEED:-36}" \
+	AJ_MCP_FUZZ_LINES="${AJ_MCP_FUZZ_LINES:-5000}" python3 "$root/tests/mcp/robust.py" "$server" "$project" \
+	"${1:-*}" 2>&1; echo "EXIT $?")
+if [ $# -gt 0 ]; then
+	no_leftovers
+	summary
+fi
+
+# --- the official TypeScript SDK's client -----------------------------------------------
+if ! command -v node >/dev/null 2>&1; then
+	skip mcp "no node on PATH (make deps-test installs nodejs)"
+	summary
+fi
+if [ ! -f "$mods/@modelcontextprotocol/sdk/package.json" ] ||
+	! cmp -s "$root/tests/mcp/package.json" "$root/build/mcp-test/package.json"; then
+	if ! make -C "$root" --no-print-directory mcp-deps >/tmp/aijail-mcp-deps.$$ 2>&1; then
+		ERR=$(tail -n 8 /tmp/aijail-mcp-deps.$$)
+		rm -f /tmp/aijail-mcp-deps.$$
+		fail mcp-deps "npm install into build/mcp-test failed"
+		summary
+	fi
+	rm -f /tmp/aijail-mcp-deps.$$
+fi
+
+tally sdk-client < <(cd "$project" && as_user node "$root/tests/mcp/client.mjs" "$mods" "$server" "$project" \
 	"$outside" "$build/bin" "$root" 2>&1; echo "EXIT $?")
 
-
-left=$(find /tmp /dev/shm /var/tmp ${XDG_RUNTIME_DIR:+"$XDG_RUNTIME_DIR"} -maxdepth 1 -name 'aijail-mcp.*' \
-	-user "$tuid" -newer "$mark" 2>/dev/null | head -n 5)
-if [ -z "$left" ]; then
-	pass no-leftovers
-else
-	fail no-leftovers "the server left its temporary directories: $left"
-fi
+no_leftovers
 
 # --- the Inspector's CLI ----------------------------------------------------------
 # @modelcontextprotocol/inspector 0.15.0: the newest whose CLI runs on node
