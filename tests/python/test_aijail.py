@@ -520,6 +520,10 @@ class PoolCalls(PoolBase):
             self.assertEqual(res.stdout, "done\n")
             res = pool.run_handler("import sys; sys.exit(3)", "")
             self.assertEqual((res.returncode, res.output), (3, None))
+            # A handler's own 125 is no call that could not be set up.
+            for src in ("import sys; sys.exit(125)", "import os; os._exit(125)"):
+                res = pool.run_handler(src, "")
+                self.assertEqual(res.returncode, 125, src)
             res = pool.run_handler("import os, signal; os.kill(os.getpid(), signal.SIGTERM)", "")
             self.assertEqual(res.returncode, 128 + 15)
             res = pool.run_handler("raise ValueError('bad')", "")
