@@ -1028,6 +1028,11 @@ if c status-exit; then
 	REC=1 jrun user -- jail-worker --jail-status-fd=9 -- true
 	rec_is status-exit 0 '{"aijail_status":1,"status":0,"built":true,"ran":true,"end":"exit","code":0}'
 fi
+# The generic jail's own spelling.
+if c status-generic-spelling; then
+	REC=1 jrun user -- jail --status-fd 9 -- sh -c 'exit 5'
+	rec_is status-generic-spelling 5 '{"aijail_status":1,"status":5,"built":true,"ran":true,"end":"exit","code":5}'
+fi
 if c status-signal; then
 	REC=1 jrun user -- jail --jail-status-fd=9 -- sh -c 'kill -KILL $$'
 	rec_is status-signal 137 '{"aijail_status":1,"status":137,"built":true,"ran":true,"end":"signal","signal":9}'
