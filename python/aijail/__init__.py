@@ -84,7 +84,8 @@ _GRACE = 10
 
 
 class SandboxError(RuntimeError):
-    """The jail could not be built (the stub exited 125); nothing ran.
+    """The jail could not be built (the stub's record says "notbuilt", and it
+    exited 125); nothing ran.  Also raised before any stub runs (none found).
 
     ``message`` is the stub's own message (``jail: fatal: unable to STEP:
     REASON: HINT`` or a usage line), ``stderr`` all it wrote, ``cmd`` the
