@@ -1107,6 +1107,21 @@ if c status-fd-hidden; then
 		pass status-fd-hidden
 	fi
 fi
+# pid 1 holds the status pipe's end while the command runs: no descriptor
+# of pid 1 opens for writing through /proc, as the user or as root (whose
+# jail has no capability left; it may list them).
+if c status-pid1-pipe; then
+	bad=
+	for who in user root; do
+		[ $who = root ] && [ $as_root -eq 0 ] && continue
+		REC=1 jrun $who -- jail --jail-status-fd=9 -- sh -c 'n=0; for f in $(seq 0 64); do (: >"/proc/1/fd/$f") 2>/dev/null && echo "opened $f"; done; exit 6'
+		if [ "$RC" != 6 ] || [ -n "$OUT" ] ||
+			[ "$REC_GOT" != '{"aijail_status":1,"status":6,"built":true,"ran":true,"end":"exit","code":6}' ]; then
+			bad="$bad $who: exit status $RC, stdout $(q "$OUT"), record $(q "$REC_GOT");"
+		fi
+	done
+	if [ -n "$bad" ]; then fail status-pid1-pipe "$bad"; else pass status-pid1-pipe; fi
+fi
 # --jail-explain runs nothing and writes no record.
 if c status-explain; then
 	REC=1 jrun user -- jail-worker --jail-status-fd=9 --jail-explain
