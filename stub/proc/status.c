@@ -56,6 +56,9 @@ void status_option(const char *value, const char *opt)
 	unsigned long n = 0;
 	int fl;
 
+	/* A first N left open would reach pid 1 unclosed. */
+	if (status_fd >= 0)
+		die_usage("only one is taken", opt);
 	if (!*value)
 		die_usage("a descriptor number is needed after", opt);
 	for (const char *s = value; *s; s++) {

@@ -200,6 +200,8 @@ static void test_bad_fds(void **state)
 	snprintf(num, sizeof(num), "%d", p[1]);
 	assert_string_equal(option(num), "");
 	assert_true(fcntl(p[1], F_GETFD) & FD_CLOEXEC);
+	snprintf(num, sizeof(num), "%d", p[1]);
+	assert_string_equal(option(num), "only one is taken: --jail-status-fd");
 	status_off();
 	close(p[0]);
 }
