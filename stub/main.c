@@ -44,7 +44,8 @@ static noreturn void help(const struct aj_policy *pol)
 		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
 		      "  --timeout S           the same as --jail-timeout=S\n"
 		      "  --log FILE            the same as --jail-log=FILE\n"
-		      "  --log-allowed yes|no  the same as --jail-log-allowed=yes|no\n");
+		      "  --log-allowed yes|no  the same as --jail-log-allowed=yes|no\n"
+		      "  --status-fd N         the same as --jail-status-fd=N\n");
 	}
 	out_s("  --jail-explain[=json] show what the jail would be, here and now, and exit\n"
 	      "  --jail-mode=NAME      the mode, weakest first:");
@@ -52,44 +53,52 @@ static noreturn void help(const struct aj_policy *pol)
 		out_c(' ');
 		out_s(pol->modes[i]);
 	}
-	out_s("\n  --jail-ro=PATH        also PATH, read-only (a directory or a file; not a\n"
-	      "                        system directory, nor $HOME or a parent of it)\n"
-	      "  --jail-rw=PATH        also PATH, writable (not in a read-only mode)\n"
-	      "  --jail-net            the host's network (not in a mode that takes it away)\n"
-	      "  --jail-no-net         no network at all\n"
-	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
-	      "                        proxy: the network is then the named hosts only\n"
-	      "  --jail-forward=[HOST:]PORT  the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n"
-	      "                        ::1) at the jail's own 127.0.0.1:PORT and [::1]:PORT,\n"
-	      "                        beside the policy's 'forward' (at most 8 in all)\n"
-	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
-	      "                        off), T one of" AJ_TOGGLES(
-	          AJ_WORD_ITEM) "\n"
-	                        "  --jail-timeout=S      kill everything after S seconds\n"
-	                        "  --jail-log=FILE       append what the jail refused, and each "
-	                        "connection the\n"
-	                        "                        proxy allowed, to FILE as JSON lines (not "
-	                        "one the jail\n"
-	                        "                        can write)\n"
-	                        "  --jail-log-allowed=no only the refusals in --jail-log's FILE\n"
-	                        "  --jail-terminal=passthrough  your terminal to the jail as it is "
-	                        "(the default,\n"
-	                        "                        filter, gives it a pseudo-terminal whose "
-	                        "output goes\n"
-	                        "                        through a filter)\n"
-	                        "  --jail-version        the policy's identity and the compiler's "
-	                        "version\n"
-	                        "  --jail-help           this text\n"
-	                        "  --                    ends the jail's options\n\n"
-	                        "Exit status: the command's; 128+N when it died of signal N; 124 "
-	                        "on timeout;\n"
-	                        "125 when the jail could not be built; 126 when the command cannot "
-	                        "run;\n"
-	                        "127 when it is not found.  --jail-explain: 0 when the jail can be "
-	                        "built here,\n"
-	                        "2 when the policy's fallback (no namespaces) would run instead, "
-	                        "125 when\n"
-	                        "nothing would.\n");
+	out_s(
+	    "\n  --jail-ro=PATH        also PATH, read-only (a directory or a file; not a\n"
+	    "                        system directory, nor $HOME or a parent of it)\n"
+	    "  --jail-rw=PATH        also PATH, writable (not in a read-only mode)\n"
+	    "  --jail-net            the host's network (not in a mode that takes it away)\n"
+	    "  --jail-no-net         no network at all\n"
+	    "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
+	    "                        proxy: the network is then the named hosts only\n"
+	    "  --jail-forward=[HOST:]PORT  the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n"
+	    "                        ::1) at the jail's own 127.0.0.1:PORT and [::1]:PORT,\n"
+	    "                        beside the policy's 'forward' (at most 8 in all)\n"
+	    "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
+	    "                        off), T one of" AJ_TOGGLES(
+	        AJ_WORD_ITEM) "\n"
+	                      "  --jail-timeout=S      kill everything after S seconds\n"
+	                      "  --jail-log=FILE       append what the jail refused, and each "
+	                      "connection the\n"
+	                      "                        proxy allowed, to FILE as JSON lines (not "
+	                      "one the jail\n"
+	                      "                        can write)\n"
+	                      "  --jail-log-allowed=no only the refusals in --jail-log's FILE\n"
+	                      "  --jail-terminal=passthrough  your terminal to the jail as it is "
+	                      "(the default,\n"
+	                      "                        filter, gives it a pseudo-terminal whose "
+	                      "output goes\n"
+	                      "                        through a filter)\n"
+	                      "  --jail-status-fd=N    when the run ends, one JSON line to fd N "
+	                      "(above 2):\n"
+	                      "                        whether the jail was built, the command "
+	                      "ran, how it\n"
+	                      "                        ended; no process of the jail holds N "
+	                      "(jail(1))\n"
+	                      "  --jail-version        the policy's identity and the compiler's "
+	                      "version\n"
+	                      "  --jail-help           this text\n"
+	                      "  --                    ends the jail's options\n\n"
+	                      "Exit status: the command's; 128+N when it died of signal N; 124 "
+	                      "on timeout;\n"
+	                      "125 when the jail could not be built (or the command exited 125;\n"
+	                      "--jail-status-fd tells them apart); 126 when the command cannot "
+	                      "run;\n"
+	                      "127 when it is not found.  --jail-explain: 0 when the jail can be "
+	                      "built here,\n"
+	                      "2 when the policy's fallback (no namespaces) would run instead, "
+	                      "125 when\n"
+	                      "nothing would.\n");
 	out_flush();
 	_exit(0);
 }
@@ -164,6 +173,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		forward_add(value, opt);
 	else if (!strcmp(name, "terminal") && value)
 		term_option(value, opt);
+	else if (!strcmp(name, "status-fd") && value)
+		status_option(value, opt);
 	else if (value || !extra_toggle(name, opt))
 		return false;
 	return true;
@@ -182,9 +193,9 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
  * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
-	static const char *const takes_value[] = {"mode",        "timeout",    "ro",
-	                                          "rw",          "allow-host", "log",
-	                                          "log-allowed", "forward",    "terminal"};
+	static const char *const takes_value[] = {
+	    "mode", "timeout",     "ro",      "rw",       "allow-host",
+	    "log",  "log-allowed", "forward", "terminal", "status-fd"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -367,7 +378,7 @@ static noreturn void init_run(struct run *r)
 		forward_landlock(ruleset);
 		landlock_enforce(ruleset);
 	}
-	privs_fds_close(ns_parent_sock(r->v));
+	privs_fds_close(ns_parent_sock(r->v), status_keep());
 	privs_drop();
 	seccomp_install(r->v);
 	supervise_init(r);
@@ -385,6 +396,8 @@ int main(int argc, char **argv)
 	if (pol->abi != AJ_ABI || !pol->n_modes || !pol->n_groups)
 		die("read the policy", 0, "it was compiled for another stub");
 	first = parse(pol, argc, argv, &o);
+	if (o.explain)
+		status_off();
 	r->pol = pol;
 	if (pol->exec) {
 		argv[first - 1] = (char *)pol->exec;

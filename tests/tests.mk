@@ -45,6 +45,7 @@ TEST_STUB_resolver_SRC := common/hosts.c stub/base/out.c
 TEST_STUB_egress_SRC := common/hosts.c stub/variant/env.c stub/variant/vars.c stub/base/glob.c stub/base/out.c \
 	compiler/follow.c compiler/ast.c
 TEST_STUB_limits_SRC := stub/base/out.c
+TEST_STUB_status_SRC := stub/base/out.c
 TEST_STUB_notify_SRC := stub/notify/verdict.c stub/base/wire.c
 # The log's writer is the refusals' (with the summary's count), through rp.c.
 TEST_STUB_reached_SRC := stub/notify/refusals.c stub/notify/summary.c stub/base/rp.c stub/base/out.c

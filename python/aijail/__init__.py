@@ -12,7 +12,12 @@ Exit statuses of the stub, as jail(1) lists them: the command's own; 128+N
 when it died of signal N; 124 when the jail's timeout killed it (raised here
 as ``subprocess.TimeoutExpired``); 125 when the jail could not be built
 (raised as ``SandboxError``, carrying the stub's message); 126 the command
-cannot run; 127 it was not found.
+cannot run; 127 it was not found.  A command may exit 124 or 125 itself,
+so none of that is read from the status: every run passes the stub
+``--jail-status-fd`` and reads its record (jail(1), STATUS RECORD), which
+the jailed command cannot write.  A command that ran and exited 125 is
+returned with returncode 125; a run without a record raises
+``StatusUnknown``.
 
 What the jail wrote is read back within bounds: a jailed command's stdout
 and stderr (run_sandboxed) and a handler's output file (run_handler) are
@@ -40,6 +45,7 @@ from collections import namedtuple
 
 __all__ = [
     "SandboxError",
+    "StatusUnknown",
     "ExplainUnsupported",
     "OutputLimitExceeded",
     "OUTPUT_CAP",
@@ -78,7 +84,8 @@ _GRACE = 10
 
 
 class SandboxError(RuntimeError):
-    """The jail could not be built (the stub exited 125); nothing ran.
+    """The jail could not be built (the stub's record says "notbuilt", and it
+    exited 125); nothing ran.  Also raised before any stub runs (none found).
 
     ``message`` is the stub's own message (``jail: fatal: unable to STEP:
     REASON: HINT`` or a usage line), ``stderr`` all it wrote, ``cmd`` the
@@ -91,6 +98,27 @@ class SandboxError(RuntimeError):
         self.cmd = cmd
         self.stderr = stderr
         self.returncode = returncode
+
+
+class StatusUnknown(RuntimeError):
+    """The stub ended without saying how the jail ended: no record on its
+    status descriptor (it was killed, or is older than --jail-status-fd),
+    or a record whose end is "unknown" (pid 1 was killed from outside).
+    Whether the command ran, and how it ended, is not known; nothing is
+    guessed from the exit status.
+
+    ``record`` is the stub's record (a dict) or None, ``returncode`` the
+    stub's exit status, ``cmd``, ``stdout``, ``stderr`` as captured.
+    """
+
+    def __init__(self, message, cmd=None, returncode=None, stdout=None, stderr=None,
+                 record=None):
+        super().__init__(message)
+        self.cmd = cmd
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.record = record
 
 
 class ExplainUnsupported(SandboxError):
@@ -208,7 +236,7 @@ def _pump(proc, data, cap, deadline, *, truncate=False, names=None, cmd=None, ti
     return bytes(bufs[ofd]), bytes(bufs[efd]), over[ofd], over[efd], timed_out
 
 
-def _run_capped(argv, cmd, cwd, env, input, timeout, text, cap):
+def _run_capped(argv, cmd, cwd, env, input, timeout, text, cap, pass_fds=()):
     """argv run with stdout and stderr piped, each read to at most cap+1 bytes.
 
     Returns (returncode, stdout, stderr); raises OutputLimitExceeded over
@@ -219,6 +247,7 @@ def _run_capped(argv, cmd, cwd, env, input, timeout, text, cap):
     proc = subprocess.Popen(
         argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+        pass_fds=pass_fds,
     )
     deadline = time.monotonic() + timeout if timeout else None
     try:
@@ -303,6 +332,52 @@ def _stub_message(stub, stderr):
     return "\n".join(ours or lines) or _text(stderr).strip() or "the jail could not be built"
 
 
+_RECORD_CAP = 8192
+
+
+def _read_record(fd):
+    """The stub's record from the read end fd of its status pipe, read
+    after the stub ended (what is there is all there is), and fd closed:
+    a dict, or None when there is none (or it is not one)."""
+    data = bytearray()
+    try:
+        os.set_blocking(fd, False)
+        while len(data) < _RECORD_CAP:
+            chunk = os.read(fd, _RECORD_CAP - len(data))
+            if not chunk:
+                break
+            data += chunk
+    except BlockingIOError:
+        pass
+    finally:
+        os.close(fd)
+    line = bytes(data).split(b"\n", 1)
+    if len(line) < 2:
+        return None  # no whole line: the writer did not finish
+    try:
+        rec = json.loads(line[0].decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    if not isinstance(rec, dict) or rec.get("aijail_status") != 1 or \
+            not isinstance(rec.get("end"), str):
+        return None
+    return rec
+
+
+def _record_message(stub, rec, stderr):
+    """What a "notbuilt" record says, in the stub's own words when it
+    printed them (nothing ran, so all of stderr is the stub's)."""
+    msg = _stub_message(stub, stderr)
+    if msg == "the jail could not be built" and rec and rec.get("step"):
+        msg = "%s: fatal: unable to %s: %s" % (os.path.basename(stub), rec.get("step"),
+                                               rec.get("cause", ""))
+    return msg
+
+
+def _status_option(wfd):
+    return "--jail-status-fd=%d" % wfd
+
+
 def _stub_argv(
     stub, ro_maps=(), rw_maps=(), no_net=False, timeout=None, mode=None, extra=()
 ):
@@ -371,47 +446,79 @@ def run_sandboxed(
                       is stopped and OutputLimitExceeded raised; nothing
                       beyond cap+1 bytes is read or kept
 
-    Raises SandboxError when the jail could not be built (exit 125),
-    subprocess.TimeoutExpired when the timeout killed the command,
-    OutputLimitExceeded when the command wrote more than output_cap.
+    Raises SandboxError when the jail could not be built (its record says
+    "notbuilt"; a command that ran and exited 125 is returned, returncode
+    125), subprocess.TimeoutExpired when the timeout killed the command,
+    OutputLimitExceeded when the command wrote more than output_cap,
+    StatusUnknown when the stub ended without a record of how.
     """
     if isinstance(cmd, (str, bytes, os.PathLike)):
         cmd = [cmd]
     stub = find_stub(stub)
     extra = ["--jail-log=" + os.fspath(log)] if log is not None else []
-    argv = _stub_argv(stub, ro_maps, rw_maps, no_net, timeout, mode, extra)
-    argv.append("--")
-    argv.extend(os.fspath(a) for a in cmd)
     _check_cap(output_cap)
-    started = time.monotonic()
+    rfd, wfd = os.pipe()
     try:
-        if capture_output:
-            rc, out, err = _run_capped(argv, list(cmd), cwd, env, input,
-                                       (timeout + _GRACE) if timeout else None, text,
-                                       output_cap)
-            cp = subprocess.CompletedProcess(argv, rc, out, err)
-        else:
-            cp = subprocess.run(
-                argv,
-                cwd=cwd,
-                env=env,
-                input=input,
-                stdin=None if input is not None else subprocess.DEVNULL,
-                timeout=(timeout + _GRACE) if timeout else None,
-                universal_newlines=text,
-            )
-    except subprocess.TimeoutExpired as e:
-        # The stub outlived its own deadline: subprocess.run killed it, and
-        # the jail's pid 1 died with it.
-        raise subprocess.TimeoutExpired(list(cmd), timeout, e.output, e.stderr) from None
-    elapsed = time.monotonic() - started
-    if cp.returncode == EXIT_SETUP:
-        raise SandboxError(_stub_message(stub, cp.stderr), argv, _text(cp.stderr))
-    # 124 is also what a command may exit with (timeout(1) does): it is the
-    # jail's timeout only when one was set and its time has passed.
-    if cp.returncode == EXIT_TIMEOUT and timeout and elapsed >= math.ceil(timeout) - 0.5:
-        raise subprocess.TimeoutExpired(list(cmd), timeout, cp.stdout, cp.stderr)
-    return subprocess.CompletedProcess(list(cmd), cp.returncode, cp.stdout, cp.stderr)
+        argv = _stub_argv(stub, ro_maps, rw_maps, no_net, timeout, mode, extra)
+        # First: a per-tool stub reads its options up to the first other one.
+        argv.insert(1, _status_option(wfd))
+        argv.append("--")
+        argv.extend(os.fspath(a) for a in cmd)
+        try:
+            if capture_output:
+                rc, out, err = _run_capped(argv, list(cmd), cwd, env, input,
+                                           (timeout + _GRACE) if timeout else None, text,
+                                           output_cap, pass_fds=(wfd,))
+                cp = subprocess.CompletedProcess(argv, rc, out, err)
+            else:
+                cp = subprocess.run(
+                    argv,
+                    cwd=cwd,
+                    env=env,
+                    input=input,
+                    stdin=None if input is not None else subprocess.DEVNULL,
+                    timeout=(timeout + _GRACE) if timeout else None,
+                    universal_newlines=text,
+                    pass_fds=(wfd,),
+                )
+        except subprocess.TimeoutExpired as e:
+            # The stub outlived its own deadline: subprocess.run killed it, and
+            # the jail's pid 1 died with it.
+            raise subprocess.TimeoutExpired(list(cmd), timeout, e.output, e.stderr) from None
+    finally:
+        os.close(wfd)
+        rec = _read_record(rfd)
+    return _ended(stub, argv, list(cmd), timeout, rec, cp)
+
+
+def _ended(stub, argv, cmd, timeout, rec, cp):
+    """The run's end as its record tells it (never from the exit status,
+    which the command shares: it may exit 124 or 125 itself)."""
+    end = rec.get("end") if rec else None
+    if end == "notbuilt":
+        raise SandboxError(_record_message(stub, rec, cp.stderr), argv, _text(cp.stderr),
+                           cp.returncode)
+    if end == "timeout":
+        raise subprocess.TimeoutExpired(cmd, timeout, cp.stdout, cp.stderr)
+    if end in ("exit", "signal", "notran"):
+        rc = cp.returncode
+        if end == "exit" and isinstance(rec.get("code"), int):
+            rc = rec["code"]
+        elif end == "signal" and isinstance(rec.get("signal"), int):
+            rc = 128 + rec["signal"]
+        return subprocess.CompletedProcess(cmd, rc, cp.stdout, cp.stderr)
+    if rec is None:
+        why = "the stub wrote no record of how the jail ended (exit status %s): it was " \
+              "killed, or is older than --jail-status-fd" % cp.returncode
+    else:
+        why = "the jail ended without telling how (exit status %s, the command %s)" % (
+            cp.returncode, "ran" if rec.get("ran") else "had not started")
+        if rec.get("step"):
+            why += ": unable to %s: %s" % (rec.get("step"), rec.get("cause", ""))
+    tail = _text(cp.stderr).strip()
+    if tail:
+        why += "; its stderr ends: " + tail[-500:]
+    raise StatusUnknown(why, cmd, cp.returncode, cp.stdout, cp.stderr, rec)
 
 
 def explain(cmd=None, *, stub=None, mode=None, cwd=None, env=None, ro_maps=(), rw_maps=(),

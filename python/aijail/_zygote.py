@@ -293,6 +293,9 @@ def _call(rfd, wfd, ack_w, meta_fd, out_fd, err_fd, dfd):
                        (resource.RLIMIT_FSIZE, FILE_SIZE)):
             if v:
                 resource.setrlimit(res, (v, v))
+        # Set up: from here on an exit 125 is the handler's own (sys.exit(125)),
+        # not EXIT_BAD, which _report would call a call not set up.
+        os.pwrite(meta_fd, b"r", 2)
     except BaseException:
         os._exit(EXIT_BAD)
     main = types.ModuleType("__main__")
@@ -441,9 +444,10 @@ def _send_file(wfd, fd, n):
 
 def _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd):
     """The result frame: a header, then stdout, stderr and the output file."""
-    meta = os.pread(meta_fd, 2, 0)
+    meta = os.pread(meta_fd, 3, 0)
+    ran = meta[2:3] == b"r"
     if status is DONE:
-        rc = meta[1] if len(meta) == 2 else EXIT_BAD
+        rc = meta[1] if len(meta) >= 2 else EXIT_BAD
     elif os.WIFSIGNALED(status):
         rc = 128 + os.WTERMSIG(status)
     else:
@@ -451,7 +455,7 @@ def _report(wfd, status, timed_out, meta_fd, out_fd, err_fd, dfd):
     kind = {b"m": "memory", b"p": "processes"}.get(meta[:1])
     if timed_out:
         kind = "timeout"
-    elif rc == EXIT_BAD and kind is None:
+    elif rc == EXIT_BAD and kind is None and not ran:
         kind = "setup"
     sizes = {}
     over = None

@@ -32,7 +32,7 @@ import threading
 import time
 import traceback
 
-from . import _pump
+from . import _pump, _read_record
 
 __version__ = "0.1"
 
@@ -480,7 +480,7 @@ class Job:
                     pass
 
 
-def _start(job, argv, cwd_fd, env, with_stdin):
+def _start(job, argv, cwd_fd, env, with_stdin, pass_fds=()):
     with job.lock:
         if job.cancelled:
             return None
@@ -489,7 +489,7 @@ def _start(job, argv, cwd_fd, env, with_stdin):
         job.proc = subprocess.Popen(
             argv, cwd="/proc/self/fd/%d" % cwd_fd, env=env, start_new_session=True,
             stdin=subprocess.PIPE if with_stdin else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=pass_fds)
     return job.proc
 
 
@@ -656,13 +656,16 @@ def run_command(opts, args, job):
 
     cwd_fd, cwd_path = _open_cwd(opts, args.get("cwd"))
     tmp = None
+    # The stub's record of how the jail ended (jail(1)): what the command
+    # cannot write, unlike its exit status and its stderr.
+    rec_r, rec_w = os.pipe()
     try:
         tmp = _private_dir(opts)
         log = os.path.join(tmp, "refusals.jsonl")
         secs = max(1, math.ceil(timeout))
         # Refusals only: the allowed connections' lines would fill _LOG_CAP.
-        argv = [opts.profiles[profile], "--jail-log=" + log, "--jail-log-allowed=no",
-                "--jail-timeout=%d" % secs]
+        argv = [opts.profiles[profile], "--jail-status-fd=%d" % rec_w,
+                "--jail-log=" + log, "--jail-log-allowed=no", "--jail-timeout=%d" % secs]
         if mode:
             argv.append("--jail-mode=" + mode)
         if net:
@@ -673,7 +676,9 @@ def run_command(opts, args, job):
         argv += command
         started = time.monotonic()
         proc = _start(job, argv, cwd_fd, _clean_env(opts.min_mode),
-                      stdin is not None)
+                      stdin is not None, (rec_w,))
+        os.close(rec_w)
+        rec_w = -1
         if proc is None:
             return None
         os.close(cwd_fd)
@@ -683,23 +688,42 @@ def run_command(opts, args, job):
                                               started + secs + _GRACE)
         elapsed = time.monotonic() - started
         rc = proc.returncode
+        rec = _read_record(rec_r)
+        rec_r = -1
         if job.cancelled:
             return None
-        timed_out = killed or (rc == EXIT_TIMEOUT and elapsed >= secs - 0.5)
+        end = rec.get("end") if rec else None
+        code = rc if rc >= 0 else 128 - rc
+        if end == "exit" and isinstance(rec.get("code"), int):
+            code = rec["code"]
+        elif end == "signal" and isinstance(rec.get("signal"), int):
+            code = 128 + rec["signal"]
+        timed_out = killed or end == "timeout"
         res = {
-            "exit_code": None if killed else (rc if rc >= 0 else 128 - rc),
+            "exit_code": None if killed or end in (None, "unknown") else code,
             "stdout": _text(out), "stderr": _text(err),
             "stdout_truncated": otr, "stderr_truncated": etr,
             "timed_out": timed_out, "duration_ms": int(elapsed * 1000),
             "refusals": _refusals(log),
         }
-        if rc == EXIT_SETUP:
+        if end == "notbuilt":
             # The stub's own verdict: nothing ran.  The structured content
             # keeps the output schema's shape.
             return _tool_error("the jail could not be built (exit 125): " +
                                _fatal_line(profile, _text(err)), res)
+        if not killed and end in (None, "unknown"):
+            # Never guessed from the status, which the command shares.
+            return _tool_error(
+                "the jail ended without saying how (exit status %s, %s): whether the command "
+                "ran and how it ended is not known; stderr: %s"
+                % (rc, "no record" if rec is None else "the command %s" % (
+                    "ran" if rec.get("ran") else "had not started"),
+                   _text(err).strip()[-500:] or "empty"), res)
         return _tool_result(_render_run(res, profile, cwd_path), res)
     finally:
+        for fd in (rec_r, rec_w):
+            if fd >= 0:
+                os.close(fd)
         if cwd_fd >= 0:
             os.close(cwd_fd)
         if tmp:

@@ -63,15 +63,16 @@ import threading
 import time
 
 from . import (
-    EXIT_SETUP,
     OUTPUT_CAP,
     HandlerResult,
     OutputLimitExceeded,
     SandboxError,
     _check_cap,
     _decode,
+    _read_record,
+    _record_message,
+    _status_option,
     _stub_argv,
-    _stub_message,
     find_stub,
 )
 
@@ -151,16 +152,27 @@ class _Worker:
         # A result came and the zygote's "clean" frame after it not yet.
         self.dirty = False
         self.zygote_pid = None
+        self.status_r = -1  # the stub's record of how its jail ended (jail(1))
 
     # -- life --------------------------------------------------------------------
     def spawn(self):
         p = self.pool
         if p.project is None:
             self.project = tempfile.mkdtemp(prefix="aijail-pool.", dir=p.dir)
-        self.proc = subprocess.Popen(
-            p.argv, cwd=self.project or p.project, env=p.env, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )
+        self._close_status()
+        rfd, wfd = os.pipe()
+        try:
+            self.proc = subprocess.Popen(
+                p.argv[:1] + [_status_option(wfd)] + p.argv[1:], cwd=self.project or p.project,
+                env=p.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, pass_fds=(wfd,),
+            )
+        except BaseException:
+            os.close(rfd)
+            raise
+        finally:
+            os.close(wfd)
+        self.status_r = rfd
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             os.set_blocking(f.fileno(), False)
         self.rfd = self.proc.stdout.fileno()
@@ -192,13 +204,27 @@ class _Worker:
         err = self.stderr_text()
         rc = self.proc.returncode
         stub = self.pool.stub
-        if rc == EXIT_SETUP:
-            msg = _stub_message(stub, err)
+        rec, self.status_r = _read_record(self.status_r), -1
+        end = rec.get("end") if rec else None
+        # The record, not the status: the interpreter, or the zygote's
+        # call child (EXIT_BAD), may exit 125 too; the jail was built then.
+        if end == "notbuilt":
+            msg = _record_message(stub, rec, err)
+        elif end is None or end == "unknown":
+            msg = "the pool's stub ended before its zygote was ready, without saying how " \
+                  "(exit status %s, %s): %s" % (
+                      rc, "no record" if rec is None else "record: unknown",
+                      err.strip() or "no message")
         else:
             msg = "the pool's zygote ended before it was ready (exit status %s): %s" % (
                 rc, err.strip() or "no message")
         self.stop(kill=True)
         return SandboxError(msg, self.pool.argv, err, rc)
+
+    def _close_status(self):
+        if self.status_r >= 0:
+            os.close(self.status_r)
+            self.status_r = -1
 
     def stop(self, kill=False):
         proc = self.proc
@@ -224,6 +250,7 @@ class _Worker:
                 proc.kill()
                 proc.wait()
             self.proc = None
+        self._close_status()
         if self.project:
             shutil.rmtree(self.project, ignore_errors=True)
             self.project = None

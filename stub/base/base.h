@@ -46,6 +46,8 @@ extern int die_reap;
 extern void (*die_undo)(void);
 extern void (*die_cleanup)(void); /* removes the run's private directory (fallback.c) */
 extern void (*die_term)(void);    /* first: the caller's terminal back as it was (term/term.c) */
+/* last: the run's record of its end, or what the parent is told (proc/status.c) */
+extern void (*die_status)(const char *step, const char *what, int err, const char *hint);
 noreturn void die(const char *step, int err, const char *hint);
 noreturn void diep(const char *step, const char *what, int err, const char *hint);
 noreturn void die_usage(const char *what, const char *arg);

@@ -15,6 +15,7 @@ int die_reap;           /* the parent's pid 1, killed and reaped by die() */
 void (*die_undo)(void); /* then removes what the parent made for it */
 void (*die_cleanup)(void);
 void (*die_term)(void);
+void (*die_status)(const char *step, const char *what, int err, const char *hint);
 
 noreturn void diep(const char *step, const char *what, int err, const char *hint)
 {
@@ -47,6 +48,9 @@ noreturn void diep(const char *step, const char *what, int err, const char *hint
 		die_undo();
 	if (die_cleanup)
 		die_cleanup();
+	/* Last: the record says what the failure left behind. */
+	if (die_status)
+		die_status(step, what, err, hint);
 	_exit(AJ_EXIT_SETUP);
 }
 
@@ -69,5 +73,7 @@ noreturn void die_usage(const char *what, const char *arg)
 	out_s(aj_progname);
 	out_s(" --jail-help)\n");
 	out_flush();
+	if (die_status)
+		die_status("read the options", arg, 0, what);
 	_exit(AJ_EXIT_SETUP);
 }

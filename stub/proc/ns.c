@@ -162,14 +162,17 @@ pid_t ns_clone(unsigned long flags, int *parent_fd)
 
 	if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		die("create a socket pair", errno, NULL);
+	status_pipe();
 	pid = (pid_t)syscall(SYS_clone, flags, 0, 0, 0, 0);
 	if (pid < 0)
 		die("create the namespaces", errno, nscause_why(errno));
 	if (pid) {
+		status_parent();
 		close(sv[1]);
 		*parent_fd = sv[0];
 		return pid;
 	}
+	status_child(); /* first: nothing of the jail holds the caller's record */
 	close(sv[0]);
 	parent_sock = sv[1];
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0))

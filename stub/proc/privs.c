@@ -9,15 +9,25 @@
 #include "proc/proc.h"
 
 /* keep: pid 1's socket to the parent, which still carries the listener
- * (ns_notify_send closes it before the target exists), or -1. */
-void privs_fds_close(int keep)
+ * (ns_notify_send closes it before the target exists), or -1; keep2: the
+ * status pipe's end (status.c), close-on-exec: the target's execve drops
+ * it, pid 1 keeps it to the end, or -1. */
+void privs_fds_close(int keep, int keep2)
 {
+	int k[2] = {keep < keep2 ? keep : keep2, keep < keep2 ? keep2 : keep};
+	unsigned lo = 3;
 	struct rlimit rl;
-	unsigned lo = keep >= 3 ? (unsigned)keep + 1 : 3U;
 
-	if ((keep < 4 || !syscall(SYS_close_range, 3U, (unsigned)keep - 1, 0U)) &&
-	    !syscall(SYS_close_range, lo, ~0U, 0U))
+	for (unsigned i = 0; i < 2; i++) {
+		if (k[i] < (int)lo)
+			continue;
+		if (k[i] > (int)lo && syscall(SYS_close_range, lo, (unsigned)k[i] - 1, 0U))
+			goto slow;
+		lo = (unsigned)k[i] + 1;
+	}
+	if (!syscall(SYS_close_range, lo, ~0U, 0U))
 		return;
+slow:
 	if (errno != ENOSYS && errno != EINVAL)
 		die("close inherited file descriptors", errno, NULL);
 	if (getrlimit(RLIMIT_NOFILE, &rl))
@@ -25,7 +35,7 @@ void privs_fds_close(int keep)
 	if (rl.rlim_cur > 1U << 20)
 		rl.rlim_cur = 1U << 20;
 	for (unsigned fd = 3; fd < rl.rlim_cur; fd++)
-		if ((int)fd != keep)
+		if ((int)fd != keep && (int)fd != keep2)
 			close((int)fd);
 }
 

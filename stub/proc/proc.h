@@ -19,8 +19,8 @@ void ns_notify_send(int fd, int err);
 
 void ns_init_prepare(const struct aj_variant *v);
 
-/* privs.c */
-void privs_fds_close(int keep);
+/* privs.c: keep and keep2 stay open (-1: none) */
+void privs_fds_close(int keep, int keep2);
 void privs_rlimits_apply(const struct aj_variant *v);
 void privs_rlimit_tighten(int resource, uint64_t v);
 void privs_caps_clear(int keep);
@@ -82,5 +82,19 @@ void supervise_signals_take(pid_t child, int sfd);
 
 noreturn void supervise_parent(pid_t child, const struct ev_source *const *src, unsigned n_src);
 noreturn void supervise_init(const struct run *r);
+
+/* status.c: --jail-status-fd=N, the record of how the run ended, written
+ * by the parent alone; the pipe that tells it what happened inside. */
+void status_option(const char *value, const char *opt);
+void status_off(void);
+void status_pipe(void);   /* before the clone */
+void status_parent(void); /* after it, in the parent */
+void status_child(void);  /* after it, in the child: N closed */
+int status_keep(void);    /* the child's end, kept by privs_fds_close */
+void status_ran(void);
+void status_notran(int err, const char *cause);
+void status_end(int wstatus);
+void status_timeout(void);
+void status_report(int code, const char *step, const char *cause);
 
 #endif

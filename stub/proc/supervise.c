@@ -131,6 +131,7 @@ void supervise_signal(pid_t child, int sig)
 		limits_release();
 		if (die_cleanup)
 			die_cleanup(); /* the fallback's private directory */
+		status_report(exit_code(status), NULL, NULL);
 		_exit(exit_code(status));
 	}
 }
@@ -191,12 +192,15 @@ noreturn void supervise_parent(pid_t child, const struct ev_source *const *src, 
 
 static noreturn void exec_failed(const char *cmd, int err)
 {
+	const char *why = err == ENOENT && !strchr(cmd, '/') ? "command not found" : strerror(err);
+
+	status_notran(err, why);
 	out_fd(2);
 	out_s(aj_progname);
 	out_s(": ");
 	out_s(cmd);
 	out_s(": ");
-	out_s(err == ENOENT && !strchr(cmd, '/') ? "command not found" : strerror(err));
+	out_s(why);
 	out_c('\n');
 	out_flush();
 	_exit(err == ENOENT ? AJ_EXIT_NOTFOUND : AJ_EXIT_CANNOT);
@@ -311,6 +315,7 @@ noreturn void supervise_init(const struct run *r)
 	               CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)r);
 	if (target < 0)
 		die("start the target", errno, NULL);
+	status_ran();
 	for (;;) {
 		int sig = next_signal(), status;
 		pid_t p;
@@ -323,6 +328,7 @@ noreturn void supervise_init(const struct run *r)
 				continue;
 			/* Without a pid namespace (fallback.c), -1 would be
 			 * every process of the user: the target's group. */
+			status_timeout();
 			kill(run_fallback ? -target : -1, SIGKILL);
 			_exit(AJ_EXIT_TIMEOUT);
 		}
@@ -339,6 +345,7 @@ noreturn void supervise_init(const struct run *r)
 			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status))) {
 				if (run_fallback) /* no pid namespace to end the rest */
 					kill(-target, SIGKILL);
+				status_end(status);
 				_exit(exit_code(status));
 			}
 		if (p < 0 && errno != ECHILD)

@@ -192,7 +192,8 @@ chmod 0000 "$locked/closed"
 # Runs COMMAND (a stub name is looked up in $bin) as WHO (user or root) from
 # $CWD (default: the project), stdin /dev/null, a clean environment plus
 # STRIPE_SECRET_KEY and the given variables.  Sets RC, OUT, ERR, SECS.
-# With FD7=1, fd 7 is left open to the command.
+# With FD7=1, fd 7 is left open to the command; with REC=1, fd 9 is
+# $T/out/record, for --jail-status-fd=9 (REC holds what it got).
 jrun() {
 	local who=$1 e pre cmd
 	local envs=()
@@ -218,12 +219,14 @@ jrun() {
 	(
 		cd "${CWD:-$P}" || exit 99
 		[ "${FD7:-0}" = 1 ] && exec 7</dev/null
+		[ "${REC:-0}" = 1 ] && exec 9>"$T/out/record"
 		exec timeout -k 5 "$tmo" "${pre[@]}" "${e[@]}" "$cmd" "$@"
 	) >"$T/out/stdout" 2>"$T/out/stderr" </dev/null
 	RC=$?
 	SECS=$SECONDS
 	OUT=$(cat "$T/out/stdout")
 	ERR=$(cat "$T/out/stderr")
+	if [ "${REC:-0}" = 1 ]; then REC_GOT=$(cat "$T/out/record"); fi
 }
 
 # expect NAME RC STDOUT: the last jrun exited RC and printed exactly STDOUT.
@@ -1041,6 +1044,157 @@ if c fallback-docker-socket && fb_ready; then
 		pass fallback-docker-socket
 	else
 		fail fallback-docker-socket "beside the socket: exit $besideRC, stdout $(q "$besideOUT"), stderr $(q "$besideERR"); hidden: exit $RC, stdout $(q "$OUT")"
+	fi
+fi
+
+# --jail-status-fd (issue 36): how the run ended, on a descriptor the
+# command cannot write to.  rec_is NAME RC WANT: the last jrun exited RC
+# and its record is exactly WANT (one JSON line).
+rec_is() {
+	if [ "$RC" != "$2" ] || [ "$REC_GOT" != "$3" ]; then
+		fail "$1" "exit status $RC, record $(q "$REC_GOT"), expected $2 and $(q "$3"); stderr $(q "${ERR:0:200}")"
+	else
+		pass "$1"
+	fi
+}
+# A command that ran, wrote a file and exited 125 with a line that looks
+# like ours: it ran, its status is 125, nothing says "not built".
+fake125='echo made >status-ran.txt; echo "jail: fatal: unable to create the namespaces: Operation not permitted" >&2; exit 125'
+if c status-ran-125; then
+	rm -f "$P/status-ran.txt"
+	REC=1 jrun user -- jail --jail-status-fd=9 -- sh -c "$fake125"
+	rec_is status-ran-125 125 '{"aijail_status":1,"status":125,"built":true,"ran":true,"end":"exit","code":125}'
+	[ -f "$P/status-ran.txt" ] || fail status-ran-125 "the command did not run"
+	rm -f "$P/status-ran.txt"
+fi
+if c status-exit; then
+	REC=1 jrun user -- jail-worker --jail-status-fd=9 -- true
+	rec_is status-exit 0 '{"aijail_status":1,"status":0,"built":true,"ran":true,"end":"exit","code":0}'
+fi
+# The generic jail's own spelling.
+if c status-generic-spelling; then
+	REC=1 jrun user -- jail --status-fd 9 -- sh -c 'exit 5'
+	rec_is status-generic-spelling 5 '{"aijail_status":1,"status":5,"built":true,"ran":true,"end":"exit","code":5}'
+fi
+if c status-signal; then
+	REC=1 jrun user -- jail --jail-status-fd=9 -- sh -c 'kill -KILL $$'
+	rec_is status-signal 137 '{"aijail_status":1,"status":137,"built":true,"ran":true,"end":"signal","signal":9}'
+fi
+# 137 as an exit code is not a signal.
+if c status-exit-137; then
+	REC=1 jrun user -- jail --jail-status-fd=9 -- sh -c 'exit 137'
+	rec_is status-exit-137 137 '{"aijail_status":1,"status":137,"built":true,"ran":true,"end":"exit","code":137}'
+fi
+if c status-timeout; then
+	REC=1 jrun user -- jail --jail-status-fd=9 --jail-timeout=1 -- sleep 30
+	rec_is status-timeout 124 '{"aijail_status":1,"status":124,"built":true,"ran":true,"end":"timeout"}'
+fi
+if c status-not-found; then
+	REC=1 jrun user -- jail --jail-status-fd=9 -- aijail-no-such-command
+	rec_is status-not-found 127 '{"aijail_status":1,"status":127,"built":true,"ran":false,"end":"notran","errno":2,"cause":"command not found"}'
+fi
+if c status-cannot-run; then
+	REC=1 jrun user -- jail --jail-status-fd=9 -- ./notexec
+	rec_is status-cannot-run 126 '{"aijail_status":1,"status":126,"built":true,"ran":false,"end":"notran","errno":13,"cause":"Permission denied"}'
+fi
+# Refused before any namespace, by the parent.
+if c status-notbuilt-parent; then
+	REC=1 jrun user -- jail --jail-status-fd=9 --jail-ro="$T/no-such-path" -- sh -c 'echo ran'
+	rec_is status-notbuilt-parent 125 '{"aijail_status":1,"status":125,"built":false,"ran":false,"end":"notbuilt","step":"map '"$T"'/no-such-path","cause":"No such file or directory: create it first"}'
+	[[ $OUT == *ran* ]] && fail status-notbuilt-parent "the command ran"
+fi
+if c status-usage; then
+	REC=1 jrun user -- jail --jail-status-fd=9 --jail-no-such-option -- sh -c 'echo ran'
+	rec_is status-usage 125 '{"aijail_status":1,"status":125,"built":false,"ran":false,"end":"notbuilt","step":"read the options --jail-no-such-option","cause":"unknown option"}'
+fi
+# Refused inside, by pid 1 (a cache bind whose directory the user cannot
+# read): pid 1 tells the parent its step on the status pipe.
+if c status-notbuilt-pid1; then
+	if [ $as_root -ne 1 ]; then
+		skip status-notbuilt-pid1 "needs root, to make a directory the test user cannot read"
+	else
+		h=$T/h-status
+		mkdir -p "$h/.cache/huggingface"
+		chown "$tuid:$tgid" "$h" "$h/.cache"
+		chmod 0700 "$h/.cache/huggingface"
+		REC=1 jrun user HOME="$h" -- jail-python --jail-status-fd=9 -c 'print("ran")'
+		rec_is status-notbuilt-pid1 125 '{"aijail_status":1,"status":125,"built":false,"ran":false,"end":"notbuilt","step":"bind '"$h"'/.cache/huggingface","cause":"the directories above it cannot be inspected"}'
+		rm -rf "$h"
+	fi
+fi
+# A bad descriptor: refused naming the option, before anything runs.
+if c status-bad-fd; then
+	bad=
+	for spec in "--jail-status-fd=8" "--jail-status-fd=2" "--jail-status-fd=x" "--jail-status-fd="; do
+		REC=1 jrun user -- jail "$spec" -- sh -c 'echo ran'
+		if [ "$RC" != 125 ] || [ -n "$OUT" ] || [[ $ERR != *"usage: "*": $spec"* ]]; then
+			bad="$bad $spec: exit $RC, stdout $(q "$OUT"), stderr $(q "$ERR");"
+		fi
+	done
+	# fd 9 open, but for reading only
+	jrun user -- sh -c 'exec 9</dev/null; exec "$0" --jail-status-fd=9 -- sh -c "echo ran"' "$bin/jail"
+	if [ "$RC" != 125 ] || [ -n "$OUT" ] || [[ $ERR != *"not a descriptor open for writing: --jail-status-fd=9"* ]]; then
+		bad="$bad read-only fd: exit $RC, stdout $(q "$OUT"), stderr $(q "$ERR");"
+	fi
+	if [ -n "$bad" ]; then fail status-bad-fd "$bad"; else pass status-bad-fd; fi
+fi
+# Nothing of the jail holds the record's descriptor: not in the target's
+# table, not writable through it, and pid 1's table is not readable.
+if c status-fd-hidden; then
+	REC=1 jrun user -- jail --jail-status-fd=9 -- sh -c 'ls /proc/self/fd | tr "\n" " "; echo; ls /proc/1/fd >/dev/null 2>&1 && echo pid1-readable; (echo "{\"aijail_status\":1,\"forged\":true}" >&9) 2>/dev/null && echo wrote; ls -l /proc/self/fd/ | grep -c "'"$T"'/out/record"; exit 3'
+	if [ "$RC" != 3 ] || [ "$OUT" != "0 1 2 3 
+0" ] || [[ $REC_GOT == *forged* ]] ||
+		[ "$REC_GOT" != '{"aijail_status":1,"status":3,"built":true,"ran":true,"end":"exit","code":3}' ]; then
+		fail status-fd-hidden "exit status $RC, stdout $(q "$OUT"), record $(q "$REC_GOT")"
+	else
+		pass status-fd-hidden
+	fi
+fi
+# pid 1 holds the status pipe's end while the command runs: no descriptor
+# of pid 1 opens for writing through /proc, as the user or as root (whose
+# jail has no capability left; it may list them).
+if c status-pid1-pipe; then
+	bad=
+	for who in user root; do
+		[ $who = root ] && [ $as_root -eq 0 ] && continue
+		REC=1 jrun $who -- jail --jail-status-fd=9 -- sh -c 'n=0; for f in $(seq 0 64); do (: >"/proc/1/fd/$f") 2>/dev/null && echo "opened $f"; done; exit 6'
+		if [ "$RC" != 6 ] || [ -n "$OUT" ] ||
+			[ "$REC_GOT" != '{"aijail_status":1,"status":6,"built":true,"ran":true,"end":"exit","code":6}' ]; then
+			bad="$bad $who: exit status $RC, stdout $(q "$OUT"), record $(q "$REC_GOT");"
+		fi
+	done
+	if [ -n "$bad" ]; then fail status-pid1-pipe "$bad"; else pass status-pid1-pipe; fi
+fi
+# --jail-explain runs nothing and writes no record.
+if c status-explain; then
+	REC=1 jrun user -- jail-worker --jail-status-fd=9 --jail-explain
+	if [ "$RC" != 0 ] || [ -n "$REC_GOT" ]; then
+		fail status-explain "exit status $RC, record $(q "$REC_GOT")"
+	else
+		pass status-explain
+	fi
+fi
+# The fallback (no namespaces) keeps the same promise, with the host's
+# Docker socket hidden as for the other fallback cases.
+if c fallback-status && ! fb_ready; then
+	for n in fallback-status fallback-status-not-found fallback-status-hidden; do skip "$n" "$fb_why"; done
+elif c fallback-status; then
+	rm -f "$P/status-ran.txt"
+	REC=1 fb_jrun user "$bin/jail-worker" --jail-status-fd=9 -- sh -c "$fake125"
+	rec_is fallback-status 125 '{"aijail_status":1,"status":125,"built":true,"ran":true,"end":"exit","code":125}'
+	[ -f "$P/status-ran.txt" ] || fail fallback-status "the command did not run"
+	rm -f "$P/status-ran.txt"
+	REC=1 fb_jrun user "$bin/jail-worker" --jail-status-fd=9 -- aijail-no-such-command
+	rec_is fallback-status-not-found 127 '{"aijail_status":1,"status":127,"built":true,"ran":false,"end":"notran","errno":2,"cause":"command not found"}'
+	# Without a pid namespace the stub's parent is in sight (the
+	# supervisor's parent): undumpable, its fd 9 cannot be opened.
+	REC=1 fb_jrun user "$bin/jail-worker" --jail-status-fd=9 -- sh -c 'ls /proc/self/fd | tr "\n" " "; (echo x >&9) 2>/dev/null && echo wrote
+		gp=$(cut -d" " -f4 /proc/$PPID/stat); for p in $PPID $gp; do (echo "{\"forged\":1}" >/proc/$p/fd/9) 2>/dev/null && echo "wrote $p"; done; exit 3'
+	if [ "$RC" != 3 ] || [ "$OUT" != "0 1 2 3 " ] ||
+		[ "$REC_GOT" != '{"aijail_status":1,"status":3,"built":true,"ran":true,"end":"exit","code":3}' ]; then
+		fail fallback-status-hidden "exit status $RC, stdout $(q "$OUT"), record $(q "$REC_GOT")"
+	else
+		pass fallback-status-hidden
 	fi
 fi
 

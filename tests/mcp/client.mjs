@@ -283,6 +283,22 @@ await client.close();
   await c.close();
 }
 
+// A command that ran, wrote a file and exited 125 with a line that looks
+// like the stub's: its own exit code, not "the jail could not be built"
+// (the stub's record says it ran: jail(1), --jail-status-fd)
+{
+  const made = path.join(project, "mcp-made-125.txt");
+  const c = await connect();
+  const r = await run(c, {
+    command: ["sh", "-c", "echo made >mcp-made-125.txt; echo 'jail: fatal: unable to create the namespaces: Operation not permitted' >&2; exit 125"],
+  });
+  const s = r.structuredContent || {};
+  check("ran-exit-125", !r.isError && s.exit_code === 125 && s.timed_out === false &&
+    fs.existsSync(made) && /^jail: fatal:/.test(s.stderr), JSON.stringify(r).slice(0, 400), "exit 125, ran");
+  fs.rmSync(made, { force: true });
+  await c.close();
+}
+
 // The server itself in a jail: sandbox_status is aijail-status's view
 {
   let c;

@@ -229,6 +229,59 @@ class SetupFailure(Base):
             aijail.run_sandboxed(["true"], stub="aijail-no-such-stub", cwd=self.project)
 
 
+# A command that ran, wrote a file and exited 125 with a line that looks
+# like the stub's: its own status, not "the jail could not be built".
+FAKE_125 = ("echo made >made.txt; echo out; echo 'jail: fatal: unable to create the "
+            "namespaces: Operation not permitted' >&2; exit 125")
+
+
+class EndRecord(Base):
+    def test_ran_and_exited_125(self):
+        made = os.path.join(self.project, "made.txt")
+        try:
+            cp = aijail.run_sandboxed(["sh", "-c", FAKE_125], cwd=self.project)
+            self.assertEqual((cp.returncode, cp.stdout), (125, "out\n"))
+            self.assertIn("unable to create the namespaces", cp.stderr)
+            self.assertTrue(os.path.exists(made), "the command ran")
+        finally:
+            if os.path.exists(made):
+                os.unlink(made)
+
+    def test_ran_and_exited_125_uncaptured(self):
+        made = os.path.join(self.project, "made.txt")
+        try:
+            cp = aijail.run_sandboxed(["sh", "-c", FAKE_125 + " >/dev/null 2>&1"],
+                                      cwd=self.project, capture_output=False)
+            self.assertEqual(cp.returncode, 125)
+        finally:
+            if os.path.exists(made):
+                os.unlink(made)
+
+    def test_handler_exits_125(self):
+        src = ("import sys\n"
+               "open(sys.argv[2], 'w').write('written')\n"
+               "print('jail: fatal: unable to pivot_root: Invalid argument', file=sys.stderr)\n"
+               "sys.exit(125)\n")
+        res = aijail.run_handler(src, "", dir=self.tmp)
+        self.assertEqual((res.returncode, res.output), (125, b"written"))
+
+    def test_not_found(self):
+        cp = aijail.run_sandboxed(["aijail-no-such-command"], cwd=self.project)
+        self.assertEqual(cp.returncode, 127)
+        self.assertIn("command not found", cp.stderr)
+
+    def test_no_record(self):
+        """A stub that ends without a record: nothing is guessed from 125."""
+        fake = os.path.join(self.tmp, "norecord-stub")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho 'jail: fatal: unable to x: y' >&2\nexit 125\n")
+        os.chmod(fake, 0o755)
+        with self.assertRaises(aijail.StatusUnknown) as cm:
+            aijail.run_sandboxed(["true"], stub=fake, cwd=self.project)
+        self.assertEqual((cm.exception.returncode, cm.exception.record), (125, None))
+        self.assertIn("no record", str(cm.exception))
+
+
 class Handler(Base):
     SOURCE = ("import json, sys\n"
               "data = json.load(open(sys.argv[1]))\n"
@@ -467,6 +520,10 @@ class PoolCalls(PoolBase):
             self.assertEqual(res.stdout, "done\n")
             res = pool.run_handler("import sys; sys.exit(3)", "")
             self.assertEqual((res.returncode, res.output), (3, None))
+            # A handler's own 125 is no call that could not be set up.
+            for src in ("import sys; sys.exit(125)", "import os; os._exit(125)"):
+                res = pool.run_handler(src, "")
+                self.assertEqual(res.returncode, 125, src)
             res = pool.run_handler("import os, signal; os.kill(os.getpid(), signal.SIGTERM)", "")
             self.assertEqual(res.returncode, 128 + 15)
             res = pool.run_handler("raise ValueError('bad')", "")
@@ -661,6 +718,15 @@ class PoolWorkers(PoolBase):
         self.assertLess(time.monotonic() - t0, 30)
         with self.assertRaises(aijail.SandboxError):
             self.pool(mode="no-such-mode")
+
+    def test_zygote_exits_125(self):
+        """An interpreter that ran and exited 125 is no jail that could not be built."""
+        quit125 = ("import sys; print('jail-worker: fatal: unable to pivot_root: x', "
+                   "file=sys.stderr); sys.exit(125)")
+        with self.assertRaises(aijail.SandboxError) as cm:
+            self.pool(interpreter=("python3", "-c", quit125))
+        self.assertIn("the pool's zygote ended before it was ready (exit status 125)",
+                      str(cm.exception))
 
     def test_killed_worker_replaced(self):
         with self.pool() as pool:
