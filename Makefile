@@ -119,11 +119,12 @@ DEB_CROSS := gcc-aarch64-linux-gnu musl-dev:arm64 linux-libc-dev:arm64 qemu-syst
 # Debian 12's 6.12 kernel (the first there with ia32_emulation=) and a
 # static busybox are fetched with apt-get download, never installed.
 DEB_NOIA32 := qemu-system-x86 cpio
-# make deb: dpkg-buildpackage, debhelper (dh-python for python3-aijail)
+# make deb: dpkg-buildpackage, debhelper (dh-python for python3-aijail,
+# dh-apparmor for the stubs' AppArmor profile)
 # and the package's other build dependencies beyond DEB_BUILD (python3,
 # cmocka for the unit tests it runs; build-essential, which
 # dpkg-checkbuilddeps asks of every package); lintian checks the result.
-DEB_PKG := build-essential dpkg-dev debhelper dh-python python3 libcmocka-dev lintian
+DEB_PKG := build-essential dpkg-dev debhelper dh-python dh-apparmor python3 libcmocka-dev lintian
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
@@ -462,6 +463,8 @@ install: all
 	$(if $(MAN1),install -d $(DESTDIR)$(MANDIR)/man1 && install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
 	$(if $(MAN5),install -d $(DESTDIR)$(MANDIR)/man5 && install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/)
 	$(foreach f,$(PY_FILES),install -D -m 0644 python/$(f) $(DESTDIR)$(PYTHONDIR)/$(f) &&) true
+	install -d $(I_SHARE)/apparmor
+	contrib/apparmor/profile.sh $(BINDIR) $(STUBS:$(B)/bin/%=%) >$(I_SHARE)/apparmor/aijail
 
 # What install put, and the folders that are aijail's own once empty
 # (Python's __pycache__ beside the package: made by importing it).
@@ -469,13 +472,13 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/aijail-compile $(DESTDIR)$(BINDIR)/aijail-status $(DESTDIR)$(BINDIR)/aijail-mcp \
 		$(STUBS:$(B)/bin/%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(I_LIB)/libaijail-stub.a $(I_LIB)/stub.flags $(I_LIB)/include/aj_table.h \
-		$(RT_STUB:$(RT)/%=$(I_LIB)/%) $(SHARE_FILES:$(B)/share/aijail/%=$(I_SHARE)/%)
+		$(RT_STUB:$(RT)/%=$(I_LIB)/%) $(SHARE_FILES:$(B)/share/aijail/%=$(I_SHARE)/%) $(I_SHARE)/apparmor/aijail
 	rm -f $(MAN1:docs/man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN5:docs/man/%=$(DESTDIR)$(MANDIR)/man5/%)
 	rm -f $(PY_FILES:%=$(DESTDIR)$(PYTHONDIR)/%)
 	$(if $(PY_FILES),find $(DESTDIR)$(PYTHONDIR)/aijail -depth -name __pycache__ -type d \
 		-exec rm -rf {} + 2>/dev/null; find $(DESTDIR)$(PYTHONDIR)/aijail -depth -type d \
 		-empty -delete 2>/dev/null; true)
-	rmdir $(I_LIB)/include $(I_LIB)/stub $(I_LIB) $(I_SHARE)/policies $(I_SHARE) 2>/dev/null || true
+	rmdir $(I_LIB)/include $(I_LIB)/stub $(I_LIB) $(I_SHARE)/policies $(I_SHARE)/apparmor $(I_SHARE) 2>/dev/null || true
 
 # --- the Debian packages, the release archive -----------------------------------
 
@@ -521,6 +524,9 @@ dist:
 		$(DIST_D)/$(DIST_N)/share/man/man1 $(DIST_D)/$(DIST_N)/share/man/man5
 	install -m 0755 $(DIST_BIN) $(DIST_D)/$(DIST_N)/bin/
 	install -m 0644 policies/*.aj $(DIST_D)/$(DIST_N)/share/aijail/policies/
+	mkdir -p $(DIST_D)/$(DIST_N)/share/aijail/apparmor
+	contrib/apparmor/profile.sh /usr/local/bin $(notdir $(filter-out %/aijail-status,$(DIST_BIN))) \
+		>$(DIST_D)/$(DIST_N)/share/aijail/apparmor/aijail
 	install -m 0644 $(MAN1) $(DIST_D)/$(DIST_N)/share/man/man1/
 	install -m 0644 $(MAN5) $(DIST_D)/$(DIST_N)/share/man/man5/
 	install -m 0644 LICENSE $(DIST_D)/$(DIST_N)/
