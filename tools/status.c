@@ -3,6 +3,9 @@
  *
  *   aijail-status [--json]
  *   aijail-status --watchers [--json]
+ *   aijail-status --doctor [--json]
+ *
+ * --doctor checks the machine for the stubs beside this program (doctor.c).
  *
  * --watchers lists the caller's project watchers (stub/scan/watch.c): which
  * project each serves, its pid, the inotify watches it holds, its age, the
@@ -40,6 +43,7 @@
 #include <unistd.h>
 
 #include "../stub/scan/watchstate.h"
+#include "doctor.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -733,27 +737,38 @@ static int list_watchers(bool json)
 
 int main(int argc, char **argv)
 {
-	bool json = false, jailed, watchers = false;
+	bool json = false, jailed, watchers = false, doctor = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else if (!strcmp(argv[i], "--watchers")) {
 			watchers = true;
+		} else if (!strcmp(argv[i], "--doctor")) {
+			doctor = true;
 		} else if (!strcmp(argv[i], "--help")) {
 			puts(
 			    "usage: aijail-status [--json]\n       aijail-status --watchers "
-			    "[--json]\n\nReports what confines this process, measured from inside; "
-			    "with --watchers,\nthe caller's project watchers.\nExit status: 0 in a "
-			    "jail (--watchers: 0), 1 not in a jail, 2 usage.");
+			    "[--json]\n       aijail-status --doctor [--json]\n\nReports what confines this "
+			    "process, measured from inside; with --watchers,\nthe caller's project "
+			    "watchers; with --doctor, whether the stubs beside it can\nbuild their "
+			    "jails on this machine, what falls back, and the fix for each.\nExit "
+			    "status: 0 in a jail (--watchers: 0; --doctor: full jails here), 1 not\nin "
+			    "a jail (--doctor: a stub falls back or fails), 2 usage.");
 			return 0;
 		} else {
 			fprintf(stderr, "aijail-status: usage: unknown option: %s\n", argv[i]);
 			return 2;
 		}
 	}
+	if (watchers && doctor) {
+		fprintf(stderr, "aijail-status: usage: --watchers and --doctor are two reports\n");
+		return 2;
+	}
 	if (watchers)
 		return list_watchers(json);
+	if (doctor)
+		return doctor_main(json);
 	measure_kernel();
 	measure_status();
 	measure_namespaces();
