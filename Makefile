@@ -16,6 +16,8 @@
 #   make deps-noia32 and those make check-noia32 needs (root)
 #   make check-noia32  the seccomp table and the int 0x80 cases on Debian 12's x86_64
 #                   kernel booted without IA32 emulation, then with it, under qemu
+#   make check-apparmor the stubs' AppArmor profile and --doctor on Debian 13's and
+#                   Ubuntu 24.04's kernels under qemu, apparmor=1 (make deps-noia32)
 #   make check-fresh   the README's two commands on fresh Debian 12 and 13 roots (root)
 #   make bench      start-up benchmark against bare exec and bubblewrap
 #   make fuzz       build the compiler fuzz target (clang, libFuzzer)
@@ -154,7 +156,7 @@ SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard pol
 
 .PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
 	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker \
-	deps-cross check-aarch64 deps-noia32 check-noia32 deps-pkg deb dist dist-check check-fresh
+	deps-cross check-aarch64 deps-noia32 check-noia32 check-apparmor deps-pkg deb dist dist-check check-fresh
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -416,6 +418,18 @@ check-aarch64:
 
 check-noia32: all $(B)/tests/probe $(B)/tests/helper $(B)/tests/unit/compiler/test_seccomp
 	AIJAIL_BUILD=$(abspath $(B)) tests/noia32/run.sh
+
+# --- AppArmor: the stubs' profile on Debian 13's and Ubuntu 24.04's kernels -----
+#
+# tests/apparmor/run.sh boots each under qemu with apparmor=1 (make
+# deps-noia32 first; the kernels and trixie's apparmor_parser are fetched
+# into build/apparmor-vm/ by apt-get download with a configuration of its
+# own): the package's profile parses and loads, the stubs run under it, and
+# on Ubuntu's kernel, with kernel.apparmor_restrict_unprivileged_userns=1,
+# they fail closed without it; --doctor says the same each time.
+
+check-apparmor: all $(B)/tests/helper
+	AIJAIL_BUILD=$(abspath $(B)) tests/apparmor/run.sh
 
 # --- bench, fuzz, install ----------------------------------------------------
 

@@ -290,7 +290,9 @@ static void ask_stubs(void)
 		snprintf(d.explain_err, sizeof(d.explain_err), "%s", err);
 		const char *ns = jfind(out, "namespaces"), *fb, *ll, *lim;
 
-		if (rc == 0 && ns) {
+		/* Its exit status says what it found (2: no namespaces here,
+		 * 125: a blocker); the record is whole whenever it ends. */
+		if (rc >= 0 && rc < 128 && ns && strstr(out, "\"buildable\":")) {
 			d.explained = true;
 			d.ns_available = jbool(jfind(ns, "available"));
 			jstr(jfind(jfind(ns, "available"), "why"), d.ns_why, sizeof(d.ns_why));
@@ -488,6 +490,11 @@ static void judge(void)
 	const struct run *full = &d.runs[0], *worker = &d.runs[1];
 	bool ns_ok = d.ns_available == 1;
 	enum state no_ns = d.fb_runs == 1 ? S_FALLBACK : S_FAILS;
+	/* Where AppArmor's restriction is what stops them, the profile is the
+	 * one fix (the stub's message also names the sysctl, which lifts the
+	 * restriction for every program). */
+	bool aa_cause = d.aa_restrict == 1 && d.uid && !ns_ok && d.profile_fix[0];
+	const char *ns_fix = aa_cause ? d.profile_fix : d.ns_why;
 
 	snprintf(limits, sizeof(limits), "user.max_user_namespaces %ld%s", d.max_userns,
 	         d.userns_clone < 0 ? ", no kernel.unprivileged_userns_clone" : "");
@@ -500,8 +507,8 @@ static void judge(void)
 		say(&checks[C_USERNS], S_OK, NULL, "%s; %s made its namespaces", limits,
 		    d.explainer);
 	else if (d.explained)
-		say(&checks[C_USERNS], no_ns, d.ns_why, "%s; %s cannot make its namespaces%s",
-		    limits, d.explainer,
+		say(&checks[C_USERNS], no_ns, ns_fix, "%s; %s cannot make its namespaces%s", limits,
+		    d.explainer,
 		    no_ns == S_FALLBACK ? " (jail-worker runs its Landlock fallback)" : "");
 	else if (d.explainer && full->tried && full->status == 0)
 		say(&checks[C_USERNS], S_OK, NULL, "%s; jail made its namespaces", limits);
@@ -688,8 +695,9 @@ static void judge(void)
 			if (l >= sizeof(txt))
 				l = sizeof(txt) - 1;
 		}
+		/* No stub to ask is no verdict of "works". */
 		if (!full->tried && !worker->tried)
-			s = S_INFO;
+			s = S_FAILS;
 		else if (full->tried && full->status == 0)
 			s = S_OK;
 		else if (worker->tried && worker->status == 0)
@@ -697,9 +705,12 @@ static void judge(void)
 		else
 			s = S_FAILS;
 		say(&checks[C_RUN], s,
-		    s == S_OK || s == S_INFO ? NULL
-		    : d.ns_why[0]            ? d.ns_why
-		                             : none,
+		    s == S_OK ? NULL
+		    : !full->tried && !worker->tried
+		        ? "install the stubs beside aijail-status (make "
+		          "install, the package, the archive's bin/)"
+		    : ns_fix[0] ? ns_fix
+		                : none,
 		    "%s", l ? txt : "no stub beside this program to run");
 	}
 }
@@ -751,9 +762,16 @@ static enum state overall(void)
 
 static const char *verdict_text(enum state s)
 {
-	return s == S_OK         ? "every stub builds its full jail here"
-	       : s == S_FALLBACK ? "the stubs run here, with less than the full jail: see the fixes"
-	                         : "the stubs fail closed here: see the fixes";
+	enum state run = checks[C_RUN].state;
+
+	if (s == S_OK)
+		return "every stub builds its full jail here";
+	if (run == S_FAILS)
+		return "the stubs fail closed here: see the fixes";
+	if (run == S_FALLBACK)
+		return "no full jail here: jail-worker runs its Landlock fallback, the stubs that "
+		       "declare none fail closed: see the fixes";
+	return "every stub builds its jail here, with less than it could: see the fixes";
 }
 
 static void print_json(void)

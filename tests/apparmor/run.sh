@@ -1,22 +1,29 @@
 #!/bin/bash
-# run.sh: make check-apparmor.  The stubs' AppArmor profile on Debian 13's
-# own kernel (linux-image-amd64 of trixie, AppArmor built in) booted under
-# qemu-system-x86_64 with apparmor=1 security=apparmor, and trixie's
-# apparmor_parser (AppArmor 4.1, the first Debian release that knows
-# userns) with the libraries it links: fetched by fetch.sh with apt-get
-# download and unpacked, never installed.  The initramfs holds a static
-# busybox (the host's busybox-static), the stubs and aijail-status in
-# /usr/bin and the profile as the package ships it (/etc/apparmor.d/aijail,
-# made by contrib/apparmor/profile.sh for /usr/bin); smoke.sh turns on
-# Ubuntu's restriction, shows the stubs refused without the profile, loads
-# it, and runs the stubs and --doctor under it.  One PASS/FAIL/SKIP line
-# per case on the serial console, which this reads.  Exits 1 on any FAIL,
-# on a boot that never said it was done, or on a missing piece (make
-# deps-noia32 brings qemu and cpio; busybox-static is make deps-docker's).
+# run.sh: make check-apparmor.  The stubs' AppArmor profile, as the Debian
+# package ships it, on two kernels booted under qemu-system-x86_64 with
+# apparmor=1 security=apparmor:
+#   debian13     Debian 13's own (trixie's linux-image-amd64), AppArmor
+#                built in, without Ubuntu's restriction (its sysctl is not
+#                in Linux's tree): the profile parses, loads, the stubs run
+#                under it;
+#   ubuntu24.04  Ubuntu 24.04's (noble's linux-image-generic), where
+#                kernel.apparmor_restrict_unprivileged_userns=1 is turned
+#                on: the stubs fail closed without the profile, run with it.
+# The parser is trixie's apparmor_parser (AppArmor 4.1: the first in Debian
+# that knows userns) with the libraries it links.  Kernels, parser and a
+# static busybox are fetched by fetch.sh / apt-get download and unpacked,
+# never installed.  The initramfs holds busybox, the stubs and
+# aijail-status in /usr/bin, the profile in /etc/apparmor.d/aijail (made by
+# contrib/apparmor/profile.sh for /usr/bin, as make install PREFIX=/usr
+# does for the package).  smoke.sh prints one PASS/FAIL/SKIP line per case
+# on the serial console, and --doctor's text, which this reads.  Exits 1 on
+# any FAIL, on a boot that never said it was done, or on a missing piece
+# (make deps-noia32 brings qemu and cpio).
 #
 # Environment: AIJAIL_BUILD (default <repo>/build), AJ_QEMU_TIMEOUT
-# (seconds, default 600), AJ_QEMU_SMP (default 2), AJ_QEMU_ACCEL (tcg, the
-# default, or kvm), AJ_DEBIAN_MIRROR.
+# (seconds for each boot, default 600), AJ_QEMU_SMP (default 2),
+# AJ_QEMU_ACCEL (tcg, the default, or kvm), AJ_APPARMOR_BOOTS (default
+# "debian13 ubuntu24.04"), AJ_DEBIAN_MIRROR, AJ_UBUNTU_MIRROR.
 set -u -o pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${AIJAIL_BUILD:-$root/build}
@@ -37,6 +44,7 @@ for t in qemu-system-x86_64 cpio gzip apt-get apt-cache dpkg-deb; do
 done
 mkdir -p "$work/deb"
 fetch=$root/tests/apparmor/fetch.sh
+boots=${AJ_APPARMOR_BOOTS:-debian13 ubuntu24.04}
 
 # linux-image-amd64 is the metapackage: the kernel is what it depends on.
 kpkg=$("$fetch" "$work" --depends linux-image-amd64) || die "apt-get update for trixie failed"
@@ -53,6 +61,17 @@ kernel=$(ls "$work/deb/$kpkg"/boot/vmlinuz-* 2>/dev/null | head -1)
 [ -f "$kernel" ] || die "no vmlinuz in $kpkg"
 config=$(ls "$work/deb/$kpkg"/boot/config-* | head -1)
 grep -q '^CONFIG_SECURITY_APPARMOR=y' "$config" || die "$kpkg has no AppArmor built in"
+# Ubuntu 24.04's own kernel, whose AppArmor has the restriction itself
+# (kernel.apparmor_restrict_unprivileged_userns, not in Linux's tree).
+ukernel=
+if [[ " $boots " == *" ubuntu24.04 "* ]]; then
+	upkg=$(AJ_FETCH_DIST=noble "$fetch" "$work" --depends linux-image-generic) ||
+		die "apt-get update for Ubuntu 24.04 failed"
+	[ -n "$upkg" ] || die "Ubuntu 24.04's linux-image-generic depends on no kernel"
+	AJ_FETCH_DIST=noble "$fetch" "$work" "$upkg" || die "apt-get download $upkg failed"
+	ukernel=$(ls "$work/deb-noble/$upkg"/boot/vmlinuz-* 2>/dev/null | head -1)
+	[ -f "$ukernel" ] || die "no vmlinuz in $upkg"
+fi
 aa=$work/deb/apparmor
 [ -x "$aa/usr/sbin/apparmor_parser" ] || die "no apparmor_parser in trixie's apparmor"
 
@@ -105,25 +124,39 @@ tcg) accel=(-accel tcg -cpu max) ;;
 *) die "AJ_QEMU_ACCEL=$AJ_QEMU_ACCEL: kvm or tcg" ;;
 esac
 
-log=$work/console.log
-start=$(date +%s)
-timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 1024 \
-	-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet apparmor=1 security=apparmor lsm=landlock,lockdown,yama,integrity,apparmor,bpf" \
-	</dev/null >"$log" 2>&1
-qrc=$?
-secs=$(($(date +%s) - start))
-echo "== $kpkg, apparmor=1, ${accel[1]}"
-tr -d '\r' <"$log" | sed -n 's/^.*\(AJSMOKE \)/\1/p' >"$work/lines"
-tr -d '\r' <"$log" | sed -n 's/^.*AJDOC //p' >"$work/doctor.txt"
-sed 's/^AJSMOKE //' "$work/lines" | grep -v '^DONE$' | sed 's/^INFO/info/'
-fails=$(grep -c '^AJSMOKE FAIL' "$work/lines")
-passes=$(grep -c '^AJSMOKE PASS' "$work/lines")
-skips=$(grep -c '^AJSMOKE SKIP' "$work/lines")
-echo "check-apparmor: the VM ran ${secs}s (qemu exit $qrc): $passes passed, $fails failed, $skips skipped; console in $log, --doctor's output in $work/doctor.txt"
-if ! grep -q '^AJSMOKE DONE' "$work/lines"; then
-	echo "FAIL boot: the suite never finished (timeout ${tmo}s or a crash); the console's end:"
-	tail -20 "$log"
-	exit 1
-fi
-[ "$fails" = 0 ] && [ "$passes" != 0 ]
+total_fail=0
+boot() { # NAME KERNEL PACKAGE EXTRA-CMDLINE
+	local name=$1 log=$work/console-$1.log start secs qrc fails passes skips
+	start=$(date +%s)
+	timeout --foreground -k 10 "$tmo" qemu-system-x86_64 "${accel[@]}" -smp "$smp" -m 1024 \
+		-nographic -no-reboot -nic none -kernel "$2" -initrd "$work/initrd.gz" \
+		-append "console=ttyS0 panic=-1 quiet apparmor=1 security=apparmor lsm=landlock,lockdown,yama,integrity,apparmor,bpf $4" \
+		</dev/null >"$log" 2>&1
+	qrc=$?
+	secs=$(($(date +%s) - start))
+	echo "== $name: $3, apparmor=1, ${accel[1]}"
+	# The firmware's escapes may precede the first line.
+	tr -d '\r' <"$log" | sed -n 's/^.*\(AJSMOKE \)/\1/p' >"$work/lines-$name"
+	tr -d '\r' <"$log" | sed -n 's/^.*AJDOC //p' >"$work/doctor-$name.txt"
+	sed 's/^AJSMOKE //' "$work/lines-$name" | grep -v '^DONE$' | sed 's/^INFO/info/'
+	fails=$(grep -c '^AJSMOKE FAIL' "$work/lines-$name")
+	passes=$(grep -c '^AJSMOKE PASS' "$work/lines-$name")
+	skips=$(grep -c '^AJSMOKE SKIP' "$work/lines-$name")
+	echo "check-apparmor $name: the VM ran ${secs}s (qemu exit $qrc): $passes passed, $fails failed, $skips skipped; console in $log, --doctor's text in $work/doctor-$name.txt"
+	if ! grep -q '^AJSMOKE DONE' "$work/lines-$name"; then
+		echo "FAIL $name: the suite never finished (timeout ${tmo}s or a crash); the console's end:"
+		tail -20 "$log"
+		total_fail=$((total_fail + 1))
+	elif [ "$fails" != 0 ] || [ "$passes" = 0 ]; then
+		total_fail=$((total_fail + 1))
+	fi
+}
+for b in $boots; do
+	case $b in
+	debian13) boot debian13 "$kernel" "$kpkg" "" ;;
+	# There the restriction must be seen: a skip of it is a failure.
+	ubuntu24.04) boot ubuntu24.04 "$ukernel" "$upkg" aj_restrict=required ;;
+	*) die "AJ_APPARMOR_BOOTS: debian13, ubuntu24.04 or both, not $b" ;;
+	esac
+done
+[ "$total_fail" = 0 ]
