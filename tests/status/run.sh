@@ -190,5 +190,84 @@ if [ "$RC" = 0 ] && [[ $OUT == *"$T/proj"*"pid $wpid,"*"1 watcher,"* ]]; then pa
 fi
 [ -n "$wpid" ] && [ "$(cat "/proc/$wpid/comm" 2>/dev/null)" = aijail-watch ] && kill "$wpid" 2>/dev/null
 
+# --- the machine (aijail-status --doctor) ------------------------------------------
+
+# Every check is there, each with a state and a fix where it is not ok; the
+# verdict follows the checks and the exit status the verdict; and what it
+# says of namespaces is what the stubs then do: it cannot say "works" of a
+# machine where the stub fails.  As the test user, then (as root) as root.
+checks="['userns', 'apparmor', 'landlock', 'seccomp', 'cgroups', 'ia32', 'proc_masks', 'container_seccomp', 'docker_socket', 'stubs_run']"
+doctor_cases() { # WHO: the JSON in $OUT, the exit status in $RC
+	local who=$1 drc=$RC doc=$OUT jrc wrc
+	check "doctor-checks-$who" '[c["name"] for c in s["checks"]]' "$checks"
+	check "doctor-states-$who" 'all(c["state"] in ("ok", "fallback", "fails", "info") and (c["fix"] is None) == (c["state"] == "ok") or c["state"] == "info" for c in s["checks"])' True
+	check "doctor-verdict-$who" 's["verdict"] == max((c["state"] for c in s["checks"] if c["state"] != "info"), key=["ok", "fallback", "fails"].index), s["verdict"] == "ok"' \
+		"(True, $([ "$drc" = 0 ] && echo True || echo False))"
+	# What the stubs then do, run the same way as the doctor ran them.
+	if [ "$who" = user ]; then
+		srun -- "$T/bin/jail" true
+		jrc=$RC
+		srun -- "$T/bin/jail-worker" true
+		wrc=$RC
+	else
+		jrc=$(cd "$T/proj" && "$T/bin/jail" true >/dev/null 2>&1; echo $?)
+		wrc=$(cd "$T/proj" && "$T/bin/jail-worker" true >/dev/null 2>&1; echo $?)
+	fi
+	OUT=$doc
+	local want_ns=False want_run=fails
+	[ "$jrc" = 0 ] && want_ns=True && want_run=ok
+	[ "$jrc" != 0 ] && [ "$wrc" = 0 ] && want_run=fallback
+	check "doctor-agrees-$who" 's["userns"]["available"], [c["state"] for c in s["checks"] if c["name"] == "stubs_run"][0], [r["exit"] for r in s["runs"]]' \
+		"($want_ns, '$want_run', [$jrc, $wrc])"
+	check "doctor-userns-$who" '[c["state"] for c in s["checks"] if c["name"] == "userns"][0] == ("ok" if s["userns"]["available"] else "fallback" if s["fallback"]["runs"] else "fails")' True
+}
+
+srun -- "$st" --doctor --json
+lab=$(jq_ 's["landlock"]["abi"]')
+doctor_cases user
+# The same machine as aijail-status measures it from outside a jail.
+srun -- "$st" --json
+check doctor-landlock "$lab" "$(jq_ 's["landlock"]["abi"]')"
+srun -- "$st" --doctor
+dtext=$OUT
+dmiss=
+for c in userns apparmor landlock seccomp cgroups ia32 proc_masks container_seccomp docker_socket stubs_run; do
+	grep -Eq "^(ok|falls back|fails|info) +$c " <<<"$dtext" || dmiss="$dmiss $c"
+done
+if [ -z "$dmiss" ] && grep -q '^verdict: ' <<<"$dtext"; then pass doctor-text; else
+	fail doctor-text "missing:${dmiss:- the verdict}: $(printf '%q' "$dtext")"
+fi
+
+# A Docker socket in reach (DOCKER_HOST, as the stubs find it) is named.
+"$py" -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$T/docker.sock"
+chmod 0666 "$T/docker.sock"
+srun DOCKER_HOST="unix://$T/docker.sock" -- "$st" --doctor --json
+check doctor-docker 's["docker_socket"], "'"$T"'/docker.sock" in [c["detail"] for c in s["checks"] if c["name"] == "docker_socket"][0]' \
+	"('$T/docker.sock', True)"
+rm -f "$T/docker.sock"
+
+# Inside a jail no stub can make namespaces (jails do not nest): a machine
+# where the stubs fail on any host, and the doctor must say so, as they do.
+srun -- "$T/bin/jail" --jail-ro="$T/bin" "$st" --doctor --json
+check doctor-in-jail 's["verdict"], s["userns"]["available"], [c["state"] for c in s["checks"] if c["name"] in ("userns", "container_seccomp", "stubs_run")], [r["exit"] for r in s["runs"]], "jails do not nest" in s["userns"]["why"]' \
+	"('fails', False, ['fails', 'fails', 'fails'], [125, 125], True)"
+
+# aijail-status alone, no stub beside it: no verdict of "works".
+mkdir -p "$T/alone"
+cp "$st" "$T/alone/"
+srun -- "$T/alone/aijail-status" --doctor --json
+check doctor-alone 's["verdict"], [c["state"] for c in s["checks"] if c["name"] == "stubs_run"][0], s["runs"]' \
+	"('fails', 'fails', [])"
+if [ "$RC" = 1 ]; then pass doctor-alone-exit; else fail doctor-alone-exit "exit $RC, expected 1"; fi
+
+if [ $as_root -eq 1 ]; then
+	OUT=$(cd "$T/proj" && "$st" --doctor --json)
+	RC=$?
+	doctor_cases root
+	check doctor-root-uid 's["uid"]' 0
+else
+	skip doctor-root "not run as root"
+fi
+
 echo "status: $npass passed, $nfail failed, $nskip skipped"
 [ $nfail -eq 0 ]
