@@ -148,6 +148,8 @@ make_image() {
 	local sbin=$bin
 	[ "$layout" = bindir ] && sbin=$r/usr/bin
 	cp "$B/bin/jail-worker" "$B/bin/jail" "$sbin/"
+	# aijail-status --doctor asks the stubs beside it.
+	[ -x "$B/bin/aijail-status" ] && cp "$B/bin/aijail-status" "$sbin/"
 	cp "$PROBE" "$sbin/probe"
 	make_scripts "$r/t"
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$r/etc/passwd"
@@ -180,6 +182,26 @@ expect() {
 		printf '%s\n' "$out" | sed 's/^/        /' | head -20
 	fi
 }
+
+# doctor_expect DESCRIPTION WANT_RC|any PYEXPR WANT -- docker run args…:
+# aijail-status --doctor --json in the container; PYEXPR (s the JSON) must
+# print WANT, so that what it says is checked against what the stubs did
+# in the same run (s["runs"]).
+doctor_expect() {
+	local what=$1 want=$2 expr=$3 val=$4 out rc got
+	shift 5
+	out=$("$DOCKER" run --rm "$@" aijail-status --doctor --json 2>&1)
+	rc=$?
+	got=$(printf '%s' "$out" | python3 -c 'import json, sys; s = json.load(sys.stdin); print(eval(sys.argv[1]))' "$expr" 2>&1)
+	if { [ "$want" = any ] || [ "$rc" = "$want" ]; } && [ "$got" = "$val" ]; then
+		ok "$what"
+	else
+		bad "$what (exit $rc, wanted $want; $expr is $got, wanted $val; output:)"
+		printf '%s\n' "$out" | sed 's/^/        /' | head -30
+	fi
+}
+# state NAME: the expression for a check's state.
+dstate() { printf '[c["state"] for c in s["checks"] if c["name"] == "%s"][0]' "$1"; }
 
 # expect_not: the output must not contain PATTERN (content that must not leak).
 expect_not() {
@@ -316,6 +338,22 @@ for layout in ${AJ_DOCKER_LAYOUTS-merged bindir nousr}; do
 		expect "a Docker socket in the container: the fallback refuses (125)" 125 'Docker socket is root on its host' -- -v "$T/d.sock:/var/run/docker.sock" "${base[@]}" jail-worker true
 		expect "a stub without the fallback: 125, naming the seccomp profile" 125 'seccomp filter was already loaded.*seccomp=unconfined' -- "${base[@]}" jail sh -c true
 		expect "its explain: exit 125" 125 'fallback: +none declared' -- "${base[@]}" jail --jail-explain sh
+		# --doctor: the container's seccomp profile and its covered /proc
+		# named with their fixes, and the verdict what the stubs just did:
+		# jail fails closed (125), jail-worker falls back (0).
+		if [ "$layout:$who" = merged:root ]; then
+			echo "  --doctor's text here:"
+			"$DOCKER" run --rm "${base[@]}" aijail-status --doctor 2>&1 | sed 's/^/        /'
+		fi
+		doctor_expect "doctor: no full jail, the fallback, as the stubs did" 1 \
+			"s['verdict'], s['userns']['available'], $(dstate userns), $(dstate container_seccomp), $(dstate proc_masks), $(dstate stubs_run), [r['exit'] for r in s['runs']], s['proc_covered'], s['seccomp']['mode_before_us']" \
+			"('fallback', False, 'fallback', 'fallback', 'fallback', 'fallback', [125, 0], True, 2)" -- "${base[@]}"
+		doctor_expect "doctor: the fixes name the container's options" 1 \
+			"'seccomp=unconfined' in [c['fix'] for c in s['checks'] if c['name'] == 'container_seccomp'][0], 'systempaths=unconfined' in [c['fix'] for c in s['checks'] if c['name'] == 'proc_masks'][0]" \
+			"(True, True)" -- "${base[@]}"
+		doctor_expect "doctor: a Docker socket in the container fails the fallback, as jail-worker then does" 1 \
+			"s['verdict'], s['docker_socket'], $(dstate docker_socket), [r['exit'] for r in s['runs']]" \
+			"('fails', '/var/run/docker.sock', 'fails', [125, 125])" -- -v "$T/d.sock:/var/run/docker.sock" "${base[@]}"
 	done
 	echo "== $layout, root and user, --security-opt seccomp=unconfined systempaths=unconfined apparmor=unconfined"
 	for who in root user; do
@@ -329,6 +367,10 @@ for layout in ${AJ_DOCKER_LAYOUTS-merged bindir nousr}; do
 		expect "$who: a denied file: EACCES" 1 'read: EACCES' -- "${full[@]}" jail-worker probe read id.key
 		expect "$who: a write outside the project fails" 1 'write: (EACCES|EROFS|ENOENT)' -- "${full[@]}" jail-worker probe write /outside/x
 		expect "$who: the generic jail runs too" 0 '^ran$' -- "${full[@]}" jail sh -c 'echo ran'
+		# (Its exit status also weighs the cgroup, which is the host's affair.)
+		doctor_expect "$who: doctor: the full jail, as the stubs did" any \
+			"s['userns']['available'], $(dstate userns), $(dstate container_seccomp), $(dstate proc_masks), $(dstate stubs_run), [r['exit'] for r in s['runs']]" \
+			"(True, 'ok', 'ok', 'ok', 'ok', [0, 0])" -- "${full[@]}"
 	done
 	echo "== $layout, seccomp=unconfined only: /proc is covered"
 	expect "the generic jail: 125, naming systempaths=unconfined" 125 'systempaths=unconfined' -- -w /proj --security-opt seccomp=unconfined --security-opt apparmor=unconfined "$img" jail sh -c true
