@@ -426,9 +426,11 @@ check-noia32: all $(B)/tests/probe $(B)/tests/helper $(B)/tests/unit/compiler/te
 # into build/apparmor-vm/ by apt-get download with a configuration of its
 # own): the package's profile parses and loads, the stubs run under it, and
 # on Ubuntu's kernel, with kernel.apparmor_restrict_unprivileged_userns=1,
-# they fail closed without it; --doctor says the same each time.
+# they fail closed without it; the release archive's profile and INSTALL's
+# command the same for /usr/local/bin; --doctor says the same each time.
 
 check-apparmor: all $(B)/tests/helper
+	$(MAKE) dist ARCH=x86_64
 	AIJAIL_BUILD=$(abspath $(B)) tests/apparmor/run.sh
 
 # --- bench, fuzz, install ----------------------------------------------------

@@ -23,7 +23,9 @@
 # Environment: AIJAIL_BUILD (default <repo>/build), AJ_QEMU_TIMEOUT
 # (seconds for each boot, default 600), AJ_QEMU_SMP (default 2),
 # AJ_QEMU_ACCEL (tcg, the default, or kvm), AJ_APPARMOR_BOOTS (default
-# "debian13 ubuntu24.04"), AJ_DEBIAN_MIRROR, AJ_UBUNTU_MIRROR.
+# "debian13 ubuntu24.04"), AJ_DIST_TGZ (the release archive, default
+# build/dist's x86_64 one, which make check-apparmor makes), AJ_DEBIAN_MIRROR,
+# AJ_UBUNTU_MIRROR.
 set -u -o pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${AIJAIL_BUILD:-$root/build}
@@ -106,6 +108,14 @@ for l in libc.so.6 ld-linux-x86-64.so.2; do
 	[ -n "$f" ] || die "no $l in trixie's libc6"
 	cp -L "$f" "$r/opt/aa/lib/"
 done
+# The release archive, unpacked as its INSTALL says (into /usr/local): its
+# own profile, for /usr/local/bin, loaded in the VM by INSTALL's command.
+tgz=${AJ_DIST_TGZ:-$(ls "$root"/build/dist/aijail-*-x86_64-linux.tar.gz 2>/dev/null | head -1)}
+[ -f "$tgz" ] || die "no release archive in $root/build/dist: run make dist"
+mkdir -p "$r/usr/local" && tar -xzf "$tgz" -C "$r/usr/local" --strip-components=1 ||
+	die "cannot unpack $tgz"
+grep -o 'sudo install .*' "$r/usr/local/INSTALL" | grep apparmor_parser | sed 's/sudo //g' >"$r/opt/aj/dist-install" ||
+	die "INSTALL has no profile command"
 # The profile, as the package installs it (make install's PREFIX=/usr).
 "$root/contrib/apparmor/profile.sh" /usr/bin "${stubs[@]}" >"$r/usr/share/aijail/apparmor/aijail" ||
 	die "contrib/apparmor/profile.sh failed"

@@ -154,3 +154,39 @@ if [ "$restrict" = 1 ]; then
 		fail doctor-uncovered-copy "jail exit $jrc, doctor exit $DRC: $DOC"
 	fi
 fi
+
+# The release archive in /usr/local: INSTALL's one command (sudo dropped:
+# this is root) installs and loads its profile; before it, on Ubuntu's
+# kernel its stubs fail closed and --doctor names that very command.
+if [ "$restrict" = 1 ]; then
+	user /usr/local/bin/jail /usr/bin/aijail-status --json
+	jrc=$RC
+	doctor dist-before /usr/local/bin
+	if [ "$jrc" = 125 ] && [ "$DRC" = 1 ] &&
+		echo "$DOC" | grep -q 'sudo install -m 0644 /usr/local/share/aijail/apparmor/aijail /etc/apparmor.d/aijail.usr.local.bin && sudo apparmor_parser -r /etc/apparmor.d/aijail.usr.local.bin'; then
+		pass dist-doctor-before
+	else
+		fail dist-doctor-before "jail exit $jrc, doctor exit $DRC: $DOC"
+	fi
+fi
+cmd=$(cat /opt/aj/dist-install)
+echo "AJSMOKE INFO INSTALL's command: $cmd"
+# busybox-static has no install(1): the one form the command uses, by cp.
+shim='install() { m=$2; shift 2; cp "$1" "$2" && chmod "$m" "$2"; }'
+out=$(sh -c "$shim; apparmor_parser() { $PARSER \"\$@\"; }; $cmd" 2>&1)
+if [ $? = 0 ] && grep -q '^/usr/local/bin/jail-worker (unconfined)$' /sys/kernel/security/apparmor/profiles &&
+	grep -q '^/usr/bin/jail-worker (unconfined)$' /sys/kernel/security/apparmor/profiles; then
+	pass dist-profile-loads
+else
+	fail dist-profile-loads "$out"
+fi
+user /usr/local/bin/jail /usr/bin/aijail-status --json
+if [ "$RC" = 0 ] && echo "$OUT" | grep -q '"in_jail": true'; then pass dist-jail-runs; else
+	fail dist-jail-runs "exit $RC, err '$ERR'"
+fi
+doctor dist-after /usr/local/bin
+if [ "$(state_of apparmor)" = ok ] && [ "$(state_of stubs_run)" = ok ] && [ "$(state_of userns)" = ok ]; then
+	pass dist-doctor-after
+else
+	fail dist-doctor-after "exit $DRC: $DOC"
+fi
