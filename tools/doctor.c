@@ -364,6 +364,19 @@ static void find_stubs(void)
 /* Where the install command of a profile for these stubs is: the profile
  * made for this folder (share/aijail/apparmor/aijail beside bin/), whose
  * "# Install:" line names its place under /etc/apparmor.d. */
+/* The name under /etc/apparmor.d of the profile for the stubs in dir, as
+ * contrib/apparmor/profile.sh names it. */
+static void profile_name(const char *dir, char *out, size_t n)
+{
+	size_t o = snprintf(out, n, "aijail");
+
+	if (!strcmp(dir, "/usr/bin"))
+		return;
+	for (; *dir && o + 1 < n; dir++)
+		out[o++] = *dir == '/' ? '.' : *dir;
+	out[o] = '\0';
+}
+
 static void profile_fix(void)
 {
 	static char text[16384];
@@ -379,14 +392,12 @@ static void profile_fix(void)
 	if (slurp(d.profile_file, text, sizeof(text)) < 0 || !strstr(text, want) ||
 	    !(inst = strstr(text, "/etc/apparmor.d/")) ||
 	    sscanf(inst + 16, "%127[A-Za-z0-9._-]", name) != 1) {
-		snprintf(d.profile_fix, sizeof(d.profile_fix),
-		         "no profile for %s ships here: make one with aijail's "
-		         "contrib/apparmor/profile.sh "
-		         "%s jail jail-worker ... >aijail.profile, then sudo install -m 0644 "
-		         "aijail.profile "
-		         "/etc/apparmor.d/aijail.local && sudo apparmor_parser -r "
-		         "/etc/apparmor.d/aijail.local",
-		         d.dir, d.dir);
+		profile_name(d.dir, name, sizeof(name));
+		snprintf(
+		    d.profile_fix, sizeof(d.profile_fix),
+		    "sudo sh -c '%s/aijail-status --apparmor-profile >/etc/apparmor.d/%s' && sudo "
+		    "apparmor_parser -r /etc/apparmor.d/%s",
+		    d.dir, name, name);
 		d.profile_file[0] = '\0';
 		return;
 	}
@@ -888,6 +899,34 @@ static void print_text(void)
 			printf("%-28s fix: %s\n", "", c->fix);
 	}
 	printf("verdict: %s\n", verdict_text(v));
+}
+
+/* The profile contrib/apparmor/profile.sh makes for the stubs beside this
+ * program, byte for byte (tests/status compares them), for installs that
+ * ship none for their folder: a wheel's, a copy. */
+int doctor_profile(void)
+{
+	char name[PATH_MAX];
+
+	find_stubs();
+	profile_name(d.dir, name, sizeof(name));
+	printf("# AppArmor profile for aijail's stubs in %s: each may make a user\n"
+	       "# namespace (userns) where kernel.apparmor_restrict_unprivileged_userns=1\n"
+	       "# (Ubuntu 24.04 and later) and is otherwise unconfined; the stub confines\n"
+	       "# what it runs itself (namespaces, seccomp, Landlock).\n"
+	       "# Install: sudo install -m 0644 THIS-FILE /etc/apparmor.d/%s && sudo "
+	       "apparmor_parser -r /etc/apparmor.d/%s\n"
+	       "# Needs AppArmor 4.0 or later (the userns rule); AppArmor 3 has no such\n"
+	       "# restriction to meet.\n\nabi <abi/4.0>,\n\ninclude <tunables/global>\n",
+	       d.dir, name, name);
+	for (unsigned i = 0; i < N_STUBS; i++)
+		if (d.stubs[i].present)
+			printf(
+			    "\nprofile %s/%s flags=(unconfined) {\n  userns,\n\n  # Site-specific "
+			    "additions and overrides: local/README.\n  include if exists "
+			    "<local/%s>\n}\n",
+			    d.dir, d.stubs[i].name, name);
+	return fflush(stdout) || ferror(stdout) ? 2 : 0;
 }
 
 int doctor_main(bool json)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 int doctor_main(bool json);
+/* --apparmor-profile: the stubs' profile for the folder they are in. */
+int doctor_profile(void);
 
 /* Part of proc covered by another mount, as the stubs test it
  * (stub/variant/nscause.c). */

@@ -4,6 +4,7 @@
  *   aijail-status [--json]
  *   aijail-status --watchers [--json]
  *   aijail-status --doctor [--json]
+ *   aijail-status --apparmor-profile
  *
  * --doctor checks the machine for the stubs beside this program (doctor.c).
  *
@@ -737,7 +738,7 @@ static int list_watchers(bool json)
 
 int main(int argc, char **argv)
 {
-	bool json = false, jailed, watchers = false, doctor = false;
+	bool json = false, jailed, watchers = false, doctor = false, profile = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
@@ -746,14 +747,21 @@ int main(int argc, char **argv)
 			watchers = true;
 		} else if (!strcmp(argv[i], "--doctor")) {
 			doctor = true;
+		} else if (!strcmp(argv[i], "--apparmor-profile")) {
+			profile = true;
 		} else if (!strcmp(argv[i], "--help")) {
 			puts(
 			    "usage: aijail-status [--json]\n       aijail-status --watchers "
-			    "[--json]\n       aijail-status --doctor [--json]\n\nReports what confines this "
+			    "[--json]\n       aijail-status --doctor [--json]\n       "
+			    "aijail-status "
+			    "--apparmor-profile\n\nReports what confines this "
 			    "process, measured from inside; with --watchers,\nthe caller's project "
 			    "watchers; with --doctor, whether the stubs beside it can\nbuild their "
-			    "jails on this machine, what falls back, and the fix for each.\nExit "
-			    "status: 0 in a jail (--watchers: 0; --doctor: full jails here), 1 not\nin "
+			    "jails on this machine, what falls back, and the fix for each; with\n"
+			    "--apparmor-profile, the AppArmor profile for the stubs beside "
+			    "it.\nExit "
+			    "status: 0 in a jail (--watchers: 0; --doctor: full jails here), 1 "
+			    "not\nin "
 			    "a jail (--doctor: a stub falls back or fails), 2 usage.");
 			return 0;
 		} else {
@@ -761,10 +769,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (watchers && doctor) {
-		fprintf(stderr, "aijail-status: usage: --watchers and --doctor are two reports\n");
+	if (watchers + doctor + profile > 1) {
+		fprintf(stderr, "aijail-status: usage: --watchers, --doctor and --apparmor-profile "
+		                "are three reports\n");
 		return 2;
 	}
+	if (profile)
+		return doctor_profile();
 	if (watchers)
 		return list_watchers(json);
 	if (doctor)

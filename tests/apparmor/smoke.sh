@@ -147,11 +147,21 @@ if [ "$restrict" = 1 ]; then
 	user /tmp/elsewhere/jail /usr/bin/aijail-status --json
 	jrc=$RC
 	doctor elsewhere /tmp/elsewhere
+	fix=$(echo "$DOC" | grep '"name": "apparmor"' | sed 's/.*"fix": "\(.*\)"}.*/\1/')
 	if [ "$jrc" = 125 ] && [ "$DRC" = 1 ] && [ "$(state_of stubs_run)" != ok ] &&
-		echo "$DOC" | grep -q 'profile.sh /tmp/elsewhere'; then
+		[ "$fix" = "sudo sh -c '/tmp/elsewhere/aijail-status --apparmor-profile >/etc/apparmor.d/aijail.tmp.elsewhere' && sudo apparmor_parser -r /etc/apparmor.d/aijail.tmp.elsewhere" ]; then
 		pass doctor-uncovered-copy
 	else
-		fail doctor-uncovered-copy "jail exit $jrc, doctor exit $DRC: $DOC"
+		fail doctor-uncovered-copy "jail exit $jrc, doctor exit $DRC, fix '$fix': $DOC"
+	fi
+	# That fix, run (sudo dropped: this is root), covers the copy.
+	out=$(sh -c "apparmor_parser() { $PARSER \"\$@\"; }; $(echo "$fix" | sed 's/sudo //g')" 2>&1)
+	user /tmp/elsewhere/jail /usr/bin/aijail-status --json
+	if [ "$RC" = 0 ] && echo "$OUT" | grep -q '"in_jail": true' &&
+		grep -q '^/tmp/elsewhere/jail (unconfined)$' /sys/kernel/security/apparmor/profiles; then
+		pass doctor-fix-covers-copy
+	else
+		fail doctor-fix-covers-copy "exit $RC, err '$ERR', the fix said: $out"
 	fi
 fi
 

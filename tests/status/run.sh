@@ -252,6 +252,16 @@ srun -- "$T/bin/jail" --jail-ro="$T/bin" "$st" --doctor --json
 check doctor-in-jail 's["verdict"], s["userns"]["available"], [c["state"] for c in s["checks"] if c["name"] in ("userns", "container_seccomp", "stubs_run")], [r["exit"] for r in s["runs"]], "jails do not nest" in s["userns"]["why"]' \
 	"('fails', False, ['fails', 'fails', 'fails'], [125, 125], True)"
 
+# --apparmor-profile: the profile contrib/apparmor/profile.sh makes for the
+# stubs beside it, byte for byte (the fix --doctor gives where no profile
+# ships for their folder).
+srun -- "$st" --apparmor-profile
+if [ "$RC" = 0 ] && [ "$OUT" = "$("$root/contrib/apparmor/profile.sh" "$T/bin" jail-worker jail)" ]; then
+	pass apparmor-profile
+else
+	fail apparmor-profile "exit $RC: $(diff <(printf '%s\n' "$OUT") <("$root/contrib/apparmor/profile.sh" "$T/bin" jail-worker jail) | head -5)"
+fi
+
 # aijail-status alone, no stub beside it: no verdict of "works".
 mkdir -p "$T/alone"
 cp "$st" "$T/alone/"
