@@ -99,6 +99,7 @@ static struct {
 	bool explained;
 	int ns_available, fb_declared, fb_runs; /* -1 unknown */
 	char ns_why[768], fb_why[768], explain_err[512];
+	bool no_project;
 	int explain_rc;
 	int ll_kernel, ll_applied;
 	char mem_by[24], pids_by[24], mem_why[256], pids_why[256];
@@ -275,12 +276,24 @@ static int run_stub(char *const argv[], const char *project, char *out, size_t o
 static void ask_stubs(void)
 {
 	static char out[1 << 17];
-	char project[] = "/tmp/aijail-doctor.XXXXXX", err[768], path[PATH_MAX];
+	char project[PATH_MAX], err[768], path[PATH_MAX];
+	const char *bases[] = {getenv("TMPDIR"), "/tmp", "/var/tmp", getenv("HOME")};
+	bool made = false;
 
 	d.ns_available = d.fb_declared = d.fb_runs = -1;
 	d.ll_kernel = d.ll_applied = -1;
-	if (!mkdtemp(project))
+	/* An empty project of our own, where the stubs may write (a
+	 * read-only container's /tmp is not). */
+	for (unsigned i = 0; i < sizeof(bases) / sizeof(bases[0]) && !made; i++) {
+		if (!bases[i] || bases[i][0] != '/')
+			continue;
+		snprintf(project, sizeof(project), "%s/aijail-doctor.XXXXXX", bases[i]);
+		made = mkdtemp(project) != NULL;
+	}
+	if (!made) {
+		d.no_project = true;
 		return;
+	}
 	if (d.explainer) {
 		snprintf(path, sizeof(path), "%s/%s", d.dir, d.explainer);
 		char *argv[] = {path, "--jail-explain=json", NULL};
@@ -715,14 +728,19 @@ static void judge(void)
 			s = S_FALLBACK;
 		else
 			s = S_FAILS;
+		if (d.no_project)
+			snprintf(txt, sizeof(txt),
+			         "no folder to make an empty project in ($TMPDIR, /tmp, /var/tmp, "
+			         "$HOME): the stubs were not asked");
 		say(&checks[C_RUN], s,
-		    s == S_OK ? NULL
+		    s == S_OK      ? NULL
+		    : d.no_project ? "set TMPDIR to a folder this user may write"
 		    : !full->tried && !worker->tried
 		        ? "install the stubs beside aijail-status (make "
 		          "install, the package, the archive's bin/)"
 		    : ns_fix[0] ? ns_fix
 		                : none,
-		    "%s", l ? txt : "no stub beside this program to run");
+		    "%s", l || d.no_project ? txt : "no stub beside this program to run");
 	}
 }
 
@@ -777,6 +795,8 @@ static const char *verdict_text(enum state s)
 
 	if (s == S_OK)
 		return "every stub builds its full jail here";
+	if (d.no_project)
+		return "the stubs could not be asked: see the fixes";
 	if (run == S_FAILS)
 		return "the stubs fail closed here: see the fixes";
 	if (run == S_FALLBACK)
