@@ -13,7 +13,10 @@
 # trixie"), docker import makes it an image, nothing is pulled.  In a
 # container of it, with the three relaxations make check needs and the
 # host's network for apt (this dockerd has no bridge): apt-get update,
-# apt install ./aijail_*.deb (and python3, which jail-python runs); as a
+# apt install ./aijail_*.deb (and python3, which jail-python runs): its
+# AppArmor profile installed and disabled (no AppArmor 4 yet), and after
+# apt install apparmor still disabled on bookworm (AppArmor 3), enabled by
+# the trigger on trixie and read by its parser; as a
 # user, jail-python -c 'print(1)' prints 1 and a project's .env reads
 # empty; then apt install ./aijail-dev_*.deb ./python3-aijail_*.deb: as
 # the user, aijail-compile --build of a policy that includes base.aj
@@ -76,6 +79,22 @@ as_u() { setpriv --reuid=u --regid=u --init-groups --reset-env sh -c "cd /home/u
 cp -r /debs /tmp/debs && chmod -R a+rX /tmp/debs && cd /tmp/debs || exit 99
 step update apt-get update
 step install-aijail apt-get install -y --no-install-recommends ./aijail_*.deb python3
+# The AppArmor profile: a conffile, its local/ include (dh_apparmor), and
+# disabled while no AppArmor 4 (abi/4.0) is there to read it; AppArmor's
+# own package then brings abi/4.0 on trixie (the trigger enables the
+# profile, which its parser reads) and not on bookworm (it stays disabled).
+aa_state() {
+	ls /etc/apparmor.d/aijail /etc/apparmor.d/local/aijail >/dev/null &&
+		if [ -L /etc/apparmor.d/disable/aijail ]; then echo "profile disabled"; else echo "profile enabled"; fi
+}
+step apparmor-installed aa_state
+step apparmor-package apt-get install -y --no-install-recommends apparmor
+step apparmor-after aa_state
+if [ -e /etc/apparmor.d/abi/4.0 ]; then
+	step apparmor-parses sh -c 'apparmor_parser -QK /etc/apparmor.d/aijail && echo parses'
+else
+	step apparmor-parses sh -c 'echo "no abi 4.0: not for this parser"'
+fi
 useradd -m -s /bin/sh u && mkdir /home/u/p && echo SECRET=x >/home/u/p/.env && chown -R u: /home/u/p
 step jail-python as_u "jail-python -c 'print(1)'"
 step masked as_u "jail-python -c 'print(repr(open(\".env\").read()))'"
@@ -123,6 +142,15 @@ for rel in ${AJ_PKG_RELEASES:-bookworm trixie}; do
 		sed -n 's/^= //p' | tr '\n' ' '))"
 	pkg_step "$out" update '' "$rel: apt-get update"
 	pkg_step "$out" install-aijail '' "$rel: apt install ./aijail_*.deb"
+	pkg_step "$out" apparmor-installed '^profile disabled$' \
+		"$rel: /etc/apparmor.d/aijail and local/aijail installed, disabled without AppArmor 4"
+	if [ "$rel" = bookworm ]; then
+		pkg_step "$out" apparmor-after '^profile disabled$' "$rel: AppArmor 3 installed after: the profile stays disabled"
+		pkg_step "$out" apparmor-parses '^no abi 4.0' "$rel: ... its parser has no abi 4.0"
+	else
+		pkg_step "$out" apparmor-after '^profile enabled$' "$rel: AppArmor 4 installed after: the trigger enables the profile"
+		pkg_step "$out" apparmor-parses '^parses$' "$rel: ... and its apparmor_parser reads it"
+	fi
 	pkg_step "$out" jail-python '^1$' "$rel: jail-python -c 'print(1)' as a user prints 1"
 	pkg_step "$out" masked "^''$" "$rel: ... and the project's .env reads empty"
 	pkg_step "$out" install-dev '' "$rel: apt install ./aijail-dev_*.deb ./python3-aijail_*.deb"
