@@ -67,12 +67,18 @@ grep -q '^CONFIG_SECURITY_APPARMOR=y' "$config" || die "$kpkg has no AppArmor bu
 # (kernel.apparmor_restrict_unprivileged_userns, not in Linux's tree).
 ukernel=
 if [[ " $boots " == *" ubuntu24.04 "* ]]; then
-	upkg=$(AJ_FETCH_DIST=noble "$fetch" "$work" --depends linux-image-generic) ||
-		die "apt-get update for Ubuntu 24.04 failed"
-	[ -n "$upkg" ] || die "Ubuntu 24.04's linux-image-generic depends on no kernel"
-	AJ_FETCH_DIST=noble "$fetch" "$work" "$upkg" || die "apt-get download $upkg failed"
-	ukernel=$(ls "$work/deb-noble/$upkg"/boot/vmlinuz-* 2>/dev/null | head -1)
-	[ -f "$ukernel" ] || die "no vmlinuz in $upkg"
+	# Ubuntu's archive is not Debian's: a machine that reaches only
+	# Debian's mirrors skips this boot, saying so; once it answers,
+	# anything else that goes wrong is a failure.
+	if ! upkg=$(AJ_FETCH_DIST=noble "$fetch" "$work" --depends linux-image-generic); then
+		echo "SKIP boot-ubuntu24.04: Ubuntu's archive (${AJ_UBUNTU_MIRROR:-http://archive.ubuntu.com/ubuntu}) did not answer apt-get update; the restriction itself is not tested here"
+		boots=${boots/ubuntu24.04/}
+	else
+		[ -n "$upkg" ] || die "Ubuntu 24.04's linux-image-generic depends on no kernel"
+		AJ_FETCH_DIST=noble "$fetch" "$work" "$upkg" || die "apt-get download $upkg failed"
+		ukernel=$(ls "$work/deb-noble/$upkg"/boot/vmlinuz-* 2>/dev/null | head -1)
+		[ -f "$ukernel" ] || die "no vmlinuz in $upkg"
+	fi
 fi
 aa=$work/deb/apparmor
 [ -x "$aa/usr/sbin/apparmor_parser" ] || die "no apparmor_parser in trixie's apparmor"
