@@ -26,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -34,7 +35,10 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "root/root.h"
 
@@ -315,6 +319,52 @@ static void caps_keep(void)
 		die("drop capabilities", errno, NULL);
 }
 
+/* What this process calls once it watches, and nothing else: it runs
+ * beside a jail that names what it opens, so a bug here must not become a
+ * way out.  Other calls fail (EPERM, then a message and the jail ends);
+ * another architecture's are killed.  The numbers are musl's SYS_*, the
+ * same that built this code. */
+#if defined(__x86_64__)
+#define APPEAR_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define APPEAR_ARCH AUDIT_ARCH_AARCH64
+#endif
+static void filter_install(void)
+{
+#ifdef APPEAR_ARCH
+	static const unsigned allowed[] = {
+	    SYS_read,      SYS_write,     SYS_close,         SYS_openat,   SYS_newfstatat,
+	    SYS_fstatfs,   SYS_getdents64, SYS_fchdir,       SYS_inotify_add_watch,
+	    SYS_open_tree, SYS_move_mount, SYS_mount_setattr, SYS_mkdirat, SYS_mknodat,
+	    SYS_exit,      SYS_exit_group,
+#ifdef SYS_fstat
+	    SYS_fstat,
+#endif
+	};
+	enum { N = sizeof(allowed) / sizeof(allowed[0]) };
+	struct sock_filter f[4 + N + 2];
+	unsigned k = 0;
+
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	                                      offsetof(struct seccomp_data, arch));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, APPEAR_ARCH, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	                                      offsetof(struct seccomp_data, nr));
+	/* Each match jumps to the ALLOW at the end; x32's numbers (bit
+	 * 30) match none. */
+	for (unsigned i = 0; i < N; i++)
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed[i],
+		                                      (uint8_t)(N - i), 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = {(unsigned short)k, f};
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		die("install the seccomp filter of the process that covers new names", errno, NULL);
+#endif
+}
+
 extern char **environ;
 
 /* Every descriptor but stderr and keep[]: pid 1's socket to the parent,
@@ -381,6 +431,7 @@ static noreturn void appear_run(const struct aj_variant *v)
 	if (fstat(pfd, &st))
 		die("inspect the project", errno, NULL);
 	project_dev = st.st_dev;
+	filter_install();
 	add(pfd, sc->start, 0);
 	if (unwatched) {
 		char num[AJ_DEC_MAX];
