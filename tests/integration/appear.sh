@@ -94,3 +94,49 @@ fi
 if [ $as_root -eq 1 ] && c root-appear-covered; then
 	appear_case root root-appear-covered
 fi
+
+# The covering process (pid 2 inside) is pid 1's kind: nothing of it opens
+# from inside, and it cannot be stopped quietly.  From Landlock ABI 6 the
+# jail cannot signal it at all; below, killing it ends the jail (125).
+if c appear-coverer-inside; then
+	jrun user -- jail-worker sh -c 'test "$(cat /proc/2/comm)" = aijail-cover || echo "pid 2 is $(cat /proc/2/comm)"
+for f in environ mem maps; do cat /proc/2/$f >/dev/null 2>&1 && echo "$f readable"; done
+kill -STOP 2 2>/dev/null && echo stopped; kill -9 2 2>/dev/null && echo killed; sleep 0.5; echo done'
+	if [ "$RC" = 125 ] && [[ $ERR == *"cover what appears in the project"* ]]; then
+		pass appear-coverer-inside
+	else
+		expect appear-coverer-inside 0 done
+	fi
+fi
+
+# Killed from outside (the same user may): the jail ends, exit 125, saying so.
+if c appear-coverer-killed; then
+	ap=$T/appear-killed
+	mkdir -p "$ap"
+	chown "$tuid:$tgid" "$ap"
+	(
+		CWD=$ap jrun user -- jail-worker sh -c 'touch ready; sleep 30; echo survived'
+		echo "$RC" >"$T/out/appear-rc"
+	) &
+	for i in $(seq 600); do
+		[ -e "$ap/ready" ] && break
+		sleep 0.05
+	done
+	cpid=
+	for p in $(pgrep -u "$tuid" -x aijail-cover); do
+		[ "$(readlink "/proc/$p/cwd")" = "$ap" ] && cpid=$p
+	done
+	[ -n "$cpid" ] && kill -9 "$cpid"
+	wait $!
+	RC=$(cat "$T/out/appear-rc")
+	OUT=$(cat "$T/out/stdout")
+	ERR=$(cat "$T/out/stderr")
+	if [ -z "$cpid" ]; then
+		fail appear-coverer-killed "no aijail-cover process found for the jail"
+	elif [ "$RC" = 125 ] && [[ $ERR == *"cover what appears in the project: the process that covers it was killed or stopped"* ]]; then
+		pass appear-coverer-killed
+	else
+		fail appear-coverer-killed "exit status $RC, stdout $(q "$OUT"), stderr $(q "$ERR")"
+	fi
+	rm -rf "$ap"
+fi
