@@ -349,8 +349,9 @@ noreturn void supervise_init(const struct run *r)
 				}
 				kill(-1, SIGKILL);
 				die("cover what appears in the project", 0,
-				    WIFEXITED(status) ? "the process that covers it failed"
-				                      : "the process that covers it was killed or stopped");
+				    WIFEXITED(status)
+				        ? "the process that covers it failed"
+				        : "the process that covers it was killed or stopped");
 			}
 			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status))) {
 				if (run_fallback) /* no pid namespace to end the rest */

@@ -147,8 +147,8 @@ static void cover(int dfd, dev_t ddev, const char *name, uint64_t state, bool bo
 	/* What it is now decides, as at launch: a symlink counts as a
 	 * directory (a link named secrets/ would lead past the deny). */
 	if (!bound)
-		kind = match_classify(sc, name, strlen(name), S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode),
-		                      state, &inside);
+		kind = match_classify(sc, name, strlen(name),
+		                      S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode), state, &inside);
 	if ((kind == AJ_PATTERN_MASK || kind == AJ_PATTERN_DENY) &&
 	    (e = mask_cover_new(tfd, kind == AJ_PATTERN_DENY, S_ISDIR(st.st_mode),
 	                        S_ISLNK(st.st_mode) ? 0444 : st.st_mode)) &&
@@ -334,10 +334,12 @@ static void filter_install(void)
 {
 #ifdef APPEAR_ARCH
 	static const unsigned allowed[] = {
-	    SYS_read,      SYS_write,     SYS_close,         SYS_openat,   SYS_newfstatat,
-	    SYS_fstatfs,   SYS_getdents64, SYS_fchdir,       SYS_inotify_add_watch,
-	    SYS_open_tree, SYS_move_mount, SYS_mount_setattr, SYS_mkdirat, SYS_mknodat,
-	    SYS_exit,      SYS_exit_group,
+	    SYS_read,       SYS_write,      SYS_close,
+	    SYS_openat,     SYS_newfstatat, SYS_fstatfs,
+	    SYS_getdents64, SYS_fchdir,     SYS_inotify_add_watch,
+	    SYS_open_tree,  SYS_move_mount, SYS_mount_setattr,
+	    SYS_mkdirat,    SYS_mknodat,    SYS_exit,
+	    SYS_exit_group,
 #ifdef SYS_fstat
 	    SYS_fstat,
 #endif
@@ -421,7 +423,8 @@ static noreturn void appear_run(const struct aj_variant *v)
 	pfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ifd = inotify_init1(IN_CLOEXEC);
 	if (pfd < 0 || ifd < 0) {
-		warn(pfd < 0 ? "cannot open the project to watch it" : "cannot watch the project (inotify)",
+		warn(pfd < 0 ? "cannot open the project to watch it"
+		             : "cannot watch the project (inotify)",
 		     errno);
 		_exit(0);
 	}
@@ -442,9 +445,11 @@ static noreturn void appear_run(const struct aj_variant *v)
 		out_s(aj_progname);
 		out_s(": warning: ");
 		out_s(num);
-		out_s(unwatched == 1 ? " directory of the project is" : " directories of the project are");
+		out_s(unwatched == 1 ? " directory of the project is"
+		                     : " directories of the project are");
 		out_s(" past the inotify watches this jail may take (fs.inotify.max_user_watches);"
-		      " names that appear there during the run are covered by the next launch only\n");
+		      " names that appear there during the run are covered by the next launch "
+		      "only\n");
 		out_flush();
 		told = true;
 	}
@@ -484,7 +489,8 @@ bool appear_wanted(const struct aj_variant *v)
 	if (run_fallback || !s || (e && !strcmp(e, "0")))
 		return false;
 	for (unsigned i = 0; i < s->n_floating; i++)
-		if (s->floating[i].kind == AJ_PATTERN_MASK || s->floating[i].kind == AJ_PATTERN_DENY)
+		if (s->floating[i].kind == AJ_PATTERN_MASK ||
+		    s->floating[i].kind == AJ_PATTERN_DENY)
 			return true;
 	for (unsigned i = 0; i < s->n_steps; i++)
 		if (s->steps[i].kind == AJ_PATTERN_MASK || s->steps[i].kind == AJ_PATTERN_DENY)

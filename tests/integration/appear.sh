@@ -45,7 +45,7 @@ for n in names + ["ctrl.txt"]:
 
 # appear_case WHO NAME: the case, with the jail run as WHO (user, root).
 appear_case() {
-	local who=$1 name=$2 ap=$T/appear-$1 src=$T/appear-src-$1 i owner=$tuid:$tgid
+	local who=$1 name=$2 ap=$T/appear-$1 src=$T/appear-src-$1 owner=$tuid:$tgid
 	# Root in the jail has no capability: its project is root's own.
 	[ "$who" = root ] && owner=0:0
 	rm -rf "$ap" "$src"
@@ -58,7 +58,7 @@ appear_case() {
 		CWD=$ap jrun "$who" -- jail-python -c "$PYAPPEAR"
 		echo "$RC" >"$T/out/appear-rc"
 	) &
-	for i in $(seq 600); do
+	for _ in $(seq 600); do
 		[ -e "$ap/ready" ] && break
 		sleep 0.05
 	done
@@ -91,17 +91,20 @@ ctrl.txt: 'PLAIN'"
 if c appear-covered; then
 	appear_case user appear-covered
 fi
-if [ $as_root -eq 1 ] && c root-appear-covered; then
+if [ "$as_root" -eq 1 ] && c root-appear-covered; then
 	appear_case root root-appear-covered
 fi
 
 # The covering process (pid 2 inside) is pid 1's kind: nothing of it opens
 # from inside, and it cannot be stopped quietly.  From Landlock ABI 6 the
 # jail cannot signal it at all; below, killing it ends the jail (125).
-if c appear-coverer-inside; then
-	jrun user -- jail-worker sh -c 'test "$(cat /proc/2/comm)" = aijail-cover || echo "pid 2 is $(cat /proc/2/comm)"
+# shellcheck disable=SC2016 # expanded inside the jail
+coverer_probe='test "$(cat /proc/2/comm)" = aijail-cover || echo "pid 2 is $(cat /proc/2/comm)"
 for f in environ mem maps; do cat /proc/2/$f >/dev/null 2>&1 && echo "$f readable"; done
-kill -STOP 2 2>/dev/null && echo stopped; kill -9 2 2>/dev/null && echo killed; sleep 0.5; echo done'
+kill -STOP 2 2>/dev/null && echo stopped; kill -9 2 2>/dev/null && echo killed; sleep 0.5
+echo done'
+if c appear-coverer-inside; then
+	jrun user -- jail-worker sh -c "$coverer_probe"
 	if [ "$RC" = 125 ] && [[ $ERR == *"cover what appears in the project"* ]]; then
 		pass appear-coverer-inside
 	else
@@ -118,7 +121,7 @@ if c appear-coverer-killed; then
 		CWD=$ap jrun user -- jail-worker sh -c 'touch ready; sleep 30; echo survived'
 		echo "$RC" >"$T/out/appear-rc"
 	) &
-	for i in $(seq 600); do
+	for _ in $(seq 600); do
 		[ -e "$ap/ready" ] && break
 		sleep 0.05
 	done
