@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
@@ -46,10 +47,11 @@
 /* The share of fs.inotify.max_user_watches one jail's watch may take (the
  * project's watcher keeps all watchers to a share of their own,
  * watchstate.h), and the most this table holds. */
-#define APPEAR_SHARE 10
-#define APPEAR_MAX   32768
-#define APPEAR_HASH  (2 * APPEAR_MAX)
-#define APPEAR_MASK  (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
+#define APPEAR_SHARE    10
+#define APPEAR_MAX      32768
+#define APPEAR_HASH     (2 * APPEAR_MAX)
+#define APPEAR_DELAY_MS 50
+#define APPEAR_MASK     (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
 
 static const struct aj_scan *sc;
 static int ifd = -1;
@@ -421,6 +423,17 @@ static noreturn void appear_run(const struct aj_variant *v)
 	mask_stage_adopt();
 	/* pid 1's working directory is the project, as the jail sees it. */
 	pfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Not at once: an inotify instance with watches costs an SRCU grace
+	 * period when it goes (fsnotify_destroy_group, 5-20 ms here), which
+	 * the end of the jail waits for (the pid namespace's last process).
+	 * A command shorter than this never pays it; a name made meanwhile
+	 * is found by the first listing, which follows the watch. */
+	{
+		struct timespec ts = {0, APPEAR_DELAY_MS * 1000000L};
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 	ifd = inotify_init1(IN_CLOEXEC);
 	if (pfd < 0 || ifd < 0) {
 		warn(pfd < 0 ? "cannot open the project to watch it"
