@@ -155,8 +155,13 @@ class _Worker:
         p = self.pool
         if p.project is None:
             self.project = tempfile.mkdtemp(prefix="aijail-pool.", dir=p.dir)
+        # No covering process beside the zygote (docs/secrets.md, "Names
+        # that appear during the run"): the zygote must be the only
+        # process under pid 1, since it ends each call with kill(-1), which
+        # below Landlock ABI 6 would reach that process and end the jail.
+        env = dict(os.environ if p.env is None else p.env, AIJAIL_APPEAR="0")
         self.proc = subprocess.Popen(
-            p.argv, cwd=self.project or p.project, env=p.env, stdin=subprocess.PIPE,
+            p.argv, cwd=self.project or p.project, env=env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
