@@ -515,11 +515,16 @@ pid_t appear_start(const struct aj_variant *v)
 {
 	pid_t pid;
 
-	if (!mask_stage_kept())
+	if (!appear_wanted(v))
 		return 0;
+	if (!mask_stage_kept()) {
+		/* The covers' nodes need a place no path in the jail reaches. */
+		warn("no directory of the policy hides a stage for covers made during the run", 0);
+		return 0;
+	}
 	pid = fork();
 	if (pid < 0) {
-		warn("start the watch of the project", errno);
+		warn("cannot start the watch of the project", errno);
 		return 0;
 	}
 	if (!pid)
