@@ -108,7 +108,7 @@ if c appear-coverer-inside; then
 	if [ "$RC" = 125 ] && [[ $ERR == *"cover what appears in the project"* ]]; then
 		pass appear-coverer-inside
 	else
-		expect appear-coverer-inside 0 done
+		expect appear-coverer-inside 0 "done"
 	fi
 fi
 
@@ -140,6 +140,44 @@ if c appear-coverer-killed; then
 		pass appear-coverer-killed
 	else
 		fail appear-coverer-killed "exit status $RC, stdout $(q "$OUT"), stderr $(q "$ERR")"
+	fi
+	rm -rf "$ap"
+fi
+
+# Past the watch budget (AIJAIL_APPEAR_WATCHES=1: the top only), the
+# directory left over is named in one warning and the rest still works.
+if c appear-budget; then
+	ap=$T/appear-budget
+	mkdir -p "$ap/sub"
+	chown -R "$tuid:$tgid" "$ap"
+	(
+		CWD=$ap jrun user AIJAIL_APPEAR_WATCHES=1 -- jail-python -c 'import os, time
+dev = os.stat(".").st_dev
+open("ready", "w").close()
+deadline = time.monotonic() + 30
+while time.monotonic() < deadline:
+    try:
+        if os.lstat(".env").st_dev != dev:
+            break
+    except OSError:
+        pass
+    time.sleep(0.005)
+print(repr(open(".env").read()))'
+		echo "$RC" >"$T/out/appear-rc"
+	) &
+	for _ in $(seq 600); do
+		[ -e "$ap/ready" ] && break
+		sleep 0.05
+	done
+	printf 'S=top' >"$ap/.env"
+	wait $!
+	RC=$(cat "$T/out/appear-rc")
+	OUT=$(cat "$T/out/stdout")
+	ERR=$(cat "$T/out/stderr")
+	if [[ $ERR != *"warning: 1 directory of the project is past the inotify watches this jail may take"* ]]; then
+		fail appear-budget "no warning about the budget: stderr $(q "$ERR")"
+	else
+		expect appear-budget 0 "''"
 	fi
 	rm -rf "$ap"
 fi
