@@ -369,8 +369,13 @@ static noreturn void init_run(struct run *r)
 	plan_build();
 	ns_limit_late();
 	ns_scan_receive();
+	if (appear_wanted(r->v))
+		mask_keep_stage();
 	mask_apply(r->project, r->v);
 	plan_finish(r->project);
+	/* Before pid 1 confines itself: covering needs the mount calls that
+	 * Landlock and the filter take away (root/appear.c). */
+	supervise_helper = appear_start(r->v);
 	privs_rlimits_apply(r->v);
 	limits_apply();
 	if ((ruleset = landlock_create(r->v)) >= 0) {

@@ -160,11 +160,16 @@ class _Worker:
         if p.project is None:
             self.project = tempfile.mkdtemp(prefix="aijail-pool.", dir=p.dir)
         self._close_status()
+        # No covering process beside the zygote (docs/secrets.md, "Names
+        # that appear during the run"): the zygote must be the only
+        # process under pid 1, since it ends each call with kill(-1), which
+        # below Landlock ABI 6 would reach that process and end the jail.
+        env = dict(os.environ if p.env is None else p.env, AIJAIL_APPEAR="0")
         rfd, wfd = os.pipe()
         try:
             self.proc = subprocess.Popen(
                 p.argv[:1] + [_status_option(wfd)] + p.argv[1:], cwd=self.project or p.project,
-                env=p.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, pass_fds=(wfd,),
             )
         except BaseException:

@@ -520,7 +520,7 @@ static void print_scan(const struct run *r)
 	                                     : " components; a deeper directory stops the jail\n");
 	rp_field("watcher");
 	rp_str("watcher", watch_explain());
-	rp_t("\n");
+	rp_t("\n"), appear_explain(r->v); /* names that appear during the run */
 	rp_t("masked and denied in ");
 	rp_str("project", r->project);
 	rp_t(", found by ");

@@ -75,6 +75,9 @@ void seccomp_install(const struct aj_variant *v);
 /* supervise.c */
 extern sigset_t supervise_sig_orig;
 extern sigset_t supervise_sig_wait; /* what the parent and pid 1 take synchronously */
+/* pid 1's other child, which covers names that appear during the run
+ * (root/appear.c); 0: none.  Killed, stopped or failed, it ends the jail. */
+extern pid_t supervise_helper;
 void supervise_block(void);
 void supervise_signal(pid_t child, int sig);
 int supervise_signal_fd(void);

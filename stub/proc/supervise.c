@@ -33,6 +33,7 @@
 
 sigset_t supervise_sig_orig;
 sigset_t supervise_sig_wait;
+pid_t supervise_helper;
 
 static const int forwarded[] = {SIGINT,  SIGTERM, SIGHUP,   SIGQUIT,
                                 SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
@@ -341,13 +342,30 @@ noreturn void supervise_init(const struct run *r)
 		/* When pid 1 exits, the kernel kills what is left of the
 		 * namespace and waits for it: nothing of the jail outlives
 		 * the status the caller gets. */
-		while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+		while ((p = waitpid(-1, &status, WNOHANG | WUNTRACED)) > 0) {
+			/* The coverer ends on its own only with 0 (a warning
+			 * said why); killed or stopped from inside (below
+			 * Landlock ABI 6 a process of the same user may), or
+			 * failed to cover, the jail ends rather than let new
+			 * secrets go uncovered. */
+			if (p == supervise_helper && supervise_helper > 0) {
+				if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+					supervise_helper = 0;
+					continue;
+				}
+				kill(-1, SIGKILL);
+				die("cover what appears in the project", 0,
+				    WIFEXITED(status)
+				        ? "the process that covers it failed"
+				        : "the process that covers it was killed or stopped");
+			}
 			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status))) {
 				if (run_fallback) /* no pid namespace to end the rest */
 					kill(-target, SIGKILL);
 				status_end(status);
 				_exit(exit_code(status));
 			}
+		}
 		if (p < 0 && errno != ECHILD)
 			die("wait for the target", errno, NULL);
 	}

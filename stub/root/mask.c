@@ -27,6 +27,9 @@
  * (mask directory), F, D (deny), then the mode in octal. */
 static uint8_t staged_mode[2][2][07777 / 8 + 1];
 static int stage_fd = -1;
+/* Where nodes are made: stage_fd, or for appear.c a writable clone of
+ * it, the new root being read-only by then (plan_finish). */
+static int stage_mk = -1;
 static const char *stage_under; /* the mount point that hides it */
 static mode_t umask_saved;
 static bool umask_set; /* and a node was made */
@@ -83,7 +86,9 @@ static const char *node(bool deny, bool isdir, unsigned mode, char p[12])
 		/* The modes are the originals', not the caller's umask's. */
 		if (!umask_set)
 			umask_saved = umask(0), umask_set = true;
-		if (isdir ? mkdirat(stage_fd, p, mode) : mknodat(stage_fd, p, S_IFREG | mode, 0))
+		int mk = stage_mk >= 0 ? stage_mk : stage_fd;
+
+		if (isdir ? mkdirat(mk, p, mode) : mknodat(mk, p, S_IFREG | mode, 0))
 			die("create a cover", errno, NULL);
 		*b |= (uint8_t)(1u << (mode % 8));
 	}
@@ -138,19 +143,63 @@ static struct mount_attr cover_attr = {
 
 /* A cover onto the descriptor itself: a symlink is covered as it is (it
  * leads nowhere then); nothing is looked up by name.  mode: the
- * original's (a mask shows it); a deny's is 0. */
-static void cover_fd(int tfd, bool deny, bool isdir, unsigned mode, const char *what)
+ * original's (a mask shows it); a deny's is 0.  Returns move_mount's
+ * errno (0: covered). */
+static int cover_try(int tfd, bool deny, bool isdir, unsigned mode)
 {
 	char p[12];
-	int fd;
+	int fd, e = 0;
 
 	fd = sys_open_tree(stage_fd, node(deny, isdir, deny ? 0 : mode & 07777, p),
 	                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (fd < 0 || sys_mount_setattr(fd, "", AT_EMPTY_PATH, &cover_attr))
 		die("make a cover", errno, NULL);
 	if (sys_move_mount(fd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH))
-		diep("cover", what, errno, NULL);
+		e = errno;
 	close(fd);
+	return e;
+}
+
+static void cover_fd(int tfd, bool deny, bool isdir, unsigned mode, const char *what)
+{
+	int e = cover_try(tfd, deny, isdir, mode);
+
+	if (e)
+		diep("cover", what, e, NULL);
+}
+
+/* appear.c's: the stage kept past mask_apply (pid 1 closes it: only the
+ * watching process holds it), and a cover from it. */
+static bool stage_wanted;
+static int stage_kept = -1, stage_kept_rw = -1;
+
+void mask_keep_stage(void)
+{
+	stage_wanted = true;
+}
+
+bool mask_stage_kept(void)
+{
+	return stage_kept >= 0;
+}
+
+/* In the watching process: the stage as mask_apply left it. */
+void mask_stage_adopt(void)
+{
+	stage_fd = stage_kept;
+	stage_mk = stage_kept_rw;
+	umask(0); /* the nodes' modes are the originals' */
+}
+
+void mask_stage_fds(int fds[2])
+{
+	fds[0] = stage_kept;
+	fds[1] = stage_kept_rw;
+}
+
+int mask_cover_new(int tfd, bool deny, bool isdir, unsigned mode)
+{
+	return cover_try(tfd, deny, isdir, mode);
 }
 
 /* The sockets at the top of a directory an --ro or --rw map brings in,
@@ -591,6 +640,17 @@ void mask_apply(const char *project, const struct aj_variant *v)
 	 * project's: a socket the walk covered is a file by now. */
 	for (char rel[AJ_PATH_MAX]; (pfd = sockets_next(rel, sizeof(rel))) >= 0; close(pfd))
 		cover_fd(pfd, true, false, 0, rel);
+	/* Only a stage a mount hides can outlive the launch: /.aj would
+	 * show in the jail.  Its writable clone is taken now, while the
+	 * root is still writable; it is a detached mount no path reaches. */
+	if (stage_wanted && stage_fd >= 0 && stage_under) {
+		stage_kept = fcntl(stage_fd, F_DUPFD_CLOEXEC, 3);
+		stage_kept_rw = sys_open_tree(stage_fd, "",
+		                              OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		if (stage_kept < 0 || stage_kept_rw < 0)
+			die("keep the covers' stage for names that appear during the run", errno,
+			    NULL);
+	}
 	if (stage_fd >= 0)
 		unstage();
 }

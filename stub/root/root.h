@@ -41,6 +41,22 @@ void mask_stage(void); /* between plan_build_root() and plan_build() */
 void mask_apply(const char *project, const struct aj_variant *v);
 const char *mask_cover_note(unsigned hit); /* NULL, "stand-in" or "absent" */
 void mask_tell_unchecked(void);            /* one line on stderr: what was denied unchecked */
+/* The stage kept for appear.c: asked before mask_apply, adopted by the
+ * watching process; mask_cover_new() returns move_mount's errno. */
+void mask_keep_stage(void);
+bool mask_stage_kept(void);
+void mask_stage_adopt(void);
+void mask_stage_fds(int fds[2]);
+int mask_cover_new(int tfd, bool deny, bool isdir, unsigned mode);
+
+/* appear.c: names that appear in the project during the run, covered by
+ * a process pid 1 forks before it confines itself.  appear_wanted() in
+ * pid 1 before mask_apply; appear_start() after plan_finish returns the
+ * process (0: none, a warning said why); appear_explain() for
+ * --jail-explain. */
+bool appear_wanted(const struct aj_variant *v);
+pid_t appear_start(const struct aj_variant *v);
+void appear_explain(const struct aj_variant *v);
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the

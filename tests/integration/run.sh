@@ -865,6 +865,8 @@ fi
 . "$root/tests/integration/scancache.sh"
 # shellcheck source=tests/integration/watch.sh
 . "$root/tests/integration/watch.sh"
+# shellcheck source=tests/integration/appear.sh
+. "$root/tests/integration/appear.sh"
 # shellcheck source=tests/integration/egress.sh
 . "$root/tests/integration/egress.sh"
 # shellcheck source=tests/integration/refusals.sh

@@ -1,0 +1,584 @@
+/* appear.c: names that appear in the project during the run (a .env the
+ * person saves while a dev server or an agent runs, a folder of keys
+ * moved in), covered as the next launch would cover them, while the jail
+ * still runs.
+ *
+ * Not by pid 1 itself: it is confined like the target, by Landlock (which
+ * refuses every mount operation to a confined process) and the target's
+ * seccomp filter (which denies them); confining it less would change
+ * what the target inherits.  So pid 1 forks this process once the root
+ * is built, before it confines itself.  It keeps CAP_SYS_ADMIN (a cover is
+ * a mount) and CAP_DAC_READ_SEARCH (inotify wants read permission on each
+ * directory) in the jail's user namespace and nothing else, sets
+ * no_new_privs, drops the bounding set, and holds only the project's
+ * directories, the covers' empty nodes, an inotify descriptor and stderr.
+ * It is outside the target's Landlock domain, so from Landlock ABI 6
+ * nothing in the jail can signal it; below, a jailed process of the same
+ * user could kill or stop it, and pid 1 then ends the jail (exit 125):
+ * covering never stops silently.
+ *
+ * Each directory is watched before it is listed, so a name made between
+ * the launch's walk and the watch is found by the listing.  A name that
+ * matches is opened O_PATH | O_NOFOLLOW relative to its directory's
+ * descriptor, classified again by what it is now, and the cover is moved
+ * onto that descriptor (a symlink gets the cover itself, never its
+ * target); nothing is looked up by a path the jail could swap. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "root/root.h"
+
+#define TMPFS_MAGIC_ 0x01021994
+/* The share of fs.inotify.max_user_watches one jail's watch may take (the
+ * project's watcher keeps all watchers to a share of their own,
+ * watchstate.h), and the most this table holds. */
+#define APPEAR_SHARE    10
+#define APPEAR_MAX      32768
+#define APPEAR_HASH     (2 * APPEAR_MAX)
+#define APPEAR_DELAY_MS 50
+#define APPEAR_MASK     (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
+
+static const struct aj_scan *sc;
+static int ifd = -1;
+static dev_t project_dev;
+static unsigned watched, budget, unwatched;
+static bool told;
+
+static struct slot {
+	int wd; /* 0: free */
+	int fd; /* the directory, O_RDONLY: listed, and names opened beneath it */
+	uint64_t state;
+	dev_t dev;
+	uint8_t depth;
+} tab[APPEAR_HASH];
+
+static unsigned slot_of(int wd)
+{
+	return ((unsigned)wd * 2654435761u) & (APPEAR_HASH - 1);
+}
+
+static struct slot *find(int wd)
+{
+	for (unsigned i = slot_of(wd);; i = (i + 1) & (APPEAR_HASH - 1)) {
+		if (tab[i].wd == wd)
+			return &tab[i];
+		if (!tab[i].wd)
+			return NULL;
+	}
+}
+
+/* Backward-shift deletion: no tombstones, however many folders a build
+ * makes and removes. */
+static void forget(struct slot *s)
+{
+	unsigned i = (unsigned)(s - tab), j = i;
+
+	close(s->fd);
+	for (;;) {
+		tab[i].wd = 0;
+		for (;;) {
+			unsigned k;
+
+			j = (j + 1) & (APPEAR_HASH - 1);
+			if (!tab[j].wd)
+				return;
+			k = slot_of(tab[j].wd);
+			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+				continue;
+			break;
+		}
+		tab[i] = tab[j];
+		i = j;
+	}
+	watched--;
+}
+
+/* One line on stderr, once: what is not watched and why.  The launch's
+ * covers hold whatever happens here. */
+static void warn(const char *what, int err)
+{
+	if (told)
+		return;
+	told = true;
+	out_fd(2);
+	out_s(aj_progname);
+	out_s(": warning: ");
+	out_s(what);
+	if (err) {
+		out_s(": ");
+		out_s(strerror(err));
+	}
+	out_s("; names that appear there during the run are covered by the next launch only\n");
+	out_flush();
+}
+
+/* bound: past the depth bound, denied whatever its name. */
+static void cover(int dfd, dev_t ddev, const char *name, uint64_t state, bool bound)
+{
+	struct stat st;
+	uint64_t inside;
+	uint8_t kind = AJ_PATTERN_DENY;
+	int tfd, e;
+
+	tfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (tfd < 0)
+		return; /* gone again: nothing to cover */
+	if (fstat(tfd, &st))
+		die("inspect a new name in the project", errno, NULL);
+	/* Another device: a mount point, which is a cover already (the
+	 * launch's, or ours after a relisting). */
+	if (st.st_dev != ddev) {
+		close(tfd);
+		return;
+	}
+	/* What it is now decides, as at launch: a symlink counts as a
+	 * directory (a link named secrets/ would lead past the deny). */
+	if (!bound)
+		kind = match_classify(sc, name, strlen(name),
+		                      S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode), state, &inside);
+	if ((kind == AJ_PATTERN_MASK || kind == AJ_PATTERN_DENY) &&
+	    (e = mask_cover_new(tfd, kind == AJ_PATTERN_DENY, S_ISDIR(st.st_mode),
+	                        S_ISLNK(st.st_mode) ? 0444 : st.st_mode)) &&
+	    e != ENOENT) /* unlinked since it was opened */
+		diep("cover a new name in the project:", name, e, NULL);
+	close(tfd);
+}
+
+static void add(int fd, uint64_t state, unsigned depth);
+
+/* One entry of a watched directory, listed or reported by an event. */
+static void entry(const struct slot *d, const char *name, unsigned char type)
+{
+	uint64_t inside = 0;
+	struct stat st;
+	uint8_t kind;
+	int fd;
+
+	if (type == DT_UNKNOWN) {
+		if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW))
+			return;
+		type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+	}
+	kind = match_classify(sc, name, strlen(name), type == DT_DIR || type == DT_LNK, d->state,
+	                      &inside);
+	if (kind == AJ_PATTERN_PRUNE)
+		return;
+	if (kind) {
+		cover(d->fd, d->dev, name, d->state, false);
+		return;
+	}
+	if (type != DT_DIR)
+		return;
+	/* Past the walk's depth bound the launch denies a directory whole;
+	 * so does this ('scan depth N fail' cannot refuse a running jail). */
+	if (d->depth + 1u >= sc->depth) {
+		cover(d->fd, d->dev, name, d->state, true);
+		return;
+	}
+	fd = openat(d->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		add(fd, inside, d->depth + 1u);
+}
+
+static void list(const struct slot *d)
+{
+	static _Alignas(8) char buf[AJ_SCAN_DEPTH_MAX + 2][4096];
+	struct dir_iter it = {d->fd, buf[d->depth], sizeof(buf[0]), 0, 0};
+
+	for (struct aj_dirent *e; (e = dir_next(&it, "list a directory of", "the project"));)
+		entry(d, e->d_name, e->d_type);
+}
+
+/* A directory (fd, taken): watched, then listed, so that nothing made in
+ * between is missed.  A per-directory cover of the launch (a read-only
+ * tmpfs: nothing can be made there) is not watched, but what it binds in
+ * is. */
+static void add(int fd, uint64_t state, unsigned depth)
+{
+	struct slot tmp = {0, fd, state, 0, (uint8_t)depth}, *s;
+	struct statfs sf;
+	struct stat st;
+	int wd;
+
+	if (fstat(fd, &st) || fstatfs(fd, &sf)) {
+		close(fd);
+		return;
+	}
+	tmp.dev = st.st_dev;
+	if ((unsigned long)sf.f_type == TMPFS_MAGIC_ && st.st_dev != project_dev &&
+	    (sf.f_flags & ST_RDONLY)) {
+		list(&tmp);
+		close(fd);
+		return;
+	}
+	if (watched >= budget) {
+		unwatched++;
+		close(fd);
+		return;
+	}
+	/* inotify takes a path: the directory's own, by descriptor. */
+	if (fchdir(fd) || (wd = inotify_add_watch(ifd, ".", APPEAR_MASK)) < 0) {
+		if (errno == ENOSPC)
+			budget = watched; /* the user's watches are all taken */
+		unwatched++;
+		close(fd);
+		return;
+	}
+	tmp.wd = wd;
+	/* Watched already: moved within the project (its anchored steps
+	 * are those of where it is now), or listed again. */
+	if ((s = find(wd))) {
+		close(fd);
+		if (s->state == state && s->depth == depth)
+			return;
+		s->state = state;
+		s->depth = (uint8_t)depth;
+		list(s);
+		return;
+	}
+	for (unsigned i = slot_of(wd);; i = (i + 1) & (APPEAR_HASH - 1))
+		if (!tab[i].wd) {
+			tab[i] = tmp;
+			s = &tab[i];
+			break;
+		}
+	watched++;
+	list(s);
+}
+
+/* Events were lost: every watched directory listed again.  Covering is
+ * idempotent (a cover is a mount point, skipped), and so is watching. */
+static void relist(void)
+{
+	for (unsigned i = 0; i < APPEAR_HASH; i++)
+		if (tab[i].wd)
+			list(&tab[i]);
+}
+
+static unsigned long proc_num(const char *path, unsigned long dflt)
+{
+	char b[32];
+	unsigned long v = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return dflt;
+	for (ssize_t i = 0; i < n && b[i] >= '0' && b[i] <= '9'; i++)
+		v = v * 10 + (unsigned long)(b[i] - '0');
+	return v ? v : dflt;
+}
+
+static unsigned budget_of(bool raise)
+{
+	unsigned long max = proc_num("/proc/sys/fs/inotify/max_user_watches", 8192);
+	unsigned long b = max * APPEAR_SHARE / 100;
+	struct rlimit rl;
+	const char *e = getenv("AIJAIL_APPEAR_WATCHES");
+
+	if (e && *e)
+		b = strtoul(e, NULL, 10);
+	/* One descriptor per directory watched. */
+	if (!syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl)) {
+		rl.rlim_cur = rl.rlim_max;
+		if (raise)
+			syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+		if (rl.rlim_cur < b + 16)
+			b = rl.rlim_cur > 16 ? rl.rlim_cur - 16 : 0;
+	}
+	return b > APPEAR_MAX ? APPEAR_MAX : (unsigned)b;
+}
+
+static void caps_keep(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {{0}};
+	uint32_t keep = (1u << CAP_SYS_ADMIN) | (1u << CAP_DAC_READ_SEARCH);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("set no_new_privs", errno, NULL);
+	for (unsigned cap = 0;; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno == EINVAL)
+			break;
+	data[0].permitted = data[0].effective = keep;
+	if (syscall(SYS_capset, &hdr, data))
+		die("drop capabilities", errno, NULL);
+}
+
+/* What this process calls once it watches, and nothing else: it runs
+ * beside a jail that names what it opens, so a bug here must not become a
+ * way out.  Other calls fail (EPERM, then a message and the jail ends);
+ * another architecture's are killed.  The numbers are musl's SYS_*, the
+ * same that built this code. */
+#if defined(__x86_64__)
+#define APPEAR_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define APPEAR_ARCH AUDIT_ARCH_AARCH64
+#endif
+static void filter_install(void)
+{
+#ifdef APPEAR_ARCH
+	static const unsigned allowed[] = {
+	    SYS_read,       SYS_write,      SYS_close,
+	    SYS_openat,     SYS_newfstatat, SYS_fstatfs,
+	    SYS_getdents64, SYS_fchdir,     SYS_inotify_add_watch,
+	    SYS_open_tree,  SYS_move_mount, SYS_mount_setattr,
+	    SYS_mkdirat,    SYS_mknodat,    SYS_exit,
+	    SYS_exit_group,
+#ifdef SYS_fstat
+	    SYS_fstat,
+#endif
+	};
+	enum { N = sizeof(allowed) / sizeof(allowed[0]) };
+	struct sock_filter f[4 + N + 2];
+	unsigned k = 0;
+
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	                                      offsetof(struct seccomp_data, arch));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, APPEAR_ARCH, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	                                      offsetof(struct seccomp_data, nr));
+	/* Each match jumps to the ALLOW at the end; x32's numbers (bit
+	 * 30) match none. */
+	for (unsigned i = 0; i < N; i++)
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed[i],
+		                                      (uint8_t)(N - i), 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = {(unsigned short)k, f};
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		die("install the seccomp filter of the process that covers new names", errno, NULL);
+#endif
+}
+
+extern char **environ;
+
+/* Every descriptor but stderr and keep[]: pid 1's socket to the parent,
+ * the plan's sources and the caller's stdin are not this process's. */
+static void fds_keep(int *keep, unsigned n)
+{
+	unsigned lo = 3;
+
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++)
+			if (keep[j] < keep[i]) {
+				int t = keep[i];
+
+				keep[i] = keep[j];
+				keep[j] = t;
+			}
+	for (unsigned i = 0; i <= n; i++) {
+		unsigned hi = i < n ? (unsigned)keep[i] : ~0U;
+
+		if (hi < lo)
+			continue;
+		if (hi > lo && syscall(SYS_close_range, lo, i < n ? hi - 1 : ~0U, 0U))
+			die("close inherited file descriptors", errno, NULL);
+		lo = hi + 1;
+	}
+	for (int fd = 0; fd < 2; fd++) {
+		bool kept = false;
+
+		for (unsigned i = 0; i < n; i++)
+			kept |= keep[i] == fd;
+		if (!kept)
+			close(fd);
+	}
+}
+
+static noreturn void appear_run(const struct aj_variant *v)
+{
+	static _Alignas(8) char ev[16384];
+	int keep[4];
+	struct stat st;
+	int pfd;
+
+	die_reap = 0;
+	die_undo = die_cleanup = die_term = NULL;
+	prctl(PR_SET_NAME, "aijail-cover", 0, 0, 0);
+	budget = budget_of(true); /* before the variables go: AIJAIL_APPEAR_WATCHES */
+	/* The caller's variables: this copy of pid 1's memory needs none. */
+	for (char **h = environ; h && *h; h++)
+		explicit_bzero(*h, strlen(*h));
+	sc = v->scan;
+	mask_stage_adopt();
+	/* pid 1's working directory is the project, as the jail sees it. */
+	pfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Not at once: an inotify instance with watches costs an SRCU grace
+	 * period when it goes (fsnotify_destroy_group, 5-20 ms here), which
+	 * the end of the jail waits for (the pid namespace's last process).
+	 * A command shorter than this never pays it; a name made meanwhile
+	 * is found by the first listing, which follows the watch. */
+	{
+		struct timespec ts = {0, APPEAR_DELAY_MS * 1000000L};
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	ifd = inotify_init1(IN_CLOEXEC);
+	if (pfd < 0 || ifd < 0) {
+		warn(pfd < 0 ? "cannot open the project to watch it"
+		             : "cannot watch the project (inotify)",
+		     errno);
+		_exit(0);
+	}
+	keep[0] = pfd, keep[1] = ifd;
+	mask_stage_fds(keep + 2);
+	fds_keep(keep, 4);
+	caps_keep();
+	if (fstat(pfd, &st))
+		die("inspect the project", errno, NULL);
+	project_dev = st.st_dev;
+	filter_install();
+	add(pfd, sc->start, 0);
+	if (unwatched) {
+		char num[AJ_DEC_MAX];
+
+		num[out_fmt_u(num, unwatched)] = '\0';
+		out_fd(2);
+		out_s(aj_progname);
+		out_s(": warning: ");
+		out_s(num);
+		out_s(unwatched == 1 ? " directory of the project is"
+		                     : " directories of the project are");
+		out_s(" past the inotify watches this jail may take (fs.inotify.max_user_watches);"
+		      " names that appear there during the run are covered by the next launch "
+		      "only\n");
+		out_flush();
+		told = true;
+	}
+	for (;;) {
+		ssize_t n = read(ifd, ev, sizeof(ev));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("read the project's events", n < 0 ? errno : EIO, NULL);
+		for (ssize_t off = 0; off < n;) {
+			const struct inotify_event *e = (const void *)(ev + off);
+			struct slot *d;
+
+			off += (ssize_t)sizeof(*e) + e->len;
+			if (e->mask & IN_Q_OVERFLOW) {
+				relist();
+				continue;
+			}
+			if (!(d = find(e->wd)))
+				continue;
+			if (e->mask & IN_IGNORED) {
+				forget(d);
+				continue;
+			}
+			if (e->len && e->name[0])
+				entry(d, e->name, e->mask & IN_ISDIR ? DT_DIR : DT_UNKNOWN);
+		}
+	}
+}
+
+bool appear_wanted(const struct aj_variant *v)
+{
+	const struct aj_scan *s = v->scan;
+	const char *e = getenv("AIJAIL_APPEAR");
+
+	if (run_fallback || !s || (e && !strcmp(e, "0")))
+		return false;
+	for (unsigned i = 0; i < s->n_floating; i++)
+		if (s->floating[i].kind == AJ_PATTERN_MASK ||
+		    s->floating[i].kind == AJ_PATTERN_DENY)
+			return true;
+	for (unsigned i = 0; i < s->n_steps; i++)
+		if (s->steps[i].kind == AJ_PATTERN_MASK || s->steps[i].kind == AJ_PATTERN_DENY)
+			return true;
+	return false;
+}
+
+pid_t appear_start(const struct aj_variant *v)
+{
+	pid_t pid;
+
+	if (!appear_wanted(v))
+		return 0;
+	if (!mask_stage_kept()) {
+		/* The covers' nodes need a place no path in the jail reaches. */
+		warn("no directory of the policy hides a stage for covers made during the run", 0);
+		return 0;
+	}
+	pid = fork();
+	if (pid < 0) {
+		warn("cannot start the watch of the project", errno);
+		return 0;
+	}
+	if (!pid)
+		appear_run(v);
+	return pid;
+}
+
+/* The window between a name appearing and its cover, as measured
+ * (docs/secrets.md, "Names that appear during the run"). */
+#define APPEAR_WINDOW                                                                              \
+	"about 1 ms (median 0.3-1.3 ms, max 1.5-16 ms over 200 names, measured here); 50 ms "      \
+	"or more for a name made in the run's first 50 ms"
+
+void appear_explain(const struct aj_variant *v)
+{
+	static const char *const never[] = {
+	    "a descriptor opened before the cover stays open (it reads what it read)",
+	    "content written into a file whose name matches nothing",
+	    "another hard link of a secret, made from outside the jail",
+	    "names inside a pruned directory, as at launch",
+	};
+	const char *why = "the policy masks and denies nothing", *e = getenv("AIJAIL_APPEAR");
+	bool on = appear_wanted(v);
+
+	if (run_fallback)
+		why = "the fallback has no covers (Landlock denies what the walk found)";
+	else if (e && !strcmp(e, "0"))
+		why = "AIJAIL_APPEAR=0";
+	rp_field("appearing");
+	rp_open("appear", '{');
+	rp_bool("on", on);
+	if (!on) {
+		rp_t("not covered until the next launch: ");
+		rp_str("why", why);
+		rp_t("\n");
+		rp_close();
+		return;
+	}
+	rp_t("during the run too: a name that appears in the project and matches a mask or\n"
+	     "           deny is covered within");
+	rp_t("\n           ");
+	rp_str("window", APPEAR_WINDOW);
+	rp_t("\n           (a watch of up to ");
+	rp_u("watches", budget_of(false));
+	rp_t(" directories, 10% of fs.inotify.max_user_watches; past them,\n"
+	     "           the next launch)\n");
+	rp_t("           not covered: ");
+	rp_open("not_covered", '[');
+	for (unsigned i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+		if (i)
+			rp_t("; ");
+		rp_str(NULL, never[i]);
+	}
+	rp_close();
+	rp_t("\n");
+	rp_close();
+}
