@@ -22,6 +22,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall the same
 #   make deb        the Debian packages, from a clean copy: build/deb/*.deb
 #   make dist       the static release archive: build/dist/aijail-VERSION-ARCH-linux.tar.gz
+#   make wheel      the Python wheel with the stubs: build/wheel/aijail-VERSION-py3-none-*.whl
 
 # The one place the version is written: the compiler prints it in every
 # identity (aijail-compile --identity, a stub's --jail-version).
@@ -153,7 +154,8 @@ SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard pol
 
 .PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
 	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker \
-	deps-cross check-aarch64 deps-noia32 check-noia32 deps-pkg deb dist dist-check check-fresh
+	deps-cross check-aarch64 deps-noia32 check-noia32 deps-pkg deb dist dist-check check-fresh \
+	wheel wheel-check
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -377,7 +379,7 @@ mcp-check: $(B)/bin/aijail-mcp $(B)/bin/aijail-status $(STUBS)
 # Each suite's output is framed by "== make check: SUITE" and its verdict
 # (make check-fresh counts the PASS/FAIL/SKIP lines between them).
 CHECK_SUITES := layers-check unit-check corpus-check fuzz-replay integration-check escape-check \
-	install-check dist-check status-check python-check orchestrator-check mcp-check man-check
+	install-check dist-check wheel-check status-check python-check orchestrator-check mcp-check man-check
 
 check: all
 	@failed=; for s in $(CHECK_SUITES); do \
@@ -534,6 +536,28 @@ dist:
 	rm -rf $(DIST_D)/$(DIST_N)
 	cd $(DIST_D) && sha256sum $(DIST_N).tar.gz >$(DIST_N).tar.gz.sha256
 	@cat $(DIST_TGZ).sha256
+
+# The wheel: the Python package, aijail-mcp as its console script, and
+# the static stubs and aijail-status as scripts that pip or uv copy into
+# the environment's bin/, where the package finds them (RECORD); tagged
+# for any glibc or musl Linux of ARCH (tools/wheel.py says why).  Not
+# aijail-compile: it links glibc and libseccomp dynamically, and its
+# --build runtime is GCC link-time code that only the gcc that wrote it
+# reads (the Debian package's aijail-dev is built per release for that).
+# Written by tools/wheel.py with the standard library only, no PyPI; as
+# reproducible as make dist (the last commit's time, fixed modes, order).
+WHEEL_D   := build/wheel
+WHEEL_BIN := $(STUBS) $(B)/bin/aijail-status
+wheel: $(WHEEL_BIN)
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(PYTHON) tools/wheel.py --version $(AIJAIL_VERSION) \
+		--arch $(ARCH) --out $(WHEEL_D) --python python --readme python/README.md --license LICENSE \
+		$(WHEEL_BIN)
+
+# make wheel twice gives the same bytes; installed with pip into fresh
+# virtual environments (as the test user, and as root), offline, the
+# stubs run from the venv's bin/ and the package and aijail-mcp find them.
+wheel-check: all
+	tests/wheel/run.sh
 
 # make dist twice gives the same bytes; SHA256SUMS inside holds; the
 # archive's jail-worker runs a command as the test user.
