@@ -146,6 +146,10 @@ class OutputLimitExceeded(RuntimeError):
         self.cap = cap
         self.cmd = cmd
 
+    # Pickled as built (a Dask task raises it on another machine).
+    def __reduce__(self):
+        return (type(self), (self.what, self.cap, self.cmd))
+
 
 def _check_cap(cap):
     if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:

@@ -436,6 +436,33 @@ class Explain(Base):
         self.assertIn("system directory", cm.exception.message)
 
 
+
+class Pickled(unittest.TestCase):
+    """Every error a call raises crosses a process boundary whole (a Dask
+    task, multiprocessing): pickled and loaded, the same class and fields."""
+
+    def test_errors_pickle(self):
+        import pickle
+
+        res = aijail.HandlerResult(b"o", 1, "out", "err", "/tmp/aijail-call")
+        cases = [
+            (aijail.SandboxError("m", ["jail"], "err", 125), ("message", "cmd", "stderr", "returncode")),
+            (aijail.StatusUnknown("m", ["jail"], 1, "o", "e", {"end": "unknown"}),
+             ("cmd", "returncode", "stdout", "stderr", "record")),
+            (aijail.HandlerTimeout(["jail"], 3), ("cmd", "timeout")),
+            (aijail.WorkerLost("gone"), ()),
+            (aijail.LimitExceeded("memory", 1 << 20, res), ("limit", "bound", "result")),
+            (aijail.InputLimitExceeded("the input", 5), ("what", "cap")),
+            (aijail.OutputLimitExceeded("the handler's output file", 5, ["jail"]), ("what", "cap", "cmd")),
+        ]
+        for e, fields in cases:
+            with self.subTest(type(e).__name__):
+                q = pickle.loads(pickle.dumps(e))
+                self.assertIs(type(q), type(e))
+                self.assertEqual(str(q), str(e))
+                for f in fields:
+                    self.assertEqual(getattr(q, f), getattr(e, f), f)
+
 if __name__ == "__main__":
     unittest.main()
 
