@@ -101,13 +101,14 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -flto-partition=one -Wl,--gc-secti
 # musl-dev; linux-libc-dev the kernel's headers the stub compiles with);
 # what make check needs besides (cmocka for the unit tests, file, setpriv
 # and useradd for the shell suites, the real workloads' toolchains, which
-# may build native code, Chromium for the browser profile's tests, and
-# iptables and iproute2 for its probe of a nested network namespace);
+# may build native code, Chromium for the browser profile's tests,
+# iptables and iproute2 for its probe of a nested network namespace, and
+# Dask's distributed for aijail.dask's tests);
 # what make bench compares against.
 DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates curl \
-	cargo chromium groff-base iptables iproute2 less
+	cargo chromium groff-base iptables iproute2 less python3-distributed
 DEB_BENCH := hyperfine bubblewrap
 # make check-docker: a Docker engine, and a static shell for its images.
 DEB_DOCKER := docker.io busybox-static debootstrap

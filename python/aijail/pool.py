@@ -53,6 +53,7 @@ Standard library only.
 import collections
 import json
 import os
+import re
 import select
 import selectors
 import shutil
@@ -75,6 +76,8 @@ from . import (
     _stub_argv,
     find_stub,
 )
+
+_NS = re.compile(r"user:\[[0-9]+\]")
 
 __all__ = ["Pool", "PoolError", "WorkerLost", "LimitExceeded", "HandlerTimeout",
            "InputLimitExceeded", "SCRATCH"]
@@ -159,8 +162,9 @@ class _Worker:
         # A result came and the zygote's "clean" frame after it not yet.
         self.dirty = False
         self.zygote_pid = None
-        # Which jail: its user namespace, which the stub's own process
-        # joins (so the host reads it), as "user:[INODE]"; set when ready.
+        # Which jail: its user namespace, "user:[INODE]", as the zygote
+        # said when ready (the stub is not dumpable: its /proc/PID/ns is
+        # not the caller's to read).
         self.identity = None
         self.status_r = -1  # the stub's record of how its jail ended (jail(1))
 
@@ -492,10 +496,8 @@ class Pool:
                         raise SandboxError("a pool worker said %r instead of ready" % hello,
                                            self.argv)
                     w.zygote_pid = hello.get("pid")
-                    try:
-                        w.identity = os.readlink("/proc/%d/ns/user" % w.proc.pid)
-                    except OSError:
-                        w.identity = None
+                    ns = hello.get("ns")
+                    w.identity = ns if isinstance(ns, str) and _NS.fullmatch(ns) else None
                     if self.project is not None and self.project in hello.get("dirs", ()):
                         w.stop(kill=True)
                         raise SandboxError(
