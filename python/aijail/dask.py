@@ -181,13 +181,16 @@ def map(client, handler, records, *, plugin=NAME, batch=1, return_exceptions=Fal
         chunks = [records[i:i + batch] for i in range(0, len(records), batch)]
         futs = client.map(_run_chunk, chunks, handler=handler, plugin=plugin, pure=False, **kw)
     wait(futs)
+    # One gather for every finished task (a result each is a round trip
+    # each); the failed ones' exceptions fetched apart, put in their place.
+    ok = [f for f in futs if f.status == "finished"]
+    done = dict(zip((f.key for f in ok), client.gather(ok)))
     out = []
     for f in futs:
-        if f.status == "error":
-            got = [f.exception()]
+        if f.key in done:
+            got = done[f.key] if batch > 1 else [done[f.key]]
         else:
-            got = f.result()
-            got = got if batch > 1 else [got]
+            got = [f.exception()]
         for r in got:
             if isinstance(r, BaseException) and not return_exceptions:
                 raise r
