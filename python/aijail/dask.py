@@ -108,11 +108,9 @@ def register(client, plugin=None, **kw):
     cluster, and on every worker that joins later; returns the plugin."""
     if plugin is None:
         plugin = PoolPlugin(**kw)
-    reg = getattr(client, "register_plugin", None)
-    if reg is not None and not hasattr(client, "register_worker_plugin"):
-        reg(plugin, name=plugin.name)
-    else:
-        client.register_worker_plugin(plugin, name=plugin.name)
+    # register_plugin since distributed 2023.9, which deprecates the other.
+    reg = getattr(client, "register_plugin", None) or client.register_worker_plugin
+    reg(plugin, name=plugin.name)
     return plugin
 
 
