@@ -67,6 +67,32 @@ else
 	fail reproducible "two runs of make wheel differ"
 fi
 
+# The same inputs written by the test user (root's run is make's): nothing
+# of who wrote it (owner, umask) reaches the bytes.
+if [ "$as_root" -eq 1 ]; then
+	u=$tmp/as-user
+	mkdir -p "$u/in/bin"
+	cp -r "$root/python" "$u/in/python"
+	cp "$root/python/README.md" "$root/LICENSE" "$root/tools/wheel.py" "$u/in/"
+	for b in jail jail-python jail-npm jail-pip jail-uv jail-cargo jail-browser jail-worker aijail-status; do
+		cp "$root/build/bin/$b" "$u/in/bin/"
+	done
+	chown -R "$tuid:$tgid" "$u"
+	sde=$(cd "$root" && git log -1 --format=%ct 2>/dev/null || echo 0)
+	if ERR=$(cd "$u" && setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env \
+		env -i PATH=/usr/bin:/bin SOURCE_DATE_EPOCH="$sde" sh -c 'umask 077 && "$0" "$@"' \
+		"$py" in/wheel.py --version "$version" --arch "$(uname -m)" --out "$u/out" --python in/python \
+		--readme in/README.md --license in/LICENSE in/bin/* 2>&1) &&
+		[ "$(sha256sum <"$u/out/${whl##*/}")" = "$(sha256sum <"$whl")" ]; then
+		pass reproducible-user "written by $tuser with umask 077: the same bytes"
+	else
+		fail reproducible-user "tools/wheel.py as $tuser gave other bytes, or failed"
+	fi
+	ERR=
+else
+	skip reproducible-user "not running as root"
+fi
+
 # --- what it holds ------------------------------------------------------------------
 
 ERR=$("$py" - "$whl" <<'EOF' 2>&1
