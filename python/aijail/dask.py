@@ -29,6 +29,7 @@ does not.  Every worker host needs aijail itself: the package and the stub
 (the wheel, or the Debian packages), not found on PATH only.
 """
 
+import asyncio
 import builtins
 import concurrent.futures
 
@@ -87,8 +88,20 @@ class PoolPlugin(WorkerPlugin):
     def setup(self, worker):
         n = self.workers or getattr(worker, "nthreads", None) or 2
         self.address = worker.address
-        self.pool = Pool(self.profile, workers=n, **self.pool_kw)
         self.size = n
+
+        def start():
+            self.pool = Pool(self.profile, workers=n, **self.pool_kw)
+
+        # The jails start off the worker's event loop (up to the pool's
+        # start_timeout): its heartbeats go on meanwhile.  Dask awaits
+        # what setup returns, so an error still fails the registration.
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            start()
+            return None
+        return loop.run_in_executor(None, start)
 
     def teardown(self, worker):
         if self.pool is not None:

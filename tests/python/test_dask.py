@@ -135,6 +135,20 @@ class Dask(unittest.TestCase):
         self.check(res[:1], [1])
         self.assertIsInstance(res[1], aijail.InputLimitExceeded)
 
+    def test_5_unbuildable_fails_register(self):
+        """A pool whose stub cannot start fails the registration itself,
+        naming the stub; the workers' own pools go on."""
+        bad = aijail.dask.PoolPlugin(stub=os.path.join(self.tmp, "no-such-jail-worker"),
+                                     name="aijail-bad", dir=self.tmp)
+        with self.assertRaises(Exception) as cm:
+            aijail.dask.register(self.client, bad)
+        self.assertIn("no-such-jail-worker", str(cm.exception))
+        with self.assertRaises(RuntimeError) as cm:
+            self.client.submit(aijail.dask.run, HANDLER, {"n": 1}, plugin="aijail-bad",
+                               pure=False).result()
+        self.assertIn("no aijail pool", str(cm.exception))
+        self.check(aijail.dask.map(self.client, HANDLER, [{"n": 2}]), [2])
+
     def test_9_worker_killed_mid_map(self):
         """w2 killed (SIGKILL, no nanny) while it runs calls of a map: the
         map still returns every result, right and in order, all from w1
