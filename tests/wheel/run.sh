@@ -1,7 +1,8 @@
 #!/bin/bash
 # run.sh: make wheel, the Python wheel with the stubs (make wheel-check,
 # part of make check).  Two runs, the second after every input's time
-# changed, give the same bytes; the RECORD holds for every entry, the
+# changed, give the same bytes, and so does tools/wheel.py run by the test
+# user with umask 077 (as root); the RECORD holds for every entry, the
 # binaries are static and executable, the tags are the static ones.  Then,
 # as the unprivileged test user and (when run as root) as root, each in a
 # fresh virtual environment of its own (python3 -m venv), offline:
