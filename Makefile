@@ -24,6 +24,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall the same
 #   make deb        the Debian packages, from a clean copy: build/deb/*.deb
 #   make dist       the static release archive: build/dist/aijail-VERSION-ARCH-linux.tar.gz
+#   make wheel      the Python wheel with the stubs: build/wheel/aijail-VERSION-py3-none-*.whl
 
 # The one place the version is written: the compiler prints it in every
 # identity (aijail-compile --identity, a stub's --jail-version).
@@ -102,13 +103,14 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -flto-partition=one -Wl,--gc-secti
 # musl-dev; linux-libc-dev the kernel's headers the stub compiles with);
 # what make check needs besides (cmocka for the unit tests, file, setpriv
 # and useradd for the shell suites, the real workloads' toolchains, which
-# may build native code, Chromium for the browser profile's tests, and
-# iptables and iproute2 for its probe of a nested network namespace);
+# may build native code, Chromium for the browser profile's tests,
+# iptables and iproute2 for its probe of a nested network namespace, and
+# Dask's distributed for aijail.dask's tests);
 # what make bench compares against.
 DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates curl \
-	cargo chromium groff-base iptables iproute2 less
+	cargo chromium groff-base iptables iproute2 less python3-distributed
 DEB_BENCH := hyperfine bubblewrap
 # make check-docker: a Docker engine, and a static shell for its images.
 DEB_DOCKER := docker.io busybox-static debootstrap
@@ -156,7 +158,8 @@ SHARE_FILES := $(patsubst policies/%,$(B)/share/aijail/policies/%,$(wildcard pol
 
 .PHONY: all deps deps-test deps-bench check unit-check corpus-check integration-check escape-check \
 	install-check layers-check fuzz-replay bench fuzz install uninstall clean format check-docker deps-docker \
-	deps-cross check-aarch64 deps-noia32 check-noia32 check-apparmor deps-pkg deb dist dist-check check-fresh
+	deps-cross check-aarch64 deps-noia32 check-noia32 check-apparmor deps-pkg deb dist dist-check check-fresh \
+	wheel wheel-check
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -381,7 +384,7 @@ mcp-check: $(B)/bin/aijail-mcp $(B)/bin/aijail-status $(STUBS)
 # Each suite's output is framed by "== make check: SUITE" and its verdict
 # (make check-fresh counts the PASS/FAIL/SKIP lines between them).
 CHECK_SUITES := layers-check unit-check corpus-check fuzz-replay integration-check escape-check \
-	install-check dist-check status-check python-check orchestrator-check mcp-check man-check
+	install-check dist-check wheel-check status-check python-check orchestrator-check mcp-check man-check
 
 check: all
 	@failed=; for s in $(CHECK_SUITES); do \
@@ -557,6 +560,28 @@ dist:
 	rm -rf $(DIST_D)/$(DIST_N)
 	cd $(DIST_D) && sha256sum $(DIST_N).tar.gz >$(DIST_N).tar.gz.sha256
 	@cat $(DIST_TGZ).sha256
+
+# The wheel: the Python package, aijail-mcp as its console script, and
+# the static stubs and aijail-status as scripts that pip or uv copy into
+# the environment's bin/, where the package finds them (RECORD); tagged
+# for any glibc or musl Linux of ARCH (tools/wheel.py says why).  Not
+# aijail-compile: it links glibc and libseccomp dynamically, and its
+# --build runtime is GCC link-time code that only the gcc that wrote it
+# reads (the Debian package's aijail-dev is built per release for that).
+# Written by tools/wheel.py with the standard library only, no PyPI; as
+# reproducible as make dist (the last commit's time, fixed modes, order).
+WHEEL_D   := build/wheel
+WHEEL_BIN := $(STUBS) $(B)/bin/aijail-status
+wheel: $(WHEEL_BIN)
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(PYTHON) tools/wheel.py --version $(AIJAIL_VERSION) \
+		--arch $(ARCH) --out $(WHEEL_D) --python python --readme python/README.md --license LICENSE \
+		$(WHEEL_BIN)
+
+# make wheel twice gives the same bytes; installed with pip into fresh
+# virtual environments (as the test user, and as root), offline, the
+# stubs run from the venv's bin/ and the package and aijail-mcp find them.
+wheel-check: all
+	tests/wheel/run.sh
 
 # make dist twice gives the same bytes; SHA256SUMS inside holds; the
 # archive's jail-worker runs a command as the test user.

@@ -659,7 +659,13 @@ def main():
     except OSError as e:
         sys.stderr.write("aijail pool: the zygote cannot read its own attributes: %s\n" % e)
         sys.exit(3)
-    _send_frame(wfd, {"ready": True, "pid": os.getpid(), "dirs": sorted(BASE)})
+    # The jail's identity for the host (aijail.dask's results): its user
+    # namespace, said before any call's code has run here.
+    try:
+        ns = os.readlink("/proc/self/ns/user")
+    except OSError:
+        ns = None
+    _send_frame(wfd, {"ready": True, "pid": os.getpid(), "dirs": sorted(BASE), "ns": ns})
     can_pidfd = hasattr(os, "pidfd_open")
     while True:
         # The next call's child is forked now, from a zygote every process

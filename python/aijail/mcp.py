@@ -32,7 +32,7 @@ import threading
 import time
 import traceback
 
-from . import _pump, _read_record
+from . import _pump, _read_record, wheel_bindir
 
 __version__ = "0.1"
 
@@ -1225,6 +1225,9 @@ class Server:
 
 def main(argv=None):
     bindir = os.path.dirname(os.path.realpath(sys.argv[0]))
+    # python3 -m aijail.mcp: no stub beside the module, but the wheel's.
+    if not _installed_stubs(bindir) and wheel_bindir():
+        bindir = wheel_bindir()
     opts = parse_options(sys.argv[1:] if argv is None else argv, bindir)
     server = Server(opts, sys.stdout.fileno())
 

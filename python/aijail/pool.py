@@ -53,6 +53,7 @@ Standard library only.
 import collections
 import json
 import os
+import re
 import select
 import selectors
 import shutil
@@ -75,6 +76,8 @@ from . import (
     _stub_argv,
     find_stub,
 )
+
+_NS = re.compile(r"user:\[[0-9]+\]")
 
 __all__ = ["Pool", "PoolError", "WorkerLost", "LimitExceeded", "HandlerTimeout",
            "InputLimitExceeded", "SCRATCH"]
@@ -118,6 +121,10 @@ class LimitExceeded(PoolError):
         self.bound = bound
         self.result = result
 
+    # Pickled as built (a Dask task raises it on another machine).
+    def __reduce__(self):
+        return (type(self), (self.limit, self.bound, self.result))
+
 
 class HandlerTimeout(subprocess.TimeoutExpired):
     """The handler ran past handler_timeout; every process of the call was killed."""
@@ -131,6 +138,9 @@ class InputLimitExceeded(ValueError):
                          % (what, cap, cap))
         self.what = what
         self.cap = cap
+
+    def __reduce__(self):
+        return (type(self), (self.what, self.cap))
 
 
 def _encode_input(input):
@@ -152,6 +162,10 @@ class _Worker:
         # A result came and the zygote's "clean" frame after it not yet.
         self.dirty = False
         self.zygote_pid = None
+        # Which jail: its user namespace, "user:[INODE]", as the zygote
+        # said when ready (the stub is not dumpable: its /proc/PID/ns is
+        # not the caller's to read).
+        self.identity = None
         self.status_r = -1  # the stub's record of how its jail ended (jail(1))
 
     # -- life --------------------------------------------------------------------
@@ -487,6 +501,8 @@ class Pool:
                         raise SandboxError("a pool worker said %r instead of ready" % hello,
                                            self.argv)
                     w.zygote_pid = hello.get("pid")
+                    ns = hello.get("ns")
+                    w.identity = ns if isinstance(ns, str) and _NS.fullmatch(ns) else None
                     if self.project is not None and self.project in hello.get("dirs", ()):
                         w.stop(kill=True)
                         raise SandboxError(
@@ -692,17 +708,23 @@ class Pool:
         is SCRATCH, inside the jail, already emptied).  Raises as the module
         docstring lists.
         """
+        return self._run(source, input)[0]
+
+    def _run(self, source, input):
+        """run_handler, and the identity of the jail that ran the call
+        (its user namespace, "user:[INODE]": aijail.dask reports it)."""
         payload = self._request(source, input)
         w = self._take()
         try:
             w.send(payload)
+            identity = w.identity
             got = self._finish(w, self._pump_one(w, time.monotonic() + self.handler_timeout
                                                  + self.grace))
         finally:
             self._give(w)
         if isinstance(got, BaseException):
             raise got
-        return got
+        return got, identity
 
     def map(self, source, inputs, *, return_exceptions=False):
         """The handler run on each input, the results yielded in order.

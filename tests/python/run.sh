@@ -1,5 +1,6 @@
 #!/bin/bash
-# run.sh: the Python package's tests (tests/python/test_aijail.py) as the
+# run.sh: the Python package's tests (tests/python/test_aijail.py, and
+# test_dask.py: aijail.dask on a Dask cluster of its own) as the
 # unprivileged test user (tests/lib/user.sh, AJTEST_USER when root), on
 # copies of the built stub and status tool in a temporary folder; then
 # the package builds as a wheel with the system's setuptools (what
@@ -27,7 +28,7 @@ trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/bin" "$T/work"
 cp "$build/bin/jail" "$build/bin/jail-worker" "$build/bin/aijail-status" "$T/bin/"
 cp -r "$root/python" "$T/python"
-cp "$root/tests/python/test_aijail.py" "$T/"
+cp "$root/tests/python/test_aijail.py" "$root/tests/python/test_dask.py" "$root/tests/python/dask_cluster.py" "$T/"
 chmod -R a+rX "$T"
 chown "$tuid:$tgid" "$T/work"
 [ $as_root -eq 1 ] || {
@@ -44,7 +45,7 @@ rc=0
 (cd "$T/work" && exec "${pre[@]}" env -i HOME="$thome" USER="$tuser" LOGNAME="$tuser" \
 	PATH=/usr/local/bin:/usr/bin:/bin TMPDIR="$T/work" PYTHONPATH="$T/python:$T" \
 	PYTHONDONTWRITEBYTECODE=1 AIJAIL_STUB="$T/bin/jail" AIJAIL_STATUS="$T/bin/aijail-status" \
-	"$py" -m unittest -v test_aijail "$@" 2>&1 </dev/null) || rc=1
+	"$py" -m unittest -v test_aijail test_dask "$@" 2>&1 </dev/null) || rc=1
 [ $rc -eq 0 ] && echo "PASS python unittest" || echo "FAIL python unittest"
 
 if "$py" -m pip --version >/dev/null 2>&1; then

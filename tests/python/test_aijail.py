@@ -436,6 +436,78 @@ class Explain(Base):
         self.assertIn("system directory", cm.exception.message)
 
 
+
+class WheelBindir(unittest.TestCase):
+    """find_stub() after a wheel's install: the binaries where the dist-info's
+    RECORD says, before PATH; nothing from a RECORD that names no jail."""
+
+    def run_in(self, site, code, path):
+        env = {"PATH": path, "PYTHONPATH": site, "HOME": os.environ.get("HOME", "/")}
+        cp = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        return cp.stdout.split()
+
+    def test_record(self):
+        tmp = tempfile.mkdtemp(prefix="aijail-pytest-wheel.")
+        try:
+            site = os.path.join(tmp, "lib", "site-packages")
+            bindir = os.path.join(tmp, "bin")
+            other = os.path.join(tmp, "other")
+            os.makedirs(bindir)
+            os.makedirs(other)
+            shutil.copytree(os.path.dirname(aijail.__file__), os.path.join(site, "aijail"),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            for d in (bindir, other):
+                for n in ("jail", "jail-worker", "aijail-status"):
+                    shutil.copy(aijail.find_stub(), os.path.join(d, n))
+            code = ("import aijail; print(aijail.wheel_bindir(), aijail.find_stub(), "
+                    "aijail.find_stub('jail-worker'), aijail.find_status_tool())")
+            # No dist-info: PATH's.
+            self.assertEqual(self.run_in(site, code, other),
+                             ["None", other + "/jail", other + "/jail-worker",
+                              other + "/aijail-status"])
+            info = os.path.join(site, "aijail-0.1.dist-info")
+            os.makedirs(info)
+            with open(os.path.join(info, "RECORD"), "w") as f:
+                f.write("aijail/__init__.py,sha256=x,1\n")
+            self.assertEqual(self.run_in(site, code, other)[0], "None")
+            with open(os.path.join(info, "RECORD"), "a") as f:
+                for n in ("jail", "jail-worker", "aijail-status"):
+                    f.write("../../bin/%s,sha256=x,1\n" % n)
+            self.assertEqual(self.run_in(site, code, other),
+                             [bindir, bindir + "/jail", bindir + "/jail-worker",
+                              bindir + "/aijail-status"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Pickled(unittest.TestCase):
+    """Every error a call raises crosses a process boundary whole (a Dask
+    task, multiprocessing): pickled and loaded, the same class and fields."""
+
+    def test_errors_pickle(self):
+        import pickle
+
+        res = aijail.HandlerResult(b"o", 1, "out", "err", "/tmp/aijail-call")
+        cases = [
+            (aijail.SandboxError("m", ["jail"], "err", 125), ("message", "cmd", "stderr", "returncode")),
+            (aijail.StatusUnknown("m", ["jail"], 1, "o", "e", {"end": "unknown"}),
+             ("cmd", "returncode", "stdout", "stderr", "record")),
+            (aijail.HandlerTimeout(["jail"], 3), ("cmd", "timeout")),
+            (aijail.WorkerLost("gone"), ()),
+            (aijail.LimitExceeded("memory", 1 << 20, res), ("limit", "bound", "result")),
+            (aijail.InputLimitExceeded("the input", 5), ("what", "cap")),
+            (aijail.OutputLimitExceeded("the handler's output file", 5, ["jail"]), ("what", "cap", "cmd")),
+        ]
+        for e, fields in cases:
+            with self.subTest(type(e).__name__):
+                q = pickle.loads(pickle.dumps(e))
+                self.assertIs(type(q), type(e))
+                self.assertEqual(str(q), str(e))
+                for f in fields:
+                    self.assertEqual(getattr(q, f), getattr(e, f), f)
+
 if __name__ == "__main__":
     unittest.main()
 
