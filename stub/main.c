@@ -56,6 +56,7 @@ static noreturn void help(const struct aj_policy *pol)
 	      "                        system directory, nor $HOME or a parent of it)\n"
 	      "  --jail-rw=PATH        also PATH, writable (not in a read-only mode)\n"
 	      "  --jail-net            the host's network (not in a mode that takes it away)\n"
+	      "  --jail-net=public     any name, only to public addresses, never the host's\n"
 	      "  --jail-no-net         no network at all\n"
 	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
 	      "                        proxy: the network is then the named hosts only\n"
@@ -150,6 +151,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		extra_map(value, name[1] == 'w', opt);
 	else if (!strcmp(name, "net") && !value)
 		extra_net(AJ_NET_HOST, opt);
+	else if (!strcmp(name, "net") && !strcmp(value, "public"))
+		extra_net(AJ_NET_PUBLIC, opt);
 	else if (!strcmp(name, "no-net") && !value)
 		extra_net(AJ_NET_NONE, opt);
 	else if (!strcmp(name, "log") && value)
@@ -333,7 +336,7 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	ns_scan_send(fd);
 	sockets_send();
 	settle_watch_close(); /* after the hand-over: it may wait for the kernel */
-	if (r->v->network == AJ_NET_ALLOW && (src[n] = proxy_start(fd)))
+	if (AJ_NET_PROXIED(r->v->network) && (src[n] = proxy_start(fd)))
 		n++;
 	if ((src[n] = forward_start(fd)))
 		n++;

@@ -182,7 +182,7 @@ static void host_network_makes_the_policys_moot(void **state)
 	const char *none[] = {NULL};
 
 	(void)state;
-	assert_string_equal(run(&v, none, "--jail-net"), "network=4 count=0 ");
+	assert_string_equal(run(&v, none, "--jail-net"), "network=5 count=0 " /* AJ_NET_HOST */);
 }
 
 int main(void)
