@@ -850,6 +850,8 @@ fi
 . "$root/tests/integration/refusals.sh"
 # shellcheck source=tests/integration/forward.sh
 . "$root/tests/integration/forward.sh"
+# shellcheck source=tests/integration/public.sh
+. "$root/tests/integration/public.sh"
 # shellcheck source=tests/integration/term.sh
 . "$root/tests/integration/term.sh"
 
