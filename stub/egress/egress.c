@@ -320,6 +320,11 @@ void egress_env(const struct aj_variant *v, char **envp, size_t max)
 	for (unsigned i = 0; i < sizeof(proxy_vars) / sizeof(proxy_vars[0]); i++)
 		if (!env_put(envp, max, proxy_vars[i]))
 			die("build the environment", E2BIG, "the host passes too many variables");
+	/* A forwarded port is on the jail's own loopback, which the proxy
+	 * refuses: a client must go there directly (issue 32 item 5). */
+	if (forward_count() && (!env_put(envp, max, "NO_PROXY=127.0.0.1,::1,localhost") ||
+	                        !env_put(envp, max, "no_proxy=127.0.0.1,::1,localhost")))
+		die("build the environment", E2BIG, "the host passes too many variables");
 	/* A registry only the file named: the tool in the jail, whose $HOME
 	 * is empty, gets it in its variable. */
 	if (conf_var && conf_url[0] && !env_get(envp, conf_var)) {

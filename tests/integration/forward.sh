@@ -6,7 +6,7 @@
 # without it; another host port and a name lookup still fail; [::1] is
 # reached as 127.0.0.1 inside; a mode that fixes the network, --jail-net
 # and a bad host refuse the option; --jail-explain lists it.  The policy's
-# 'network host' (jail-python) is narrowed to the forwarded ports.  A
+# 'network public' (jail-python) reaches the forwarded port too.  A
 # policy's 'forward PORT;' (jail-fwpol, built here for the test's port)
 # works alike, in lockdown too where its mode block says so; the jail's
 # [::1]:PORT answers as its 127.0.0.1:PORT; --jail-log has an 'allowed'
@@ -166,7 +166,8 @@ except socket.gaierror:
 			fail forward-bad-host "exit status $RC, stderr $(q "$ERR")"
 		fi
 	fi
-	# jail-python's 'network host' becomes the loopback with the port only.
+	# jail-python's 'network public' keeps its proxy beside the forward, and
+	# NO_PROXY sends the client to the jail's loopback directly.
 	if c forward-narrows-host; then
 		jrun user -- jail-python --jail-forward="$fw_p" -c "$FW_GET"'
 print(sys.argv[2])
