@@ -340,15 +340,23 @@ enum aj_landlock_level {
  *             parent runs in the host's network namespace (stub/egress/proxy.c):
  *             aj_variant.hosts, and the registry the 'follow' tool's own
  *             configuration names
+ *   PUBLIC    ALLOW's proxy for any name, but only to public addresses:
+ *             every address a name resolves to, or a literal, must pass
+ *             hosts_addr_refused() and be none of the host's own (the
+ *             internet without the host; its ports only by a forward)
  *   HOST      the host's network namespace */
 #define AJ_NETWORKS(X)                                                                             \
 	X(AJ_NET_NONE, "none")                                                                     \
 	X(AJ_NET_BLOCKED, "blocked")                                                               \
 	X(AJ_NET_LOOPBACK, "loopback")                                                             \
 	X(AJ_NET_ALLOW, "allow")                                                                   \
+	X(AJ_NET_PUBLIC, "public")                                                                 \
 	X(AJ_NET_HOST, "host")
 
 enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
+
+/* The levels whose traffic goes through the stub's proxy. */
+#define AJ_NET_PROXIED(n) ((n) == AJ_NET_ALLOW || (n) == AJ_NET_PUBLIC)
 
 /* An allowed host, as the compiler normalises it: "NAME:PORT", NAME in
  * lower case, a literal IPv4 address, or an IPv6 one in brackets; "*.NAME"

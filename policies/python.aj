@@ -3,7 +3,7 @@ include "base.aj";
 
 policy python extends base {
     exec python3;
-    network host;               # downloads models and packages
+    network public;             # models and packages: the internet, never the host (--jail-net: the host's network)
     rw+ ~/.cache/huggingface ~/.cache/torch;
     env keep PYTHONPATH PYTHONUNBUFFERED VIRTUAL_ENV "HF_*" "TORCH_*";
 

@@ -53,52 +53,52 @@ static noreturn void help(const struct aj_policy *pol)
 		out_c(' ');
 		out_s(pol->modes[i]);
 	}
-	out_s(
-	    "\n  --jail-ro=PATH        also PATH, read-only (a directory or a file; not a\n"
-	    "                        system directory, nor $HOME or a parent of it)\n"
-	    "  --jail-rw=PATH        also PATH, writable (not in a read-only mode)\n"
-	    "  --jail-net            the host's network (not in a mode that takes it away)\n"
-	    "  --jail-no-net         no network at all\n"
-	    "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
-	    "                        proxy: the network is then the named hosts only\n"
-	    "  --jail-forward=[HOST:]PORT  the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n"
-	    "                        ::1) at the jail's own 127.0.0.1:PORT and [::1]:PORT,\n"
-	    "                        beside the policy's 'forward' (at most 8 in all)\n"
-	    "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
-	    "                        off), T one of" AJ_TOGGLES(
-	        AJ_WORD_ITEM) "\n"
-	                      "  --jail-timeout=S      kill everything after S seconds\n"
-	                      "  --jail-log=FILE       append what the jail refused, and each "
-	                      "connection the\n"
-	                      "                        proxy allowed, to FILE as JSON lines (not "
-	                      "one the jail\n"
-	                      "                        can write)\n"
-	                      "  --jail-log-allowed=no only the refusals in --jail-log's FILE\n"
-	                      "  --jail-terminal=passthrough  your terminal to the jail as it is "
-	                      "(the default,\n"
-	                      "                        filter, gives it a pseudo-terminal whose "
-	                      "output goes\n"
-	                      "                        through a filter)\n"
-	                      "  --jail-status-fd=N    when the run ends, one JSON line to fd N "
-	                      "(above 2):\n"
-	                      "                        whether the jail was built, the command "
-	                      "ran, how it\n"
-	                      "                        ended; no process of the jail holds N "
-	                      "(jail(1))\n"
-	                      "  --jail-version        the policy's identity and the compiler's "
-	                      "version\n"
-	                      "  --jail-help           this text\n"
-	                      "  --                    ends the jail's options\n\n"
-	                      "Exit status: the command's; 128+N when it died of signal N; 124 "
-	                      "on timeout;\n"
-	                      "125 when the jail could not be built (or the command exited 125;\n"
-	                      "--jail-status-fd tells them apart); 126 when the command cannot "
-	                      "run;\n"
-	                      "127 when it is not found.  --jail-explain: 0 when the jail can be "
-	                      "built here,\n"
-	                      "2 when the policy's fallback (no namespaces) would run instead, "
-	                      "125 when\n"
-	                      "nothing would.\n");
+	out_s("\n  --jail-ro=PATH        also PATH, read-only (a directory or a file; not a\n"
+	      "                        system directory, nor $HOME or a parent of it)\n"
+	      "  --jail-rw=PATH        also PATH, writable (not in a read-only mode)\n"
+	      "  --jail-net            the host's network (not in a mode that takes it away)\n"
+	      "  --jail-net=public     any name, only to public addresses, never the host's\n"
+	      "  --jail-no-net         no network at all\n"
+	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
+	      "                        proxy: the network is then the named hosts only\n"
+	      "  --jail-forward=[HOST:]PORT  the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n"
+	      "                        ::1) at the jail's own 127.0.0.1:PORT and [::1]:PORT,\n"
+	      "                        beside the policy's 'forward' (at most 8 in all)\n"
+	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
+	      "                        off), T one of" AJ_TOGGLES(
+	          AJ_WORD_ITEM) "\n"
+	                        "  --jail-timeout=S      kill everything after S seconds\n"
+	                        "  --jail-log=FILE       append what the jail refused, and each "
+	                        "connection the\n"
+	                        "                        proxy allowed, to FILE as JSON lines (not "
+	                        "one the jail\n"
+	                        "                        can write)\n"
+	                        "  --jail-log-allowed=no only the refusals in --jail-log's FILE\n"
+	                        "  --jail-terminal=passthrough  your terminal to the jail as it is "
+	                        "(the default,\n"
+	                        "                        filter, gives it a pseudo-terminal whose "
+	                        "output goes\n"
+	                        "                        through a filter)\n"
+	                        "  --jail-status-fd=N    when the run ends, one JSON line to fd N "
+	                        "(above 2):\n"
+	                        "                        whether the jail was built, the command "
+	                        "ran, how it\n"
+	                        "                        ended; no process of the jail holds N "
+	                        "(jail(1))\n"
+	                        "  --jail-version        the policy's identity and the compiler's "
+	                        "version\n"
+	                        "  --jail-help           this text\n"
+	                        "  --                    ends the jail's options\n\n"
+	                        "Exit status: the command's; 128+N when it died of signal N; 124 "
+	                        "on timeout;\n"
+	                        "125 when the jail could not be built (or the command exited 125;\n"
+	                        "--jail-status-fd tells them apart); 126 when the command cannot "
+	                        "run;\n"
+	                        "127 when it is not found.  --jail-explain: 0 when the jail can be "
+	                        "built here,\n"
+	                        "2 when the policy's fallback (no namespaces) would run instead, "
+	                        "125 when\n"
+	                        "nothing would.\n");
 	out_flush();
 	_exit(0);
 }
@@ -159,6 +159,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		extra_map(value, name[1] == 'w', opt);
 	else if (!strcmp(name, "net") && !value)
 		extra_net(AJ_NET_HOST, opt);
+	else if (!strcmp(name, "net") && !strcmp(value, "public"))
+		extra_net(AJ_NET_PUBLIC, opt);
 	else if (!strcmp(name, "no-net") && !value)
 		extra_net(AJ_NET_NONE, opt);
 	else if (!strcmp(name, "log") && value)
@@ -344,7 +346,7 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	ns_scan_send(fd);
 	sockets_send();
 	settle_watch_close(); /* after the hand-over: it may wait for the kernel */
-	if (r->v->network == AJ_NET_ALLOW && (src[n] = proxy_start(fd)))
+	if (AJ_NET_PROXIED(r->v->network) && (src[n] = proxy_start(fd)))
 		n++;
 	if ((src[n] = forward_start(fd)))
 		n++;

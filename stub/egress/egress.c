@@ -36,6 +36,7 @@ static char conf_from_buf[AJ_PATH_MAX];
 static const char *hosts[PX_ALL];
 static unsigned n_hosts;
 static struct aj_variant custom;
+static bool any_name; /* 'network public': every name, public addresses only */
 
 void egress_allow_host(const char *value, const char *opt)
 {
@@ -268,6 +269,7 @@ static void add(const char *h)
 
 void egress_hosts(const struct aj_variant *v, char *const *envp)
 {
+	any_name = v->network == AJ_NET_PUBLIC;
 	if (v->network != AJ_NET_ALLOW)
 		return;
 	if (v->follow)
@@ -313,11 +315,16 @@ void egress_env(const struct aj_variant *v, char **envp, size_t max)
 {
 	static char registry[sizeof(conf_url) + 32];
 
-	if (v->network != AJ_NET_ALLOW)
+	if (!AJ_NET_PROXIED(v->network))
 		return;
 	for (unsigned i = 0; i < sizeof(proxy_vars) / sizeof(proxy_vars[0]); i++)
 		if (!env_put(envp, max, proxy_vars[i]))
 			die("build the environment", E2BIG, "the host passes too many variables");
+	/* A forwarded port is on the jail's own loopback, which the proxy
+	 * refuses: a client must go there directly (issue 32 item 5). */
+	if (forward_count() && (!env_put(envp, max, "NO_PROXY=127.0.0.1,::1,localhost") ||
+	                        !env_put(envp, max, "no_proxy=127.0.0.1,::1,localhost")))
+		die("build the environment", E2BIG, "the host passes too many variables");
 	/* A registry only the file named: the tool in the jail, whose $HOME
 	 * is empty, gets it in its variable. */
 	if (conf_var && conf_url[0] && !env_get(envp, conf_var)) {
@@ -335,6 +342,20 @@ void egress_env(const struct aj_variant *v, char **envp, size_t max)
  * from, and the proxy (report.c's writer: text and JSON alike). */
 void egress_explain(void)
 {
+	if (any_name) {
+		rp_t("\n\t\t");
+		rp_str("hosts", "any name");
+		rp_t(", but never to ");
+		rp_str("excluded", "loopback, private (RFC 1918, unique-local), carrier-grade NAT, "
+		                   "link-local and metadata, multicast, unspecified and reserved "
+		                   "addresses (IPv4-mapped, NAT64 and 6to4 spellings alike), nor "
+		                   "any address of the host's own interfaces");
+		rp_t("; the host's ports only by --jail-forward");
+		rp_t("\n\t\tthrough ");
+		rp_str("proxy", "http://127.0.0.1:3128");
+		rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
+		return;
+	}
 	rp_open("hosts", '[');
 	for (unsigned i = 0; i < n_hosts; i++) {
 		const char *from =
@@ -362,8 +383,58 @@ void egress_explain(void)
 
 bool egress_allowed(const char *target)
 {
+	if (any_name)
+		return true;
 	for (unsigned i = 0; i < n_hosts; i++)
 		if (hosts_match(hosts[i], target))
 			return true;
 	return false;
+}
+
+bool egress_public(void)
+{
+	return any_name;
+}
+
+/* "it resolves to ADDR, WHY" in out. */
+static void addr_text(char *out, size_t size, const struct sockaddr *sa, const char *why)
+{
+	char a[INET6_ADDRSTRLEN];
+	const void *raw =
+	    sa->sa_family == AF_INET6
+	        ? (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr
+	        : (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+	size_t n = 0;
+
+	if (!inet_ntop(sa->sa_family, raw, a, sizeof(a)))
+		memcpy(a, "?", 2);
+	for (const char *part[] = {"it resolves to ", a, ", ", why, NULL}, **p = part; *p; p++) {
+		size_t l = strlen(*p);
+
+		if (n + l >= size)
+			break;
+		memcpy(out + n, *p, l);
+		n += l;
+	}
+	out[n] = '\0';
+}
+
+const char *egress_public_refused(const struct px_addrs *to)
+{
+	static char msg[200];
+
+	if (!resolver_own_read())
+		return "the host's own addresses could not be read (netlink)";
+	for (unsigned i = 0; i < to->n; i++) {
+		const struct sockaddr *sa = (const struct sockaddr *)&to->a[i];
+		const char *bad = hosts_addr_refused(sa);
+
+		if (!bad && resolver_own(sa))
+			bad = "an address of the host itself";
+		if (bad) {
+			addr_text(msg, sizeof(msg), sa, bad);
+			return msg;
+		}
+	}
+	return NULL;
 }

@@ -44,6 +44,12 @@ struct px_addrs {
  * is kept. */
 void resolver_lookup(struct px_addrs *out, const char *host, unsigned port, bool literal);
 void resolver_forget(void);
+/* The host's own interface addresses, read at the proxy's start (in the
+ * host's network namespace; false when they cannot be read), and again before each connection's
+ * check, so that an address the host gains during the run counts; resolver_own(): sa is one of
+ * them. */
+bool resolver_own_read(void);
+bool resolver_own(const struct sockaddr *sa);
 
 /* relay.c: one way of a relayed connection, through a pipe while bytes
  * are in flight (splice). */
@@ -62,8 +68,14 @@ bool relay_move(int from, int to, struct relay *r, bool *eof, uint64_t *left, bo
 void relay_release(struct relay *r); /* the pipe back, when the way is closed */
 void relay_end(void);
 
-/* egress.c: whether the run's list names target ("HOST:PORT"). */
+/* egress.c: whether the run's list names target ("HOST:PORT") (any
+ * target under 'network public'); egress_public(): the run is 'public'. */
 bool egress_allowed(const char *target);
+bool egress_public(void);
+/* 'network public': NULL when every address of to is public and none is
+ * the host's own (one refused refuses them all: a client may fall back to
+ * any), else "it resolves to ADDR, WHY". */
+const char *egress_public_refused(const struct px_addrs *to);
 
 /* httphead.c: one header line of a plain-HTTP request, l to its '\n' at
  * le: relayed, dropped (the proxy's own, Connection), refused; a

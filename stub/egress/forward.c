@@ -123,8 +123,9 @@ static const char *first_opt(void)
 /* After the mode, --jail-net and --jail-allow-host have made the network:
  * a forward needs the jail's own namespace, and a mode that fixed the
  * network is not widened.  As --jail-allow-host narrows the policy's
- * 'network host' to the hosts it names, a forward narrows it to the
- * loopback with the forwarded ports only ('network none'); --jail-net
+ * 'network host' to the hosts it names, a forward narrows it (and
+ * 'network public', as wide a default) to the loopback with the forwarded
+ * ports only ('network none'); --jail-net
  * asks for the host's network and is refused alongside. */
 const struct aj_variant *forward_apply(const struct aj_variant *v)
 {
@@ -149,7 +150,7 @@ const struct aj_variant *forward_apply(const struct aj_variant *v)
 		diep("use", first_opt(), 0,
 		     "'network blocked' keeps the host's network namespace, where no forward "
 		     "can listen; use 'network none' or 'network allow'");
-	if (v->network != AJ_NET_HOST)
+	if (v->network != AJ_NET_HOST && v->network != AJ_NET_PUBLIC)
 		return v;
 	narrowed = *v;
 	narrowed.network = AJ_NET_NONE;

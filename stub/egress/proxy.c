@@ -122,7 +122,10 @@ static void tell(const char *target, bool connect, const char *why, bool literal
 	out_s(why);
 	out_s(" (policy ");
 	out_s(aj_the_policy->name);
-	if (literal_hint) {
+	if (egress_public()) {
+		out_s("); 'network public' reaches public addresses only; a port of the host "
+		      "by --jail-forward=PORT");
+	} else if (literal_hint) {
 		out_s("); to allow it, list its address: --jail-allow-host=ADDRESS");
 		out_s(c ? c : "");
 	} else {
@@ -232,6 +235,22 @@ static void resolve(struct conn *k)
 	resolver_lookup(&k->to, host, pn, literal);
 	if (!k->to.n) {
 		reply(k, "502 Bad Gateway", "aijail: the host's name does not resolve");
+		return;
+	}
+	/* 'network public': every address the name gave, or the literal,
+	 * must be public and none of the host's own; one that is not refuses
+	 * the name whole, as a client may fall back to any of them.  These
+	 * are the addresses connected to (no second lookup): a rebinding
+	 * nameserver changes only the next lookup, which is checked again. */
+	if (egress_public()) {
+		why = egress_public_refused(&k->to);
+		if (why) {
+			tell(k->target, k->connect, why, false);
+			reply(k, "403 Forbidden",
+			      "aijail: the host resolves to an address the jail may not reach");
+			return;
+		}
+		try_connect(k);
 		return;
 	}
 	/* A name may lead only to public addresses; a literal is what the
@@ -655,6 +674,9 @@ const struct ev_source *proxy_start(int fd)
 	listener = receive_listener(fd);
 	if (listener < 0)
 		return NULL;
+	if (egress_public() && !resolver_own_read())
+		die("run the jail's proxy", errno ? errno : EIO,
+		    "'network public' reads the host's own addresses (netlink) to keep them out");
 	/* splice() into a socket the jail closed raises SIGPIPE, which
 	 * would end the run: taken as EPIPE instead. */
 	sigemptyset(&pipe_sig);

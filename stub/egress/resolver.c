@@ -15,6 +15,8 @@
  * that does not exist is not kept. */
 #include <errno.h>
 #include <arpa/inet.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -297,4 +299,117 @@ void resolver_lookup(struct px_addrs *k, const char *host, unsigned port, bool l
 		return;
 	from_dns(k, host, port, &ttl);
 	keep(k, host, ttl, now);
+}
+
+/* ---- the host's own addresses ('network public') ------------------------ */
+
+#define RS_OWN 128
+
+static struct own {
+	uint8_t family;
+	uint8_t a[16];
+} own[RS_OWN];
+static unsigned n_own;
+static bool own_full; /* more than RS_OWN: every connection is refused */
+
+static void own_rta(const struct ifaddrmsg *ifa, const struct rtattr *rta, size_t left)
+{
+	for (; RTA_OK(rta, left); rta = RTA_NEXT(rta, left)) {
+		size_t l = ifa->ifa_family == AF_INET ? 4 : 16;
+
+		if ((rta->rta_type != IFA_ADDRESS && rta->rta_type != IFA_LOCAL) ||
+		    RTA_PAYLOAD(rta) < l)
+			continue;
+		if (n_own == RS_OWN) {
+			own_full = true;
+			return;
+		}
+		own[n_own].family = ifa->ifa_family;
+		memset(own[n_own].a, 0, 16);
+		memcpy(own[n_own].a, RTA_DATA(rta), l);
+		n_own++;
+	}
+}
+
+/* One dump of RTM_GETADDR: every address of every interface, both
+ * families.  An address of the host reaches its services bound to any
+ * address (0.0.0.0, ::) even when the address itself is public. */
+bool resolver_own_read(void)
+{
+	struct {
+		struct nlmsghdr h;
+		struct ifaddrmsg m;
+	} req = {.h = {.nlmsg_len = sizeof(req),
+	               .nlmsg_type = RTM_GETADDR,
+	               .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+	               .nlmsg_seq = 1},
+	         .m = {.ifa_family = AF_UNSPEC}};
+	static uint8_t buf[16384] __attribute__((aligned(4)));
+	int s = (int)syscall(SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	bool done = false;
+
+	n_own = 0;
+	own_full = false;
+	if (s < 0)
+		return false;
+	if (send(s, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
+		close(s);
+		return false;
+	}
+	while (!done) {
+		ssize_t r = recv(s, buf, sizeof(buf), 0);
+		size_t left = r > 0 ? (size_t)r : 0;
+
+		if (r <= 0)
+			break;
+		for (const struct nlmsghdr *h = (const void *)buf; NLMSG_OK(h, left);
+		     h = NLMSG_NEXT(h, left)) {
+			const struct ifaddrmsg *ifa = NLMSG_DATA(h);
+
+			if (h->nlmsg_type == NLMSG_DONE) {
+				done = true;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR)
+				break;
+			if (h->nlmsg_type != RTM_NEWADDR ||
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)) ||
+			    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
+				continue;
+			own_rta(ifa, IFA_RTA(ifa), h->nlmsg_len - NLMSG_LENGTH(sizeof(*ifa)));
+		}
+		if (!done && left)
+			break; /* an error message, or one cut short */
+	}
+	close(s);
+	return done;
+}
+
+bool resolver_own(const struct sockaddr *sa)
+{
+	uint8_t a[16] = {0};
+	uint8_t family = (uint8_t)sa->sa_family;
+
+	if (own_full)
+		return true;
+	if (family == AF_INET) {
+		memcpy(a, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+	} else if (family == AF_INET6) {
+		static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+		const uint8_t *b =
+		    ((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr.s6_addr;
+
+		if (!memcmp(b, mapped, 12)) {
+			family = AF_INET;
+			memcpy(a, b + 12, 4);
+		} else {
+			memcpy(a, b, 16);
+		}
+	} else {
+		return true;
+	}
+	for (unsigned i = 0; i < n_own; i++)
+		if (own[i].family == family && !memcmp(own[i].a, a, 16))
+			return true;
+	return false;
 }

@@ -23,8 +23,8 @@ static const char *const net_meaning[AJ_NET_COUNT] = {
     [AJ_NET_BLOCKED] = "the host's network namespace: only Unix sockets, no TCP, the host's "
                        "abstract sockets scoped away; its network tables stay readable",
     [AJ_NET_LOOPBACK] = "a private network namespace, lo only",
-    [AJ_NET_ALLOW] =
-        "a private network namespace, lo only; the hosts below through the stub's proxy",
+    [AJ_NET_ALLOW] = "a private namespace, lo only; the hosts below through the stub's proxy",
+    [AJ_NET_PUBLIC] = "a private namespace, lo only; any name by the proxy, to public addresses",
     [AJ_NET_HOST] = "the host's network",
 };
 
@@ -679,7 +679,7 @@ noreturn void explain(const struct run *r)
 	} else {
 		rp_jstr("option", NULL);
 	}
-	if (v->network == AJ_NET_ALLOW)
+	if (AJ_NET_PROXIED(v->network))
 		egress_explain();
 	else
 		rp_jstr("hosts", NULL);

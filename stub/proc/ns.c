@@ -270,9 +270,9 @@ void ns_init_prepare(const struct aj_variant *v)
 	if (sethostname(h, strlen(h)))
 		die("set the host name", errno, NULL);
 	/* 'network none' with a forward: a loopback with its ports only. */
-	if (v->network == AJ_NET_LOOPBACK || v->network == AJ_NET_ALLOW || forward_count())
+	if (v->network == AJ_NET_LOOPBACK || AJ_NET_PROXIED(v->network) || forward_count())
 		loopback_up();
-	if (v->network == AJ_NET_ALLOW)
+	if (AJ_NET_PROXIED(v->network))
 		proxy_listen(parent_sock);
 	forward_listen(parent_sock);
 }

@@ -6,7 +6,9 @@
 # without it; another host port and a name lookup still fail; [::1] is
 # reached as 127.0.0.1 inside; a mode that fixes the network, --jail-net
 # and a bad host refuse the option; --jail-explain lists it.  The policy's
-# 'network host' (jail-python) is narrowed to the forwarded ports.  A
+# 'network public' (jail-python) is narrowed to the forwarded ports; with
+# 'network allow' beside a forward, NO_PROXY sends a client to the
+# forwarded port directly rather than to the proxy, which refuses it.  A
 # policy's 'forward PORT;' (jail-fwpol, built here for the test's port)
 # works alike, in lockdown too where its mode block says so; the jail's
 # [::1]:PORT answers as its 127.0.0.1:PORT; --jail-log has an 'allowed'
@@ -14,7 +16,7 @@
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
 fw_cases="forward-reach forward-with-allow forward-without forward-other-port forward-dns forward-v6 forward-lockdown
-	forward-jail-net forward-bad-host forward-narrows-host forward-explain forward-curl forward-v6-inside
+	forward-jail-net forward-bad-host forward-narrows-host forward-allow-no-proxy forward-explain forward-curl forward-v6-inside
 	forward-log forward-policy forward-policy-lockdown forward-policy-explain"
 want_fw=0
 for n in $fw_cases; do c "$n" && want_fw=1; done
@@ -166,7 +168,7 @@ except socket.gaierror:
 			fail forward-bad-host "exit status $RC, stderr $(q "$ERR")"
 		fi
 	fi
-	# jail-python's 'network host' becomes the loopback with the port only.
+	# jail-python's 'network public' becomes the loopback with the port only.
 	if c forward-narrows-host; then
 		jrun user -- jail-python --jail-forward="$fw_p" -c "$FW_GET"'
 print(sys.argv[2])
@@ -177,6 +179,12 @@ try:
 except s.gaierror:
     print("no-dns")' "$fw_p" x
 		expect forward-narrows-host 0 "forward-ok"$'\n'"x"$'\n'"no-dns"
+	fi
+	# 'network allow' and a forward: a client that honours the proxy
+	# variables reaches the forwarded port (NO_PROXY), not the proxy's 403.
+	if c forward-allow-no-proxy; then
+		jrun user -- jail --jail-allow-host=example.com --jail-forward="$fw_p" python3 -c "$FW_GET" "$fw_p"
+		expect forward-allow-no-proxy 0 "forward-ok"
 	fi
 	if c forward-explain; then
 		jrun user -- jail-worker --jail-no-net --jail-forward="$fw_p" --jail-explain=json

@@ -607,7 +607,7 @@ fi
 
 # --- network ------------------------------------------------------------------------
 
-net_cases="net-host-control net-worker-loopback net-python-host net-jail-python-host net-lockdown
+net_cases="net-host-control net-worker-loopback net-python-public net-jail-python-public net-python-opt-in net-lockdown
 	net-opt-net net-opt-no-net"
 want_net=0
 for n in $net_cases; do c "$n" && want_net=1; done
@@ -630,15 +630,24 @@ if [ $want_net = 1 ]; then
 			fail net-worker-loopback "the host's 127.0.0.1:$port was reachable: exit $RC, $(q "$OUT")"
 		fi
 	fi
-	# python.aj says `network host`: the same connect works there.
-	if c net-python-host; then
+	# python.aj says `network public` (issue 32): the host's loopback is
+	# out of reach there too, and in the generic jail's python group...
+	if c net-python-public; then
 		jrun user -- jail-python -c "$PYCONNECT" "$port"
-		expect net-python-host 0 ok
+		if [ "$RC" = 0 ] && [[ $OUT == E* ]]; then pass net-python-public; else
+			fail net-python-public "the host's 127.0.0.1:$port was reachable: exit $RC, $(q "$OUT")"
+		fi
 	fi
-	# The generic jail picks python's table by the command's name...
-	if c net-jail-python-host; then
+	if c net-jail-python-public; then
 		jrun user -- jail python3 -c "$PYCONNECT" "$port"
-		expect net-jail-python-host 0 ok
+		if [ "$RC" = 0 ] && [[ $OUT == E* ]]; then pass net-jail-python-public; else
+			fail net-jail-python-public "the host's 127.0.0.1:$port was reachable: exit $RC, $(q "$OUT")"
+		fi
+	fi
+	# ...unless the person asks for the host's network.
+	if c net-python-opt-in; then
+		jrun user -- jail-python --jail-net -c "$PYCONNECT" "$port"
+		expect net-python-opt-in 0 ok
 	fi
 	# ...and lockdown takes the network away again.
 	if c net-lockdown; then
@@ -702,7 +711,7 @@ try:
 except OSError as e:
     print(errno.errorcode.get(e.errno, e.errno))' "$absname"
 		if [ "$RC" = 0 ] && [[ $OUT == E* ]]; then pass unix-abstract-python; else
-			fail unix-abstract-python "the host's abstract socket was reachable with network host: exit $RC, $(q "$OUT")"
+			fail unix-abstract-python "the host's abstract socket was reachable from jail-python: exit $RC, $(q "$OUT")"
 		fi
 	fi
 
@@ -875,6 +884,8 @@ fi
 . "$root/tests/integration/forward.sh"
 # shellcheck source=tests/lib/fallback.sh
 . "$root/tests/lib/fallback.sh"
+# shellcheck source=tests/integration/public.sh
+. "$root/tests/integration/public.sh"
 # shellcheck source=tests/integration/term.sh
 . "$root/tests/integration/term.sh"
 

@@ -368,7 +368,7 @@ fi
 
 # Each table is classified as its own stub would: a socket file is denied
 # to a jail without the host's network (jail-worker), not to one with it
-# (jail-python), both answered by the same watcher.
+# (jail-python --jail-net), both answered by the same watcher.
 if c watch-tables-differ; then
 	watchers_kill
 	as_user $py -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$wp/wide/a/app.sock"
@@ -379,7 +379,7 @@ if c watch-tables-differ; then
 	done
 	w=$(printf '%s' "$OUT" | $py -c "$FOUND" 2>&1)
 	for _ in 1 2 3; do
-		wsrc_of jail-python
+		wsrc_of jail-python --jail-net
 		[ "$WSRC" = "the watcher" ] && break
 	done
 	p=$(printf '%s' "$OUT" | $py -c "$FOUND" 2>&1)
@@ -389,7 +389,7 @@ if c watch-tables-differ; then
 	if [ "$w" != "the watcher ['wide/a/app.sock:socket']" ] || [ "$w2" != "$w" ]; then
 		fail watch-tables-differ "jail-worker found $(q "$w"), then $(q "$w2")"
 	elif [ "$p" != "the watcher []" ]; then
-		fail watch-tables-differ "jail-python (the host's network) found $(q "$p")"
+		fail watch-tables-differ "jail-python --jail-net (the host's network) found $(q "$p")"
 	elif [ "$(echo "$WPIDS" | wc -w)" != 1 ]; then
 		fail watch-tables-differ "watchers: $WPIDS"
 	else

@@ -160,6 +160,87 @@ static void classification(void **state)
 	assert_string_equal(v4("169.254.169.254"), "the cloud metadata address");
 }
 
+/* 'network public' refuses exactly these ranges: each one's first and
+ * last address, and its neighbours outside it, which are public unless
+ * another range of the table takes them.  203.0.113.0/24 (a documentation
+ * range, where this machine's registries resolve) stays public. */
+static void range_edges(void **state)
+{
+	static const struct {
+		const char *addr;
+		bool refused;
+	} t[] = {
+	    {"0.0.0.0", true},          {"0.255.255.255", true},    {"1.0.0.0", false},
+	    {"9.255.255.255", false},   {"10.0.0.0", true},         {"10.255.255.255", true},
+	    {"11.0.0.0", false},        {"100.63.255.255", false},  {"100.64.0.0", true},
+	    {"100.127.255.255", true},  {"100.128.0.0", false},     {"126.255.255.255", false},
+	    {"127.0.0.0", true},        {"127.0.0.2", true},        {"127.255.255.255", true},
+	    {"128.0.0.0", false},       {"169.253.255.255", false}, {"169.254.0.0", true},
+	    {"169.254.255.255", true},  {"169.255.0.0", false},     {"172.15.255.255", false},
+	    {"172.16.0.0", true},       {"172.31.255.255", true},   {"172.32.0.0", false},
+	    {"192.167.255.255", false}, {"192.168.0.0", true},      {"192.168.255.255", true},
+	    {"192.169.0.0", false},     {"203.0.113.1", false},     {"203.0.113.255", false},
+	    {"198.51.100.7", false},    {"223.255.255.255", false}, {"224.0.0.0", true},
+	    {"239.255.255.255", true},  {"255.255.255.255", true},
+	};
+	static const struct {
+		const char *addr;
+		bool refused;
+	} t6[] = {
+	    {"::", true},
+	    {"::1", true},
+	    {"::2", false},
+	    {"fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
+	    {"fc00::", true},
+	    {"fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true},
+	    {"fe00::", false},
+	    {"fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", false},
+	    {"fe80::", true},
+	    {"febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true},
+	    {"ff00::", true},
+	    {"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true},
+	    {"::ffff:0.0.0.0", true},
+	    {"::ffff:127.0.0.1", true},
+	    {"::ffff:7f00:2", true},
+	    {"::ffff:10.0.0.0", true},
+	    {"::ffff:172.16.0.1", true},
+	    {"::ffff:192.168.0.1", true},
+	    {"::ffff:100.64.0.1", true},
+	    {"::ffff:a9fe:a9fe", true},
+	    {"::ffff:224.0.0.1", true},
+	    {"::ffff:203.0.113.9", false},
+	    {"64:ff9b::7f00:1", true},
+	    {"2002:7f00:1::", true},
+	    {"2001:db8::1", false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!v4(t[i].addr) != !t[i].refused)
+			fail_msg("%s: %s", t[i].addr,
+			         t[i].refused ? "taken as public" : v4(t[i].addr));
+	for (size_t i = 0; i < sizeof(t6) / sizeof(t6[0]); i++)
+		if (!v6(t6[i].addr) != !t6[i].refused)
+			fail_msg("%s: %s", t6[i].addr,
+			         t6[i].refused ? "taken as public" : v6(t6[i].addr));
+}
+
+/* A spelling that only inet_aton reads (decimal, octal, hex, short forms)
+ * is a name, never an address: the proxy connects only to what its
+ * resolver answers, and checks that. */
+static void odd_literals(void **state)
+{
+	static const char *const odd[] = {"2130706433:80", "0x7f.1:80", "0177.0.0.1:80", "127.1:80",
+	                                  "017700000001:80"};
+	char out[AJ_HOST_MAX];
+	size_t at;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		if (!hosts_normal(odd[i], false, out, sizeof(out), &at) && hosts_literal(out))
+			fail_msg("%s was read as a literal address", odd[i]);
+}
+
 static const char *url(const char *u)
 {
 	static char out[AJ_HOST_MAX];
@@ -242,6 +323,8 @@ int main(void)
 	    cmocka_unit_test(bad_hosts),
 	    cmocka_unit_test(matching),
 	    cmocka_unit_test(classification),
+	    cmocka_unit_test(range_edges),
+	    cmocka_unit_test(odd_literals),
 	    cmocka_unit_test(urls),
 	    cmocka_unit_test(dns),
 	};

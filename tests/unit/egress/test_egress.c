@@ -60,6 +60,23 @@ const char *extra_net_option(void)
 
 static unsigned depth;
 
+/* forward.c's and resolver.c's: no forward, no host address. */
+unsigned forward_count(void)
+{
+	return 0;
+}
+
+bool resolver_own_read(void)
+{
+	return true;
+}
+
+bool resolver_own(const struct sockaddr *sa)
+{
+	(void)sa;
+	return false;
+}
+
 void rp_open(const char *key, char kind)
 {
 	(void)key, (void)kind;

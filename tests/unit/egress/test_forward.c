@@ -182,7 +182,21 @@ static void host_network_makes_the_policys_moot(void **state)
 	const char *none[] = {NULL};
 
 	(void)state;
-	assert_string_equal(run(&v, none, "--jail-net"), "network=4 count=0 ");
+	assert_string_equal(run(&v, none, "--jail-net"), "network=5 count=0 " /* AJ_NET_HOST */);
+}
+
+/* A forward option narrows 'network public' as it narrows 'host': the
+ * port, and nothing else of the internet (README: a local model only). */
+static void public_network_is_narrowed(void **state)
+{
+	struct aj_variant v = {.network = AJ_NET_PUBLIC};
+	const char *opt[] = {"--jail-forward=11434", NULL}, *none[] = {NULL};
+
+	(void)state;
+	assert_string_equal(run(&v, opt, NULL),
+	                    "network=0 count=1 port=11434 host=127.0.0.1 "
+	                    "host_port=11434 origin=option option=--jail-forward=11434 ");
+	assert_string_equal(run(&v, none, NULL), "network=4 count=0 " /* AJ_NET_PUBLIC */);
 }
 
 int main(void)
@@ -192,6 +206,7 @@ int main(void)
 	    cmocka_unit_test(option_to_the_other_host_is_refused),
 	    cmocka_unit_test(fixed_mode_keeps_its_own_and_refuses_the_runs),
 	    cmocka_unit_test(host_network_makes_the_policys_moot),
+	    cmocka_unit_test(public_network_is_narrowed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
