@@ -30,6 +30,13 @@ void forward_listen(int parent_sock);
 const struct ev_source *forward_start(int fd); /* NULL: no forward */
 void forward_end(void);
 
+/* forward.c: --jail-publish, the jail's loopback ports on the host. */
+void forward_publish_add(const char *value, const char *opt);
+void forward_publish_bind(void);  /* the caller: the host's listeners (125 when taken) */
+int forward_publish_keep(void);   /* pid 1's end of its socket pair to the parent, or -1 */
+void forward_publish_arm(void);   /* pid 1, before its filter */
+void forward_publish_serve(void); /* pid 1, on SIGIO */
+
 #define PX_ADDRS 8
 
 /* A target's addresses, in the order they are tried. */
