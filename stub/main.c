@@ -175,7 +175,7 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 	else if (!strcmp(name, "forward") && value)
 		forward_add(value, opt);
 	else if (!strcmp(name, "publish") && value)
-		forward_publish_add(value, opt);
+		publish_add(value, opt);
 	else if (!strcmp(name, "terminal") && value)
 		term_option(value, opt);
 	else if (!strcmp(name, "status-fd") && value)
@@ -388,8 +388,8 @@ static noreturn void init_run(struct run *r)
 		forward_landlock(ruleset);
 		landlock_enforce(ruleset);
 	}
-	privs_fds_close(ns_parent_sock(r->v), status_keep(), forward_publish_keep());
-	forward_publish_arm();
+	privs_fds_close(ns_parent_sock(r->v), status_keep(), publish_keep());
+	publish_arm();
 	privs_drop();
 	seccomp_install(r->v);
 	supervise_init(r);
@@ -434,7 +434,7 @@ int main(int argc, char **argv)
 
 	r->v = forward_apply(egress_apply(extra_apply(r)));
 	if (!o.explain)
-		forward_publish_bind(); /* a port in use: 125 before anything exists */
+		publish_bind(); /* a port in use: 125 before anything exists */
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
 	wfd = watch_ask(r->v, pol->modes[r->mode]);

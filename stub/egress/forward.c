@@ -12,23 +12,12 @@
  * connected to.  A forward needs a network namespace of the jail's own:
  * with the host's network (--jail-net, 'network host', 'network blocked',
  * the fallback) it is refused, as in a mode that fixes the network.
- *
- * --jail-publish=[ADDR:][HOSTPORT:]PORT is the other way: the parent
- * listens on the host's ADDR:HOSTPORT (127.0.0.1 unless named), bound in
- * the caller before anything is created, and relays each connection into
- * the jail's 127.0.0.1:PORT.  A socket is of the network namespace it was
- * made in, and the parent cannot enter the jail's (it holds no
- * capability there, nor could it come back), so pid 1, which is in it,
- * makes one unconnected socket per connection on the parent's request:
- * one byte on a socket pair of their own, woken by SIGIO in pid 1's one
- * wait, the socket back by SCM_RIGHTS.  The parent connects it and
- * relays as for a forward. */
+ * publish.c is the other way, through the same relay. */
 #include <errno.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -46,18 +35,7 @@ struct forward {
 static struct forward fw[FW_MAX];
 static unsigned n_fw, n_opt; /* all, and those of the options */
 
-#define PB_MAX 8 /* --jail-publish options of one run */
-
-struct publish {
-	struct sockaddr_in host; /* where the parent listens */
-	uint16_t port;           /* the jail's 127.0.0.1:port */
-	const char *opt;
-};
-
-static struct publish pb[PB_MAX];
-static unsigned n_pb;
-static int pb_pair[2] = {-1, -1};     /* the parent's end, pid 1's */
-static int listener[FW_MAX + PB_MAX]; /* the parent's: fw[]'s, then pb[]'s */
+static int listener[FW_MAX]; /* the parent's */
 
 /* ---- the caller: the options -------------------------------------------- */
 
@@ -101,46 +79,6 @@ void forward_add(const char *value, const char *opt)
 	f.port = (uint16_t)p;
 	fw[n_fw++] = f;
 	n_opt = n_fw;
-}
-
-/* [ADDR:][HOSTPORT:]PORT: the host's side is 127.0.0.1:PORT unless
- * named; another address only as the person writes it. */
-void forward_publish_add(const char *value, const char *opt)
-{
-	struct publish b = {.host = {.sin_family = AF_INET}, .opt = opt};
-	char part[3][16];
-	unsigned n = 0, hp, jp;
-
-	if (n_pb == PB_MAX)
-		die_usage("too many --jail-publish options (at most 8)", opt);
-	for (const char *p = value;; n++) {
-		const char *e = strchrnul(p, ':');
-
-		if (n == 3 || (size_t)(e - p) >= sizeof(part[0]))
-			die_usage("not [ADDRESS:][HOSTPORT:]PORT", value);
-		memcpy(part[n], p, (size_t)(e - p));
-		part[n][e - p] = 0;
-		if (!*e) {
-			n++;
-			break;
-		}
-		p = e + 1;
-	}
-	if (n == 3 && inet_pton(AF_INET, part[0], &b.host.sin_addr) != 1)
-		die_usage("the host's address is an IPv4 address (127.0.0.1 unless named)", value);
-	if (n < 3)
-		b.host.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	jp = parse_port(part[n - 1]);
-	hp = n > 1 ? parse_port(part[n - 2]) : jp;
-	if (!jp || !hp)
-		die_usage("not a port (1 to 65535)", value);
-	for (unsigned i = 0; i < n_pb; i++)
-		if (pb[i].host.sin_port == htons((uint16_t)hp) &&
-		    pb[i].host.sin_addr.s_addr == b.host.sin_addr.s_addr)
-			die_usage("the host's port is published twice", value);
-	b.host.sin_port = htons((uint16_t)hp);
-	b.port = (uint16_t)jp;
-	pb[n_pb++] = b;
 }
 
 /* The policy's forwards first, then the options' that add a port: an
@@ -200,15 +138,7 @@ const struct aj_variant *forward_apply(const struct aj_variant *v)
 	 * network, whose ports the jail reaches without them. */
 	if (v->n_forwards && v->network != AJ_NET_HOST)
 		merge_policy(v);
-	/* A published port needs the jail's own loopback; a mode that fixed
-	 * the network (lockdown) has none published. */
-	if (n_pb && (v->flags & AJ_VARIANT_NET_FIXED))
-		diep("use", pb[0].opt, 0,
-		     "this mode fixes the network: no port of the jail is published from it");
-	if (n_pb && (v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED))
-		diep("use", pb[0].opt, 0,
-		     "the jail shares the host's network namespace here, where its ports are the "
-		     "host's already; add --jail-no-net to give it a loopback of its own");
+	publish_apply(v);
 	if (!n_opt)
 		return v;
 	/* A mode that fixed the network forwards what its policy block
@@ -236,10 +166,7 @@ const struct aj_variant *forward_apply(const struct aj_variant *v)
  * policy or the run asks for cannot be set up. */
 void forward_no_namespace(void)
 {
-	if (n_pb)
-		diep("use", pb[0].opt, 0,
-		     "the jail runs without namespaces here (the fallback): a published port "
-		     "needs a network namespace");
+	publish_no_namespace();
 	if (n_fw)
 		diep("use", fw[0].opt ? fw[0].opt : "the policy's 'forward'", 0,
 		     "the jail runs without namespaces here (the fallback): a forward needs "
@@ -249,49 +176,7 @@ void forward_no_namespace(void)
 /* Forwards and published ports: either needs the jail's loopback up. */
 unsigned forward_count(void)
 {
-	return n_fw + n_pb;
-}
-
-/* The caller, before any namespace: the host's listeners, so that a port
- * in use ends the run before anything exists; and the socket pair to
- * pid 1.  Both close-on-exec; pid 1 closes the listeners with the rest. */
-void forward_publish_bind(void)
-{
-	int one = 1;
-
-	if (!n_pb)
-		return;
-	for (unsigned i = 0; i < n_pb; i++) {
-		char what[96];
-		size_t l, ol = strlen(pb[i].opt);
-		int s = (int)syscall(SYS_socket, AF_INET,
-		                     SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-		/* "ADDR:PORT for OPTION", for the message that names both. */
-		inet_ntop(AF_INET, &pb[i].host.sin_addr, what, INET_ADDRSTRLEN);
-		l = strlen(what);
-		what[l++] = ':';
-		l += out_fmt_u(what + l, ntohs(pb[i].host.sin_port));
-		if (l + 5 + ol < sizeof(what)) {
-			memcpy(what + l, " for ", 5);
-			memcpy(what + l + 5, pb[i].opt, ol);
-			l += 5 + ol;
-		}
-		what[l] = 0;
-		/* SO_REUSEADDR: a port left in TIME_WAIT by the last run is
-		 * free; one another socket listens on is not. */
-		if (s < 0 ||
-		    syscall(SYS_setsockopt, s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-		    syscall(SYS_bind, s, &pb[i].host, sizeof(pb[i].host)) ||
-		    syscall(SYS_listen, s, 128))
-			diep("listen on the host's", what, errno,
-			     errno == EADDRINUSE ? "another program listens there: pick a free "
-			                           "host port (--jail-publish=HOSTPORT:PORT)"
-			                         : NULL);
-		listener[n_fw + i] = s;
-	}
-	if (syscall(SYS_socketpair, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pb_pair))
-		die("publish the jail's ports", errno, NULL);
+	return n_fw + publish_count();
 }
 
 /* pid 1, before Landlock: with TCP handled ('network none'), the jail may
@@ -300,9 +185,7 @@ void forward_landlock(int ruleset)
 {
 	for (unsigned i = 0; i < n_fw; i++)
 		landlock_port(ruleset, fw[i].port, false);
-	/* The jail's server must bind its published port. */
-	for (unsigned i = 0; i < n_pb; i++)
-		landlock_port(ruleset, pb[i].port, true);
+	publish_landlock(ruleset);
 }
 
 /* Inside --jail-explain's "network" object. */
@@ -332,93 +215,7 @@ void forward_explain(void)
 		rp_close();
 	}
 	rp_close();
-	rp_t(
-	    n_pb
-	        ? "\n  published ports of the jail (on the host, relayed by the stub's parent into "
-	          "the jail's 127.0.0.1:PORT):"
-	        : "");
-	rp_open("published", '[');
-	for (unsigned i = 0; i < n_pb; i++) {
-		char a[INET_ADDRSTRLEN];
-
-		inet_ntop(AF_INET, &pb[i].host.sin_addr, a, sizeof(a));
-		rp_open(NULL, '{');
-		rp_t("\n    ");
-		rp_str("host", a);
-		rp_t(":");
-		rp_u("host_port", ntohs(pb[i].host.sin_port));
-		rp_t(" -> 127.0.0.1:");
-		rp_u("port", pb[i].port);
-		rp_t(" (");
-		rp_str("option", pb[i].opt);
-		rp_t(")");
-		rp_close();
-	}
-	rp_close();
-}
-
-/* ---- pid 1: a socket of the jail's network for each published connection */
-
-int forward_publish_keep(void)
-{
-	return pb_pair[1];
-}
-
-/* pid 1, before its filter: SIGIO when the parent asks, taken in its one
- * wait (supervise.c), never delivered: blocked before it can come. */
-void forward_publish_arm(void)
-{
-	sigset_t io;
-
-	if (pb_pair[1] < 0)
-		return;
-	sigemptyset(&io);
-	sigaddset(&io, SIGIO);
-	if (sigprocmask(SIG_BLOCK, &io, NULL) || fcntl(pb_pair[1], F_SETOWN, getpid()) ||
-	    fcntl(pb_pair[1], F_SETFL, O_ASYNC | O_NONBLOCK))
-		die("publish the jail's ports", errno, NULL);
-	forward_publish_serve(); /* what the parent asked before the signal could come */
-}
-
-/* pid 1, on SIGIO (which anyone in the jail may send too: then nothing is
- * waiting, and nothing is done).  One unconnected TCP socket per byte;
- * made without one, the parent closes that connection. */
-void forward_publish_serve(void)
-{
-	for (;;) {
-		char c, cbuf[CMSG_SPACE(sizeof(int))] = {0};
-		struct iovec iov = {&c, 1};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-		ssize_t r;
-		int s;
-
-		if (pb_pair[1] < 0)
-			return;
-		r = recv(pb_pair[1], &c, 1, MSG_DONTWAIT);
-		if (r < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		if (r <= 0) { /* the parent is gone */
-			close(pb_pair[1]);
-			pb_pair[1] = -1;
-			return;
-		}
-		s = (int)syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		                 0);
-		if (s >= 0) {
-			struct cmsghdr *h;
-
-			m.msg_control = cbuf;
-			m.msg_controllen = sizeof(cbuf);
-			h = CMSG_FIRSTHDR(&m);
-			h->cmsg_level = SOL_SOCKET;
-			h->cmsg_type = SCM_RIGHTS;
-			h->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(h), &s, sizeof(int));
-		}
-		(void)sendmsg(pb_pair[1], &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (s >= 0)
-			close(s);
-	}
+	publish_explain();
 }
 
 /* ---- pid 1: the listeners, handed to the parent -------------------------- */
@@ -479,28 +276,6 @@ struct fconn {
 static struct fconn conns[FW_CONNS];
 static uint8_t slot_conn[2 * FW_CONNS], slot_up[2 * FW_CONNS];
 
-/* pid 1's socket for one published connection, asked for and waited on
- * here: pid 1 answers at once, from its loop. */
-static int forward_publish_socket(void)
-{
-	char c = 0, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {&c, 1};
-	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	struct pollfd p = {.fd = pb_pair[0], .events = POLLIN};
-	struct cmsghdr *h;
-	int s = -1;
-
-	if (send(pb_pair[0], &c, 1, MSG_NOSIGNAL) != 1 || poll(&p, 1, 5000) != 1 ||
-	    recvmsg(pb_pair[0], &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) < 0)
-		return -1;
-	h = CMSG_FIRSTHDR(&m);
-	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
-	    h->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&s, CMSG_DATA(h), sizeof(int));
-	return s;
-}
-
 /* A connection that reached the host's port: its line in --jail-log. */
 static void conn_log(const struct fconn *k)
 {
@@ -513,10 +288,7 @@ static void conn_log(const struct fconn *k)
 	unsigned n = 0, p = f->port;
 
 	if (k->fw >= n_fw) {
-		const struct publish *b = &pb[k->fw - n_fw];
-
-		reached_published((const struct sockaddr *)&b->host, b->port, k->up.piped,
-		                  k->down.piped, k->since_ms);
+		publish_log(k->fw - n_fw, k->up.piped, k->down.piped, k->since_ms);
 		return;
 	}
 	if (!f->v6)
@@ -544,7 +316,8 @@ static void conn_close(struct fconn *k)
 
 static void accept_one(unsigned i)
 {
-	int c = (int)syscall(SYS_accept4, listener[i], NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int c = (int)syscall(SYS_accept4, i < n_fw ? listener[i] : publish_listener(i - n_fw), NULL,
+	                     NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	struct sockaddr_in a4 = {.sin_family = AF_INET,
 	                         .sin_port = htons(fw[i].port),
 	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -561,9 +334,9 @@ static void accept_one(unsigned i)
 		if (conns[j].c < 0)
 			k = &conns[j];
 	if (i >= n_fw) /* published: the jail's 127.0.0.1:PORT, by pid 1's socket */
-		a4.sin_port = htons(pb[i - n_fw].port);
+		a4.sin_port = htons(publish_port(i - n_fw));
 	u = !k          ? -1
-	    : i >= n_fw ? forward_publish_socket()
+	    : i >= n_fw ? publish_socket()
 	                : (int)syscall(SYS_socket, v6 ? AF_INET6 : AF_INET,
 	                               SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (!k || u < 0) {
@@ -619,10 +392,10 @@ static void step(struct fconn *k, short rc, short ru)
 
 static unsigned forward_fill(struct pollfd *p, unsigned max)
 {
-	unsigned nl = n_fw + n_pb, n = nl;
+	unsigned nl = n_fw + publish_count(), n = nl;
 	bool free_slot = false;
 
-	if (max < FW_MAX + PB_MAX + 2 * FW_CONNS)
+	if (max < FW_MAX + AJ_PUBLISH_MAX + 2 * FW_CONNS)
 		die("run the jail's forwards", EMFILE, NULL);
 	for (unsigned i = 0; i < FW_CONNS; i++) {
 		struct fconn *k = &conns[i];
@@ -654,14 +427,17 @@ static unsigned forward_fill(struct pollfd *p, unsigned max)
 		}
 	}
 	for (unsigned i = 0; i < nl; i++)
-		p[i] = (struct pollfd){.fd = free_slot ? listener[i] : -1, .events = POLLIN};
+		p[i] = (struct pollfd){.fd = !free_slot ? -1
+		                             : i < n_fw ? listener[i]
+		                                        : publish_listener(i - n_fw),
+		                       .events = POLLIN};
 	return n;
 }
 
 static void forward_serve(const struct pollfd *p, unsigned n)
 {
 	static short rc[FW_CONNS], ru[FW_CONNS];
-	unsigned nl = n_fw + n_pb;
+	unsigned nl = n_fw + publish_count();
 
 	memset(rc, 0, sizeof(rc));
 	memset(ru, 0, sizeof(ru));
@@ -683,7 +459,7 @@ static const struct ev_source forward_source = {forward_fill, forward_serve};
 /* The run ends: the connections still open are closed, and logged. */
 void forward_end(void)
 {
-	for (unsigned i = 0; n_fw + n_pb && i < FW_CONNS; i++)
+	for (unsigned i = 0; n_fw + publish_count() && i < FW_CONNS; i++)
 		if (conns[i].c >= 0)
 			conn_close(&conns[i]);
 }
@@ -694,12 +470,9 @@ const struct ev_source *forward_start(int fd)
 {
 	int n;
 
-	if (!n_fw && !n_pb)
+	if (!n_fw && !publish_count())
 		return NULL;
-	if (pb_pair[1] >= 0) {
-		close(pb_pair[1]); /* pid 1's end */
-		pb_pair[1] = -1;
-	}
+	publish_parent();
 	n = n_fw ? wire_recv(fd, WIRE_FORWARD, NULL, 0, listener, FW_MAX) : 0;
 	if (n != (int)n_fw) {
 		while (n > 0)

@@ -312,8 +312,8 @@ noreturn void supervise_init(const struct run *r)
 		alarm(r->timeout);
 	}
 	forget_environment(r->envp);
-	if (forward_publish_keep() >= 0)
-		sigaddset(&supervise_sig_wait, SIGIO); /* blocked by forward_publish_arm() */
+	if (publish_keep() >= 0)
+		sigaddset(&supervise_sig_wait, SIGIO); /* blocked by publish_arm() */
 	target = clone(target_main, target_stack + sizeof(target_stack),
 	               CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)r);
 	if (target < 0)
@@ -335,8 +335,8 @@ noreturn void supervise_init(const struct run *r)
 			kill(run_fallback ? -target : -1, SIGKILL);
 			_exit(AJ_EXIT_TIMEOUT);
 		}
-		if (sig == SIGIO && forward_publish_keep() >= 0) {
-			forward_publish_serve();
+		if (sig == SIGIO && publish_keep() >= 0) {
+			publish_serve();
 			continue;
 		}
 		if (sig != SIGCHLD) {

@@ -4,10 +4,12 @@
 # the host's 127.0.0.1:HOSTPORT (free ports the test picks); --jail-log has
 # a 'published' line with the bytes of each connection; a host port in use
 # ends the run with 125 naming it, before the command runs; lockdown
-# refuses the option; --jail-explain lists it, text and JSON.
+# refuses the option; --jail-explain lists it, text and JSON.  A policy's
+# 'publish' (jail-pbpol, built here for the test's ports) serves in
+# lockdown too, where its mode block says so, and the run adds none.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
-pb_cases="publish-reach publish-log publish-in-use publish-lockdown publish-explain"
+pb_cases="publish-reach publish-log publish-in-use publish-lockdown publish-explain publish-policy-lockdown"
 want_pb=0
 for n in $pb_cases; do c "$n" && want_pb=1; done
 
@@ -30,11 +32,12 @@ pb_get() {
 }
 
 # pb_serve HOSTPORT JAILPORT [OPTION…]: the jail, in the background, serving
-# its /tmp/p.txt on its 127.0.0.1:JAILPORT; BGPID is the stub.
+# its /tmp/p.txt on its 127.0.0.1:JAILPORT; BGPID is the stub.  PB_STUB
+# and PB_OPT replace jail-worker and its --jail-publish.
 pb_serve() {
 	local hp=$1 jp=$2
 	shift 2
-	bg jail-worker --jail-no-net --jail-timeout=120 --jail-publish="$hp:$jp" "$@" \
+	bg "${PB_STUB:-jail-worker}" --jail-no-net --jail-timeout=120 "${PB_OPT:---jail-publish=$hp:$jp}" "$@" \
 		sh -c 'printf publish-ok >/tmp/p.txt && exec python3 -m http.server "$1" --bind 127.0.0.1 --directory /tmp' sh "$jp"
 	bgpids+=("$BGPID")
 }
@@ -110,10 +113,40 @@ n = json.load(sys.stdin)["network"]
 print(" ".join("%s:%s>%s" % (p["host"], p["host_port"], p["port"]) for p in n["published"]))' 2>&1)
 		jrun user -- jail-worker --jail-no-net --jail-publish=8080 --jail-explain
 		if [ "$got" = "127.0.0.2:3001>3000 127.0.0.1:8080>8080" ] &&
-			[[ $OUT == *"published ports of the jail"*"127.0.0.1:8080 -> 127.0.0.1:8080 (--jail-publish=8080)"* ]]; then
+			[[ $OUT == *"published ports of the jail"*"127.0.0.1:8080 -> 127.0.0.1:8080 (option --jail-publish=8080)"* ]]; then
 			pass publish-explain
 		else
 			fail publish-explain "json $(q "$got"), text $(q "$OUT")"
+		fi
+	fi
+	# The policy's lockdown block publishes its port: served there, and
+	# --jail-publish is refused in that mode.
+	if c publish-policy-lockdown; then
+		hp=$(pb_port) jp=$(pb_port)
+		cat >"$T/pb/pbpol.aj" <<EOF
+include "base.aj";
+
+policy pbpol extends base {
+    network none;
+    mode lockdown {
+        network none;
+        publish $hp:$jp;
+    }
+}
+EOF
+		if ! "$build/bin/aijail-compile" --build -I "$root/policies" -o "$bin/jail-pbpol" "$T/pb/pbpol.aj" >"$T/pb/build.log" 2>&1; then
+			fail publish-policy-lockdown "aijail-compile --build of the test policy failed: $(tail -n 3 "$T/pb/build.log")"
+		else
+			chmod 0755 "$bin/jail-pbpol"
+			PB_STUB=jail-pbpol PB_OPT=--jail-mode=lockdown pb_serve "$hp" "$jp"
+			got=$(pb_get "$hp")
+			pb_stop
+			jrun user -- jail-pbpol --jail-mode=lockdown --jail-publish=8000 true
+			if [ "$got" = publish-ok ] && [ "$RC" = 125 ] && [[ $ERR == *"this mode fixes the network"* ]]; then
+				pass publish-policy-lockdown
+			else
+				fail publish-policy-lockdown "curl got $(q "$got"); with --jail-publish: exit status $RC, stderr $(q "$ERR")"
+			fi
 		fi
 	fi
 fi

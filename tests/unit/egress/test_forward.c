@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -131,7 +133,7 @@ static const char *run(const struct aj_variant *v, const char *const *opts, cons
 		net_option = net;
 		for (; *opts; opts++)
 			if (!strncmp(*opts, "--jail-publish=", 15))
-				forward_publish_add(*opts + 15, *opts);
+				publish_add(*opts + 15, *opts);
 			else
 				forward_add(strchr(*opts, '=') + 1, *opts);
 		v = forward_apply(v);
@@ -213,14 +215,33 @@ static void publish_spellings(void **state)
 	                        {"--jail-publish=70000", NULL}};
 
 	(void)state;
-	assert_string_equal(run(&v, opts, NULL),
-	                    "network=0 count=3 host=127.0.0.1 host_port=3000 port=3000 "
-	                    "option=--jail-publish=3000 host=127.0.0.1 host_port=8081 port=8080 "
-	                    "option=--jail-publish=8081:8080 host=127.0.0.2 host_port=9001 "
-	                    "port=9000 option=--jail-publish=127.0.0.2:9001:9000 ");
+	assert_string_equal(
+	    run(&v, opts, NULL),
+	    "network=0 count=3 host=127.0.0.1 host_port=3000 port=3000 "
+	    "origin=option option=--jail-publish=3000 host=127.0.0.1 "
+	    "host_port=8081 port=8080 origin=option option=--jail-publish=8081:8080 "
+	    "host=127.0.0.2 host_port=9001 port=9000 origin=option "
+	    "option=--jail-publish=127.0.0.2:9001:9000 ");
 	assert_non_null(strstr(run(&v, twice, NULL), "published twice"));
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_non_null(strstr(run(&v, bad[i], NULL), "die:"));
+}
+
+/* The policy's first; an option for the same host port adds nothing
+ * when it names the same jail port, and is refused when another. */
+static void publish_policy_first(void **state)
+{
+	const struct aj_publish pol[] = {{htonl(INADDR_LOOPBACK), 3000, 3000}};
+	struct aj_variant v = {.network = AJ_NET_NONE, .publishes = pol, .n_publishes = 1};
+	const char *same[] = {"--jail-publish=3000", "--jail-publish=8080", NULL};
+	const char *other[] = {"--jail-publish=3000:4000", NULL};
+
+	(void)state;
+	assert_string_equal(run(&v, same, NULL),
+	                    "network=0 count=2 host=127.0.0.1 host_port=3000 port=3000 "
+	                    "origin=policy host=127.0.0.1 host_port=8080 port=8080 origin=option "
+	                    "option=--jail-publish=8080 ");
+	assert_non_null(strstr(run(&v, other, NULL), "die: the policy publishes another port"));
 }
 
 /* lockdown (a fixed network) and the host's own namespace refuse it. */
@@ -247,6 +268,7 @@ int main(void)
 	    cmocka_unit_test(fixed_mode_keeps_its_own_and_refuses_the_runs),
 	    cmocka_unit_test(host_network_makes_the_policys_moot),
 	    cmocka_unit_test(publish_spellings),
+	    cmocka_unit_test(publish_policy_first),
 	    cmocka_unit_test(publish_needs_a_namespace_of_its_own),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
