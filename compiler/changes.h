@@ -26,6 +26,7 @@ enum change_kind {
 	CH_HOSTNAME,         /* .hostname */
 	CH_NETWORK,          /* .network */
 	CH_FORWARD,          /* .forward: a port of the host's loopback, given once */
+	CH_PUBLISH,          /* .publish: a port of the jail's on the host, given once */
 	CH_LANDLOCK,         /* .landlock */
 	CH_SCALAR,           /* .scalar: one of M_SCALARS */
 	CH_TOGGLE,           /* .toggle */
@@ -73,6 +74,10 @@ struct change {
 			uint16_t port;
 			bool v6;
 		} forward;
+		struct {
+			uint32_t addr; /* IPv4, network order */
+			uint16_t host_port, port;
+		} publish;
 		struct {
 			int toggle;
 			bool on;

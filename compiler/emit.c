@@ -419,6 +419,17 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	    v->forwards.n ? xprintf("\t\t.forwards = %s, .n_forwards = %zu,\n",
 	                            array(o, "struct aj_forward", b, v->forwards.n), v->forwards.n)
 	                  : "";
+	b = xstrdup("");
+	for (size_t i = 0; i < v->publishes.n; i++)
+		b = append(b, "%s",
+		           xprintf("\t{.addr = 0x%08xU, .host_port = %u, .port = %u},\n",
+		                   (unsigned)v->publishes.v[i].addr, v->publishes.v[i].host_port,
+		                   v->publishes.v[i].port));
+	const char *publishes =
+	    v->publishes.n
+	        ? xprintf("\t\t.publishes = %s, .n_publishes = %zu,\n",
+	                  array(o, "struct aj_publish", b, v->publishes.n), v->publishes.n)
+	        : "";
 	const char *memory = v->memory & AJ_MEMORY_PERCENT
 	                         ? xprintf("AJ_MEMORY_PERCENT | %llu,",
 	                                   (unsigned long long)(v->memory & ~AJ_MEMORY_PERCENT))
@@ -453,7 +464,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	if (v->userns)
 		LINE(".userns = %d,", v->userns);
 #undef LINE
-	*init = xprintf("%s%s%s%s\t},\n", s, hosts, forwards, refused);
+	*init = xprintf("%s%s%s%s%s\t},\n", s, hosts, forwards, publishes, refused);
 }
 
 /* Everything of the header but its first comment and the identity: what

@@ -24,4 +24,11 @@ void forwards_keep_block(struct variant *v, const void *block);
 /* A variant's forwards need a network namespace of its own. */
 bool forwards_check(const struct variant *v);
 
+/* publish.c: publish [ADDR:][HOSTPORT:]PORT…; (aj_publish), kept per
+ * block as forwards are. */
+bool publish_lower(struct lowering *lw, const struct stmt *s);
+void publish_put(struct variant *v, const struct change *c, const void *block);
+void publishes_keep_block(struct variant *v, const void *block);
+bool publishes_check(const struct variant *v);
+
 #endif

@@ -86,9 +86,13 @@ bool replay_block(struct variant *v, const change_list *block)
 			if (c->network.fixed)
 				v->flags |= AJ_VARIANT_NET_FIXED;
 			forwards_keep_block(v, block);
+			publishes_keep_block(v, block);
 			break;
 		case CH_FORWARD:
 			forward_put(v, c, block);
+			break;
+		case CH_PUBLISH:
+			publish_put(v, c, block);
 			break;
 		case CH_LANDLOCK:
 			v->landlock = c->landlock.level;
@@ -187,5 +191,5 @@ bool replay_finish(struct variant *v)
 		mounts_landlock(v);
 	network_rules(v);
 	namespaces_rules(v);
-	return forwards_check(v) && seccomp_build(v);
+	return forwards_check(v) && publishes_check(v) && seccomp_build(v);
 }

@@ -44,6 +44,7 @@ static const struct setting settings[] = {
 	{"hostname", lower_hostname, IN_BLOCKS, 0},
 	{"network", network_lower, IN_BLOCKS, 0},
 	{"forward", forward_lower, IN_BLOCKS, 0},
+	{"publish", publish_lower, IN_BLOCKS, 0},
 	{"landlock", lower_landlock, IN_BLOCKS, 0},
 	AJ_MOUNT_OPS(MOUNT_SETTING)
 	{"mask", patterns_lower, IN_BLOCKS, AJ_PATTERN_MASK},

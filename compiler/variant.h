@@ -129,6 +129,14 @@ struct m_forward {
 	const void *block;
 };
 
+/* 'publish [ADDR:][HOSTPORT:]PORT;' (aj_publish), kept per block alike. */
+struct m_publish {
+	uint32_t addr;
+	uint16_t host_port, port;
+	struct loc loc;
+	const void *block;
+};
+
 struct variant {
 	const char *mode;
 	const char *command;
@@ -138,6 +146,7 @@ struct variant {
 	int n_hosts, n_followed, follow;
 	struct loc network_loc; /* the statement that set the network */
 	VEC(struct m_forward) forwards;
+	VEC(struct m_publish) publishes;
 	int landlock;
 	int landlock_min_abi;
 	int features;

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 19
+#define AJ_ABI 20
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -376,6 +376,17 @@ struct aj_forward {
 	uint8_t v6;
 };
 
+/* 'publish [ADDR:][HOSTPORT:]PORT;' (compiler/publish.c,
+ * stub/egress/publish.c): the jail's own 127.0.0.1:port, on the host's
+ * addr:host_port, where the stub's parent listens and relays into the
+ * jail.  Only with a network namespace of the jail's own. */
+#define AJ_PUBLISH_MAX 8
+struct aj_publish {
+	uint32_t addr; /* IPv4, network order: 127.0.0.1 unless the policy names one */
+	uint16_t host_port;
+	uint16_t port;
+};
+
 /* 'network allow follow TOOL': the registry that the tool's own
  * configuration names at run time replaces the statement's hosts (its
  * documented default); stub/egress/egress.c reads where, from the
@@ -554,6 +565,9 @@ struct aj_variant {
 	/* 'forward PORT;': the host's loopback ports the jail reaches at its
 	 * own loopback, before a run's --jail-forward. */
 	const struct aj_forward *forwards;
+	/* 'publish PORT;': the jail's ports on the host, before a run's
+	 * --jail-publish. */
+	const struct aj_publish *publishes;
 	/* The calls a run reports (AJ_ERRNO_QUIET above), by number, and
 	 * their names in the same order, one space between. */
 	const uint16_t *refused;
@@ -580,6 +594,7 @@ struct aj_variant {
 	uint8_t n_hosts;
 	uint8_t n_followed; /* hosts[0 .. n_followed) are the followed tool's default */
 	uint8_t n_forwards;
+	uint8_t n_publishes;
 	uint8_t landlock; /* enum aj_landlock_level */
 	uint8_t landlock_min_abi;
 	uint8_t features; /* AJ_FEATURE_* switched on */

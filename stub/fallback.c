@@ -66,7 +66,7 @@ noreturn void fallback_run(struct run *r)
 	fallback_landlock(r);
 	if (chdir(r->project))
 		diep("enter the project", r->project, errno, NULL);
-	privs_fds_close(ns_parent_sock(r->v), status_keep());
+	privs_fds_close(ns_parent_sock(r->v), status_keep(), -1);
 	fallback_privs();
 	/* First: a policy's allowlist need not allow seccomp(2) itself. */
 	fallback_unix_only(r->v);

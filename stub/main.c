@@ -40,6 +40,7 @@ static noreturn void help(const struct aj_policy *pol)
 		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
 		      "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
 		      "  --forward [H:]P       the same as --jail-forward=[H:]P\n"
+		      "  --publish [A:][H:]P   the same as --jail-publish=[A:][H:]P\n"
 		      "  --terminal T          the same as --jail-terminal=T\n"
 		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
 		      "  --timeout S           the same as --jail-timeout=S\n"
@@ -64,6 +65,8 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-forward=[HOST:]PORT  the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n"
 	      "                        ::1) at the jail's own 127.0.0.1:PORT and [::1]:PORT,\n"
 	      "                        beside the policy's 'forward' (at most 8 in all)\n"
+	      "  --jail-publish=[ADDR:][HOSTPORT:]PORT  the jail's 127.0.0.1:PORT on the host's\n"
+	      "                        ADDR:HOSTPORT (127.0.0.1:PORT unless named; at most 8)\n"
 	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
 	      "                        off), T one of" AJ_TOGGLES(
 	          AJ_WORD_ITEM) "\n"
@@ -173,6 +176,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		egress_allow_host(value, opt);
 	else if (!strcmp(name, "forward") && value)
 		forward_add(value, opt);
+	else if (!strcmp(name, "publish") && value)
+		publish_add(value, opt);
 	else if (!strcmp(name, "terminal") && value)
 		term_option(value, opt);
 	else if (!strcmp(name, "status-fd") && value)
@@ -196,8 +201,8 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
 	static const char *const takes_value[] = {
-	    "mode", "timeout",     "ro",      "rw",       "allow-host",
-	    "log",  "log-allowed", "forward", "terminal", "status-fd"};
+	    "mode",        "timeout", "ro",       "rw",        "allow-host", "log",
+	    "log-allowed", "forward", "terminal", "status-fd", "publish"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -385,7 +390,8 @@ static noreturn void init_run(struct run *r)
 		forward_landlock(ruleset);
 		landlock_enforce(ruleset);
 	}
-	privs_fds_close(ns_parent_sock(r->v), status_keep());
+	privs_fds_close(ns_parent_sock(r->v), status_keep(), publish_keep());
+	publish_arm();
 	privs_drop();
 	seccomp_install(r->v);
 	supervise_init(r);
@@ -429,6 +435,8 @@ int main(int argc, char **argv)
 	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
 	r->v = forward_apply(egress_apply(extra_apply(r)));
+	if (!o.explain)
+		publish_bind(); /* a port in use: 125 before anything exists */
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
 	wfd = watch_ask(r->v, pol->modes[r->mode]);

@@ -17,7 +17,7 @@ bool landlock_net_blocked(const struct aj_variant *v);
 int landlock_create(const struct aj_variant *v);
 void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *path);
 void landlock_enforce(int ruleset);
-void landlock_port(int ruleset, unsigned port);
+void landlock_port(int ruleset, unsigned port, bool bind);
 
 /* landlock.c too: one rule as --jail-explain prints it (explain.c, and
  * the fallback, which prints its rules with the code that makes them). */

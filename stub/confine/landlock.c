@@ -199,13 +199,15 @@ int landlock_create(const struct aj_variant *v)
 }
 
 /* A TCP port the jail may connect to where the ruleset handles TCP (a
- * forwarded host port: egress/forward.c); nothing to add where it does
- * not, since then every port is open to connect. */
-void landlock_port(int ruleset, unsigned port)
+ * forwarded host port: egress/forward.c), or bind (a published port of
+ * the jail's); nothing to add where it does not, since then every port
+ * is open. */
+void landlock_port(int ruleset, unsigned port, bool bind)
 {
-	struct ll_net_port_attr np = {.allowed_access = AJ_LL_NET_CONNECT_TCP, .port = port};
+	struct ll_net_port_attr np = {
+	    .allowed_access = bind ? AJ_LL_NET_BIND_TCP : AJ_LL_NET_CONNECT_TCP, .port = port};
 
-	if ((handled_net & AJ_LL_NET_CONNECT_TCP) &&
+	if ((handled_net & np.allowed_access) &&
 	    syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0))
 		die("let the jail connect to a forwarded port", errno, NULL);
 }

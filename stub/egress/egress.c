@@ -295,6 +295,14 @@ static const char *const proxy_vars[] = {
     "no_proxy=",
 };
 
+/* With a forward, the jail's loopback is where the host's port answers,
+ * and the proxy refuses loopback: a client that sent
+ * http://127.0.0.1:PORT to the proxy would never reach it. */
+static const char *const no_proxy_forward[] = {
+    "NO_PROXY=127.0.0.1,::1,localhost",
+    "no_proxy=127.0.0.1,::1,localhost",
+};
+
 static bool env_put(char **envp, size_t max, const char *entry)
 {
 	size_t nl = (size_t)(strchr(entry, '=') - entry) + 1, n = 0;
@@ -320,11 +328,9 @@ void egress_env(const struct aj_variant *v, char **envp, size_t max)
 	for (unsigned i = 0; i < sizeof(proxy_vars) / sizeof(proxy_vars[0]); i++)
 		if (!env_put(envp, max, proxy_vars[i]))
 			die("build the environment", E2BIG, "the host passes too many variables");
-	/* A forwarded port is on the jail's own loopback, which the proxy
-	 * refuses: a client must go there directly (issue 32 item 5). */
-	if (forward_count() && (!env_put(envp, max, "NO_PROXY=127.0.0.1,::1,localhost") ||
-	                        !env_put(envp, max, "no_proxy=127.0.0.1,::1,localhost")))
-		die("build the environment", E2BIG, "the host passes too many variables");
+	for (unsigned i = 0; forward_count() && i < 2; i++)
+		if (!env_put(envp, max, no_proxy_forward[i]))
+			die("build the environment", E2BIG, "the host passes too many variables");
 	/* A registry only the file named: the tool in the jail, whose $HOME
 	 * is empty, gets it in its variable. */
 	if (conf_var && conf_url[0] && !env_get(envp, conf_var)) {

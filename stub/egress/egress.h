@@ -30,6 +30,24 @@ void forward_listen(int parent_sock);
 const struct ev_source *forward_start(int fd); /* NULL: no forward */
 void forward_end(void);
 
+/* publish.c: --jail-publish and 'publish', the jail's loopback ports on
+ * the host (forward.c relays them). */
+void publish_add(const char *value, const char *opt);
+void publish_apply(const struct aj_variant *v); /* from forward_apply() */
+void publish_no_namespace(void);
+unsigned publish_count(void);
+void publish_landlock(int ruleset);
+void publish_explain(void);
+void publish_bind(void);  /* the caller: the host's listeners (125 when taken) */
+int publish_keep(void);   /* pid 1's end of its socket pair to the parent, or -1 */
+void publish_arm(void);   /* pid 1, before its filter */
+void publish_serve(void); /* pid 1, on SIGIO */
+void publish_parent(void);
+int publish_listener(unsigned i);
+uint16_t publish_port(unsigned i);
+int publish_socket(void); /* a socket of the jail's network, from pid 1; -1: none */
+void publish_log(unsigned i, uint64_t up, uint64_t down, uint64_t since_ms);
+
 #define PX_ADDRS 8
 
 /* A target's addresses, in the order they are tried. */

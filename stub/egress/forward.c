@@ -11,7 +11,8 @@
  * Landlock handling TCP ('network none') only these ports may be
  * connected to.  A forward needs a network namespace of the jail's own:
  * with the host's network (--jail-net, 'network host', 'network blocked',
- * the fallback) it is refused, as in a mode that fixes the network. */
+ * the fallback) it is refused, as in a mode that fixes the network.
+ * publish.c is the other way, through the same relay. */
 #include <errno.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
@@ -33,6 +34,8 @@ struct forward {
 
 static struct forward fw[FW_MAX];
 static unsigned n_fw, n_opt; /* all, and those of the options */
+
+static int listener[FW_MAX]; /* the parent's */
 
 /* ---- the caller: the options -------------------------------------------- */
 
@@ -136,6 +139,7 @@ const struct aj_variant *forward_apply(const struct aj_variant *v)
 	 * network, whose ports the jail reaches without them. */
 	if (v->n_forwards && v->network != AJ_NET_HOST)
 		merge_policy(v);
+	publish_apply(v);
 	if (!n_opt)
 		return v;
 	/* A mode that fixed the network forwards what its policy block
@@ -163,15 +167,17 @@ const struct aj_variant *forward_apply(const struct aj_variant *v)
  * policy or the run asks for cannot be set up. */
 void forward_no_namespace(void)
 {
+	publish_no_namespace();
 	if (n_fw)
 		diep("use", fw[0].opt ? fw[0].opt : "the policy's 'forward'", 0,
 		     "the jail runs without namespaces here (the fallback): a forward needs "
 		     "a network namespace");
 }
 
+/* Forwards and published ports: either needs the jail's loopback up. */
 unsigned forward_count(void)
 {
-	return n_fw;
+	return n_fw + publish_count();
 }
 
 /* pid 1, before Landlock: with TCP handled ('network none'), the jail may
@@ -179,7 +185,8 @@ unsigned forward_count(void)
 void forward_landlock(int ruleset)
 {
 	for (unsigned i = 0; i < n_fw; i++)
-		landlock_port(ruleset, fw[i].port);
+		landlock_port(ruleset, fw[i].port, false);
+	publish_landlock(ruleset);
 }
 
 /* Inside --jail-explain's "network" object. */
@@ -209,6 +216,7 @@ void forward_explain(void)
 		rp_close();
 	}
 	rp_close();
+	publish_explain();
 }
 
 /* ---- pid 1: the listeners, handed to the parent -------------------------- */
@@ -267,13 +275,12 @@ struct fconn {
 };
 
 static struct fconn conns[FW_CONNS];
-static int listener[FW_MAX];
 static uint8_t slot_conn[2 * FW_CONNS], slot_up[2 * FW_CONNS];
 
 /* A connection that reached the host's port: its line in --jail-log. */
 static void conn_log(const struct fconn *k)
 {
-	const struct forward *f = &fw[k->fw];
+	const struct forward *f = &fw[k->fw < n_fw ? k->fw : 0];
 	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
 	char target[16] = "[::1]:";
@@ -281,6 +288,10 @@ static void conn_log(const struct fconn *k)
 	char digits[6];
 	unsigned n = 0, p = f->port;
 
+	if (k->fw >= n_fw) {
+		publish_log(k->fw - n_fw, k->up.piped, k->down.piped, k->since_ms);
+		return;
+	}
 	if (!f->v6)
 		memcpy(target, "127.0.0.1:", 10), d = target + 10;
 	do
@@ -306,7 +317,8 @@ static void conn_close(struct fconn *k)
 
 static void accept_one(unsigned i)
 {
-	int c = (int)syscall(SYS_accept4, listener[i], NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int c = (int)syscall(SYS_accept4, i < n_fw ? listener[i] : publish_listener(i - n_fw), NULL,
+	                     NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	struct sockaddr_in a4 = {.sin_family = AF_INET,
 	                         .sin_port = htons(fw[i].port),
 	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -314,6 +326,7 @@ static void accept_one(unsigned i)
 	                          .sin6_port = htons(fw[i].port),
 	                          .sin6_addr = IN6ADDR_LOOPBACK_INIT};
 	struct fconn *k = NULL;
+	bool v6 = i < n_fw && fw[i].v6;
 	int u;
 
 	if (c < 0)
@@ -321,8 +334,12 @@ static void accept_one(unsigned i)
 	for (unsigned j = 0; j < FW_CONNS && !k; j++)
 		if (conns[j].c < 0)
 			k = &conns[j];
-	u = (int)syscall(SYS_socket, fw[i].v6 ? AF_INET6 : AF_INET,
-	                 SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (i >= n_fw) /* published: the jail's 127.0.0.1:PORT, by pid 1's socket */
+		a4.sin_port = htons(publish_port(i - n_fw));
+	u = !k          ? -1
+	    : i >= n_fw ? publish_socket()
+	                : (int)syscall(SYS_socket, v6 ? AF_INET6 : AF_INET,
+	                               SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (!k || u < 0) {
 		close(c);
 		if (u >= 0)
@@ -332,8 +349,7 @@ static void accept_one(unsigned i)
 	*k = (struct fconn){.c = c, .u = u, .fw = (uint8_t)i, .since_ms = reached_now_ms()};
 	relay_init(&k->up);
 	relay_init(&k->down);
-	if (!syscall(SYS_connect, u, fw[i].v6 ? (void *)&a6 : (void *)&a4,
-	             fw[i].v6 ? sizeof(a6) : sizeof(a4)))
+	if (!syscall(SYS_connect, u, v6 ? (void *)&a6 : (void *)&a4, v6 ? sizeof(a6) : sizeof(a4)))
 		return;
 	k->connecting = true; /* conn_close() logs no line for it */
 	if (errno != EINPROGRESS)
@@ -377,10 +393,10 @@ static void step(struct fconn *k, short rc, short ru)
 
 static unsigned forward_fill(struct pollfd *p, unsigned max)
 {
-	unsigned n = n_fw;
+	unsigned nl = n_fw + publish_count(), n = nl;
 	bool free_slot = false;
 
-	if (max < FW_MAX + 2 * FW_CONNS)
+	if (max < FW_MAX + AJ_PUBLISH_MAX + 2 * FW_CONNS)
 		die("run the jail's forwards", EMFILE, NULL);
 	for (unsigned i = 0; i < FW_CONNS; i++) {
 		struct fconn *k = &conns[i];
@@ -403,34 +419,38 @@ static unsigned forward_fill(struct pollfd *p, unsigned max)
 				ue |= POLLIN;
 		}
 		if (ce) {
-			slot_conn[n - n_fw] = (uint8_t)i, slot_up[n - n_fw] = 0;
+			slot_conn[n - nl] = (uint8_t)i, slot_up[n - nl] = 0;
 			p[n++] = (struct pollfd){.fd = k->c, .events = ce};
 		}
 		if (ue) {
-			slot_conn[n - n_fw] = (uint8_t)i, slot_up[n - n_fw] = 1;
+			slot_conn[n - nl] = (uint8_t)i, slot_up[n - nl] = 1;
 			p[n++] = (struct pollfd){.fd = k->u, .events = ue};
 		}
 	}
-	for (unsigned i = 0; i < n_fw; i++)
-		p[i] = (struct pollfd){.fd = free_slot ? listener[i] : -1, .events = POLLIN};
+	for (unsigned i = 0; i < nl; i++)
+		p[i] = (struct pollfd){.fd = !free_slot ? -1
+		                             : i < n_fw ? listener[i]
+		                                        : publish_listener(i - n_fw),
+		                       .events = POLLIN};
 	return n;
 }
 
 static void forward_serve(const struct pollfd *p, unsigned n)
 {
 	static short rc[FW_CONNS], ru[FW_CONNS];
+	unsigned nl = n_fw + publish_count();
 
 	memset(rc, 0, sizeof(rc));
 	memset(ru, 0, sizeof(ru));
-	for (unsigned j = n_fw; j < n; j++)
-		if (slot_up[j - n_fw])
-			ru[slot_conn[j - n_fw]] = p[j].revents;
+	for (unsigned j = nl; j < n; j++)
+		if (slot_up[j - nl])
+			ru[slot_conn[j - nl]] = p[j].revents;
 		else
-			rc[slot_conn[j - n_fw]] = p[j].revents;
+			rc[slot_conn[j - nl]] = p[j].revents;
 	for (unsigned i = 0; i < FW_CONNS; i++)
 		if (conns[i].c >= 0 && (rc[i] || ru[i]))
 			step(&conns[i], rc[i], ru[i]);
-	for (unsigned i = 0; i < n_fw; i++)
+	for (unsigned i = 0; i < nl; i++)
 		if (p[i].revents & POLLIN)
 			accept_one(i);
 }
@@ -440,7 +460,7 @@ static const struct ev_source forward_source = {forward_fill, forward_serve};
 /* The run ends: the connections still open are closed, and logged. */
 void forward_end(void)
 {
-	for (unsigned i = 0; n_fw && i < FW_CONNS; i++)
+	for (unsigned i = 0; n_fw + publish_count() && i < FW_CONNS; i++)
 		if (conns[i].c >= 0)
 			conn_close(&conns[i]);
 }
@@ -451,9 +471,10 @@ const struct ev_source *forward_start(int fd)
 {
 	int n;
 
-	if (!n_fw)
+	if (!n_fw && !publish_count())
 		return NULL;
-	n = wire_recv(fd, WIRE_FORWARD, NULL, 0, listener, FW_MAX);
+	publish_parent();
+	n = n_fw ? wire_recv(fd, WIRE_FORWARD, NULL, 0, listener, FW_MAX) : 0;
 	if (n != (int)n_fw) {
 		while (n > 0)
 			close(listener[--n]);

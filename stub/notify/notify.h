@@ -43,6 +43,10 @@ void refusals_log_end(void);
 struct sockaddr;
 extern bool reached_on;
 uint64_t reached_now_ms(void);
+/* A published port's connection (egress/forward.c): the host's address
+ * it came in on, the jail's port it went to. */
+void reached_published(const struct sockaddr *on, unsigned port, uint64_t up, uint64_t down,
+                       uint64_t since_ms);
 void reached_conn(const char *target, const struct sockaddr *to, uint64_t up, uint64_t down,
                   uint64_t since_ms);
 

@@ -51,3 +51,25 @@ void reached_conn(const char *target, const struct sockaddr *to, uint64_t up, ui
 	rp_u("duration_ms", now > since_ms ? now - since_ms : 0);
 	refusals_log_end();
 }
+
+/* kind "published": "host"/"host_port" where the host's client came in,
+ * "port" the jail's; bytes_up what went into the jail, bytes_down what
+ * came out of it. */
+void reached_published(const struct sockaddr *on, unsigned port, uint64_t up, uint64_t down,
+                       uint64_t since_ms)
+{
+	const struct sockaddr_in *a = (const struct sockaddr_in *)on;
+	char addr[INET_ADDRSTRLEN] = "";
+	uint64_t now = reached_now_ms();
+
+	if (!reached_on || !refusals_log_begin("published", true))
+		return;
+	inet_ntop(AF_INET, &a->sin_addr, addr, sizeof(addr));
+	rp_str("host", addr);
+	rp_u("host_port", ntohs(a->sin_port));
+	rp_u("port", port);
+	rp_u("bytes_up", up);
+	rp_u("bytes_down", down);
+	rp_u("duration_ms", now > since_ms ? now - since_ms : 0);
+	refusals_log_end();
+}

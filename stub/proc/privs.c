@@ -12,13 +12,19 @@
  * (ns_notify_send closes it before the target exists), or -1; keep2: the
  * status pipe's end (status.c), close-on-exec: the target's execve drops
  * it, pid 1 keeps it to the end, or -1. */
-void privs_fds_close(int keep, int keep2)
+void privs_fds_close(int keep, int keep2, int keep3)
 {
-	int k[2] = {keep < keep2 ? keep : keep2, keep < keep2 ? keep2 : keep};
+	int k[3] = {keep, keep2, keep3};
 	unsigned lo = 3;
 	struct rlimit rl;
 
-	for (unsigned i = 0; i < 2; i++) {
+	for (unsigned i = 1; i < 3; i++) /* in order, for close_range */
+		for (unsigned j = i; j > 0 && k[j - 1] > k[j]; j--) {
+			int t = k[j];
+
+			k[j] = k[j - 1], k[j - 1] = t;
+		}
+	for (unsigned i = 0; i < 3; i++) {
 		if (k[i] < (int)lo)
 			continue;
 		if (k[i] > (int)lo && syscall(SYS_close_range, lo, (unsigned)k[i] - 1, 0U))
@@ -35,7 +41,7 @@ slow:
 	if (rl.rlim_cur > 1U << 20)
 		rl.rlim_cur = 1U << 20;
 	for (unsigned fd = 3; fd < rl.rlim_cur; fd++)
-		if ((int)fd != keep && (int)fd != keep2)
+		if ((int)fd != keep && (int)fd != keep2 && (int)fd != keep3)
 			close((int)fd);
 }
 

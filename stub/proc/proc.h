@@ -20,7 +20,7 @@ void ns_notify_send(int fd, int err);
 void ns_init_prepare(const struct aj_variant *v);
 
 /* privs.c: keep and keep2 stay open (-1: none) */
-void privs_fds_close(int keep, int keep2);
+void privs_fds_close(int keep, int keep2, int keep3);
 void privs_rlimits_apply(const struct aj_variant *v);
 void privs_rlimit_tighten(int resource, uint64_t v);
 void privs_caps_clear(int keep);

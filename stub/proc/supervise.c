@@ -312,6 +312,8 @@ noreturn void supervise_init(const struct run *r)
 		alarm(r->timeout);
 	}
 	forget_environment(r->envp);
+	if (publish_keep() >= 0)
+		sigaddset(&supervise_sig_wait, SIGIO); /* blocked by publish_arm() */
 	target = clone(target_main, target_stack + sizeof(target_stack),
 	               CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)r);
 	if (target < 0)
@@ -332,6 +334,10 @@ noreturn void supervise_init(const struct run *r)
 			status_timeout();
 			kill(run_fallback ? -target : -1, SIGKILL);
 			_exit(AJ_EXIT_TIMEOUT);
+		}
+		if (sig == SIGIO && publish_keep() >= 0) {
+			publish_serve();
+			continue;
 		}
 		if (sig != SIGCHLD) {
 			/* As a terminal would: the whole foreground group. */

@@ -12,12 +12,16 @@
 # policy's 'forward PORT;' (jail-fwpol, built here for the test's port)
 # works alike, in lockdown too where its mode block says so; the jail's
 # [::1]:PORT answers as its 127.0.0.1:PORT; --jail-log has an 'allowed'
-# line per forwarded connection.
+# line per forwarded connection.  Beside 'network allow', clients that
+# follow the proxy variables (curl, urllib, node's fetch with
+# NODE_USE_ENV_PROXY=1) reach the forwarded port directly: NO_PROXY names
+# the jail's loopback.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
 fw_cases="forward-reach forward-with-allow forward-without forward-other-port forward-dns forward-v6 forward-lockdown
 	forward-jail-net forward-bad-host forward-narrows-host forward-allow-no-proxy forward-explain forward-curl forward-v6-inside
-	forward-log forward-policy forward-policy-lockdown forward-policy-explain"
+	forward-log forward-policy forward-policy-lockdown forward-policy-explain
+	forward-noproxy-curl forward-noproxy-python forward-noproxy-node"
 want_fw=0
 for n in $fw_cases; do c "$n" && want_fw=1; done
 
@@ -258,6 +262,43 @@ print(" ".join("%s>%s:%s:%s" % (f["port"], f["host"], f["origin"], f["option"]) 
 			if [ "$got" = "$want" ]; then pass forward-policy-explain; else
 				fail forward-policy-explain "got $(q "$got"), expected $(q "$want")"
 			fi
+		fi
+	fi
+fi
+# 'network allow' and a forward: the proxy variables are set and the proxy
+# refuses loopback, so a client that follows them reaches the forwarded
+# port only because NO_PROXY names 127.0.0.1.
+if [ $want_fw = 1 ] && [ -n "$fw_p" ]; then
+	fw_allow=(--jail-allow-host=example.com:443 --jail-forward="$fw_p")
+	if c forward-noproxy-curl; then
+		jrun user -- jail-worker "${fw_allow[@]}" curl -s -m 10 "http://127.0.0.1:$fw_p/hi.txt"
+		expect forward-noproxy-curl 0 forward-ok
+	fi
+	if c forward-noproxy-python; then
+		jrun user -- jail-worker "${fw_allow[@]}" "$py" -c 'import os, sys, urllib.request
+print(bool(urllib.request.getproxies().get("http")), urllib.request.urlopen("http://127.0.0.1:%s/hi.txt" % sys.argv[1], timeout=10).read().decode())' "$fw_p"
+		expect forward-noproxy-python 0 "True forward-ok"
+	fi
+	# node's fetch ignores the proxy variables unless NODE_USE_ENV_PROXY=1
+	# (Node 22.21, 24.5): without it the case would pass whatever NO_PROXY
+	# says.  A node that ignores that variable too is told apart first:
+	# outside any jail, its fetch must reach a proxy the test listens as.
+	if c forward-noproxy-node; then
+		if ! command -v node >/dev/null; then
+			skip forward-noproxy-node "node is not installed"
+		elif ! fw_np=$($py -c 'import socket, subprocess, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1); s.settimeout(20)
+env = {"PATH": "/usr/bin:/bin", "NODE_USE_ENV_PROXY": "1", "HTTP_PROXY": "http://127.0.0.1:%d" % s.getsockname()[1]}
+p = subprocess.Popen(["node", "-e", "fetch(\"http://127.0.0.1:" + sys.argv[1] + "/\").catch(() => {})"], env=env)
+try:
+    c, _ = s.accept(); print("proxied" if c.recv(4096).startswith(b"GET http://127.0.0.1:") else "direct")
+except OSError:
+    print("direct")
+p.kill(); p.wait()' "$fw_other" 2>/dev/null) || [ "$fw_np" != proxied ]; then
+			skip forward-noproxy-node "node $(node --version 2>/dev/null) ignores NODE_USE_ENV_PROXY (Node 22.21 and 24.5 have it): its fetch never asks a proxy, so NO_PROXY would not be tested"
+		else
+			jrun user -- jail-worker "${fw_allow[@]}" env NODE_USE_ENV_PROXY=1 node -e 'fetch("http://127.0.0.1:" + process.argv[1] + "/hi.txt").then(r => r.text()).then(t => console.log(t), e => console.log(String((e.cause && e.cause.code) || e)))' "$fw_p"
+			expect forward-noproxy-node 0 forward-ok
 		fi
 	fi
 fi

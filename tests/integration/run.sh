@@ -882,6 +882,8 @@ fi
 . "$root/tests/integration/refusals.sh"
 # shellcheck source=tests/integration/forward.sh
 . "$root/tests/integration/forward.sh"
+# shellcheck source=tests/integration/publish.sh
+. "$root/tests/integration/publish.sh"
 # shellcheck source=tests/lib/fallback.sh
 . "$root/tests/lib/fallback.sh"
 # shellcheck source=tests/integration/public.sh

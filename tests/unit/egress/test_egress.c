@@ -52,10 +52,16 @@ noreturn void die_usage(const char *what, const char *arg)
 }
 
 static const char *net_option;
+static unsigned forwards; /* what forward_count() says */
 
 const char *extra_net_option(void)
 {
 	return net_option;
+}
+
+unsigned forward_count(void)
+{
+	return forwards;
 }
 
 static unsigned depth;
@@ -483,6 +489,21 @@ static void env_replaced_and_full(void **state)
 	                            "variables\n"));
 }
 
+/* A forward beside the proxy: NO_PROXY names the jail's loopback, which
+ * the proxy refuses and where the forwarded port answers. */
+static void forward_gets_no_proxy(void **state)
+{
+	const char *out;
+
+	(void)state;
+	forwards = 1;
+	out = run(&(struct egress_run){.v = &npm});
+	forwards = 0;
+	assert_non_null(strstr(out, "all_proxy=http://127.0.0.1:3128\n"
+	                            "NO_PROXY=127.0.0.1,::1,localhost\n"
+	                            "no_proxy=127.0.0.1,::1,localhost\n"));
+}
+
 int main(void)
 {
 	npm.follow = follow_conf(AJ_FOLLOW_NPM);
@@ -505,6 +526,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(allow_host_raises, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(allow_host_refused, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(env_replaced_and_full, fresh_home, drop_home),
+	    cmocka_unit_test_setup_teardown(forward_gets_no_proxy, fresh_home, drop_home),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,9 +48,9 @@ const char *extra_net_option(void)
 	return net_option;
 }
 
-void landlock_port(int ruleset, unsigned port)
+void landlock_port(int ruleset, unsigned port, bool bind)
 {
-	(void)ruleset, (void)port;
+	(void)ruleset, (void)port, (void)bind;
 }
 
 bool wire_send(int sock, enum wire_msg m, const struct iovec *iov, unsigned n, const int *fds,
@@ -99,6 +101,17 @@ void reached_conn(const char *target, const struct sockaddr *to, uint64_t up, ui
 	(void)target, (void)to, (void)up, (void)down, (void)since_ms;
 }
 
+size_t out_fmt_u(char *buf, unsigned long long v)
+{
+	return (size_t)sprintf(buf, "%llu", v);
+}
+
+void reached_published(const struct sockaddr *on, unsigned port, uint64_t up, uint64_t down,
+                       uint64_t since_ms)
+{
+	(void)on, (void)port, (void)up, (void)down, (void)since_ms;
+}
+
 /* ---- the cases -------------------------------------------------------------- */
 
 static const struct aj_forward policy_fw[] = {{11434, 0}, {5432, 1}};
@@ -119,7 +132,10 @@ static const char *run(const struct aj_variant *v, const char *const *opts, cons
 		dup2(p[1], 1);
 		net_option = net;
 		for (; *opts; opts++)
-			forward_add(strchr(*opts, '=') + 1, *opts);
+			if (!strncmp(*opts, "--jail-publish=", 15))
+				publish_add(*opts + 15, *opts);
+			else
+				forward_add(strchr(*opts, '=') + 1, *opts);
 		v = forward_apply(v);
 		forward_explain();
 		printf("network=%d count=%u %s", v->network, forward_count(), said);
@@ -199,6 +215,65 @@ static void public_network_is_narrowed(void **state)
 	assert_string_equal(run(&v, none, NULL), "network=4 count=0 " /* AJ_NET_PUBLIC */);
 }
 
+/* [ADDR:][HOSTPORT:]PORT: the host's 127.0.0.1 unless named. */
+static void publish_spellings(void **state)
+{
+	struct aj_variant v = {.network = AJ_NET_NONE};
+	const char *opts[] = {"--jail-publish=3000", "--jail-publish=8081:8080",
+	                      "--jail-publish=127.0.0.2:9001:9000", NULL};
+	const char *twice[] = {"--jail-publish=3000", "--jail-publish=3000:4000", NULL};
+	const char *bad[][2] = {{"--jail-publish=x", NULL},
+	                        {"--jail-publish=0", NULL},
+	                        {"--jail-publish=1:2:3:4", NULL},
+	                        {"--jail-publish=localhost:80:80", NULL},
+	                        {"--jail-publish=70000", NULL}};
+
+	(void)state;
+	assert_string_equal(
+	    run(&v, opts, NULL),
+	    "network=0 count=3 host=127.0.0.1 host_port=3000 port=3000 "
+	    "origin=option option=--jail-publish=3000 host=127.0.0.1 "
+	    "host_port=8081 port=8080 origin=option option=--jail-publish=8081:8080 "
+	    "host=127.0.0.2 host_port=9001 port=9000 origin=option "
+	    "option=--jail-publish=127.0.0.2:9001:9000 ");
+	assert_non_null(strstr(run(&v, twice, NULL), "published twice"));
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_non_null(strstr(run(&v, bad[i], NULL), "die:"));
+}
+
+/* The policy's first; an option for the same host port adds nothing
+ * when it names the same jail port, and is refused when another. */
+static void publish_policy_first(void **state)
+{
+	const struct aj_publish pol[] = {{htonl(INADDR_LOOPBACK), 3000, 3000}};
+	struct aj_variant v = {.network = AJ_NET_NONE, .publishes = pol, .n_publishes = 1};
+	const char *same[] = {"--jail-publish=3000", "--jail-publish=8080", NULL};
+	const char *other[] = {"--jail-publish=3000:4000", NULL};
+
+	(void)state;
+	assert_string_equal(run(&v, same, NULL),
+	                    "network=0 count=2 host=127.0.0.1 host_port=3000 port=3000 "
+	                    "origin=policy host=127.0.0.1 host_port=8080 port=8080 origin=option "
+	                    "option=--jail-publish=8080 ");
+	assert_non_null(strstr(run(&v, other, NULL), "die: the policy publishes another port"));
+}
+
+/* lockdown (a fixed network) and the host's own namespace refuse it. */
+static void publish_needs_a_namespace_of_its_own(void **state)
+{
+	struct aj_variant fixed = {.network = AJ_NET_NONE, .flags = AJ_VARIANT_NET_FIXED},
+	                  host = {.network = AJ_NET_HOST}, blocked = {.network = AJ_NET_BLOCKED};
+	const char *opts[] = {"--jail-publish=3000", NULL};
+
+	(void)state;
+	assert_non_null(
+	    strstr(run(&fixed, opts, NULL), "die: use --jail-publish=3000 this mode fixes"));
+	assert_non_null(
+	    strstr(run(&host, opts, NULL), "die: use --jail-publish=3000 the jail shares"));
+	assert_non_null(
+	    strstr(run(&blocked, opts, NULL), "die: use --jail-publish=3000 the jail shares"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +282,9 @@ int main(void)
 	    cmocka_unit_test(fixed_mode_keeps_its_own_and_refuses_the_runs),
 	    cmocka_unit_test(host_network_makes_the_policys_moot),
 	    cmocka_unit_test(public_network_is_narrowed),
+	    cmocka_unit_test(publish_spellings),
+	    cmocka_unit_test(publish_policy_first),
+	    cmocka_unit_test(publish_needs_a_namespace_of_its_own),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

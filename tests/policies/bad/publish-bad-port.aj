@@ -1,0 +1,4 @@
+policy p {
+    network none;
+    publish 3000:70000;
+}
