@@ -66,12 +66,7 @@ unsigned forward_count(void)
 
 static unsigned depth;
 
-/* forward.c's and resolver.c's: no forward, no host address. */
-unsigned forward_count(void)
-{
-	return 0;
-}
-
+/* resolver.c's: no host address. */
 bool resolver_own_read(void)
 {
 	return true;

@@ -161,11 +161,6 @@ bool resolver_own(const struct sockaddr *sa)
 	return false;
 }
 
-unsigned forward_count(void)
-{
-	return 0;
-}
-
 /* ---- the test's side ------------------------------------------------------ */
 
 static const char *netns_why;
