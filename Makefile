@@ -61,6 +61,11 @@ B         := build
 else
 B         := build-$(ARCH)
 endif
+# make TRACE=1: stubs that time each step of a launch (stub/base/trace.h),
+# in a build dir of their own, so that build/bin never holds them.
+ifeq ($(TRACE),1)
+B         := $(B)-trace
+endif
 
 CC       ?= cc
 ifeq ($(ARCH),$(HOST_ARCH))
@@ -92,6 +97,9 @@ HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -
 STUB_OPT := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) \
 	-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-stack-protector \
 	-fno-pie -flto
+ifeq ($(TRACE),1)
+STUB_OPT += -DAJ_TRACE
+endif
 STUB_CFLAGS := $(STUB_OPT) -Iinclude -Istub -I. -isystem $(B)/kh
 # $(WARN) at the link too: with -flto the code is compiled there again,
 # and its warnings must be errors as well.

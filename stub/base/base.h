@@ -19,6 +19,7 @@
 #include <linux/openat2.h>
 
 #include "aj_table.h"
+#include "base/trace.h"
 
 /* The policy this binary was built for (stub/policy.c). */
 extern const struct aj_policy *const aj_the_policy;

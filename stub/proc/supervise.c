@@ -223,6 +223,8 @@ static noreturn void target_exec(const struct run *r)
 	term_ctty();
 	if (sigprocmask(SIG_SETMASK, &supervise_sig_orig, NULL))
 		die("unblock signals", errno, NULL);
+	TRACE_MARK("session");
+	TRACE_FLUSH();
 	if (strchr(cmd, '/')) {
 		execve(cmd, r->argv, r->envp);
 		exec_failed(cmd, errno);
@@ -258,6 +260,7 @@ static char target_stack[16384] __attribute__((aligned(16)));
 
 static int target_main(void *r)
 {
+	TRACE_WHO("target");
 	target_exec(r);
 }
 
