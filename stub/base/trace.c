@@ -1,10 +1,9 @@
-/* trace.c: see trace.h.  Nothing here unless AJ_TRACE is defined. */
+/* trace.c: see base.h.  Nothing here unless AJ_TRACE is defined. */
 #ifdef AJ_TRACE
 #include <string.h>
 #include <time.h>
 
 #include "base/base.h"
-#include "base/trace.h"
 
 #define TRACE_MAX 48
 
