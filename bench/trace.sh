@@ -127,6 +127,8 @@ steps = {}    # (who, step) -> {conf: [ns]}
 order = []
 at = {}      # (who, step) -> [ns from the first mark]
 totals = {n: [] for n in names}
+ends = {n: [] for n in names}
+whole = {n: [] for n in names}
 runs = int(env["RUNS"])
 for r in range(runs + 2):          # two warm-up rounds: the watcher starts
     for k in range(len(names)):
@@ -139,7 +141,6 @@ for r in range(runs + 2):          # two warm-up rounds: the watcher starts
             continue
         marks = [l.split("\t") for l in p.stderr.splitlines() if l.startswith("ajtrace\t")]
         first = min(int(f[4]) for f in marks)
-        last = None
         for f in marks:
             key = (f[1], f[2])
             if key not in steps:
@@ -148,8 +149,10 @@ for r in range(runs + 2):          # two warm-up rounds: the watcher starts
             steps[key][n].append(int(f[3]))
             t = int(f[4])
             at.setdefault(key, []).append(t - first)
-            last = t if last is None else max(last, t)
-        totals[n].append(last - first)
+        ab = {(f[1], f[2]): int(f[4]) for f in marks}
+        totals[n].append(ab[("target", "session")] - first)
+        ends[n].append(ab[("parent", "reaped")] - ab[("init", "status-end")])
+        whole[n].append(ab[("parent", "reaped")] - first)
 
 def us(v):
     return "%.0f" % (statistics.median(v) / 1000) if v else "–"
@@ -165,4 +168,8 @@ for k in order:
     print("| %s | %s | " % k + " | ".join(us(steps[k][m]) for m in names) + " |")
 print("| | **start to execve** (first mark to the target's last) | " +
       " | ".join("**%s**" % us(totals[m]) for m in names) + " |")
+print("| parent | pid 1's end to its reaping (pid 1's exit: the pid, mount and network "
+      "namespaces torn down) | " + " | ".join(us(ends[m]) for m in names) + " |")
+print("| | **start to the parent's reaping** | " +
+      " | ".join("**%s**" % us(whole[m]) for m in names) + " |")
 EOF

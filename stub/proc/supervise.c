@@ -125,6 +125,7 @@ void supervise_signal(pid_t child, int sig)
 	if (p < 0)
 		die("wait for the jail", errno, NULL);
 	if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
+		TRACE_MARK("reaped");
 		term_end(); /* before the report, which is written to the caller's stderr */
 		proxy_end();
 		forward_end();
@@ -133,6 +134,8 @@ void supervise_signal(pid_t child, int sig)
 		if (die_cleanup)
 			die_cleanup(); /* the fallback's private directory */
 		status_report(exit_code(status), NULL, NULL);
+		TRACE_MARK("report");
+		TRACE_FLUSH();
 		_exit(exit_code(status));
 	}
 }
@@ -363,9 +366,14 @@ noreturn void supervise_init(const struct run *r)
 				        : "the process that covers it was killed or stopped");
 			}
 			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status))) {
+				/* The target wrote into this memory (CLONE_VM). */
+				TRACE_WHO("init");
+				TRACE_MARK("target-ended");
 				if (run_fallback) /* no pid namespace to end the rest */
 					kill(-target, SIGKILL);
 				status_end(status);
+				TRACE_MARK("status-end");
+				TRACE_FLUSH();
 				_exit(exit_code(status));
 			}
 		}
