@@ -20,6 +20,8 @@
 #                   Ubuntu 24.04's kernels under qemu, apparmor=1 (make deps-noia32)
 #   make check-fresh   the README's two commands on fresh Debian 12 and 13 roots (root)
 #   make bench      start-up benchmark against bare exec and bubblewrap
+#   make TRACE=1    stubs that print each start-up step's time, into build-trace/
+#                   (bench/trace.sh; the normal build's stubs are unchanged)
 #   make fuzz       build the compiler fuzz target (clang, libFuzzer)
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall the same
 #   make deb        the Debian packages, from a clean copy: build/deb/*.deb
