@@ -20,6 +20,8 @@
 #                   Ubuntu 24.04's kernels under qemu, apparmor=1 (make deps-noia32)
 #   make check-fresh   the README's two commands on fresh Debian 12 and 13 roots (root)
 #   make bench      start-up benchmark against bare exec and bubblewrap
+#   make TRACE=1    stubs that print each start-up step's time, into build-trace/
+#                   (bench/trace.sh; the normal build's stubs are unchanged)
 #   make fuzz       build the compiler fuzz target (clang, libFuzzer)
 #   make install    PREFIX=/usr/local DESTDIR=; make uninstall the same
 #   make deb        the Debian packages, from a clean copy: build/deb/*.deb
@@ -62,6 +64,11 @@ B         := build
 else
 B         := build-$(ARCH)
 endif
+# make TRACE=1: stubs that time each step of a launch (stub/base/trace.h),
+# in a build dir of their own, so that build/bin never holds them.
+ifeq ($(TRACE),1)
+B         := $(B)-trace
+endif
 
 CC       ?= cc
 ifeq ($(ARCH),$(HOST_ARCH))
@@ -93,6 +100,9 @@ HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Icompiler -
 STUB_OPT := -Os -std=gnu11 -D_GNU_SOURCE $(WARN) \
 	-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-stack-protector \
 	-fno-pie -flto
+ifeq ($(TRACE),1)
+STUB_OPT += -DAJ_TRACE
+endif
 STUB_CFLAGS := $(STUB_OPT) -Iinclude -Istub -I. -isystem $(B)/kh
 # $(WARN) at the link too: with -flto the code is compiled there again,
 # and its warnings must be errors as well.

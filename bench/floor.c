@@ -1,6 +1,6 @@
 /* floor.c: the kernel's floor under jail-worker's start-up (issue 13).
  *
- *   floor [-n] PROGRAM [ARG...]
+ *   floor [-n] [-r] PROGRAM [ARG...]
  *
  * The least a launcher with jail-worker's namespaces can do: one clone
  * into new user, pid, mount, IPC, UTS and network namespaces (-n: without
@@ -9,16 +9,48 @@
  * the child, pid 1 of its namespace, execs PROGRAM once they are written.
  * No mounts, no root, no Landlock, no seccomp: what is left of a jail's
  * start-up once everything of ours is taken away.  The parent waits and
- * returns the child's status.  Static, musl, no allocation. */
+ * returns the child's status.  Static, musl, no allocation.
+ *
+ * -r (issue 38), the root floor: pid 1 also builds the smallest root any
+ * mount-namespace sandbox needs before it execs: a tmpfs root (pivoted to
+ * first, as the stub does), /usr bound read-only and recursively with one
+ * open_tree(OPEN_TREE_CLONE | AT_RECURSIVE), one mount_setattr and one
+ * move_mount, the usr/ symlinks (bin, sbin, lib, lib64), /proc, a minimal
+ * /dev (a tmpfs, null zero full random urandom tty bound over empty files
+ * from the old root, as the stub's dev.c does, no pts, no shm), the
+ * working directory (the project) bound read-write the same way, the old
+ * root detached, the working directory entered.  No masks, no scan, no
+ * /etc, no Landlock, no seccomp. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The new mount API's numbers and flags, the same on every architecture;
+ * musl's headers may predate them. */
+#define NR_open_tree      428
+#define NR_move_mount     429
+#define NR_mount_setattr  442
+#define TREE_CLONE        1      /* OPEN_TREE_CLONE */
+#define TREE_RECURSIVE    0x8000 /* AT_RECURSIVE */
+#define TREE_EMPTY_PATH   0x1000 /* AT_EMPTY_PATH */
+#define MOVE_F_EMPTY_PATH 4      /* MOVE_MOUNT_F_EMPTY_PATH */
+#define ATTR_RDONLY       1
+#define ATTR_NOSUID       2
+#define ATTR_NODEV        4
+
+struct attr {
+	uint64_t set, clr, propagation, userns_fd;
+};
 
 static int sync_pipe[2];
 
@@ -33,18 +65,112 @@ static void write_file(const char *path, const char *text)
 	close(fd);
 }
 
+static void fail(const char *what)
+{
+	perror(what);
+	_exit(125);
+}
+
+/* A detached recursive clone of path, its whole tree given attrs. */
+static int tree(const char *path, uint64_t attrs)
+{
+	struct attr a = {.set = attrs};
+	int fd =
+	    (int)syscall(NR_open_tree, AT_FDCWD, path, TREE_CLONE | TREE_RECURSIVE | O_CLOEXEC);
+
+	if (fd < 0)
+		fail(path);
+	if (attrs &&
+	    syscall(NR_mount_setattr, fd, "", TREE_EMPTY_PATH | TREE_RECURSIVE, &a, sizeof(a)))
+		fail("mount_setattr");
+	return fd;
+}
+
+static void attach(int fd, const char *to)
+{
+	if (syscall(NR_move_mount, fd, "", AT_FDCWD, to, MOVE_F_EMPTY_PATH))
+		fail(to);
+	close(fd);
+}
+
+/* mkdir -p, in the new root: the project's path. */
+static void mkdirs(const char *path)
+{
+	char p[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(p))
+		fail("the working directory's path");
+	memcpy(p, path, n + 1);
+	for (char *s = p + 1;; s++)
+		if (*s == '/' || !*s) {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0755) && errno != EEXIST)
+				fail(p);
+			if (!(*s = c))
+				break;
+		}
+}
+
+static void root_build(void)
+{
+	static const char *const nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
+	static const char *const links[][2] = {
+	    {"bin", "usr/bin"}, {"sbin", "usr/sbin"}, {"lib", "usr/lib"}, {"lib64", "usr/lib64"}};
+	char cwd[4096], src[64], dst[64];
+	int usr, proj;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		fail("getcwd");
+	usr = tree("/usr", ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV);
+	proj = tree(cwd, ATTR_NOSUID | ATTR_NODEV);
+	if (mount("floor", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") ||
+	    mkdir("/tmp/oldroot", 0700) || syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") ||
+	    chdir("/"))
+		fail("the new root");
+	if (mkdir("/usr", 0755))
+		fail("/usr");
+	attach(usr, "/usr");
+	for (unsigned i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		if (symlink(links[i][1], links[i][0]))
+			fail(links[i][0]);
+	if (mkdir("/proc", 0555) ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		fail("/proc");
+	if (mkdir("/dev", 0755) ||
+	    mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755"))
+		fail("/dev");
+	for (unsigned i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		snprintf(src, sizeof(src), "/oldroot/dev/%s", nodes[i]);
+		snprintf(dst, sizeof(dst), "/dev/%s", nodes[i]);
+		if (mknod(dst, S_IFREG, 0) || mount(src, dst, NULL, MS_BIND, NULL))
+			fail(dst);
+	}
+	mkdirs(cwd);
+	attach(proj, cwd);
+	if (umount2("/oldroot", MNT_DETACH) || rmdir("/oldroot") || chdir(cwd))
+		fail("detach the old root");
+}
+
 int main(int argc, char **argv)
 {
 	int flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
 	            CLONE_NEWNET,
-	    first = 1, status;
+	    first = 1, status, root = 0;
 	char path[64], map[64];
 	pid_t pid;
 
-	if (argc > 1 && !strcmp(argv[1], "-n"))
-		flags &= ~CLONE_NEWNET, first = 2;
-	if (first >= argc) {
-		fputs("usage: floor [-n] PROGRAM [ARG...]\n", stderr);
+	for (; first < argc && argv[first][0] == '-'; first++)
+		if (!strcmp(argv[first], "-n"))
+			flags &= ~CLONE_NEWNET;
+		else if (!strcmp(argv[first], "-r"))
+			root = 1;
+		else
+			break;
+	if (first >= argc || argv[first][0] == '-') {
+		fputs("usage: floor [-n] [-r] PROGRAM [ARG...]\n", stderr);
 		return 2;
 	}
 	if (pipe2(sync_pipe, O_CLOEXEC))
@@ -62,6 +188,8 @@ int main(int argc, char **argv)
 		close(sync_pipe[1]);
 		if (read(sync_pipe[0], &c, 1) != 1)
 			_exit(125);
+		if (root)
+			root_build();
 		execv(argv[first], argv + first);
 		_exit(127);
 	}

@@ -130,6 +130,8 @@ T13_PER_OPEN = 0.05  # per-open cost of what replaces the walk, × Landlock and 
 T13_FLOOR = 1.25     # (jail-worker - bare) / (floor - bare)
 T13_BWRAP = 0.3      # (jail-worker - bare) / (bwrap - bare)
 T13_MOUNTS = 0.03    # jail-worker's slowdown with 200 mounts - unshare's
+T38_ROOT = 1.10      # (jail-worker - bare) / (root floor - bare): floor -r builds the least root
+T38_BWRAP = 0.45     # (jail-worker - bare) / (bwrap - bare), issue 38's bound
 
 
 def issue13(d, meta, rounds):
@@ -155,10 +157,16 @@ def issue13(d, meta, rounds):
             v = per_round(rounds, lambda s, b, f: (s - b) / (f - b), BLK, "bare", fl)
             targets.append(("small project: (jail-worker-blocked − bare) / (floor −n − bare), both without",
                             fmt_range(v, "{:.2f}"), lim, f"reported ({verdict(st.median(v), T13_FLOOR)})"))
+    if {STUB, "bare", "root floor"} <= have:
+        v = per_round(rounds, lambda s, b, f: (s - b) / (f - b), STUB, "bare", "root floor")
+        targets.append(("small project: (jail-worker − bare) / (root floor − bare), the floor that also "
+                        "builds the least root (issue 38)", fmt_range(v, "{:.2f}"), f"≤ {T38_ROOT}",
+                        verdict(st.median(v), T38_ROOT)))
     if {STUB, "bare", "bwrap"} <= have:
         v = per_round(rounds, lambda s, b, w: (s - b) / (w - b), STUB, "bare", "bwrap")
         targets.append(("small project: (jail-worker − bare) / (bwrap − bare)", fmt_range(v, "{:.3f}"),
-                        f"≤ {T13_BWRAP}", verdict(st.median(v), T13_BWRAP)))
+                        f"≤ {T13_BWRAP} (issue 38: ≤ {T38_BWRAP}: {verdict(st.median(v), T38_BWRAP)})",
+                        verdict(st.median(v), T13_BWRAP)))
     # --- the large project ----------------------------------------------------
     brounds, border, bfailed = rounds_of(os.path.join(d, "big-r*.json"))
     if brounds:

@@ -413,6 +413,7 @@ run_pass() {
 		[ "$have_unshare" = 1 ] && add "$f" unshare bare "unshare -Urmpf --mount-proc /bin/true"
 		[ -x "$work/tools/floor" ] && add "$f" floor bare "$work/tools/floor /bin/true"
 		[ -x "$work/tools/floor" ] && add "$f" "floor -n" bare "$work/tools/floor -n /bin/true"
+		[ -x "$work/tools/floor" ] && add "$f" "root floor" bare "$work/tools/floor -r /bin/true"
 		[ -n "$bw" ] && add "$f" bwrap bare "$bw /bin/true"
 		[ -x "$bin/jail-worker" ] && add "$f" jail-worker bare "$bin/jail-worker /bin/true"
 		[ -x "$bin/jail-worker-landlock" ] && add "$f" jail-worker-landlock bare "$bin/jail-worker-landlock /bin/true"

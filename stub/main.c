@@ -347,10 +347,15 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	die_reap = pid;
 	limits_place(pid); /* as the caller could: a v1 hierarchy's root is mode 0555 */
 	privs_caps_clear(limits_keep());
+	TRACE_MARK("limits-place");
 	watch_scan(wfd, r->v);
+	TRACE_MARK("scan");
 	ns_scan_send(fd);
+	TRACE_MARK("scan-send");
 	sockets_send();
+	TRACE_MARK("sockets-list");
 	settle_watch_close(); /* after the hand-over: it may wait for the kernel */
+	TRACE_MARK("settle-close");
 	if (AJ_NET_PROXIED(r->v->network) && (src[n] = proxy_start(fd)))
 		n++;
 	if ((src[n] = forward_start(fd)))
@@ -358,6 +363,8 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	if ((src[n] = term_start()))
 		n++;
 	src[n++] = notify_start(r->v, fd);
+	TRACE_MARK("loop-setup");
+	TRACE_FLUSH();
 	supervise_parent(pid, src, n);
 }
 
@@ -367,33 +374,51 @@ static noreturn void init_run(struct run *r)
 {
 	int ruleset;
 
+	TRACE_WHO("init");
+	TRACE_MARK("running");
 	term_child();
 	ns_init_prepare(r->v);
+	TRACE_MARK("hostname+lo");
 	mode_seal(r);
+	TRACE_MARK("seal");
 	plan_open_sources();
+	TRACE_MARK("open-sources");
 	plan_build_root();
+	TRACE_MARK("root-tmpfs");
 	mask_stage();
+	TRACE_MARK("mask-stage");
 	plan_build();
+	TRACE_MARK("mounts");
 	ns_limit_late();
+	TRACE_MARK("userns-limit");
 	ns_scan_receive();
+	TRACE_MARK("scan-wait");
 	if (appear_wanted(r->v))
 		mask_keep_stage();
 	mask_apply(r->project, r->v);
+	TRACE_MARK("sockets-cover");
 	plan_finish(r->project);
+	TRACE_MARK("pivot");
 	/* Before pid 1 confines itself: covering needs the mount calls that
 	 * Landlock and the filter take away (root/appear.c). */
 	supervise_helper = appear_start(r->v);
+	TRACE_MARK("appear");
 	privs_rlimits_apply(r->v);
 	limits_apply();
+	TRACE_MARK("rlimits");
 	if ((ruleset = landlock_create(r->v)) >= 0) {
 		plan_landlock(ruleset, fence_apply(ruleset, r->v));
 		forward_landlock(ruleset);
 		landlock_enforce(ruleset);
 	}
+	TRACE_MARK("landlock");
 	privs_fds_close(ns_parent_sock(r->v), status_keep(), publish_keep());
 	publish_arm();
 	privs_drop();
+	TRACE_MARK("privs");
 	seccomp_install(r->v);
+	TRACE_MARK("seccomp");
+	TRACE_FLUSH();
 	supervise_init(r);
 }
 
@@ -406,6 +431,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int first, fd, wfd;
 
+	TRACE_MARK("start");
 	if (pol->abi != AJ_ABI || !pol->n_modes || !pol->n_groups)
 		die("read the policy", 0, "it was compiled for another stub");
 	first = parse(pol, argc, argv, &o);
@@ -439,18 +465,22 @@ int main(int argc, char **argv)
 		publish_bind(); /* a port in use: 125 before anything exists */
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
+	TRACE_MARK("args+project");
 	wfd = watch_ask(r->v, pol->modes[r->mode]);
+	TRACE_MARK("watch-ask");
 	/* Before anything is resolved: the fallback has a $HOME of its own. */
 	if (o.explain)
 		r->fallback = nscause_blocked(r->v, true);
 	else
 		r->fallback = ns_start(r->v);
+	TRACE_MARK("userns+maps");
 	if (r->fallback)
 		forward_no_namespace();
 	if (r->fallback && (r->v->flags & AJ_VARIANT_FALLBACK))
 		fallback_prepare(r->v, !o.explain);
 	plan_resolve(r->v);
 	plan_log_check();
+	TRACE_MARK("plan-resolve");
 	for (unsigned i = 0; i < r->v->n_landlock_rules; i++)
 		(void)vars_value(r->v->landlock_rules[i].path.var);
 	if (env_build(environ, r->v, env_slots, AJ_ENV_MAX, env_arena, sizeof(env_arena)) < 0)
@@ -472,10 +502,13 @@ int main(int argc, char **argv)
 	if (run_fallback)
 		fallback_run(r);
 
+	TRACE_MARK("env+limits");
 	sockets_prepare(r->v);
 	supervise_block();
 	pid = ns_fork_init(r->v, &fd);
-	if (pid)
+	if (pid) {
+		TRACE_MARK("clone");
 		parent_run(r, pid, fd, wfd);
+	}
 	init_run(r);
 }

@@ -125,6 +125,7 @@ void supervise_signal(pid_t child, int sig)
 	if (p < 0)
 		die("wait for the jail", errno, NULL);
 	if (p == child && (WIFEXITED(status) || WIFSIGNALED(status))) {
+		TRACE_MARK("reaped");
 		term_end(); /* before the report, which is written to the caller's stderr */
 		proxy_end();
 		forward_end();
@@ -133,6 +134,8 @@ void supervise_signal(pid_t child, int sig)
 		if (die_cleanup)
 			die_cleanup(); /* the fallback's private directory */
 		status_report(exit_code(status), NULL, NULL);
+		TRACE_MARK("report");
+		TRACE_FLUSH();
 		_exit(exit_code(status));
 	}
 }
@@ -223,6 +226,8 @@ static noreturn void target_exec(const struct run *r)
 	term_ctty();
 	if (sigprocmask(SIG_SETMASK, &supervise_sig_orig, NULL))
 		die("unblock signals", errno, NULL);
+	TRACE_MARK("session");
+	TRACE_FLUSH();
 	if (strchr(cmd, '/')) {
 		execve(cmd, r->argv, r->envp);
 		exec_failed(cmd, errno);
@@ -258,6 +263,7 @@ static char target_stack[16384] __attribute__((aligned(16)));
 
 static int target_main(void *r)
 {
+	TRACE_WHO("target");
 	target_exec(r);
 }
 
@@ -366,9 +372,14 @@ noreturn void supervise_init(const struct run *r)
 				        : "the process that covers it was killed or stopped");
 			}
 			if (p == target && (WIFEXITED(status) || WIFSIGNALED(status))) {
+				/* The target wrote into this memory (CLONE_VM). */
+				TRACE_WHO("init");
+				TRACE_MARK("target-ended");
 				if (run_fallback) /* no pid namespace to end the rest */
 					kill(-target, SIGKILL);
 				status_end(status);
+				TRACE_MARK("status-end");
+				TRACE_FLUSH();
 				_exit(exit_code(status));
 			}
 		}

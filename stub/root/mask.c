@@ -636,6 +636,7 @@ void mask_apply(const char *project, const struct aj_variant *v)
 		cover_dirs(pfd);
 	if (pfd >= 0)
 		close(pfd);
+	TRACE_MARK("masks");
 	/* The host's sockets beneath the binds (sockets.c), after the
 	 * project's: a socket the walk covered is a file by now. */
 	for (char rel[AJ_PATH_MAX]; (pfd = sockets_next(rel, sizeof(rel))) >= 0; close(pfd))
