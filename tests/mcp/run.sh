@@ -142,14 +142,14 @@ try:
     print(socket.create_connection(('127.0.0.1', $port), 5).recv(8).decode())
 except OSError as e:
     print('refused', e)"
-	outside=$(python3 -c "$probe")
+	seen=$(python3 -c "$probe")
 	args=$(python3 -c 'import json, sys; print(json.dumps({"command": ["python3", "-c", sys.argv[1]]}))' "$probe")
 	netargs=$(python3 -c 'import json, sys; print(json.dumps({"command": ["python3", "-c", sys.argv[1]], "net": True}))' "$probe")
 	plain=$(dcall -- "$args")
 	net=$(dcall --allow-net -- "$netargs")
 	kill "$lpid"
-	if [ "$outside" != hostsvc ]; then
-		fail defaults-loopback "the host's own listener on 127.0.0.1:$port is not reachable from outside: $outside"
+	if [ "$seen" != hostsvc ]; then
+		fail defaults-loopback "the host's own listener on 127.0.0.1:$port is not reachable from outside: $seen"
 	elif [[ $(dfield stdout <<<"$plain") == hostsvc* ]]; then
 		fail defaults-loopback "python reached the host's 127.0.0.1:$port with no option: $plain"
 	elif [[ $(dfield stdout <<<"$net") != hostsvc* ]]; then
