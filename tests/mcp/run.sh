@@ -106,6 +106,7 @@ tally robust < <(cd "$project" && as_user env AJ_MCP_FUZZ_SEED="${AJ_MCP_FUZZ_SE
 # --- the server's defaults: worker, no toggle, never the host's network --------------
 # dcall SERVER-ARG… -- ARGUMENTS-JSON: one run_command (call.py's JSON line).
 dcall() { (cd "$project" && as_user python3 "$root/tests/mcp/call.py" "$server" --root "$project" "$@"); }
+# shellcheck disable=SC2053 # pat is a glob, as robust.py takes it
 dwant() { [[ $1 == $pat ]]; }
 pat=${1:-*}
 # jq-free: a field of call.py's line.
@@ -158,6 +159,12 @@ except OSError as e:
 		pass defaults-loopback
 	fi
 fi
+
+# The GPU and the display: the server passes --jail-no-gpu and
+# --jail-no-display (mcp.py), but neither has a source a test can make
+# here without the host's /dev or a display.
+dwant defaults-gpu && skip defaults-gpu "a stand-in GPU node needs the host's /dev (toggles-rt-gpu makes one there; not from this suite)"
+dwant defaults-display && skip defaults-display "the server passes no DISPLAY, WAYLAND_DISPLAY or XAUTHORITY to a run (_clean_env): no display source exists to give or withhold"
 
 # The Docker socket on both layouts, in a mount namespace of the test's own.
 for layout in link dir; do
