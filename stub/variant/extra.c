@@ -1,6 +1,6 @@
 /* extra.c: what the run's options add to the chosen variant: --ro and --rw
- * maps, --net and --no-net, the ceiling --jail-net-max=public, the toggles' --gpu and --no-gpu (each
- * AJ_TOGGLES name, and no-NAME), and their --jail-* spellings.
+ * maps, --net and --no-net, the ceiling --jail-net-max=public, the toggles' --gpu and --no-gpu
+ * (each AJ_TOGGLES name, and no-NAME), and their --jail-* spellings.
  *
  * The variant is constant data; a run that changes it works on a copy in
  * fixed-size arrays, nothing allocated.  An extra map is an ordinary bind
@@ -38,7 +38,7 @@ static bool map_rw[AJ_MAX_EXTRA];
 static unsigned n_maps;
 static int net = -1; /* enum aj_network, -1: the variant's */
 static const char *net_opt;
-static int net_max = -1; /* enum aj_network, -1: no ceiling */
+static int net_max = -1;                         /* enum aj_network, -1: no ceiling */
 static const char *toggle_opts[AJ_TOGGLE_COUNT]; /* the option that set it, NULL: none */
 static uint8_t toggles_on, toggles_set;          /* AJ_TOGGLE_BIT */
 
