@@ -59,6 +59,8 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-rw=PATH        also PATH, writable (not in a read-only mode)\n"
 	      "  --jail-net            the host's network (not in a mode that takes it away)\n"
 	      "  --jail-net=public     any name, only to public addresses, never the host's\n"
+	      "  --jail-net-max=public the network never wider than public (a 'host'\n"
+	      "                        group gets public; none and allow stay)\n"
 	      "  --jail-no-net         no network at all\n"
 	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
 	      "                        proxy: the network is then the named hosts only\n"
@@ -164,6 +166,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		extra_net(AJ_NET_HOST, opt);
 	else if (!strcmp(name, "net") && !strcmp(value, "public"))
 		extra_net(AJ_NET_PUBLIC, opt);
+	else if (!strcmp(name, "net-max") && value && !strcmp(value, "public"))
+		extra_net_max(AJ_NET_PUBLIC);
 	else if (!strcmp(name, "no-net") && !value)
 		extra_net(AJ_NET_NONE, opt);
 	else if (!strcmp(name, "log") && value)

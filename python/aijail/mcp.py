@@ -72,6 +72,15 @@ _LOG_CAP = 1 << 20
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
+# The weakest mode a request gets unless the server is started with another
+# --min-mode.
+_DEFAULT_MIN_MODE = "worker"
+# The generic jail's toggles (jail --jail-help): never given to a request
+# unless the server allows each, whatever the command's group turns on.
+_TOGGLES = (("docker", "the Docker socket (root on the host)"), ("gpu", "the GPU"),
+            ("display", "the display (X11, Wayland)"))
+
+
 class Refused(Exception):
     """A request the server's options do not allow: a tool error, nothing run."""
 
@@ -206,11 +215,16 @@ def parse_options(argv, bindir):
                          "beside this program)")
     ap.add_argument("--default-profile", metavar="NAME")
     ap.add_argument("--min-mode", metavar="MODE",
-                    help="the weakest mode an agent may ask for")
+                    help="the weakest mode an agent may ask for (default: worker, where "
+                         "every allowed stub has it)")
     ap.add_argument("--allow-hosts", action="store_true",
                     help="agents may pass allow_hosts (--jail-allow-host)")
     ap.add_argument("--allow-net", action="store_true",
                     help="agents may ask for the host's network (--jail-net)")
+    for t, what in _TOGGLES:
+        ap.add_argument("--allow-" + t, action="store_true",
+                        help="requests may get %s, where their policy and mode turn it on "
+                             "(otherwise --jail-no-%s)" % (what, t))
     ap.add_argument("--allow-maps", action="store_true",
                     help="agents may map more paths (--jail-ro, --jail-rw)")
     ap.add_argument("--max-timeout", type=float, default=600, metavar="S")
@@ -262,10 +276,21 @@ def parse_options(argv, bindir):
         bad("--max-timeout, --max-output and --max-concurrent must be positive")
     o.status_tool = os.path.join(o.stub_dir or bindir, "aijail-status")
     o.modes = {}
+    if o.min_mode is None:
+        # A request runs no weaker than worker: disposable, no GPU,
+        # display or Docker socket.  A stub without that mode (a policy of
+        # the person's own) is held at its own default, as before.
+        o.min_mode = _DEFAULT_MIN_MODE
+        o.min_mode_default = True
+    else:
+        o.min_mode_default = False
     if o.min_mode:
         # Every allowed stub must know the floor: otherwise it could not be
         # held there.
         for p in o.profiles:
+            if o.min_mode not in modes_of(o, p) and o.min_mode_default:
+                o.min_mode = None
+                break
             if o.min_mode not in modes_of(o, p):
                 bad("--min-mode %s: stub %s has no such mode (it has: %s)"
                     % (o.min_mode, p, " ".join(modes_of(o, p))))
@@ -273,7 +298,8 @@ def parse_options(argv, bindir):
 
 
 _CONFIG_LISTS = ("root", "profile")
-_CONFIG_FLAGS = ("allow_hosts", "allow_net", "allow_maps")
+_CONFIG_FLAGS = ("allow_hosts", "allow_net", "allow_maps", "allow_docker", "allow_gpu",
+                 "allow_display")
 _CONFIG_VALUES = ("default_profile", "min_mode", "max_timeout", "max_output", "max_concurrent")
 
 
@@ -311,6 +337,14 @@ def modes_of(opts, profile):
         m = re.search(r"weakest first: ([^\n]*)", cp.stdout.decode("utf-8", "replace"))
         opts.modes[profile] = m.group(1).split() if m else ["normal"]
     return opts.modes[profile]
+
+
+def _server_limits(opts, net):
+    """The stub options that hold a run to what the server allows."""
+    # A group of 'host' (the browser's) is lowered to the internet without
+    # the host: only --allow-net and a request's "net" reach the host.
+    out = ["--jail-net"] if net else ["--jail-net-max=public"]
+    return out + ["--jail-no-" + t for t, _ in _TOGGLES if not getattr(opts, "allow_" + t)]
 
 
 def _clean_env(mode=None):
@@ -668,8 +702,7 @@ def run_command(opts, args, job):
                 "--jail-log=" + log, "--jail-log-allowed=no", "--jail-timeout=%d" % secs]
         if mode:
             argv.append("--jail-mode=" + mode)
-        if net:
-            argv.append("--jail-net")
+        argv += _server_limits(opts, net)
         argv += ["--jail-allow-host=" + h for h in hosts or ()]
         argv += maps
         argv.append("--")
@@ -761,7 +794,7 @@ def sandbox_status(opts, args, job):
     try:
         if os.environ.get("AIJAIL"):
             return _status_inside(opts, cwd_fd)
-        argv = [opts.profiles[profile], "--jail-explain=json"]
+        argv = [opts.profiles[profile], "--jail-explain=json"] + _server_limits(opts, False)
         proc = _start(job, argv, cwd_fd, _clean_env(opts.min_mode), False)
         if proc is None:
             return None

@@ -1,6 +1,6 @@
 /* extra.c: what the run's options add to the chosen variant: --ro and --rw
- * maps, --net and --no-net, the toggles' --gpu and --no-gpu (each
- * AJ_TOGGLES name, and no-NAME), and their --jail-* spellings.
+ * maps, --net and --no-net, the ceiling --jail-net-max=public, the toggles' --gpu and --no-gpu
+ * (each AJ_TOGGLES name, and no-NAME), and their --jail-* spellings.
  *
  * The variant is constant data; a run that changes it works on a copy in
  * fixed-size arrays, nothing allocated.  An extra map is an ordinary bind
@@ -38,6 +38,7 @@ static bool map_rw[AJ_MAX_EXTRA];
 static unsigned n_maps;
 static int net = -1; /* enum aj_network, -1: the variant's */
 static const char *net_opt;
+static int net_max = -1;                         /* enum aj_network, -1: no ceiling */
 static const char *toggle_opts[AJ_TOGGLE_COUNT]; /* the option that set it, NULL: none */
 static uint8_t toggles_on, toggles_set;          /* AJ_TOGGLE_BIT */
 
@@ -61,6 +62,11 @@ void extra_net(int network, const char *opt)
 {
 	net = network;
 	net_opt = opt;
+}
+
+void extra_net_max(int network)
+{
+	net_max = network;
 }
 
 const char *extra_net_option(void)
@@ -231,7 +237,9 @@ const struct aj_variant *extra_apply(const struct run *r)
 	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++)
 		if (wider & v->toggles_fixed & AJ_TOGGLE_BIT(t))
 			toggle_refused(r, t);
-	if (!n_maps && net < 0 && !toggles_set)
+	bool lower = net_max >= 0 && (net >= 0 ? net : v->network) > net_max;
+
+	if (!n_maps && net < 0 && !toggles_set && !lower)
 		return v;
 	custom = *v;
 	custom.features = (uint8_t)((v->features & ~toggles_set) | toggles_on);
@@ -240,6 +248,11 @@ const struct aj_variant *extra_apply(const struct run *r)
 			diep("use", net_opt, 0, "this mode takes the network away");
 		custom.network = (uint8_t)net;
 	}
+	/* A ceiling lowers, after everything else: a server that hands out
+	 * runs (aijail-mcp) keeps a group's 'host' off the host this way
+	 * without raising a group of 'none' or 'allow'. */
+	if (lower)
+		custom.network = (uint8_t)net_max;
 	if (!n_maps)
 		return &custom;
 	if (v->n_mount_spans >= sizeof(spans) / sizeof(spans[0]))

@@ -130,6 +130,29 @@ static bool is_link(int fd)
 	return !fstat(fd, &st) && S_ISLNK(st.st_mode);
 }
 
+/* The kernel's default overflow uid: what an unmapped owner shows as. */
+#define OVERFLOW_UID 65534
+
+/* Owned by root.  In the jail's user namespace only the caller's uid is
+ * mapped, and root's files show as the overflow uid there: the stub
+ * resolves its sources in that namespace, so /var/run -> /run was refused
+ * by the same rule that followed it in --jail-explain (outside it), and
+ * Debian 12's Docker socket was skipped without a word.  An unmapped
+ * owner is one no process of the jail can be (they all have the caller's
+ * uid), which is what this rule is for; it counts only when "/" itself
+ * shows so, i.e. root is unmapped here. */
+static bool root_owned(uid_t uid)
+{
+	struct stat st;
+
+	if (uid == 0)
+		return true;
+	/* Asked each time: the caller asks before and after it enters the
+	 * namespace, and this is rare (a link of an unmapped owner). */
+	return uid == OVERFLOW_UID && uid != getuid() && !stat("/", &st) &&
+	       st.st_uid == OVERFLOW_UID;
+}
+
 /* A symlink on the way to a policy's source (at where) that the jail
  * cannot have made: root's, in a directory only root may write, outside
  * $HOME and the project (/var/run -> /run, a /home that is a link); or
@@ -156,7 +179,8 @@ static bool trusted_link(int dfd, const struct stat *lst, const char *where, boo
 		return false;
 	if (lst->st_uid == getuid() && lst->st_uid != 0 && !last)
 		return true;
-	if (lst->st_uid != 0 || fstat(dfd, &dst) || dst.st_uid != 0 || (dst.st_mode & 022))
+	if (!root_owned(lst->st_uid) || fstat(dfd, &dst) || !root_owned(dst.st_uid) ||
+	    (dst.st_mode & 022))
 		return false;
 	return !(home && (resolve_within(where, home) ||
 	                  (!stat(home, &o) && resolve_ident_in(ids, (unsigned)n, &o))));

@@ -203,6 +203,20 @@ fi
 # when missing) is a symlink to /etc: the jail refuses to bind through a
 # link a jailed process could have made, so it cannot be built.  Both
 # forms say so and exit 125, and so does the run itself.
+# --jail-net-max=public lowers a group of 'host' (the browser's) and
+# never raises one of 'none' (aijail-mcp passes it to every run).
+if c explain-net-max; then
+	jrun user -- jail-browser --jail-net-max=public --jail-explain
+	br=$(printf '%s\n' "$OUT" | grep '^network:')
+	jrun user -- jail --jail-net-max=public --jail-explain true
+	gen=$(printf '%s\n' "$OUT" | grep '^network:')
+	if [[ $br == "network:   public "* ]] && [[ $gen == "network:   none "* ]]; then
+		pass explain-net-max
+	else
+		fail explain-net-max "jail-browser: $(q "$br"); jail true: $(q "$gen")"
+	fi
+fi
+
 if c explain-json-unbuildable; then
 	xh=$T/explain-home
 	mkdir -p "$xh/.cache"

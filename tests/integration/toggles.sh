@@ -39,7 +39,7 @@ tog_line() {
 
 tog_cases="toggles-rt-display toggles-rt-docker toggles-rt-no-docker-group toggles-rt-gpu
 	toggles-rt-per-tool toggles-rt-mode-floor toggles-rt-nested toggles-rt-no-always
-	toggles-rt-explain toggles-rt-unknown"
+	toggles-rt-explain toggles-rt-unknown toggles-rt-docker-layouts"
 want_tog=0
 for n in $tog_cases; do c "$n" && want_tog=1; done
 if [ $want_tog = 1 ] && [ $as_root -eq 0 ]; then
@@ -262,6 +262,75 @@ while True:
 			fi
 		else
 			fail toggles-rt-unknown "--no-frob: exit $RC"
+		fi
+	fi
+
+	# The default socket, /var/run/docker.sock, on both layouts: /var/run
+	# Debian 12's link to /run, and a directory.  In a mount namespace of
+	# the test's own (a tmpfs over /run, or over /var), never the host's.
+	# The stub resolves its sources in the jail's user namespace, where
+	# root's link showed as nobody's: --jail-explain listed the socket and
+	# the run skipped it.
+	if c toggles-rt-docker-layouts; then
+		cat >"$T/tog/layout.sh" <<'EOF'
+set -e
+layout=$1 py=$2 user=$3 home=$4 jail=$5 proj=$6 code=$7
+if [ "$layout" = link ]; then
+	[ -L /var/run ] || { echo "skip: /var/run is not a link here"; exit 0; }
+	mount -t tmpfs -o mode=0755 aj-run /run
+else
+	mount -t tmpfs -o mode=0755 aj-var /var
+	mkdir -m 0755 /var/run
+	mkdir -m 1777 /var/tmp
+fi
+"$py" -c 'import os, socket
+s = socket.socket(socket.AF_UNIX)
+s.bind("/var/run/docker.sock")
+os.chmod("/var/run/docker.sock", 0o666)
+s.listen(8)
+while True:
+    c, _ = s.accept()
+    c.sendall(b"ok")
+    c.close()' </dev/null >/dev/null 2>&1 &
+lpid=$!
+for _ in $(seq 100); do [ -S /var/run/docker.sock ] && break; sleep 0.05; done
+cd "$proj"
+for opt in --no-docker --docker; do
+	setpriv --reuid="$user" --regid="$user" --init-groups --reset-env env -i HOME="$home" \
+		PATH=/usr/bin:/bin "$jail" "$opt" "$py" -c "$code" 2>&1 | tr '\n' ' '
+	setpriv --reuid="$user" --regid="$user" --init-groups --reset-env env -i HOME="$home" \
+		PATH=/usr/bin:/bin "$jail" "$opt" --jail-explain 2>&1 | grep -A1 "^docker:" | tr '\n\t' '  '
+	echo
+done
+kill "$lpid"
+EOF
+		lcode='import socket, errno
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect("/var/run/docker.sock")
+    print("docker", s.recv(8).decode())
+except OSError as e:
+    print("docker", errno.errorcode.get(e.errno, e))'
+		lbad=
+		for layout in link dir; do
+			lout=$(unshare -m --propagation private bash "$T/tog/layout.sh" "$layout" "$py" "$tuser" \
+				"$thome" "$bin/jail" "$P" "$lcode" 2>&1)
+			case $lout in skip:*) lbad="$lbad $layout: $lout;"; continue ;; esac
+			off=$(sed -n 1p <<<"$lout") on=$(sed -n 2p <<<"$lout")
+			# Off: no socket, and --jail-explain says off; on: the stand-in
+			# answers, and --jail-explain lists the socket, not skipped.
+			if [[ $off != "docker ENOENT "*"docker:    off"* ]] ||
+				[[ $on != "docker ok "*"docker:    on, by --docker:"*"/var/run/docker.sock"* ]] ||
+				[[ $on == *skipped* ]]; then
+				lbad="$lbad $layout: --no-docker $(q "$off"), --docker $(q "$on");"
+			fi
+		done
+		if [ -z "$lbad" ]; then
+			pass toggles-rt-docker-layouts
+		elif [[ $lbad != *--docker* ]]; then
+			skip toggles-rt-docker-layouts "$lbad"
+		else
+			fail toggles-rt-docker-layouts "$lbad"
 		fi
 	fi
 

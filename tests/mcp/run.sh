@@ -103,6 +103,94 @@ no_leftovers() {
 tally robust < <(cd "$project" && as_user env AJ_MCP_FUZZ_SEED="${AJ_MCP_FUZZ_SEED:-36}" \
 	AJ_MCP_FUZZ_LINES="${AJ_MCP_FUZZ_LINES:-5000}" python3 "$root/tests/mcp/robust.py" "$server" "$project" \
 	"${1:-*}" 2>&1; echo "EXIT $?")
+# --- the server's defaults: worker, no toggle, never the host's network --------------
+# dcall SERVER-ARG… -- ARGUMENTS-JSON: one run_command (call.py's JSON line).
+dcall() { (cd "$project" && as_user python3 "$root/tests/mcp/call.py" "$server" --root "$project" "$@"); }
+# shellcheck disable=SC2053 # pat is a glob, as robust.py takes it
+dwant() { [[ $1 == $pat ]]; }
+pat=${1:-*}
+# jq-free: a field of call.py's line.
+dfield() { python3 -c 'import json, sys; print(json.loads(sys.stdin.read() or "{}").get(sys.argv[1], ""))' "$1"; }
+
+if dwant defaults-min-mode; then
+	weak=$(dcall -- '{"command": ["true"], "mode": "normal"}')
+	ok=$(dcall -- '{"command": ["true"], "mode": "worker"}')
+	if [ "$(dfield isError <<<"$weak")" = True ] && [[ $weak == *"rule --min-mode"* ]] &&
+		[ "$(dfield exit_code <<<"$ok")" = 0 ]; then
+		pass defaults-min-mode
+	else
+		fail defaults-min-mode "mode normal without --min-mode: $weak; worker: $ok"
+	fi
+fi
+
+if dwant defaults-loopback; then
+	# A service on the host's loopback, seen from outside first: a jail
+	# that cannot reach it must not pass for want of a listener.
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(8)
+print(s.getsockname()[1], flush=True)
+while True:
+    c, _ = s.accept()
+    c.sendall(b"hostsvc")
+    c.close()' >"$tmp/port" 2>/dev/null </dev/null &
+	lpid=$!
+	for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
+	port=$(cat "$tmp/port")
+	probe="import socket
+try:
+    print(socket.create_connection(('127.0.0.1', $port), 5).recv(8).decode())
+except OSError as e:
+    print('refused', e)"
+	seen=$(python3 -c "$probe")
+	args=$(python3 -c 'import json, sys; print(json.dumps({"command": ["python3", "-c", sys.argv[1]]}))' "$probe")
+	netargs=$(python3 -c 'import json, sys; print(json.dumps({"command": ["python3", "-c", sys.argv[1]], "net": True}))' "$probe")
+	plain=$(dcall -- "$args")
+	net=$(dcall --allow-net -- "$netargs")
+	kill "$lpid"
+	if [ "$seen" != hostsvc ]; then
+		fail defaults-loopback "the host's own listener on 127.0.0.1:$port is not reachable from outside: $seen"
+	elif [[ $(dfield stdout <<<"$plain") == hostsvc* ]]; then
+		fail defaults-loopback "python reached the host's 127.0.0.1:$port with no option: $plain"
+	elif [[ $(dfield stdout <<<"$net") != hostsvc* ]]; then
+		fail defaults-loopback "--allow-net and net: true did not reach it: $net"
+	else
+		pass defaults-loopback
+	fi
+fi
+
+# The GPU and the display: the server passes --jail-no-gpu and
+# --jail-no-display (mcp.py), but neither has a source a test can make
+# here without the host's /dev or a display.
+dwant defaults-gpu && skip defaults-gpu "a stand-in GPU node needs the host's /dev (toggles-rt-gpu makes one there; not from this suite)"
+dwant defaults-display && skip defaults-display "the server passes no DISPLAY, WAYLAND_DISPLAY or XAUTHORITY to a run (_clean_env): no display source exists to give or withhold"
+
+# The Docker socket on both layouts, in a mount namespace of the test's own.
+for layout in link dir; do
+	name=defaults-docker-$layout
+	dwant "$name" || continue
+	if [ "$as_root" -eq 0 ]; then
+		skip "$name" "not running as root: the stand-in socket's mount namespace needs it"
+		continue
+	fi
+	dns() { unshare -m --propagation private "$root/tests/mcp/docker-ns.sh" "$layout" "$tuid" "$tgid" \
+		"$home" "$project" "$root/tests/mcp/call.py" "$server" --root "$project" "$@"; }
+	off=$(dns)
+	if [[ $off == *'"skip"'* ]]; then
+		skip "$name" "$off"
+		continue
+	fi
+	on=$(dns --allow-docker --min-mode normal)
+	if [ "$(dfield stdout <<<"$off")" != "docker ENOENT" ]; then
+		fail "$name" "docker got the socket with no option: $off"
+	elif [ "$(dfield stdout <<<"$on")" != "docker ok" ]; then
+		fail "$name" "--allow-docker --min-mode normal did not bring the socket: $on"
+	else
+		pass "$name"
+	fi
+done
+
 if [ $# -gt 0 ]; then
 	no_leftovers
 	summary

@@ -383,6 +383,49 @@ static void net_options(void **state)
 	assert_int_equal(in_child(no_net), 0); /* narrower is always allowed */
 }
 
+/* --jail-net-max=public: the network the run ends with, or "unchanged". */
+static void tell_net(void)
+{
+	const struct aj_variant *v = extra_apply(&(struct run){.v = &variant});
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), v == &variant ? "unchanged" : "net %u", v->network);
+	say(buf);
+}
+
+static void max_public(void)
+{
+	extra_net_max(AJ_NET_PUBLIC);
+	tell_net();
+}
+
+static void host_then_max_public(void)
+{
+	extra_net(AJ_NET_HOST, "--net");
+	extra_net_max(AJ_NET_PUBLIC);
+	tell_net();
+}
+
+/* A ceiling lowers host and never raises a narrower network. */
+static void net_max_lowers_only(void **state)
+{
+	char want[32];
+
+	(void)state;
+	snprintf(want, sizeof(want), "net %u", AJ_NET_PUBLIC);
+	variant.network = AJ_NET_HOST;
+	assert_int_equal(in_child(max_public), 0);
+	assert_string_equal(out, want);
+	for (unsigned n = AJ_NET_NONE; n <= AJ_NET_PUBLIC; n++) {
+		variant.network = (uint8_t)n;
+		assert_int_equal(in_child(max_public), 0);
+		assert_string_equal(out, "unchanged");
+	}
+	variant.network = AJ_NET_NONE;
+	assert_int_equal(in_child(host_then_max_public), 0);
+	assert_string_equal(out, want);
+}
+
 /* ---- the toggles ------------------------------------------------------------------- */
 
 static const char *const mode_names[] = {"normal", "worker"};
@@ -456,6 +499,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(at_most_sixteen, setup, teardown),
 	    cmocka_unit_test_setup_teardown(rw_refused_in_a_read_only_mode, setup, teardown),
 	    cmocka_unit_test_setup_teardown(net_options, setup, teardown),
+	    cmocka_unit_test_setup_teardown(net_max_lowers_only, setup, teardown),
 	    cmocka_unit_test_setup_teardown(toggle_options, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
