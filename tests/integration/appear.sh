@@ -125,12 +125,18 @@ if c appear-coverer-killed; then
 		[ -e "$ap/ready" ] && break
 		sleep 0.05
 	done
-	cpid=
-	for p in $(pgrep -u "$tuid" -x aijail-cover); do
-		[ "$(readlink "/proc/$p/cwd")" = "$ap" ] && cpid=$p
-	done
+	# The covering process of this jail: the aijail-cover among the
+	# background job's descendants, found by /proc/PID/stat's parent
+	# links (readable for every process; its cwd is not where /proc of
+	# a non-dumpable process needs CAP_SYS_PTRACE, as in a container).
+	bg=$!
+	cpid=$(ps -A -o pid=,ppid=,comm= | awk -v top="$bg" '
+		{ parent[$1] = $2; name[$1] = $3 }
+		END { for (p in name) if (name[p] == "aijail-cover") {
+			for (q = parent[p]; q > 1; q = parent[q]) if (q == top) { print p; break }
+		} }')
 	[ -n "$cpid" ] && kill -9 "$cpid"
-	wait $!
+	wait "$bg"
 	RC=$(cat "$T/out/appear-rc")
 	OUT=$(cat "$T/out/stdout")
 	ERR=$(cat "$T/out/stderr")
