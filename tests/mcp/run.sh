@@ -174,6 +174,11 @@ for layout in link dir; do
 		skip "$name" "not running as root: the stand-in socket's mount namespace needs it"
 		continue
 	fi
+	# A container's root may lack CAP_SYS_ADMIN (no mount namespace).
+	if ! merr=$(unshare -m --propagation private true 2>&1); then
+		skip "$name" "needs CAP_SYS_ADMIN for a mount namespace of its own: unshare -m: $merr"
+		continue
+	fi
 	dns() { unshare -m --propagation private "$root/tests/mcp/docker-ns.sh" "$layout" "$tuid" "$tgid" \
 		"$home" "$project" "$root/tests/mcp/call.py" "$server" --root "$project" "$@"; }
 	off=$(dns)
