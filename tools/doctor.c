@@ -119,34 +119,13 @@ static struct {
 
 /* ---- small readers ----------------------------------------------------- */
 
-static ssize_t slurp(const char *path, char *buf, size_t n)
-{
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	while (got + 1 < n) {
-		ssize_t r = read(fd, buf + got, n - 1 - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return (ssize_t)got;
-}
-
 /* A sysctl's number; -1 where the file does not exist (the kernel has no
  * such knob) or cannot be read. */
 static long sysctl_num(const char *path)
 {
 	char buf[32];
 
-	return slurp(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
+	return read_small(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
 }
 
 /* The value of "Key:" in a status-like text. */
@@ -402,7 +381,7 @@ static void profile_fix(void)
 	snprintf(d.profile_file, sizeof(d.profile_file), "%s/../share/aijail/apparmor/aijail",
 	         d.dir);
 	snprintf(want, sizeof(want), "profile %s ", first ? first : "?");
-	if (slurp(d.profile_file, text, sizeof(text)) < 0 || !strstr(text, want) ||
+	if (read_small(d.profile_file, text, sizeof(text)) < 0 || !strstr(text, want) ||
 	    !(inst = strstr(text, "/etc/apparmor.d/")) ||
 	    sscanf(inst + 16, "%127[A-Za-z0-9._-]", name) != 1) {
 		profile_name(d.dir, name, sizeof(name));
@@ -434,7 +413,7 @@ static void measure_apparmor(void)
 	static char profiles[1 << 16];
 	char buf[8];
 
-	d.aa_enabled = slurp("/sys/module/apparmor/parameters/enabled", buf, sizeof(buf)) > 0
+	d.aa_enabled = read_small("/sys/module/apparmor/parameters/enabled", buf, sizeof(buf)) > 0
 	                   ? buf[0] == 'Y'
 	                   : 0;
 	d.aa_restrict = sysctl_num("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
@@ -444,7 +423,7 @@ static void measure_apparmor(void)
 	/* The list is readable by root alone; a user learns coverage from
 	 * the stub's run. */
 	d.profiles_readable =
-	    slurp("/sys/kernel/security/apparmor/profiles", profiles, sizeof(profiles)) >= 0;
+	    read_small("/sys/kernel/security/apparmor/profiles", profiles, sizeof(profiles)) >= 0;
 	for (unsigned i = 0; i < N_STUBS; i++) {
 		struct stub *s = &d.stubs[i];
 		char line[PATH_MAX + 4];
@@ -477,11 +456,12 @@ static void measure_kernel(void)
 	d.ll_abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
 	d.ll_errno = d.ll_abi < 0 ? errno : 0;
 	d.seccomp_mode = d.seccomp_filters = -1;
-	if (slurp("/proc/self/status", status, sizeof(status)) > 0) {
+	if (read_small("/proc/self/status", status, sizeof(status)) > 0) {
 		d.seccomp_mode = field_int(status, "Seccomp");
 		d.seccomp_filters = field_int(status, "Seccomp_filters");
 	}
-	d.seccomp_avail = slurp("/proc/sys/kernel/seccomp/actions_avail", sys, sizeof(sys)) > 0;
+	d.seccomp_avail =
+	    read_small("/proc/sys/kernel/seccomp/actions_avail", sys, sizeof(sys)) > 0;
 	d.notif = d.seccomp_avail && strstr(sys, "user_notif");
 	d.proc_covered = doctor_proc_covered("/proc");
 	doctor_cgroup(&d.cg_version, d.cg_path, sizeof(d.cg_path), d.cg_controllers,

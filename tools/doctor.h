@@ -5,6 +5,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+
+/* status.c's: the first n-1 bytes of a small kernel file, NUL-terminated;
+ * -1 if it cannot be read. */
+ssize_t read_small(const char *path, char *buf, size_t n);
 
 int doctor_main(bool json);
 /* --apparmor-profile: the stubs' profile for the folder they are in. */

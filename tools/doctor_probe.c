@@ -48,17 +48,6 @@ bool doctor_proc_covered(const char *proc)
 	return false;
 }
 
-static ssize_t slurp(const char *p, char *buf, size_t n)
-{
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	ssize_t r = fd < 0 ? -1 : read(fd, buf, n - 1);
-
-	if (fd >= 0)
-		close(fd);
-	buf[r > 0 ? r : 0] = '\0';
-	return r;
-}
-
 void doctor_cgroup(int *version, char *path, size_t path_n, char *ctl, size_t ctl_n, int *writable)
 {
 	static char self[4096];
@@ -71,7 +60,7 @@ void doctor_cgroup(int *version, char *path, size_t path_n, char *ctl, size_t ct
 	path[0] = ctl[0] = '\0';
 	if (!statfs("/sys/fs/cgroup", &sf))
 		*version = sf.f_type == CGROUP2_MAGIC ? 2 : 1;
-	if (slurp("/proc/self/cgroup", self, sizeof(self)) <= 0)
+	if (read_small("/proc/self/cgroup", self, sizeof(self)) <= 0)
 		return;
 	/* v2's line is "0::/path"; on v1 the memory controller's line. */
 	for (p = self; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
@@ -90,7 +79,7 @@ void doctor_cgroup(int *version, char *path, size_t path_n, char *ctl, size_t ct
 		snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", path);
 		*writable = !access(dir, W_OK);
 		snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s/cgroup.controllers", path);
-		slurp(dir, ctl, ctl_n);
+		read_small(dir, ctl, ctl_n);
 		ctl[strcspn(ctl, "\n")] = '\0';
 	} else if (*version == 1 && path[0]) {
 		snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory%s", path);

@@ -103,7 +103,7 @@ static struct {
 
 /* The first n-1 bytes of a small kernel file, NUL-terminated; -1 if it
  * cannot be read. */
-static ssize_t read_small(const char *path, char *buf, size_t n)
+ssize_t read_small(const char *path, char *buf, size_t n)
 {
 	size_t got = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
