@@ -33,6 +33,9 @@ void forward_end(void);
 /* publish.c: --jail-publish and 'publish', the jail's loopback ports on
  * the host (forward.c relays them). */
 void publish_add(const char *value, const char *opt);
+/* A port written in decimal, 1 to 65535; 0 for anything else (forward.c
+ * reads its ports with it too). */
+unsigned publish_port_number(const char *s);
 void publish_apply(const struct aj_variant *v); /* from forward_apply() */
 void publish_no_namespace(void);
 unsigned publish_count(void);

@@ -39,20 +39,6 @@ static int listener[FW_MAX]; /* the parent's */
 
 /* ---- the caller: the options -------------------------------------------- */
 
-static unsigned parse_port(const char *s)
-{
-	unsigned long p = 0;
-
-	if (!*s)
-		return 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || p > 65535)
-			return 0;
-		p = p * 10 + (unsigned long)(*s - '0');
-	}
-	return p <= 65535 ? (unsigned)p : 0;
-}
-
 void forward_add(const char *value, const char *opt)
 {
 	struct forward f = {.opt = opt};
@@ -70,7 +56,7 @@ void forward_add(const char *value, const char *opt)
 	} else if (strchr(value, ':')) {
 		die_usage("a forward's host is 127.0.0.1 or ::1 only", value);
 	}
-	p = parse_port(port);
+	p = publish_port_number(port);
 	if (!p)
 		die_usage("not a port (1 to 65535)", value);
 	for (unsigned i = 0; i < n_fw; i++)

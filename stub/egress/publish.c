@@ -33,7 +33,7 @@ static unsigned n_pb, n_pb_opt;   /* all, and those of the options */
 static int pb_pair[2] = {-1, -1}; /* the parent's end, pid 1's */
 static int pb_listener[PB_MAX];   /* the parent's, on the host */
 
-static unsigned parse_port(const char *s)
+unsigned publish_port_number(const char *s)
 {
 	unsigned long p = 0;
 
@@ -74,8 +74,8 @@ void publish_add(const char *value, const char *opt)
 		die_usage("the host's address is an IPv4 address (127.0.0.1 unless named)", value);
 	if (n < 3)
 		b.host.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	jp = parse_port(part[n - 1]);
-	hp = n > 1 ? parse_port(part[n - 2]) : jp;
+	jp = publish_port_number(part[n - 1]);
+	hp = n > 1 ? publish_port_number(part[n - 2]) : jp;
 	if (!jp || !hp)
 		die_usage("not a port (1 to 65535)", value);
 	for (unsigned i = 0; i < n_pb; i++)
