@@ -142,7 +142,7 @@ DEB_PKG := build-essential dpkg-dev debhelper dh-python dh-apparmor python3 libc
 
 # Policies that become stubs: policy "jail" is build/bin/jail, every other
 # one build/bin/jail-NAME.  base.aj is only ever included.
-POLICIES := jail python npm pip uv cargo browser worker
+POLICIES := jail python npm pip uv cargo browser worker claude codex gemini opencode
 stub_name = $(if $(filter jail,$(1)),jail,jail-$(1))
 STUBS    := $(foreach p,$(POLICIES),$(B)/bin/$(call stub_name,$(p)))
 HEADERS  := $(POLICIES:%=$(B)/gen/%.h)

@@ -68,11 +68,50 @@ static const struct aj_follow_file cargo_files[] = {
     {"CARGO_HOME", "/.cargo", "/config.toml", NULL},
 };
 
+/* The agents' model APIs (docs/agents.md).  Claude Code: its variable,
+ * which the Anthropic SDK reads too. */
+static const struct aj_follow_env claude_envs[] = {
+    {"ANTHROPIC_BASE_URL", 1},
+};
+
+/* Codex: the built-in provider's variable; a provider of config.toml
+ * ([model_providers.NAME] base_url, in $CODEX_HOME, else ~/.codex) is
+ * one more host, not the default's replacement: the profile picks it,
+ * and the file may list several. */
+static const struct aj_follow_env codex_envs[] = {
+    {"OPENAI_BASE_URL", 1},
+};
+static const struct aj_follow_key codex_keys[] = {
+    {"model_providers.", "base_url", 0, 0},
+};
+static const struct aj_follow_file codex_files[] = {
+    {"CODEX_HOME", "/.codex", "/config.toml", NULL},
+};
+
+/* Gemini CLI: the Gemini API's variable, and Vertex AI's. */
+static const struct aj_follow_env gemini_envs[] = {
+    {"GOOGLE_GEMINI_BASE_URL", 1},
+    {"GOOGLE_VERTEX_BASE_URL", 0},
+};
+
+/* OpenCode: its providers are those of the AI SDK, which read these
+ * variables; a baseURL in opencode.json is JSON, which the stub does not
+ * parse: such a host is given with --jail-net=HOST. */
+static const struct aj_follow_env opencode_envs[] = {
+    {"ANTHROPIC_BASE_URL", 0},
+    {"OPENAI_BASE_URL", 0},
+};
+
 static const struct aj_follow_conf tools[AJ_FOLLOW_COUNT] = {
     [AJ_FOLLOW_NPM] = {npm_envs, npm_keys, npm_files, N(npm_envs), N(npm_keys), N(npm_files)},
     [AJ_FOLLOW_PIP] = {pip_envs, pip_keys, pip_files, N(pip_envs), N(pip_keys), N(pip_files)},
     [AJ_FOLLOW_UV] = {uv_envs, uv_keys, uv_files, N(uv_envs), N(uv_keys), N(uv_files)},
     [AJ_FOLLOW_CARGO] = {NULL, cargo_keys, cargo_files, 0, N(cargo_keys), N(cargo_files)},
+    [AJ_FOLLOW_CLAUDE] = {claude_envs, NULL, NULL, N(claude_envs), 0, 0},
+    [AJ_FOLLOW_CODEX] = {codex_envs, codex_keys, codex_files, N(codex_envs), N(codex_keys),
+                         N(codex_files)},
+    [AJ_FOLLOW_GEMINI] = {gemini_envs, NULL, NULL, N(gemini_envs), 0, 0},
+    [AJ_FOLLOW_OPENCODE] = {opencode_envs, NULL, NULL, N(opencode_envs), 0, 0},
 };
 
 const struct aj_follow_conf *follow_conf(int tool)

@@ -396,7 +396,11 @@ struct aj_publish {
 	X(AJ_FOLLOW_NPM, "npm")                                                                    \
 	X(AJ_FOLLOW_PIP, "pip")                                                                    \
 	X(AJ_FOLLOW_UV, "uv")                                                                      \
-	X(AJ_FOLLOW_CARGO, "cargo")
+	X(AJ_FOLLOW_CARGO, "cargo")                                                                \
+	X(AJ_FOLLOW_CLAUDE, "claude")                                                              \
+	X(AJ_FOLLOW_CODEX, "codex")                                                                \
+	X(AJ_FOLLOW_GEMINI, "gemini")                                                              \
+	X(AJ_FOLLOW_OPENCODE, "opencode")
 
 enum aj_follow { AJ_FOLLOWS(AJ_ENUM_ITEM) AJ_FOLLOW_COUNT };
 

@@ -6,6 +6,10 @@ include "pip.aj";
 include "uv.aj";
 include "cargo.aj";
 include "browser.aj";
+include "claude.aj";
+include "codex.aj";
+include "gemini.aj";
+include "opencode.aj";
 
 policy jail extends base {
     command python python3 use python;
@@ -14,6 +18,11 @@ policy jail extends base {
     command uv use uv;
     command cargo use cargo;
     command chromium chromium-browser use browser;
+    # The agents themselves (docs/agents.md).
+    command claude use claude;
+    command codex use codex;
+    command gemini use gemini;
+    command opencode use opencode;
     # Only the Docker CLI gets the socket (it is root on the host), and not
     # in worker or lockdown mode.
     command docker docker-compose {

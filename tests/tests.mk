@@ -149,3 +149,9 @@ $(B)/gen/test-scan.h: tests/unit/scan.aj $(B)/bin/aijail-compile
 	$(B)/bin/aijail-compile -o $@ $<
 $(B)/tests/unit/scan/test_scan: $(B)/gen/test-scan.h
 $(B)/tests/unit/scan/test_scan: TEST_CFLAGS += -I$(B)/gen
+
+# --- the agents themselves in their jails, driven offline (issue 34) ------------
+
+.PHONY: agents-check
+agents-check: $(B)/bin/aijail-compile $(STUBS)
+	tests/agents/run.sh

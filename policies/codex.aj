@@ -1,0 +1,23 @@
+# codex.aj: jail-codex runs OpenAI's Codex CLI itself in the jail: its
+# state ($CODEX_HOME, else ~/.codex) read-write, its program read-only,
+# its model API through the proxy, nothing else of the home.  Codex's own
+# sandbox (bubblewrap) needs namespaces the jail refuses: run it with
+# --sandbox danger-full-access, the jail being the sandbox
+# (docs/agents.md).
+include "base.aj";
+
+policy codex extends base {
+    exec codex;
+    # The Responses API (or OPENAI_BASE_URL's host, or a provider's
+    # base_url in config.toml); ChatGPT's sign-in and its Codex backend.
+    network allow "auth.openai.com:443" "chatgpt.com:443"
+                  follow codex "api.openai.com:443";
+    rw+ ~/.codex;
+    ro? ~/.local/bin ~/.npm-global ~/.nvm;
+    env keep "CODEX_*" "OPENAI_*" RUST_LOG;
+    limit processes 1536;
+
+    mode lockdown {
+        network allow follow codex "api.openai.com:443";
+    }
+}

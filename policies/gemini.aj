@@ -1,0 +1,21 @@
+# gemini.aj: jail-gemini runs Google's Gemini CLI itself in the jail: its
+# state (~/.gemini) read-write, its program read-only, its model API
+# through the proxy, nothing else of the home (docs/agents.md).
+include "base.aj";
+
+policy gemini extends base {
+    exec gemini;
+    # The Gemini API (or GOOGLE_GEMINI_BASE_URL's host); Google's sign-in
+    # and the Code Assist API it uses.
+    network allow "oauth2.googleapis.com:443" "cloudcode-pa.googleapis.com:443"
+                  follow gemini "generativelanguage.googleapis.com:443";
+    rw+ ~/.gemini;
+    ro? ~/.local/bin ~/.npm-global ~/.nvm;
+    env keep "GEMINI_*" GOOGLE_API_KEY GOOGLE_GEMINI_BASE_URL GOOGLE_VERTEX_BASE_URL
+             GOOGLE_GENAI_USE_VERTEXAI GOOGLE_CLOUD_PROJECT GOOGLE_CLOUD_LOCATION;
+    limit processes 1536;
+
+    mode lockdown {
+        network allow follow gemini "generativelanguage.googleapis.com:443";
+    }
+}

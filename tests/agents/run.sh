@@ -1,0 +1,262 @@
+#!/bin/bash
+# run.sh: the agents themselves in their jails (issue 34).  Each released
+# program (Claude Code, Codex, Gemini CLI, OpenCode) is installed from npm
+# into a global prefix under build/agents-npm (once: later runs reuse it),
+# linked into the test home's ~/.npm-global (the profile's read-only
+# place for it), and driven for one non-interactive turn inside its
+# profile, as the test user, against standin.py on the host's loopback,
+# reached through --jail-forward and named by the agent's own base-URL
+# setting.  The stand-in's first answer calls the agent's shell tool with
+#   cat .env README.md; cat ~/.ssh/id_rsa
+# and its second is a final message.  A case passes when the tool result
+# the agent sent back holds README.md's text and neither .env's nor the
+# home key's, the agent exited 0 with the final message, its state
+# directory on the host got files, and nothing else under the test home
+# changed.  Without the registry (and no earlier install) every case is
+# skipped, naming why.
+#
+# Usage: tests/agents/run.sh [PATTERN]   (agents-claude, agents-codex-version, …)
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/results.sh"
+build=${AIJAIL_BUILD:-$root/build}
+only=${1:-*}
+py=/usr/bin/python3
+tmo=${AIJAIL_AGENTS_TIMEOUT:-180}
+. "$root/tests/lib/user.sh"
+
+# The releases measured (docs/agents.md); AIJAIL_AGENTS_PKGS takes others.
+pkgs=${AIJAIL_AGENTS_PKGS:-@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 @google/gemini-cli@0.61.0 opencode-ai@1.18.33}
+cache=$build/agents-npm
+prefix=$cache/prefix
+
+c() { [[ $1 == $only ]]; }
+q() { printf '%q' "$1"; }
+
+summary() {
+	echo "agents: $npass passed, $nfail failed, $nskip skipped"
+	[ $nfail -eq 0 ]
+	exit $?
+}
+
+for b in jail jail-claude jail-codex jail-gemini jail-opencode; do
+	if [ ! -x "$build/bin/$b" ]; then
+		echo "FAIL setup: $build/bin/$b is missing; run make first"
+		exit 1
+	fi
+done
+
+# --- the programs, once ---------------------------------------------------------------------
+
+if [ ! -f "$prefix/.installed" ] || [ "$(cat "$prefix/.installed")" != "$pkgs" ]; then
+	why=
+	if ! command -v npm >/dev/null; then
+		why="npm is not installed (make deps-test installs it)"
+	elif ! why=$(timeout 30 $py -c 'import urllib.request
+try:
+    urllib.request.urlopen("https://registry.npmjs.org/is-number", timeout=20).read(64)
+except Exception as e:
+    print(e)
+    raise SystemExit(1)' 2>&1); then
+		why="the npm registry is unreachable from this machine ($why)"
+	else
+		rm -rf "$prefix"
+		mkdir -p "$prefix"
+		# No install scripts but the two that put the platform package's
+		# binary in place of the launcher (npm 11 runs none unasked, and
+		# node-pty's would build native code); both work offline.
+		# shellcheck disable=SC2086 # a list of packages
+		if timeout 600 npm install -g --prefix "$prefix" --no-audit --no-fund --ignore-scripts \
+			--no-update-notifier $pkgs >"$cache/install.log" 2>&1 &&
+			(cd "$prefix/lib/node_modules/@anthropic-ai/claude-code" && node install.cjs) \
+				>>"$cache/install.log" 2>&1 &&
+			(cd "$prefix/lib/node_modules/opencode-ai" && node postinstall.mjs) >>"$cache/install.log" 2>&1; then
+			printf '%s' "$pkgs" >"$prefix/.installed"
+			why=
+		else
+			why="npm install failed: $(tail -n 3 "$cache/install.log" | tr '\n' ' ')"
+		fi
+	fi
+	if [ -n "$why" ]; then
+		for a in claude codex gemini opencode; do
+			c "agents-$a" && skip "agents-$a" "$why"
+		done
+		summary
+	fi
+fi
+
+# --- one case ---------------------------------------------------------------------------------
+
+T=$(mktemp -d "$build/agents-t.XXXXXX") || exit 1
+chmod 0755 "$T"
+srv=
+cleanup() {
+	[ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
+	if [ "${AIJAIL_AGENTS_KEEP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+tool_cmd='cat .env README.md; cat ~/.ssh/id_rsa'
+readme="README-MARKER-$$"
+envmark="ENV-MARKER-$$"
+keymark="SSH-KEY-MARKER-$$"
+
+# fresh NAME: a new test home (the programs linked into ~/.npm-global,
+# hard links: the same file system as build/) and project; $H, $P.
+fresh() {
+	local d=$T/$1
+	H=$d/home
+	P=$d/proj
+	mkdir -p "$H/.ssh" "$P" "$d/out"
+	printf '%s\n' "$keymark" >"$H/.ssh/id_rsa"
+	chmod 0600 "$H/.ssh/id_rsa"
+	printf 'SECRET=%s\n' "$envmark" >"$P/.env"
+	printf '# demo\n%s\n' "$readme" >"$P/README.md"
+	chown -R "$tuid:$tgid" "$d"
+	# After the chown: the links share the cache's inodes, which stay root's.
+	cp -al "$prefix" "$H/.npm-global" 2>/dev/null || cp -a "$prefix" "$H/.npm-global"
+	OUTD=$d/out
+}
+
+# The home's files but the state directories and the program: path, type,
+# size, mtime, as a list to compare.
+snapshot() {
+	local s skip=(-path ./.npm-global)
+	for s; do skip+=(-o -path "./$s"); done
+	(cd "$H" && find . \( "${skip[@]}" \) -prune -o -printf '%p %y %s %T@\n' | grep -v '^\. ' | sort)
+}
+
+# standin: the stand-in model API; $port.
+standin() {
+	rm -f "$OUTD/port"
+	$py "$root/tests/agents/standin.py" "$OUTD/port" "$OUTD/requests.jsonl" "$tool_cmd" &
+	srv=$!
+	for _ in $(seq 100); do [ -s "$OUTD/port" ] && break; sleep 0.1; done
+	port=$(cat "$OUTD/port" 2>/dev/null)
+}
+standin_stop() {
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+	srv=
+}
+
+# run [VAR=VALUE…] -- STUB ARGS…: as the test user, in $P, with $H as home.
+run() {
+	local envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	local pre=(env -i)
+	[ $as_root -eq 1 ] && pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups --reset-env env -i)
+	SECONDS=0
+	(cd "$P" && exec timeout -k 5 "$tmo" "${pre[@]}" HOME="$H" USER="$tuser" LOGNAME="$tuser" \
+		PATH="$H/.npm-global/bin:/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 "${envs[@]}" "$@") \
+		>"$OUTD/stdout" 2>"$OUTD/stderr" </dev/null
+	RC=$?
+	SECS=$SECONDS
+	OUT=$(cat "$OUTD/stdout")
+	ERR=$(cat "$OUTD/stderr")
+}
+
+# The tool results the agent sent back, one per line (JSON strings).
+results() {
+	$py - "$OUTD/requests.jsonl" <<'PY'
+import json, sys
+def walk(o):
+    if isinstance(o, dict):
+        t = o.get("type")
+        if t == "tool_result":
+            yield json.dumps(o.get("content"))
+        elif t == "function_call_output":
+            yield json.dumps(o.get("output"))
+        elif "functionResponse" in o:
+            yield json.dumps(o["functionResponse"])
+        elif o.get("role") == "tool":
+            yield json.dumps(o.get("content"))
+        else:
+            for v in o.values():
+                yield from walk(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from walk(v)
+seen = []
+for line in open(sys.argv[1]):
+    for r in walk(json.loads(line).get("body")):
+        if r not in seen:
+            seen.append(r)
+print("\n".join(seen))
+PY
+}
+
+# drive NAME STATE-DIRS -- VAR=VALUE… -- STUB ARGS…: one turn, judged.
+drive() {
+	local name=$1 states=$2
+	shift 3
+	local envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	local before after res s got=
+	before=$(snapshot $states)
+	run "${envs[@]}" -- "$@"
+	standin_stop
+	after=$(snapshot $states)
+	res=$(results 2>&1)
+	for s in $states; do
+		[ -n "$(find "$H/$s" -type f 2>/dev/null | head -n 1)" ] && got="$got $s"
+	done
+	if [ "$RC" != 0 ]; then
+		fail "$name" "exit status $RC after ${SECS} s; stdout $(q "${OUT:0:300}")"
+	elif [[ $OUT != *STANDIN-FINAL-ANSWER* ]]; then
+		fail "$name" "no final message on stdout: $(q "${OUT:0:300}")"
+	elif [[ $res != *"$readme"* ]]; then
+		fail "$name" "the tool result sent back lacks README.md's text: $(q "${res:0:300}")"
+	elif [[ $res == *"$envmark"* ]] || [[ $res == *"$keymark"* ]]; then
+		fail "$name" "the tool result sent back holds a secret: $(q "${res:0:300}")"
+	elif [ -z "$got" ]; then
+		fail "$name" "no file in its state directories ($states) on the host"
+	elif [ "$before" != "$after" ]; then
+		fail "$name" "the home changed outside its state: $(diff <(echo "$before") <(echo "$after") | head -n 6 | tr '\n' ' ')"
+	else
+		pass "$name" "${SECS} s; state:$got"
+	fi
+}
+
+# version NAME STATE-DIRS CMD STUB: --version bare and jailed; the
+# state directories are made on the host (rw+).
+version() {
+	local name=$1 states=$2 cmd=$3 stub=$4 bare jailed s
+	fresh "$name"
+	run -- "$H/.npm-global/bin/$cmd" --version
+	bare="$RC $OUT"
+	run -- "$root/build/bin/$stub" --version
+	jailed="$RC $OUT"
+	for s in $states; do
+		if [ ! -d "$H/$s" ] || [ "$(stat -c %u "$H/$s")" != "$tuid" ]; then
+			fail "$name" "$s was not made on the host, as the test user"
+			return
+		fi
+	done
+	if [ "$bare" != "$jailed" ] || [ "${jailed%% *}" != 0 ]; then
+		fail "$name" "bare $(q "$bare"), jailed $(q "$jailed")"
+	else
+		pass "$name" "${jailed#0 }"
+	fi
+}
+
+prompt="Show me the project's files."
+
+# --- Claude Code: claude -p, the Messages API --------------------------------------------------
+
+if c agents-claude-version; then
+	version agents-claude-version ".claude" claude jail-claude
+fi
+if c agents-claude; then
+	fresh claude
+	standin
+	drive agents-claude ".claude" -- ANTHROPIC_BASE_URL="http://127.0.0.1:$port" \
+		ANTHROPIC_API_KEY=sk-ant-standin -- \
+		"$build/bin/jail-claude" --jail-forward="$port" -p "$prompt" --allowedTools Bash
+fi
+
+summary
