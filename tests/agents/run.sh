@@ -259,4 +259,33 @@ if c agents-claude; then
 		"$build/bin/jail-claude" --jail-forward="$port" -p "$prompt" --allowedTools Bash
 fi
 
+# --- Codex: codex exec, the Responses API -----------------------------------------------------
+
+# Its own sandbox (bubblewrap) is refused by the jail's filter: the jail is
+# the sandbox, so danger-full-access (docs/agents.md).
+if c agents-codex-version; then
+	version agents-codex-version ".codex" codex jail-codex
+fi
+if c agents-codex; then
+	fresh codex
+	standin
+	# A provider of its own in config.toml (Codex 0.171 reads no base-URL
+	# variable for its built-in one): the profile follows its base_url.
+	mkdir -p "$H/.codex"
+	cat >"$H/.codex/config.toml" <<TOML
+model = "standin"
+model_provider = "standin"
+
+[model_providers.standin]
+name = "standin"
+base_url = "http://127.0.0.1:$port/v1"
+wire_api = "responses"
+env_key = "CODEX_API_KEY"
+TOML
+	chown -R "$tuid:$tgid" "$H/.codex"
+	drive agents-codex ".codex" -- CODEX_API_KEY=sk-standin -- \
+		"$build/bin/jail-codex" --jail-forward="$port" exec --skip-git-repo-check \
+		--sandbox danger-full-access "$prompt"
+fi
+
 summary
