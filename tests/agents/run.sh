@@ -288,4 +288,30 @@ TOML
 		--sandbox danger-full-access "$prompt"
 fi
 
+# --- Gemini CLI: gemini -p, generateContent -------------------------------------------------
+
+if c agents-gemini-version; then
+	version agents-gemini-version ".gemini" gemini jail-gemini
+fi
+if c agents-gemini; then
+	fresh gemini
+	standin
+	# With GOOGLE_GEMINI_BASE_URL alone it picks a sign-in its own
+	# non-interactive check refuses: the API key's auth type, in its
+	# settings; and its folder trust, on by default, would turn --yolo off.
+	mkdir -p "$H/.gemini"
+	cat >"$H/.gemini/settings.json" <<'JSON'
+{
+  "security": {
+    "auth": {"selectedType": "gemini-api-key"},
+    "folderTrust": {"enabled": false}
+  }
+}
+JSON
+	chown -R "$tuid:$tgid" "$H/.gemini"
+	drive agents-gemini ".gemini" -- GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$port" \
+		GEMINI_API_KEY=standin-key -- \
+		"$build/bin/jail-gemini" --jail-forward="$port" -p "$prompt" --yolo
+fi
+
 summary

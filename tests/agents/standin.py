@@ -131,9 +131,30 @@ def chat(h, body):
     ], named=False)
 
 
+def from_schema(schema):
+    """A value the schema accepts: Gemini CLI's side requests (its model
+    router, its checks) ask for JSON of a schema."""
+    t = str(schema.get("type", "string")).lower()
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if t == "object":
+        return {k: from_schema(v) for k, v in schema.get("properties", {}).items()}
+    if t == "array":
+        return []
+    if t in ("integer", "number"):
+        return 1
+    if t == "boolean":
+        return False
+    return "standin"
+
+
 def gemini(h, body, stream):
     names = [f.get("name") for t in body.get("tools", []) for f in t.get("functionDeclarations", [])]
-    if "run_shell_command" in names and not has_result(body):
+    gc = body.get("generationConfig", {})
+    if gc.get("responseMimeType") == "application/json":
+        schema = gc.get("responseJsonSchema") or gc.get("responseSchema") or {}
+        part = {"text": json.dumps(from_schema(schema))}
+    elif "run_shell_command" in names and not has_result(body):
         part = {"functionCall": {"name": "run_shell_command",
                                  "args": {"command": command, "description": "show the files"}}}
     else:
