@@ -394,7 +394,8 @@ mcp-check: $(B)/bin/aijail-mcp $(B)/bin/aijail-status $(STUBS)
 # Each suite's output is framed by "== make check: SUITE" and its verdict
 # (make check-fresh counts the PASS/FAIL/SKIP lines between them).
 CHECK_SUITES := layers-check unit-check corpus-check fuzz-replay integration-check escape-check \
-	install-check dist-check wheel-check status-check python-check orchestrator-check mcp-check man-check
+	install-check dist-check wheel-check status-check python-check orchestrator-check mcp-check man-check \
+	agents-check
 
 check: all
 	@failed=; for s in $(CHECK_SUITES); do \

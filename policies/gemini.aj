@@ -13,6 +13,9 @@ policy gemini extends base {
     ro? ~/.local/bin ~/.npm-global ~/.nvm;
     env keep "GEMINI_*" GOOGLE_API_KEY GOOGLE_GEMINI_BASE_URL GOOGLE_VERTEX_BASE_URL
              GOOGLE_GENAI_USE_VERTEXAI GOOGLE_CLOUD_PROJECT GOOGLE_CLOUD_LOCATION;
+    # Its own sandbox (Docker, Podman, macOS Seatbelt), off unless asked,
+    # would need the Docker socket: the jail is the sandbox.
+    env set GEMINI_SANDBOX=false;
     limit processes 1536;
 
     mode lockdown {

@@ -121,11 +121,21 @@ fresh() {
 }
 
 # The home's files but the state directories and the program: path, type,
-# size, mtime, as a list to compare.
+# size, mtime, as a list to compare.  The folders above a state directory
+# (~/.local for ~/.local/share/opencode) are made by rw+ and are compared
+# by what they hold, not by their own times.
 snapshot() {
-	local s skip=(-path ./.npm-global)
-	for s; do skip+=(-o -path "./$s"); done
-	(cd "$H" && find . \( "${skip[@]}" \) -prune -o -printf '%p %y %s %T@\n' | grep -v '^\. ' | sort)
+	local s a skip=(-path ./.npm-global) above=()
+	for s; do
+		skip+=(-o -path "./$s")
+		a=$s
+		while [[ $a == */* ]]; do
+			a=${a%/*}
+			above+=(-e "^\./$a d ")
+		done
+	done
+	(cd "$H" && find . \( "${skip[@]}" \) -prune -o -printf '%p %y %s %T@\n' | grep -v '^\. ' |
+		{ if [ ${#above[@]} -gt 0 ]; then grep -v "${above[@]}"; else cat; fi; } | sort)
 }
 
 # standin: the stand-in model API; $port.
@@ -196,14 +206,18 @@ drive() {
 	local envs=()
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
-	local before after res s got=
+	local before after res s got= had
 	before=$(snapshot $states)
+	# The files the test put there itself (a provider, settings) are not
+	# the agent's.
+	had=$(cd "$H" && find $states -type f 2>/dev/null | sort)
 	run "${envs[@]}" -- "$@"
 	standin_stop
 	after=$(snapshot $states)
 	res=$(results 2>&1)
 	for s in $states; do
-		[ -n "$(find "$H/$s" -type f 2>/dev/null | head -n 1)" ] && got="$got $s"
+		[ -n "$(cd "$H" && find "$s" -type f 2>/dev/null | sort | comm -13 <(echo "$had") - | head -n 1)" ] &&
+			got="$got $s"
 	done
 	if [ "$RC" != 0 ]; then
 		fail "$name" "exit status $RC after ${SECS} s; stdout $(q "${OUT:0:300}")"
@@ -214,7 +228,7 @@ drive() {
 	elif [[ $res == *"$envmark"* ]] || [[ $res == *"$keymark"* ]]; then
 		fail "$name" "the tool result sent back holds a secret: $(q "${res:0:300}")"
 	elif [ -z "$got" ]; then
-		fail "$name" "no file in its state directories ($states) on the host"
+		fail "$name" "no new file in its state directories ($states) on the host"
 	elif [ "$before" != "$after" ]; then
 		fail "$name" "the home changed outside its state: $(diff <(echo "$before") <(echo "$after") | head -n 6 | tr '\n' ' ')"
 	else
@@ -312,6 +326,40 @@ JSON
 	drive agents-gemini ".gemini" -- GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$port" \
 		GEMINI_API_KEY=standin-key -- \
 		"$build/bin/jail-gemini" --jail-forward="$port" -p "$prompt" --yolo
+fi
+
+# --- OpenCode: opencode run, Chat Completions ------------------------------------------------
+
+if c agents-opencode-version; then
+	version agents-opencode-version ".config/opencode .local/share/opencode" opencode jail-opencode
+fi
+if c agents-opencode; then
+	fresh opencode
+	standin
+	# A provider of its own (the AI SDK's OpenAI-compatible one, which it
+	# carries), its shell tool allowed without asking: the jail is the
+	# sandbox.
+	mkdir -p "$H/.config/opencode"
+	cat >"$H/.config/opencode/opencode.json" <<JSON
+{
+  "\$schema": "https://opencode.ai/config.json",
+  "autoupdate": false,
+  "share": "disabled",
+  "model": "standin/standin",
+  "permission": {"bash": "allow", "external_directory": "allow"},
+  "provider": {
+    "standin": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "standin",
+      "options": {"baseURL": "http://127.0.0.1:$port/v1", "apiKey": "standin-key"},
+      "models": {"standin": {"name": "standin", "tool_call": true}}
+    }
+  }
+}
+JSON
+	chown -R "$tuid:$tgid" "$H/.config"
+	drive agents-opencode ".config/opencode .local/share/opencode .local/state/opencode .cache/opencode" -- -- \
+		"$build/bin/jail-opencode" --jail-forward="$port" run "$prompt"
 fi
 
 summary
