@@ -412,6 +412,47 @@ static void other_tools_files_unread(void **state)
 	                    "env\n" PROXY_ENV);
 }
 
+/* ---- the agents ------------------------------------------------------------ */
+
+static const char *const claude_hosts[] = {"api.anthropic.com:443", "console.anthropic.com:443"};
+static struct aj_variant claude = {
+    .network = AJ_NET_ALLOW, .hosts = claude_hosts, .n_hosts = 2, .n_followed = 1};
+
+/* ANTHROPIC_BASE_URL replaces the Messages API's host, the sign-in's stays;
+ * Claude Code reads the variable itself. */
+static void claude_base_url(void **state)
+{
+	static const char *const env[] = {"ANTHROPIC_BASE_URL=https://gw.corp.test:8443/anthropic",
+	                                  NULL};
+	static const char *const ask[] = {"gw.corp.test:8443", "api.anthropic.com:443", NULL};
+	(void)state;
+	assert_string_equal(run(&(struct egress_run){.v = &claude, .env = env, .ask = ask}),
+	                    "network=3\nhost=gw.corp.test:8443 from=ANTHROPIC_BASE_URL\n"
+	                    "host=console.anthropic.com:443\nenv\n" PROXY_ENV
+	                    "gw.corp.test:8443 yes\napi.anthropic.com:443 no\n");
+}
+
+static const char *const codex_hosts[] = {"api.openai.com:443", "chatgpt.com:443"};
+static struct aj_variant codex = {
+    .network = AJ_NET_ALLOW, .hosts = codex_hosts, .n_hosts = 2, .n_followed = 1};
+
+/* A provider of ~/.codex/config.toml adds its host (the profile picks the
+ * provider, the file may list several); a base_url elsewhere is not read. */
+static void codex_provider(void **state)
+{
+	(void)state;
+	put("/.codex/config.toml", "model_provider = \"corp\"\n"
+	                           "base_url = \"https://top.test/\"\n"
+	                           "[model_providers.corp]\n"
+	                           "name = \"corp\"\n"
+	                           "base_url = \"https://llm.corp.test/v1\"\n"
+	                           "[mcp_servers.x]\n"
+	                           "base_url = \"https://mcp.test/\"\n");
+	assert_string_equal(run(&(struct egress_run){.v = &codex}),
+	                    "network=3\nhost=llm.corp.test:443\nhost=api.openai.com:443\n"
+	                    "host=chatgpt.com:443\nenv\n" PROXY_ENV);
+}
+
 /* ---- the list and the run's options -------------------------------------- */
 
 /* --jail-allow-host adds to a policy's list, normalized (443 when no port
@@ -505,6 +546,8 @@ int main(void)
 	pip.follow = follow_conf(AJ_FOLLOW_PIP);
 	uv.follow = follow_conf(AJ_FOLLOW_UV);
 	cargo.follow = follow_conf(AJ_FOLLOW_CARGO);
+	claude.follow = follow_conf(AJ_FOLLOW_CLAUDE);
+	codex.follow = follow_conf(AJ_FOLLOW_CODEX);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(npm_default, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(npm_file, fresh_home, drop_home),
@@ -517,6 +560,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(cargo_home_file, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(cargo_home_variable, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(other_tools_files_unread, fresh_home, drop_home),
+	    cmocka_unit_test_setup_teardown(claude_base_url, fresh_home, drop_home),
+	    cmocka_unit_test_setup_teardown(codex_provider, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(allow_host_adds, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(allow_host_raises, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(allow_host_refused, fresh_home, drop_home),

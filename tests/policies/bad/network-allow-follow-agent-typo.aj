@@ -1,0 +1,3 @@
+policy p {
+    network allow follow cladue "api.anthropic.com:443";
+}
