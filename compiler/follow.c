@@ -74,14 +74,12 @@ static const struct aj_follow_env claude_envs[] = {
     {"ANTHROPIC_BASE_URL", 1},
 };
 
-/* Codex: the built-in provider's variable; a provider of config.toml
- * ([model_providers.NAME] base_url, in $CODEX_HOME, else ~/.codex) is
- * one more host, not the default's replacement: the profile picks it,
- * and the file may list several. */
-static const struct aj_follow_env codex_envs[] = {
-    {"OPENAI_BASE_URL", 1},
-};
+/* Codex, in config.toml ($CODEX_HOME, else ~/.codex): openai_base_url
+ * moves the built-in provider (0.171 reads no variable for it); a
+ * provider's base_url ([model_providers.NAME]) is one more host, not the
+ * default's replacement: the file may list several. */
 static const struct aj_follow_key codex_keys[] = {
+    {NULL, "openai_base_url", 1, 0},
     {"model_providers.", "base_url", 0, 0},
 };
 static const struct aj_follow_file codex_files[] = {
@@ -108,8 +106,7 @@ static const struct aj_follow_conf tools[AJ_FOLLOW_COUNT] = {
     [AJ_FOLLOW_UV] = {uv_envs, uv_keys, uv_files, N(uv_envs), N(uv_keys), N(uv_files)},
     [AJ_FOLLOW_CARGO] = {NULL, cargo_keys, cargo_files, 0, N(cargo_keys), N(cargo_files)},
     [AJ_FOLLOW_CLAUDE] = {claude_envs, NULL, NULL, N(claude_envs), 0, 0},
-    [AJ_FOLLOW_CODEX] = {codex_envs, codex_keys, codex_files, N(codex_envs), N(codex_keys),
-                         N(codex_files)},
+    [AJ_FOLLOW_CODEX] = {NULL, codex_keys, codex_files, 0, N(codex_keys), N(codex_files)},
     [AJ_FOLLOW_GEMINI] = {gemini_envs, NULL, NULL, N(gemini_envs), 0, 0},
     [AJ_FOLLOW_OPENCODE] = {opencode_envs, NULL, NULL, N(opencode_envs), 0, 0},
 };

@@ -8,7 +8,7 @@ include "base.aj";
 
 policy codex extends base {
     exec codex;
-    # The Responses API (or OPENAI_BASE_URL's host, or a provider's
+    # The Responses API (or the host of openai_base_url, or of a provider's
     # base_url in config.toml); ChatGPT's sign-in and its Codex backend.
     network allow "auth.openai.com:443" "chatgpt.com:443"
                   follow codex "api.openai.com:443";

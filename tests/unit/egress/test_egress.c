@@ -436,12 +436,14 @@ static const char *const codex_hosts[] = {"api.openai.com:443", "chatgpt.com:443
 static struct aj_variant codex = {
     .network = AJ_NET_ALLOW, .hosts = codex_hosts, .n_hosts = 2, .n_followed = 1};
 
-/* A provider of ~/.codex/config.toml adds its host (the profile picks the
- * provider, the file may list several); a base_url elsewhere is not read. */
+/* ~/.codex/config.toml: openai_base_url replaces the built-in provider's
+ * host, a provider's base_url adds one (the profile picks the provider,
+ * the file may list several); a base_url elsewhere is not read. */
 static void codex_provider(void **state)
 {
 	(void)state;
 	put("/.codex/config.toml", "model_provider = \"corp\"\n"
+	                           "openai_base_url = \"https://gw.corp.test/v1\"\n"
 	                           "base_url = \"https://top.test/\"\n"
 	                           "[model_providers.corp]\n"
 	                           "name = \"corp\"\n"
@@ -449,7 +451,8 @@ static void codex_provider(void **state)
 	                           "[mcp_servers.x]\n"
 	                           "base_url = \"https://mcp.test/\"\n");
 	assert_string_equal(run(&(struct egress_run){.v = &codex}),
-	                    "network=3\nhost=llm.corp.test:443\nhost=api.openai.com:443\n"
+	                    "network=3\nhost=gw.corp.test:443 from=~/.codex/config.toml\n"
+	                    "host=llm.corp.test:443 from=the tool's configuration\n"
 	                    "host=chatgpt.com:443\nenv\n" PROXY_ENV);
 }
 
