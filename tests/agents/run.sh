@@ -267,10 +267,19 @@ if c agents-claude-version; then
 fi
 if c agents-claude; then
 	fresh claude
+	# ~/.claude.json as a person who ran it before has it: the profile
+	# binds the file (rw?), and Claude Code writes through the bind.
+	printf '{}\n' >"$H/.claude.json"
+	chown "$tuid:$tgid" "$H/.claude.json"
 	standin
-	drive agents-claude ".claude" -- ANTHROPIC_BASE_URL="http://127.0.0.1:$port" \
+	drive agents-claude ".claude .claude.json" -- ANTHROPIC_BASE_URL="http://127.0.0.1:$port" \
 		ANTHROPIC_API_KEY=sk-ant-standin -- \
 		"$build/bin/jail-claude" --jail-forward="$port" -p "$prompt" --allowedTools Bash
+	if [ "$(cat "$H/.claude.json")" = "{}" ]; then
+		fail agents-claude-json "~/.claude.json on the host was not written through its bind"
+	else
+		pass agents-claude-json
+	fi
 fi
 
 # --- Codex: codex exec, the Responses API -----------------------------------------------------
@@ -361,5 +370,53 @@ JSON
 	drive agents-opencode ".config/opencode .local/share/opencode .local/state/opencode .cache/opencode" -- -- \
 		"$build/bin/jail-opencode" --jail-forward="$port" run "$prompt"
 fi
+
+# --- the generic jail's groups and --jail-explain ----------------------------------------------
+
+# `jail claude`: the same turn through the generic jail's command group.
+if c agents-jail-claude; then
+	fresh jail-claude
+	standin
+	drive agents-jail-claude ".claude" -- ANTHROPIC_BASE_URL="http://127.0.0.1:$port" \
+		ANTHROPIC_API_KEY=sk-ant-standin -- \
+		"$build/bin/jail" --jail-forward="$port" claude -p "$prompt" --allowedTools Bash
+fi
+
+# --jail-explain names each agent's state directories and the API host its
+# base-URL setting names, through its stub and through `jail NAME`.
+explain_case() {
+	local name=$1 agent=$2 var=$3 host=$4 stub s
+	shift 4
+	fresh "$name"
+	for stub in "jail-$agent" "jail"; do
+		if [ "$stub" = jail ]; then
+			run "$var" -- "$build/bin/jail" --jail-explain "$agent"
+		else
+			run "$var" -- "$build/bin/$stub" --jail-explain
+		fi
+		for s in "$host" "$@"; do
+			if [[ $OUT != *"$s"* ]]; then
+				fail "$name" "$stub --jail-explain does not name $s: $(q "${OUT:0:300}")"
+				return
+			fi
+		done
+	done
+	pass "$name"
+}
+c agents-explain-claude && explain_case agents-explain-claude claude \
+	ANTHROPIC_BASE_URL=https://llm.corp.test:8443/x "llm.corp.test:8443	(from ANTHROPIC_BASE_URL)" \
+	"rw+	$T/agents-explain-claude/home/.claude" "/home/.claude.json"
+c agents-explain-gemini && explain_case agents-explain-gemini gemini \
+	GOOGLE_GEMINI_BASE_URL=https://llm.corp.test "llm.corp.test:443	(from GOOGLE_GEMINI_BASE_URL)" \
+	"rw+	$T/agents-explain-gemini/home/.gemini"
+c agents-explain-opencode && explain_case agents-explain-opencode opencode \
+	OPENAI_BASE_URL=https://llm.corp.test/v1 "llm.corp.test:443" "api.openai.com:443" \
+	"rw+	$T/agents-explain-opencode/home/.config/opencode" \
+	"rw+	$T/agents-explain-opencode/home/.local/share/opencode" \
+	"rw+	$T/agents-explain-opencode/home/.local/state/opencode" \
+	"rw+	$T/agents-explain-opencode/home/.cache/opencode"
+c agents-explain-codex && explain_case agents-explain-codex codex \
+	CODEX_HOME="$T/agents-explain-codex/home/.codex" "api.openai.com:443" \
+	"rw+	$T/agents-explain-codex/home/.codex"
 
 summary
