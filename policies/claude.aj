@@ -15,9 +15,11 @@ policy claude extends base {
     # (a bind of one file keeps its inode, see docs/agents.md).
     rw? ~/.claude.json;
     # The program: the native installer's (~/.local/bin/claude, a link into
-    # ~/.local/share/claude), npm's in the home; /usr/lib/node_modules and
+    # ~/.local/share/claude), npm's in the home (prefix ~/.local, ~/.npm-global;
+    # nvm, Volta, fnm and their node); /usr/lib/node_modules and
     # /usr/local are in base.aj's /usr.
-    ro? ~/.local/bin ~/.local/share/claude ~/.npm-global ~/.nvm;
+    ro? ~/.local/bin ~/.local/share/claude ~/.local/lib/node_modules ~/.npm-global ~/.nvm
+        ~/.volta ~/.local/share/fnm;
     env keep "ANTHROPIC_*" "CLAUDE_*" "DISABLE_*" API_TIMEOUT_MS MCP_TIMEOUT BASH_DEFAULT_TIMEOUT_MS;
     # Its program is read-only and its hosts are the API's: no update, no
     # telemetry, which the proxy would refuse anyway.

@@ -13,7 +13,10 @@ policy codex extends base {
     network allow "auth.openai.com:443" "chatgpt.com:443"
                   follow codex "api.openai.com:443";
     rw+ ~/.codex;
-    ro? ~/.local/bin ~/.npm-global ~/.nvm;
+    # The program where npm (prefix ~/.local, ~/.npm-global), nvm, Volta
+    # or fnm put it in the home, read-only; /usr's is base.aj's.
+    ro? ~/.local/bin ~/.local/lib/node_modules ~/.npm-global ~/.nvm ~/.volta
+        ~/.local/share/fnm;
     env keep "CODEX_*" "OPENAI_*" RUST_LOG;
     limit processes 1536;
 

@@ -10,7 +10,10 @@ policy gemini extends base {
     network allow "oauth2.googleapis.com:443" "cloudcode-pa.googleapis.com:443"
                   follow gemini "generativelanguage.googleapis.com:443";
     rw+ ~/.gemini;
-    ro? ~/.local/bin ~/.npm-global ~/.nvm;
+    # The program where npm (prefix ~/.local, ~/.npm-global), nvm, Volta
+    # or fnm put it in the home, read-only; /usr's is base.aj's.
+    ro? ~/.local/bin ~/.local/lib/node_modules ~/.npm-global ~/.nvm ~/.volta
+        ~/.local/share/fnm;
     env keep "GEMINI_*" GOOGLE_API_KEY GOOGLE_GEMINI_BASE_URL GOOGLE_VERTEX_BASE_URL
              GOOGLE_GENAI_USE_VERTEXAI GOOGLE_CLOUD_PROJECT GOOGLE_CLOUD_LOCATION;
     # Its own sandbox (Docker, Podman, macOS Seatbelt), off unless asked,

@@ -10,7 +10,8 @@ policy opencode extends base {
     network allow follow opencode "api.anthropic.com:443" "api.openai.com:443";
     rw+ ~/.config/opencode ~/.local/share/opencode ~/.local/state/opencode ~/.cache/opencode;
     # The install script's ~/.opencode/bin, bun's, npm's in the home.
-    ro? ~/.opencode ~/.bun ~/.local/bin ~/.npm-global ~/.nvm;
+    ro? ~/.opencode ~/.bun ~/.local/bin ~/.local/lib/node_modules ~/.npm-global ~/.nvm
+        ~/.volta ~/.local/share/fnm;
     env keep "OPENCODE_*" "ANTHROPIC_*" "OPENAI_*" GEMINI_API_KEY GOOGLE_GENERATIVE_AI_API_KEY
              OPENROUTER_API_KEY GROQ_API_KEY MISTRAL_API_KEY DEEPSEEK_API_KEY XAI_API_KEY;
     # Its program is read-only, and models.dev and its own update host

@@ -19,11 +19,13 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/results.sh
 . "$root/tests/lib/results.sh"
 build=${AIJAIL_BUILD:-$root/build}
 only=${1:-*}
 py=/usr/bin/python3
 tmo=${AIJAIL_AGENTS_TIMEOUT:-180}
+# shellcheck source=tests/lib/user.sh
 . "$root/tests/lib/user.sh"
 
 # The releases measured (docs/agents.md); AIJAIL_AGENTS_PKGS takes others.
@@ -31,6 +33,7 @@ pkgs=${AIJAIL_AGENTS_PKGS:-@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171
 cache=$build/agents-npm
 prefix=$cache/prefix
 
+# shellcheck disable=SC2053 # the pattern is a glob
 c() { [[ $1 == $only ]]; }
 q() { printf '%q' "$1"; }
 
@@ -91,6 +94,7 @@ fi
 T=$(mktemp -d "$build/agents-t.XXXXXX") || exit 1
 chmod 0755 "$T"
 srv=
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	[ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
 	if [ "${AIJAIL_AGENTS_KEEP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
@@ -206,7 +210,7 @@ drive() {
 	local envs=()
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
-	local before after res s got= had
+	local before after res s got="" had
 	before=$(snapshot $states)
 	# The files the test put there itself (a provider, settings) are not
 	# the agent's.
@@ -405,7 +409,19 @@ explain_case() {
 }
 c agents-explain-claude && explain_case agents-explain-claude claude \
 	ANTHROPIC_BASE_URL=https://llm.corp.test:8443/x "llm.corp.test:8443	(from ANTHROPIC_BASE_URL)" \
-	"rw+	$T/agents-explain-claude/home/.claude" "/home/.claude.json"
+	"rw+	$T/agents-explain-claude/home/.claude" "/home/.claude.json" \
+	"ro?	$T/agents-explain-claude/home/.npm-global"
+# Lockdown: the model API alone, the sign-in hosts not.
+if c agents-explain-lockdown; then
+	fresh agents-explain-lockdown
+	run ANTHROPIC_BASE_URL=https://llm.corp.test/x -- "$build/bin/jail-claude" --jail-mode=lockdown --jail-explain
+	if [[ $OUT == *"llm.corp.test:443	(from ANTHROPIC_BASE_URL)"* ]] && [[ $OUT != *console.anthropic.com* ]] &&
+		[[ $OUT == *"rw+	$H/.claude"* ]]; then
+		pass agents-explain-lockdown
+	else
+		fail agents-explain-lockdown "jail-claude --jail-mode=lockdown --jail-explain: $(q "${OUT:0:400}")"
+	fi
+fi
 c agents-explain-gemini && explain_case agents-explain-gemini gemini \
 	GOOGLE_GEMINI_BASE_URL=https://llm.corp.test "llm.corp.test:443	(from GOOGLE_GEMINI_BASE_URL)" \
 	"rw+	$T/agents-explain-gemini/home/.gemini"
