@@ -211,12 +211,15 @@ drive() {
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
 	local before after res s got="" had
+	# shellcheck disable=SC2086 # $states: a list of folders
 	before=$(snapshot $states)
 	# The files the test put there itself (a provider, settings) are not
 	# the agent's.
+	# shellcheck disable=SC2086
 	had=$(cd "$H" && find $states -type f 2>/dev/null | sort)
 	run "${envs[@]}" -- "$@"
 	standin_stop
+	# shellcheck disable=SC2086
 	after=$(snapshot $states)
 	res=$(results 2>&1)
 	for s in $states; do
@@ -280,7 +283,7 @@ if c agents-claude; then
 		ANTHROPIC_API_KEY=sk-ant-standin -- \
 		"$build/bin/jail-claude" --jail-forward="$port" -p "$prompt" --allowedTools Bash
 	if [ "$(cat "$H/.claude.json")" = "{}" ]; then
-		fail agents-claude-json "~/.claude.json on the host was not written through its bind"
+		fail agents-claude-json "$H/.claude.json on the host was not written through its bind"
 	else
 		pass agents-claude-json
 	fi
