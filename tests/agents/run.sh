@@ -320,10 +320,17 @@ fi
 
 # --- Gemini CLI: gemini -p, generateContent -------------------------------------------------
 
-if c agents-gemini-version; then
+# Gemini CLI 0.61 needs node 20 or later (its package's engines).
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+	for n in agents-gemini-version agents-gemini; do
+		c "$n" && skip "$n" "Gemini CLI needs node 20 or later, this node is $(node --version 2>&1)"
+	done
+fi
+if [ "$node_major" -ge 20 ] && c agents-gemini-version; then
 	version agents-gemini-version ".gemini" gemini jail-gemini
 fi
-if c agents-gemini; then
+if [ "$node_major" -ge 20 ] && c agents-gemini; then
 	fresh gemini
 	standin
 	# With GOOGLE_GEMINI_BASE_URL alone it picks a sign-in its own
