@@ -534,19 +534,26 @@ static bool emit_tables(FILE *f, const struct compiled *c)
 			        c->commands.v[i].group);
 		fprintf(f, "};\n");
 	}
+	if (c->exec_args.n) {
+		fprintf(f, "static const char *const aj_exec_args[%zu] = {", c->exec_args.n);
+		for (size_t i = 0; i < c->exec_args.n; i++)
+			fprintf(f, "%s%s", i ? ", " : "", lit(c->exec_args.v[i]));
+		fprintf(f, "};\n");
+	}
 	fprintf(f,
 	        "\nstatic const struct aj_policy aj_policy = {\n"
 	        "\t.abi = AJ_ABI,\n\t.name = %s,\n\t.progname = %s,\n\t.mode_env = %s,\n"
 	        "\t.exec = %s,\n"
+	        "\t.exec_args = %s, .n_exec_args = %zu,\n"
 	        "\t.modes = aj_modes, .n_modes = %zu,\n\t.default_mode = %d,\n"
 	        "\t.triggers = %s, .n_triggers = %zu,\n"
 	        "\t.commands = %s, .n_commands = %zu,\n"
 	        "\t.n_groups = %zu,\n\t.variants = aj_variants,\n",
 	        lit(c->policy->name),
 	        lit(strcmp(c->policy->name, "jail") ? xprintf("jail-%s", c->policy->name) : "jail"),
-	        lit(M_MODE_ENV), lit(c->exec), c->modes.n, c->default_mode,
-	        c->triggers.n ? "aj_triggers" : "0", c->triggers.n,
-	        c->commands.n ? "aj_commands" : "0", c->commands.n, c->groups.n);
+	        lit(M_MODE_ENV), lit(c->exec), c->exec_args.n ? "aj_exec_args" : "0",
+	        c->exec_args.n, c->modes.n, c->default_mode, c->triggers.n ? "aj_triggers" : "0",
+	        c->triggers.n, c->commands.n ? "aj_commands" : "0", c->commands.n, c->groups.n);
 	return !ferror(f);
 }
 

@@ -111,8 +111,10 @@ char *explain_summary(const struct variant *v)
 
 void explain(FILE *f, const struct compiled *c)
 {
-	fprintf(f, "policy %s: exec %s, default mode %s\n", c->policy->name,
-	        c->exec ? c->exec : "(the command line)", c->modes.v[c->default_mode]);
+	fprintf(f, "policy %s: exec %s", c->policy->name, c->exec ? c->exec : "(the command line)");
+	for (size_t i = 0; i < c->exec_args.n; i++)
+		fprintf(f, " %s", c->exec_args.v[i]);
+	fprintf(f, ", default mode %s\n", c->modes.v[c->default_mode]);
 	for (size_t i = 0; i < c->triggers.n; i++)
 		fprintf(f, "  mode %s when $%s is set\n", c->modes.v[c->triggers.v[i].mode],
 		        c->triggers.v[i].env);

@@ -53,6 +53,7 @@ struct command_group {
 struct compiled {
 	const struct policy *policy;
 	const char *exec;
+	VEC(const char *) exec_args; /* 'exec COMMAND ARG…' */
 	VEC(const char *) modes;   /* weakest first (check_mode_order) */
 	VEC(struct loc) mode_locs; /* where each was first declared (normal: none) */
 	int default_mode;

@@ -32,6 +32,28 @@ static int mode_index(const struct compiled *c, const char *name)
 	return -1;
 }
 
+/* 'exec COMMAND ARG…': the arguments are words or strings, given to the
+ * command before the caller's own. */
+static bool exec_args(struct compiled *c, const struct atom *a)
+{
+	for (; a; a = a->next) {
+		if (c->exec_args.n == AJ_EXEC_ARGS_MAX) {
+			error_at(&a->loc, "at most %d arguments after the command of 'exec'",
+			         AJ_EXEC_ARGS_MAX);
+			return false;
+		}
+		if (a->kind != ATOM_WORD && a->kind != ATOM_STRING && a->kind != ATOM_PATH) {
+			error_at(&a->loc,
+			         "expected an argument of the command (a word or a string), "
+			         "not %s",
+			         atom_kind_name(a->kind));
+			return false;
+		}
+		VEC_PUSH(c->exec_args, a->text);
+	}
+	return true;
+}
+
 static bool same_mode(const struct stmt *a, const struct stmt *b)
 {
 	return strcmp(a->key, "mode") == 0 && a->args && a->args->kind == ATOM_WORD &&
@@ -177,12 +199,15 @@ bool collect_structure(struct compiled *c, const struct program *prog, const cha
 				if (!first_in_block(first, s, same_key, &s->loc,
 				                    "'exec' is already set in this policy"))
 					ok = false;
-				else if (s->has_block || !want_args(s, 1, 1, "exec COMMAND;"))
+				else if (s->has_block ||
+				         !want_args(s, 1, -1, "exec COMMAND [ARG…];"))
 					ok = false;
 				else if (s->args->kind == ATOM_WORD ||
-				         s->args->kind == ATOM_STRING || s->args->kind == ATOM_PATH)
+				         s->args->kind == ATOM_STRING ||
+				         s->args->kind == ATOM_PATH) {
 					c->exec = s->args->text;
-				else {
+					ok = exec_args(c, s->args->next) && ok;
+				} else {
 					error_at(&s->args->loc, "expected a command after 'exec'");
 					ok = false;
 				}

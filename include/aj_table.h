@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 20
+#define AJ_ABI 21
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -623,6 +623,11 @@ struct aj_trigger {
 	uint8_t mode;
 };
 
+/* At most so many fixed arguments after 'exec COMMAND', and, where there
+ * are some, so many of the caller's after them (stub/main.c). */
+#define AJ_EXEC_ARGS_MAX   8
+#define AJ_EXEC_CALLER_MAX 4096
+
 /* The generic jail maps a command's basename to a command group. */
 struct aj_command {
 	const char *name;
@@ -635,6 +640,10 @@ struct aj_policy {
 	const char *progname; /* for messages: "jail" for policy jail, else "jail-NAME" */
 	const char *mode_env; /* the variable that names a mode (AIJAIL_MODE) */
 	const char *exec; /* fixed target (per-tool stubs), NULL: argv[1] is the target */
+	/* 'exec COMMAND ARG…': put between the target and the caller's
+	 * arguments (jail-codex turns Codex's own sandbox off so). */
+	const char *const *exec_args;
+	uint8_t n_exec_args;
 	const char *const *modes; /* weakest first: the index is the mode's strength */
 	uint8_t n_modes;
 	uint8_t default_mode;

@@ -1,13 +1,16 @@
 # codex.aj: jail-codex runs OpenAI's Codex CLI itself in the jail: its
 # state ($CODEX_HOME, else ~/.codex) read-write, its program read-only,
-# its model API through the proxy, nothing else of the home.  Codex's own
-# sandbox (bubblewrap) needs namespaces the jail refuses: run it with
-# --sandbox danger-full-access, the jail being the sandbox
+# its model API through the proxy, nothing else of the home
 # (docs/agents.md).
 include "base.aj";
 
 policy codex extends base {
-    exec codex;
+    # Codex's own sandbox (bubblewrap, in its read-only and workspace-write
+    # modes) needs the namespaces the jail refuses, and every shell command
+    # of Codex would fail: the jail is the sandbox.  A -s or a
+    # sandbox_mode of the caller's still wins over this (Codex reads the
+    # option last); `jail codex` cannot add it (docs/agents.md).
+    exec codex "-c" "sandbox_mode=danger-full-access";
     # The Responses API (or the host of openai_base_url, or of a provider's
     # base_url in config.toml); ChatGPT's sign-in and its Codex backend.
     network allow "auth.openai.com:443" "chatgpt.com:443"

@@ -27,6 +27,10 @@ static noreturn void help(const struct aj_policy *pol)
 	if (pol->exec) {
 		out_s(" [--jail-OPTION...] [--] [ARG...]\n\nRuns ");
 		out_s(pol->exec);
+		for (unsigned i = 0; i < pol->n_exec_args; i++) {
+			out_c(' ');
+			out_s(pol->exec_args[i]);
+		}
 		out_s(" ARG... in the \"");
 		out_s(pol->name);
 		out_s("\" jail.\n");
@@ -426,6 +430,27 @@ static noreturn void init_run(struct run *r)
 	supervise_init(r);
 }
 
+/* The target, the policy's own arguments, then the caller's: in a fixed
+ * array, as the environment is (env_slots), since the caller's argv has
+ * no room before them.  More than it holds is refused, not cut. */
+static char **exec_argv(const struct aj_policy *pol, char **args, int n)
+{
+	static char *slots[1 + AJ_EXEC_ARGS_MAX + AJ_EXEC_CALLER_MAX + 1];
+	unsigned k = 0;
+
+	if (n > AJ_EXEC_CALLER_MAX)
+		die("read the arguments", E2BIG,
+		    "a stub whose policy gives the command arguments of its own takes at most "
+		    "4096 of the caller's");
+	slots[k++] = (char *)pol->exec;
+	for (unsigned i = 0; i < pol->n_exec_args && i < AJ_EXEC_ARGS_MAX; i++)
+		slots[k++] = (char *)pol->exec_args[i];
+	for (int i = 0; i < n; i++)
+		slots[k++] = args[i];
+	slots[k] = NULL;
+	return slots;
+}
+
 int main(int argc, char **argv)
 {
 	const struct aj_policy *pol = aj_the_policy;
@@ -442,7 +467,9 @@ int main(int argc, char **argv)
 	if (o.explain)
 		status_off();
 	r->pol = pol;
-	if (pol->exec) {
+	if (pol->exec && pol->n_exec_args) {
+		r->argv = exec_argv(pol, argv + first, argc - first);
+	} else if (pol->exec) {
 		argv[first - 1] = (char *)pol->exec;
 		r->argv = argv + first - 1;
 	} else if (first < argc) {

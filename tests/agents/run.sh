@@ -291,8 +291,9 @@ fi
 
 # --- Codex: codex exec, the Responses API -----------------------------------------------------
 
-# Its own sandbox (bubblewrap) is refused by the jail's filter: the jail is
-# the sandbox, so danger-full-access (docs/agents.md).
+# Its own sandbox (bubblewrap) is refused by the jail's filter: the profile
+# turns it off (exec codex -c sandbox_mode=danger-full-access), the jail
+# being the sandbox; without that the tool's result is bubblewrap's error.
 if c agents-codex-version; then
 	version agents-codex-version ".codex" codex jail-codex
 fi
@@ -314,8 +315,7 @@ env_key = "CODEX_API_KEY"
 TOML
 	chown -R "$tuid:$tgid" "$H/.codex"
 	drive agents-codex ".codex" -- CODEX_API_KEY=sk-standin -- \
-		"$build/bin/jail-codex" --jail-forward="$port" exec --skip-git-repo-check \
-		--sandbox danger-full-access "$prompt"
+		"$build/bin/jail-codex" --jail-forward="$port" exec --skip-git-repo-check "$prompt"
 fi
 
 # --- Gemini CLI: gemini -p, generateContent -------------------------------------------------
@@ -444,5 +444,17 @@ c agents-explain-opencode && explain_case agents-explain-opencode opencode \
 c agents-explain-codex && explain_case agents-explain-codex codex \
 	CODEX_HOME="$T/agents-explain-codex/home/.codex" "api.openai.com:443" \
 	"rw+	$T/agents-explain-codex/home/.codex"
+
+# jail-codex's own arguments (exec codex -c …), before the caller's.
+if c agents-codex-exec-args; then
+	fresh agents-codex-exec-args
+	run -- "$build/bin/jail-codex" --jail-explain exec "a prompt"
+	want="command:   codex -c sandbox_mode=danger-full-access exec a prompt"
+	if [[ $OUT == *"$want"* ]]; then
+		pass agents-codex-exec-args
+	else
+		fail agents-codex-exec-args "no $(q "$want") in $(q "${OUT:0:300}")"
+	fi
+fi
 
 summary

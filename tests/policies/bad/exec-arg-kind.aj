@@ -1,0 +1,3 @@
+policy p {
+    exec tool 5 $HOME;
+}
