@@ -10,5 +10,8 @@
 noreturn void explain(const struct run *r);
 void report_process(const struct run *r, unsigned fb_filter);
 void report_landlock_rules(const struct aj_variant *v);
+/* net.c: its network section; secrets.c: its secrets section. */
+void net_explain(const struct run *r);
+void secrets_explain(const struct run *r);
 
 #endif
