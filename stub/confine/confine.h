@@ -3,7 +3,8 @@
 #ifndef AJ_STUB_CONFINE_H
 #define AJ_STUB_CONFINE_H
 
-#include "scan/scan.h"
+#include "base/base.h"
+#include "variant/variant.h"
 
 /* landlock.c: landlock_create() is -1 where Landlock is not enforced;
  * every rule goes through landlock_rule() (isdir: 1, 0, or -1 for not

@@ -4,7 +4,12 @@
 #ifndef AJ_STUB_FALLBACK_H
 #define AJ_STUB_FALLBACK_H
 
-#include "proc/proc.h"
+#include "base/base.h"
+#include "variant/variant.h"
+#include "scan/scan.h"
+#include "confine/confine.h"
+#include "root/root.h"
+#include "term/term.h"
 
 /* fallback.c: the jail without them that a policy may declare
  * (AJ_VARIANT_FALLBACK). */

@@ -4,6 +4,13 @@
 #ifndef AJ_STUB_PROC_H
 #define AJ_STUB_PROC_H
 
+#include "base/base.h"
+#include "variant/variant.h"
+#include "scan/scan.h"
+#include "confine/confine.h"
+#include "root/root.h"
+#include "notify/notify.h"
+#include "egress/egress.h"
 #include "term/term.h"
 
 /* ns.c */

@@ -5,6 +5,9 @@
 #ifndef AJ_STUB_ROOT_H
 #define AJ_STUB_ROOT_H
 
+#include "base/base.h"
+#include "variant/variant.h"
+#include "scan/scan.h"
 #include "confine/confine.h"
 
 /* plan.c */

@@ -4,6 +4,7 @@
 #ifndef AJ_STUB_SCAN_H
 #define AJ_STUB_SCAN_H
 
+#include "base/base.h"
 #include "variant/variant.h"
 
 /* match.c: the compiled mask/deny/prune matcher.  match_classify() returns
