@@ -188,7 +188,7 @@ static int print_namespaces(const struct run *r)
 {
 	static const char *const kinds[] = {"user", "pid", "mount", "ipc", "uts", "net"};
 	const struct aj_variant *v = r->v;
-	bool net = v->network != AJ_NET_HOST && !landlock_net_blocked(v);
+	bool net = landlock_net_private(v);
 	int e = 0, status;
 	const char *cause = r->fallback;
 	pid_t pid = cause ? 0 : (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);

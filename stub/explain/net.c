@@ -50,9 +50,7 @@ void net_explain(const struct run *r)
 	} else {
 		rp_t("?");
 	}
-	rp_jstr("namespace", v->network != AJ_NET_HOST && !landlock_net_blocked(v) && !run_fallback
-	                         ? "private"
-	                         : "host");
+	rp_jstr("namespace", landlock_net_private(v) && !run_fallback ? "private" : "host");
 	if (extra_net_option()) {
 		rp_t(" (");
 		rp_str("option", extra_net_option());

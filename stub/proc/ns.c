@@ -148,7 +148,7 @@ pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd)
 {
 	unsigned long flags = SIGCHLD | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
 
-	if (v->network != AJ_NET_HOST && !landlock_net_blocked(v))
+	if (landlock_net_private(v))
 		flags |= CLONE_NEWNET;
 	return ns_clone(flags, parent_fd);
 }
