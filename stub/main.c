@@ -20,9 +20,8 @@ static char env_arena[AJ_ENV_ARENA];
 static char cwd[AJ_PATH_MAX];
 
 struct opts {
-	const char *mode;     /* explicit mode name */
-	const char *mode_opt; /* the option that named it */
-	unsigned timeout;
+	const char *mode;          /* explicit mode name */
+	const char *mode_opt;      /* the option that named it */
 	const char *log, *log_opt; /* --jail-log=FILE */
 	bool explain;
 	const struct aj_policy *pol;
@@ -42,20 +41,6 @@ static noreturn void version(const struct aj_policy *pol)
 	out_c('\n');
 	out_flush();
 	_exit(0);
-}
-
-static unsigned parse_seconds(const char *s, const char *opt)
-{
-	unsigned long v = 0;
-
-	if (!*s)
-		die_usage("a number of seconds is needed after", opt);
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > 100000000)
-			die_usage("not a number of seconds", opt);
-		v = v * 10 + (unsigned long)(*s - '0');
-	}
-	return (unsigned)v;
 }
 
 /* What each option sets: where its state lives (the room that uses it),
@@ -116,7 +101,7 @@ static void set_publish(struct opts *o, const char *v, const char *opt)
 }
 static void set_timeout(struct opts *o, const char *v, const char *opt)
 {
-	o->timeout = parse_seconds(v, opt);
+	extra_timeout(v, opt);
 }
 static void set_log(struct opts *o, const char *v, const char *opt)
 {
@@ -548,7 +533,6 @@ int main(int argc, char **argv)
 	if (r->mode >= pol->n_modes || r->group >= pol->n_groups)
 		die("read the policy", 0, "a trigger or command names no variant");
 	r->v = &pol->variants[idx];
-	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
 	r->v = forward_apply(egress_apply(extra_apply(r)));
 	if (!o.explain)

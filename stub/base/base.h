@@ -101,7 +101,6 @@ struct run {
 	const char *outer;   /* the mode of the jail this runs in, NULL outside any */
 	unsigned floor;      /* the weakest mode it may use (stub/variant/mode.c) */
 	char **argv;         /* the target's argv; argv[0] is searched in PATH */
-	unsigned timeout;
 	const char *project;
 	char **envp;
 	const char *fallback; /* why the namespaces cannot be had, when the fallback runs */

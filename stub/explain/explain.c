@@ -474,8 +474,8 @@ noreturn void explain(const struct run *r)
 	print_landlock(v);
 	print_toggles(r);
 	rp_field("timeout");
-	if (r->timeout || rp_json) {
-		rp_u("timeout", r->timeout);
+	if (r->v->timeout || rp_json) {
+		rp_u("timeout", r->v->timeout);
 		rp_t(" s\n");
 	} else {
 		out_s("none\n");

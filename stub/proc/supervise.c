@@ -312,10 +312,10 @@ noreturn void supervise_init(const struct run *r)
 	struct timespec deadline = {0};
 	pid_t target;
 
-	if (r->timeout) {
+	if (r->v->timeout) {
 		deadline = now();
-		deadline.tv_sec += r->timeout;
-		alarm(r->timeout);
+		deadline.tv_sec += r->v->timeout;
+		alarm(r->v->timeout);
 	}
 	forget_environment(r->envp);
 	if (publish_keep() >= 0)
@@ -333,7 +333,7 @@ noreturn void supervise_init(const struct run *r)
 		 * timer's own SIGALRM was dropped because one sent from
 		 * inside was pending, that one comes after the deadline. */
 		if (sig == SIGALRM) {
-			if (!r->timeout || !past(&deadline))
+			if (!r->v->timeout || !past(&deadline))
 				continue;
 			/* Without a pid namespace (fallback.c), -1 would be
 			 * every process of the user: the target's group. */

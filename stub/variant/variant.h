@@ -35,6 +35,7 @@ const char *mode_outer(void);
 void extra_map(const char *path, bool rw, const char *opt);
 void extra_net(int network, const char *opt);
 void extra_net_max(int network); /* the network at most this level */
+void extra_timeout(const char *seconds, const char *opt);
 const char *extra_net_option(void);
 bool extra_toggle(const char *name, const char *opt); /* false: not a toggle's NAME or no-NAME */
 const char *extra_toggle_option(unsigned t);          /* the option that set it, or NULL */
