@@ -562,18 +562,18 @@ int main(int argc, char **argv)
 	r->envp = env_slots;
 	egress_hosts(r->v, r->envp);
 	egress_env(r->v, env_slots, AJ_ENV_MAX);
-	if (run_fallback)
+	if (run_in_fallback(r))
 		fallback_env(env_slots, AJ_ENV_MAX);
 	limits_resolve(r->v);
 	term_setup(o.explain);
 	if (o.explain) {
 		/* The fallback's walk asks its record: no watcher knows it. */
-		if (run_fallback)
+		if (run_in_fallback(r))
 			record_read(r);
-		watch_scan(run_fallback ? -1 : wfd, r->v);
+		watch_scan(run_in_fallback(r) ? -1 : wfd, r->v);
 		explain(r);
 	}
-	if (run_fallback)
+	if (run_in_fallback(r))
 		fallback_run(r);
 
 	TRACE_MARK("env+limits");

@@ -225,8 +225,8 @@ static int print_namespaces(const struct run *r)
 	rp_close();
 	rp_t("\n");
 	status = fallback_explain(r, cause);
-	if (status == AJ_EXIT_SETUP && record_refusal())
-		blocked("fallback", NULL, record_refusal());
+	if (status == AJ_EXIT_SETUP && record_refusal(r))
+		blocked("fallback", NULL, record_refusal(r));
 	else if (status == AJ_EXIT_SETUP)
 		blocked("namespaces", NULL, cause);
 	return status;
@@ -458,7 +458,7 @@ noreturn void explain(const struct run *r)
 	rp_t("\n");
 	print_mode(r);
 	line("project", "project", r->project);
-	if (run_fallback) {
+	if (run_in_fallback(r)) {
 		/* No UTS namespace: the container's own name. */
 		struct utsname u;
 
@@ -480,7 +480,7 @@ noreturn void explain(const struct run *r)
 	} else {
 		out_s("none\n");
 	}
-	rp_t(run_fallback ? "mounts, in order (NONE is made here, the fallback has no mount "
+	rp_t(run_in_fallback(r) ? "mounts, in order (NONE is made here, the fallback has no mount "
 	                    "namespace: the Landlock rules below stand for them):\n"
 	                  : "mounts, in order:\n");
 	rp_open("mounts", '[');
@@ -488,12 +488,12 @@ noreturn void explain(const struct run *r)
 		print_mount(&plan[i], true);
 	rp_close();
 	secrets_explain(r);
-	sockets_explain(v, status == 2 || run_fallback);
-	if (run_fallback)
+	sockets_explain(v, status == 2 || run_in_fallback(r));
+	if (run_in_fallback(r))
 		fallback_explain_rules(r);
 	else
 		report_landlock_rules(v);
-	report_process(r, fallback_socket_filter(v));
+	report_process(r, fallback_socket_filter(r));
 	print_buildable();
 	rp_close();
 	if (rp_json)

@@ -24,7 +24,7 @@ void net_explain(const struct run *r)
 
 	rp_field("network");
 	rp_open("network", '{');
-	if (run_fallback && v->network != AJ_NET_HOST) {
+	if (run_in_fallback(r) && v->network != AJ_NET_HOST) {
 		rp_str("level", v->network < AJ_NET_COUNT ? net_names[v->network] : "?");
 		rp_t(" (");
 		rp_str("meaning",
@@ -50,7 +50,7 @@ void net_explain(const struct run *r)
 	} else {
 		rp_t("?");
 	}
-	rp_jstr("namespace", landlock_net_private(v) && !run_fallback ? "private" : "host");
+	rp_jstr("namespace", landlock_net_private(v) && !run_in_fallback(r) ? "private" : "host");
 	if (extra_net_option()) {
 		rp_t(" (");
 		rp_str("option", extra_net_option());

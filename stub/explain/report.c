@@ -113,7 +113,7 @@ static void print_rlimits(const struct aj_variant *v)
 }
 
 /* 'limit memory', 'limit processes': the figure, and what holds it here. */
-static void print_bounds(void)
+static void print_bounds(const struct run *r)
 {
 	static const char *const names[LIMIT_N] = {"memory", "processes"};
 
@@ -177,7 +177,7 @@ static void print_bounds(void)
 		else if (limits_host_root())
 			out_s(": NOT enforced for root without a pids cgroup (RLIMIT_NPROC "
 			      "does not bind the host's root): ");
-		else if (run_fallback)
+		else if (run_in_fallback(r))
 			out_s(": RLIMIT_NPROC, per user: every process of this user in the "
 			      "container counts, not only the jail's: ");
 		else
@@ -358,6 +358,6 @@ void report_process(const struct run *r, unsigned fb_filter)
 {
 	print_env(r);
 	print_rlimits(r->v);
-	print_bounds();
+	print_bounds(r);
 	print_seccomp(r->v, fb_filter);
 }

@@ -25,7 +25,7 @@ static void print_pattern(const char *p)
 	rp_close();
 }
 
-static void print_hit(unsigned i, bool fenced)
+static void print_hit(const struct run *r, unsigned i, bool fenced)
 {
 	static const char *const whys[] = {"name",   "hardlink", "permissions", "depth", "guard",
 	                                   "socket", "length",   "links",       "count", "record"};
@@ -71,7 +71,7 @@ static void print_hit(unsigned i, bool fenced)
 	if (h->why == SCAN_BY_SOCKET)
 		rp_t("\t(a Unix socket: no host service without the host's network)");
 	if (h->why != SCAN_BY_GUARD) {
-		const char *how = run_fallback ? NULL : mask_cover_note(i);
+		const char *how = run_in_fallback(r) ? NULL : mask_cover_note(i);
 
 		rp_jstr("covered", NULL);
 		rp_jstr("cover", how);
@@ -97,7 +97,7 @@ void secrets_explain(const struct run *r)
 	unsigned fence_n = fenced ? fence_count(fenced) : 0;
 
 	/* The fallback fences the project whatever its mode (fallback.c). */
-	if (run_fallback) {
+	if (run_in_fallback(r)) {
 		fence_n = fallback_fence(r, &fenced);
 		why = fenced ? NULL : "nothing is denied or guarded here";
 		where = NULL;
@@ -117,7 +117,7 @@ void secrets_explain(const struct run *r)
 	                                     : " components; a deeper directory stops the jail\n");
 	rp_field("watcher");
 	rp_str("watcher", watch_explain());
-	rp_t("\n"), appear_explain(r->v); /* names that appear during the run */
+	rp_t("\n"), appear_explain(r->v, run_in_fallback(r)); /* names that appear during the run */
 	rp_t("masked and denied in ");
 	rp_str("project", r->project);
 	rp_t(", found by ");
@@ -127,7 +127,7 @@ void secrets_explain(const struct run *r)
 		rp_t("  (nothing)\n");
 	rp_open("found", '[');
 	for (unsigned i = 0; i < hits_cur->n; i++)
-		print_hit(i, fenced);
+		print_hit(r, i, fenced);
 	rp_close();
 	rp_open("pruned", '{');
 	rp_t("pruned (not walked, not masked inside): ");

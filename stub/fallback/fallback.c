@@ -54,7 +54,6 @@ void fallback_prepare(const struct aj_variant *v, bool make)
 
 	if (make && sock)
 		diep("run without namespaces beside", sock, 0, docker_hint);
-	run_fallback = true;
 	private_make(make);
 	vars_set(AJ_VAR_HOME, private_home);
 }
@@ -324,9 +323,11 @@ static const struct sock_filter unix_only[] = {
 };
 
 /* Its length where the fallback installs it (--jail-explain), else 0. */
-unsigned fallback_socket_filter(const struct aj_variant *v)
+unsigned fallback_socket_filter(const struct run *r)
 {
-	if (!run_fallback || v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED)
+	const struct aj_variant *v = r->v;
+
+	if (!run_in_fallback(r) || v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED)
 		return 0;
 	return sizeof(unix_only) / sizeof(unix_only[0]);
 }
@@ -397,7 +398,7 @@ int fallback_explain(const struct run *r, const char *cause)
 	                                                                   : 2;
 	bool listed = declared && !refused && !no_landlock;
 
-	if (run_fallback)
+	if (run_in_fallback(r))
 		masks_denied();
 	rp_open("home", '{');
 	rp_bool("private", private_home_why != NULL);

@@ -32,7 +32,7 @@ int fallback_explain(const struct run *r, const char *cause);
 void fallback_explain_rules(const struct run *r);
 unsigned fallback_fence(const struct run *r, const struct plan_entry **e);
 void record_read(const struct run *r);
-const char *record_refusal(void);
-unsigned fallback_socket_filter(const struct aj_variant *v);
+const char *record_refusal(const struct run *r);
+unsigned fallback_socket_filter(const struct run *r);
 
 #endif

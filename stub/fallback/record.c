@@ -435,9 +435,9 @@ void record_load(const struct run *r, bool make)
 }
 
 /* Why a declared fallback would not start for want of a record. */
-const char *record_refusal(void)
+const char *record_refusal(const struct run *r)
 {
-	return run_fallback ? rec_why : NULL;
+	return run_in_fallback(r) ? rec_why : NULL;
 }
 
 /* --jail-explain's: read, nothing made; its walk asks it too. */

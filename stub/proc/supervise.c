@@ -338,7 +338,7 @@ noreturn void supervise_init(const struct run *r)
 			/* Without a pid namespace (fallback.c), -1 would be
 			 * every process of the user: the target's group. */
 			status_timeout();
-			kill(run_fallback ? -target : -1, SIGKILL);
+			kill(run_in_fallback(r) ? -target : -1, SIGKILL);
 			_exit(AJ_EXIT_TIMEOUT);
 		}
 		if (sig == SIGIO && publish_keep() >= 0) {
@@ -375,7 +375,7 @@ noreturn void supervise_init(const struct run *r)
 				/* The target wrote into this memory (CLONE_VM). */
 				TRACE_WHO("init");
 				TRACE_MARK("target-ended");
-				if (run_fallback) /* no pid namespace to end the rest */
+				if (run_in_fallback(r)) /* no pid namespace to end the rest */
 					kill(-target, SIGKILL);
 				status_end(status);
 				TRACE_MARK("status-end");

@@ -59,7 +59,7 @@ int mask_cover_new(int tfd, bool deny, bool isdir, unsigned mode);
  * --jail-explain. */
 bool appear_wanted(const struct aj_variant *v);
 pid_t appear_start(const struct aj_variant *v);
-void appear_explain(const struct aj_variant *v);
+void appear_explain(const struct aj_variant *v, bool fallback);
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the
