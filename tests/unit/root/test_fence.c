@@ -1,4 +1,4 @@
-/* test_stub_fence.c: the fence (stub/root/fence.c), on a real directory tree:
+/* test_fence.c: the fence (stub/root/fence.c), on a real directory tree:
  * which entries get a rule of their own, which are left out (the targets,
  * the directories on the way to them, symlinks), and why a project gets
  * no fence.  The plan and the scan's results are tables of this file;
