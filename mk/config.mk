@@ -35,7 +35,7 @@ B         := build
 else
 B         := build-$(ARCH)
 endif
-# make TRACE=1: stubs that time each step of a launch (stub/base/trace.h),
+# make TRACE=1: stubs that time each step of a launch (stub/base/trace.c),
 # in a build dir of their own, so that build/bin never holds them.
 ifeq ($(TRACE),1)
 B         := $(B)-trace

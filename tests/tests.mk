@@ -1,11 +1,12 @@
-# tests.mk: the three test suites behind `make check`, and the probe.
+# tests.mk: the test programs and suites behind `make check` (mk/check.mk
+# lists them all), and the probe.
 #
-#   unit-check         every tests/unit/test_*.c, built with gcc and cmocka, run
+#   unit-check         every tests/unit/ROOM/test_*.c, built with gcc and cmocka, run
 #   corpus-check       tests/policies/run.sh: bad policies give their .err
 #   integration-check  tests/integration/run.sh: real stubs, as a user and root
 #   escape-check       tests/escape/run.sh and soak.sh: escape classes, the soak
 #
-# Unit tests are linked by name, and mirror the folders:
+# Unit tests are linked by name, and mirror the folders (below tests/unit/):
 #   compiler/test_X.c      all compiler objects but main.o, libseccomp, plus
 #                          $(TEST_COMPILER_X_SRC)
 #   ROOM/test_X.c          stub/ROOM/X.c (common/X.c for ROOM common) built
