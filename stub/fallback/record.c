@@ -348,6 +348,8 @@ void record_load(const struct run *r, bool make)
 	unsigned ng = 0;
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int fd;
+	unsigned pn;
+	struct plan_entry *pl = plan_entries(&pn);
 
 	if (stat(project, &pst))
 		diep("inspect", project, errno, NULL);
@@ -363,9 +365,9 @@ void record_load(const struct run *r, bool make)
 	granted[ng++] = pst;
 	if (!stat(private_dir, &granted[ng]))
 		ng++;
-	for (unsigned i = 0; i < plan_n && ng < sizeof(granted) / sizeof(granted[0]); i++)
-		if (plan[i].path && !plan[i].missing && aj_op_is(plan[i].m->op, AJ_OP_WRITES) &&
-		    !stat(plan[i].path, &granted[ng]))
+	for (unsigned i = 0; i < pn && ng < sizeof(granted) / sizeof(granted[0]); i++)
+		if (pl[i].path && !pl[i].missing && aj_op_is(pl[i].m->op, AJ_OP_WRITES) &&
+		    !stat(pl[i].path, &granted[ng]))
 			ng++;
 	/* A variant's own rule that writes ("/" only lists). */
 	for (unsigned i = 0;
@@ -431,7 +433,7 @@ void record_load(const struct run *r, bool make)
 				rec[w++] = rec[i];
 		rec_n = w;
 	}
-	scan_recorded = recorded;
+	scan_record_hook(recorded);
 }
 
 /* Why a declared fallback would not start for want of a record. */
@@ -503,9 +505,9 @@ void record_save(void)
 	if (pfd < 0)
 		diep("scan", ".", errno, NULL);
 	rec_n_add = 0;
-	for (unsigned i = 0; i < hits_cur->n; i++) {
-		const struct scan_hit *h = &hits_cur->hits[i];
-		const char *p = hits_cur->arena + h->off;
+	for (unsigned i = 0; i < hits_now()->n; i++) {
+		const struct scan_hit *h = &hits_now()->hits[i];
+		const char *p = hits_now()->arena + h->off;
 
 		if (!h->kind || !h->ino || h->why == SCAN_BY_DEPTH || h->why == SCAN_BY_SOCKET)
 			continue;
