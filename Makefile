@@ -66,4 +66,4 @@ include mk/dev.mk
 include mk/pkg.mk
 
 help:
-	@sed -n '/^# The targets a person uses/,/^#$$/{/^#   /s/^#   //p}' Makefile
+	@sed -n '/^# The targets a person uses/,/^#$$/{/^#   /s/^#   //p}' $(firstword $(MAKEFILE_LIST))
