@@ -81,6 +81,13 @@ class InputLimitExceeded(ValueError):
         return (type(self), (self.what, self.cap))
 
 
+# aijail.pool documents and re-exports these: named as its own, so that a
+# traceback and a pickle say aijail.pool.WorkerLost, as before the split.
+for _cls in (PoolError, WorkerLost, LimitExceeded, HandlerTimeout, InputLimitExceeded):
+    _cls.__module__ = "aijail.pool"
+del _cls
+
+
 def _encode_input(input):
     if isinstance(input, str):
         return input.encode()
