@@ -888,6 +888,8 @@ fi
 . "$root/tests/lib/fallback.sh"
 # shellcheck source=tests/integration/public.sh
 . "$root/tests/integration/public.sh"
+# shellcheck source=tests/integration/upstream.sh
+. "$root/tests/integration/upstream.sh"
 # shellcheck source=tests/integration/term.sh
 . "$root/tests/integration/term.sh"
 
