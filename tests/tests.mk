@@ -42,6 +42,7 @@ TEST_STUB_proxy_SRC := stub/egress/httphead.c common/hosts.c stub/egress/egress.
 	stub/egress/tell.c stub/egress/upstream.c \
 	stub/egress/relay.c
 TEST_STUB_resolver_SRC := common/hosts.c stub/base/out.c
+TEST_STUB_upstream_SRC := common/hosts.c stub/base/out.c
 # The tools' rows are the compiler's (follow.c), as a followed variant carries them.
 TEST_STUB_egress_SRC := common/hosts.c stub/variant/env.c stub/variant/vars.c stub/base/glob.c stub/base/out.c \
 	compiler/follow.c compiler/ast.c

@@ -20,12 +20,14 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "egress/egress.h"
 
-#define UP_AUTH    512 /* "Basic " and base64 of USER:PASS */
-#define UP_NO      32  /* NO_PROXY entries */
+#define UP_AUTH    512 /* "Basic " and base64 of USER:PASS (UP_CRED bytes) */
+#define UP_CRED    360
+#define UP_NO      32 /* NO_PROXY entries */
 #define UP_NO_NAME 256
 
 struct upstream {
@@ -41,6 +43,17 @@ static char no_proxy[UP_NO][UP_NO_NAME];
 static unsigned n_no;
 static bool no_all;
 
+/* The host of a normal HOST:PORT, without brackets, in host; its ':'. */
+static const char *host_of(const char *target, char *host)
+{
+	const char *colon = strrchr(target, ':'), *h = target[0] == '[' ? target + 1 : target;
+	size_t hl = (size_t)(colon - h) - (target[0] == '[');
+
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	return colon;
+}
+
 static int unhex(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -50,7 +63,8 @@ static int unhex(char c)
 }
 
 /* s (n bytes, %XX decoded, as a URL's user and password are written) at
- * out + at; the new end, or 0 when it does not fit or is badly escaped. */
+ * out + at; the new end, or SIZE_MAX when it does not fit or is badly
+ * escaped. */
 static size_t decode(const char *s, size_t n, char *out, size_t at, size_t size)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -61,12 +75,12 @@ static size_t decode(const char *s, size_t n, char *out, size_t at, size_t size)
 			    l = i + 2 < n ? unhex(s[i + 2]) : -1;
 
 			if (h < 0 || l < 0)
-				return 0;
+				return SIZE_MAX;
 			c = (char)(h << 4 | l);
 			i += 2;
 		}
 		if (at + 1 >= size)
-			return 0;
+			return SIZE_MAX;
 		out[at++] = c;
 	}
 	return at;
@@ -95,7 +109,7 @@ static void base64(const unsigned char *in, size_t n, char *out)
  * variable only: its value may hold a password. */
 static void parse(struct upstream *u, const char *var, const char *url)
 {
-	char hp[AJ_HOST_MAX + 8], cred[384];
+	char hp[AJ_HOST_MAX + 8], cred[UP_CRED];
 	const char *p = url, *at, *end, *why = NULL;
 	size_t n, c = 0, pos;
 
@@ -106,17 +120,22 @@ static void parse(struct upstream *u, const char *var, const char *url)
 	}
 	end = p + strcspn(p, "/?#");
 	if (!why && *end && strcmp(end, "/"))
-		why = "a proxy URL has no path";
+		why = "nothing but '/' may follow its HOST:PORT";
 	at = memrchr(p, '@', (size_t)(end - p));
 	if (!why && at) {
 		const char *colon = memchr(p, ':', (size_t)(at - p));
 
+		/* USER alone is USER with an empty password, as curl sends it */
 		c = decode(p, (size_t)((colon ? colon : at) - p), cred, 0, sizeof(cred));
-		if (colon && c) {
+		if (c != SIZE_MAX && c + 1 < sizeof(cred)) {
 			cred[c++] = ':';
-			c = decode(colon + 1, (size_t)(at - colon - 1), cred, c, sizeof(cred));
+			c = colon
+			        ? decode(colon + 1, (size_t)(at - colon - 1), cred, c, sizeof(cred))
+			        : c;
+		} else {
+			c = SIZE_MAX;
 		}
-		if (!c)
+		if (c == SIZE_MAX)
 			why = "its user or password is too long or badly %-escaped";
 		p = at + 1;
 	}
@@ -134,19 +153,11 @@ static void parse(struct upstream *u, const char *var, const char *url)
 	if (why)
 		diep("read the upstream proxy of", var, 0, why);
 	u->var = var;
-	n = strlen(u->target);
-	{
-		const char *colon = strrchr(u->target, ':');
-		const char *h = u->target[0] == '[' ? u->target + 1 : u->target;
-		size_t hl = (size_t)(colon - h) - (u->target[0] == '[');
-
-		memcpy(u->host, h, hl);
-		u->host[hl] = '\0';
-		for (const char *d = colon + 1; *d; d++)
-			u->port = u->port * 10 + (unsigned)(*d - '0');
-	}
+	u->port = 0;
+	for (const char *d = host_of(u->target, u->host) + 1; *d; d++)
+		u->port = u->port * 10 + (unsigned)(*d - '0');
 	u->auth[0] = '\0';
-	if (c) {
+	if (at) {
 		memcpy(u->auth, "Basic ", 6);
 		base64((const unsigned char *)cred, c, u->auth + 6);
 	}
@@ -169,6 +180,7 @@ void upstream_read(char *const *envp)
 {
 	const char *var, *v;
 
+	up_https.var = up_http.var = NULL;
 	if ((v = first(envp, "https_proxy", "HTTPS_PROXY", &var)))
 		parse(&up_https, var, v);
 	if ((v = first(envp, "http_proxy", "HTTP_PROXY", &var)))
@@ -246,14 +258,10 @@ const struct upstream *upstream_for(const char *target, bool plain)
 {
 	const struct upstream *u = plain ? &up_http : &up_https;
 	char host[AJ_HOST_MAX];
-	const char *colon = strrchr(target, ':'), *h = target[0] == '[' ? target + 1 : target;
-	size_t hl;
 
-	if (!u->var || no_all || !colon)
+	if (!u->var || no_all)
 		return NULL;
-	hl = (size_t)(colon - h) - (target[0] == '[');
-	memcpy(host, h, hl);
-	host[hl] = '\0';
+	host_of(target, host);
 	for (unsigned i = 0; i < n_no; i++)
 		if (no_match(no_proxy[i], host))
 			return NULL;

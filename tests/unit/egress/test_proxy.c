@@ -222,12 +222,6 @@ static int start(void **state)
 		setvbuf(stderr, NULL, _IONBF, 0);
 		snprintf(lit, sizeof(lit), "127.0.0.1:%u", p->port);
 		egress_allow_host(lit, "--jail-allow-host");
-		/* The proxy dials directly whatever the test's own environment
-		 * names (upstream.c reads the caller's variables). */
-		for (const char *const *e = (const char *const[]){"https_proxy", "HTTPS_PROXY",
-		                                                  "http_proxy", "HTTP_PROXY", NULL};
-		     *e; e++)
-			unsetenv(*e);
 		egress_hosts(egress_apply(&v), (char *[]){NULL});
 		serve_proxy(sp[1]);
 	}
