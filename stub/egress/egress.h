@@ -92,7 +92,7 @@ void relay_end(void);
 /* tell.c: a refusal of the jail's connection to target, on stderr once a
  * host and in the log; hint: 0 the option that allows it, 1 its address
  * listed, 2 none (an upstream's refusal). */
-void egress_tell(const char *target, bool connect, const char *why, int hint);
+void tell_refused(const char *target, bool connect, const char *why, int hint);
 
 /* upstream.c: a corporate proxy upstream (the caller's HTTPS_PROXY,
  * HTTP_PROXY, NO_PROXY), through which the parent dials out for the jail.

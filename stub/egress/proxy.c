@@ -178,7 +178,7 @@ static void try_connect(struct conn *k)
 		close(s);
 	}
 	if (k->via)
-		egress_tell(k->target, k->connect, upstream_unreachable(k->via), 2);
+		tell_refused(k->target, k->connect, upstream_unreachable(k->via), 2);
 	reply(k, "502 Bad Gateway", "aijail: the host did not answer");
 }
 
@@ -214,7 +214,7 @@ static void resolve(struct conn *k)
 	if (egress_public()) {
 		why = egress_public_refused(&k->to);
 		if (why) {
-			egress_tell(k->target, k->connect, why, false);
+			tell_refused(k->target, k->connect, why, false);
 			reply(k, "403 Forbidden",
 			      "aijail: the host resolves to an address the jail may not reach");
 			return;
@@ -246,7 +246,7 @@ static void resolve(struct conn *k)
 		size_t l = strlen(why);
 
 		memcpy(msg + 15, why, l + 1);
-		egress_tell(k->target, k->connect, msg, true);
+		tell_refused(k->target, k->connect, msg, true);
 		reply(k, "403 Forbidden",
 		      "aijail: the host resolves to an address the jail may not reach");
 		return;
@@ -344,7 +344,7 @@ static void request(struct conn *k, size_t end)
 		put(&k->up, h + end, k->head_n - end);
 	}
 	if (!egress_allowed(k->target)) {
-		egress_tell(k->target, k->connect, "not in the list", false);
+		tell_refused(k->target, k->connect, "not in the list", false);
 		reply(k, "403 Forbidden", "aijail: this host is not in the jail's network list");
 		return;
 	}
@@ -423,7 +423,7 @@ static bool discard(struct conn *k)
 static void answered(struct conn *k, const char *why, bool denied)
 {
 	if (why) {
-		egress_tell(k->target, k->connect, why, 2);
+		tell_refused(k->target, k->connect, why, 2);
 		reply(k, denied ? "403 Forbidden" : "502 Bad Gateway",
 		      denied ? "aijail: the network's proxy refused this host"
 		             : "aijail: the host did not answer");

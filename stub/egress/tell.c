@@ -10,7 +10,7 @@
 static char told[32][AJ_HOST_MAX];
 static unsigned n_told;
 
-void egress_tell(const char *target, bool connect, const char *why, int hint)
+void tell_refused(const char *target, bool connect, const char *why, int hint)
 {
 	char h[AJ_HOST_MAX];
 	const char *c = strrchr(target, ':');
