@@ -190,9 +190,8 @@ void upstream_read(char *const *envp)
 	for (v = first(envp, "no_proxy", "NO_PROXY", &var); v && *v;) {
 		size_t l = strcspn(v, ", \t");
 
-		if (l == 1 && *v == '*')
-			no_all = true;
-		else if (l && l < UP_NO_NAME && n_no < UP_NO) {
+		no_all |= l == 1 && *v == '*';
+		if (l && l < UP_NO_NAME && n_no < UP_NO) {
 			/* ".example.org" and "*.example.org" as "example.org" */
 			size_t skip = *v == '.' ? 1 : (l > 2 && v[0] == '*' && v[1] == '.') ? 2 : 0;
 
@@ -373,7 +372,6 @@ void upstream_explain(void)
 		rp_str("http_from", up_http.var);
 		rp_t(") for plain http://");
 	}
-	rp_t(no_all ? "; every host directly (NO_PROXY *)" : "");
 	rp_open("no_proxy", '[');
 	for (unsigned i = 0; i < n_no; i++) {
 		rp_t(i ? ", " : "; directly: ");
