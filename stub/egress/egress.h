@@ -6,6 +6,9 @@
 
 #include <sys/socket.h>
 
+#include "base/base.h"
+#include "variant/variant.h"
+#include "confine/confine.h"
 #include "notify/notify.h"
 #include "common/hosts.h"
 

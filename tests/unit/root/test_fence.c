@@ -23,6 +23,10 @@ struct plan_entry plan[AJ_PLAN_MAX];
 unsigned plan_n;
 static struct scan_result result;
 struct scan_result *hits_cur = &result;
+struct scan_result *hits_now(void)
+{
+	return hits_cur;
+}
 
 static jmp_buf died;
 static char death[512];
