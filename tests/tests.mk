@@ -32,7 +32,7 @@ TEST_STUB_git_SRC := stub/base/out.c
 TEST_STUB_settle_SRC := stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c stub/scan/match.c \
 	stub/scan/guards.c stub/base/out.c
 # The table flattened and back, then classifying as before.
-TEST_STUB_watchtab_SRC := stub/scan/match.c stub/base/out.c
+TEST_STUB_watchtab_SRC := stub/scan/match.c stub/base/out.c stub/variant/own.c
 TEST_STUB_summary_SRC := stub/base/out.c
 TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
 TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c
@@ -40,8 +40,10 @@ TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
 TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
 TEST_STUB_forward_SRC := stub/egress/relay.c stub/egress/publish.c
 TEST_STUB_proxy_SRC := stub/egress/httphead.c common/hosts.c stub/egress/egress.c stub/base/out.c stub/base/wire.c \
+	stub/egress/tell.c stub/egress/upstream.c \
 	stub/egress/relay.c
 TEST_STUB_resolver_SRC := common/hosts.c stub/base/out.c
+TEST_STUB_upstream_SRC := common/hosts.c stub/base/out.c
 # The tools' rows are the compiler's (follow.c), as a followed variant carries them.
 TEST_STUB_egress_SRC := common/hosts.c stub/variant/env.c stub/variant/vars.c stub/base/glob.c stub/base/out.c \
 	compiler/follow.c compiler/ast.c

@@ -888,6 +888,8 @@ fi
 . "$root/tests/lib/fallback.sh"
 # shellcheck source=tests/integration/public.sh
 . "$root/tests/integration/public.sh"
+# shellcheck source=tests/integration/upstream.sh
+. "$root/tests/integration/upstream.sh"
 # shellcheck source=tests/integration/term.sh
 . "$root/tests/integration/term.sh"
 
@@ -1002,7 +1004,7 @@ fb_jrun() {
 	shift
 	jrun "$who" -- unshare -Urm sh -c "$fb_cover" sh "$@"
 }
-for n in fallback-explain fallback-layers fallback-none-declared fallback-docker-socket; do
+for n in fallback-explain fallback-layers fallback-none-declared fallback-docker-socket fallback-record-xdg-cache; do
 	c "$n" && ! fb_ready && skip "$n" "$fb_why"
 done
 if c fallback-explain && fb_ready; then
@@ -1013,6 +1015,24 @@ if c fallback-explain && fb_ready; then
 	else
 		fail fallback-explain "exit status $RC; $(q "$(printf '%s\n' "$OUT" | grep -E '^(namespaces|fallback)' | head -3)")"
 	fi
+fi
+# The fallback's record of secrets is kept where the watcher keeps its
+# sockets, in the one order (stub/variant/own.c): with $XDG_CACHE_HOME
+# set and no $XDG_RUNTIME_DIR, in $XDG_CACHE_HOME/aijail, not ~/.cache.
+if c fallback-record-xdg-cache && fb_ready; then
+	xc=$thome/xdg-cache-test
+	rm -rf "$xc" "$thome/.cache/aijail"
+	mkdir -p "$xc"
+	chown "$tuid:$tgid" "$xc"
+	chmod 0700 "$xc"
+	jrun user XDG_CACHE_HOME="$xc" -- unshare -Urm sh -c "$fb_cover" sh "$bin/jail-worker" true
+	got=$(cd "$xc" 2>/dev/null && ls -d aijail/secrets-* 2>/dev/null)
+	if [ "$RC" = 0 ] && [ -n "$got" ] && ! ls "$thome/.cache/aijail"/secrets-* >/dev/null 2>&1; then
+		pass fallback-record-xdg-cache
+	else
+		fail fallback-record-xdg-cache "exit status $RC, in \$XDG_CACHE_HOME: $(q "$got"), in ~/.cache: $(q "$(ls "$thome/.cache/aijail" 2>&1)"); stderr $(q "${ERR:0:200}")"
+	fi
+	rm -rf "$xc"
 fi
 if c fallback-layers && fb_ready; then
 	fbout=/tmp/aj-fallback-out.$$
