@@ -97,11 +97,13 @@ $(B)/obj/test/compiler/%.o: compiler/%.c $(wildcard compiler/*.h) include/aj_tab
 # no file is much over 700 lines, and the files call each other without a
 # cycle (tests/layers/stub.py); no Python file is over 600 lines
 # (tests/layers/python.py); every relative link of the README and docs/
-# leads to a file and heading that exist (tests/layers/links.py).
+# leads to a file and heading that exist (tests/layers/links.py); the
+# rooms' table of docs/layout.md names every stub file (rooms_doc.py).
 layers-check: $(patsubst %.c,$(B)/obj/test/%.o,$(STUB_SRC))
 	tests/layers/stub.py $(ROOMS) -- $^
 	tests/layers/python.py python
 	tests/layers/links.py
+	tests/layers/rooms_doc.py
 
 unit-check: $(UNIT_BINS)
 	@fail=0; n=0; \
