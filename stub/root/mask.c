@@ -647,7 +647,7 @@ void mask_apply(const char *project, const struct aj_variant *v)
 		cover_fd(pfd, true, false, 0, rel);
 	/* Only a stage a mount hides can outlive the launch: /.aj would
 	 * show in the jail.  Its writable clone is taken now, while the
-	 * root is still writable; it is a detached mount no path reaches. */
+	 * root is still writable; no path reaches it (below). */
 	if (stage_wanted && stage_fd >= 0 && stage_under) {
 		stage_kept = fcntl(stage_fd, F_DUPFD_CLOEXEC, 3);
 		stage_kept_rw = sys_open_tree(stage_fd, "",
@@ -658,7 +658,7 @@ void mask_apply(const char *project, const struct aj_variant *v)
 		/* Attached beneath the mount that hides the stage, where no
 		 * path reaches it either: a detached mount is dissolved when
 		 * its last descriptor goes, at the watching process's exit,
-		 * and that waits for an RCU grace period (0.5-3 ms here) that
+		 * and that waits for an RCU grace period (1-4 ms here, under load) that
 		 * the end of the jail waits for; an attached one goes with
 		 * the namespace.  A kernel without MOVE_MOUNT_BENEATH (before
 		 * 6.5) keeps it detached, as it was. */
