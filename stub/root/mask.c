@@ -23,6 +23,10 @@
 
 #include "root/root.h"
 
+#ifndef MOVE_MOUNT_BENEATH
+#define MOVE_MOUNT_BENEATH 0x00000200 /* Linux 6.5 */
+#endif
+
 /* The nodes staged, by kind, type and mode: .aj- then f (mask file), d
  * (mask directory), F, D (deny), then the mode in octal. */
 static uint8_t staged_mode[2][2][07777 / 8 + 1];
@@ -643,7 +647,7 @@ void mask_apply(const char *project, const struct aj_variant *v)
 		cover_fd(pfd, true, false, 0, rel);
 	/* Only a stage a mount hides can outlive the launch: /.aj would
 	 * show in the jail.  Its writable clone is taken now, while the
-	 * root is still writable; it is a detached mount no path reaches. */
+	 * root is still writable; no path reaches it (below). */
 	if (stage_wanted && stage_fd >= 0 && stage_under) {
 		stage_kept = fcntl(stage_fd, F_DUPFD_CLOEXEC, 3);
 		stage_kept_rw = sys_open_tree(stage_fd, "",
@@ -651,6 +655,15 @@ void mask_apply(const char *project, const struct aj_variant *v)
 		if (stage_kept < 0 || stage_kept_rw < 0)
 			die("keep the covers' stage for names that appear during the run", errno,
 			    NULL);
+		/* Attached beneath the mount that hides the stage, where no
+		 * path reaches it either: a detached mount is dissolved when
+		 * its last descriptor goes, at the watching process's exit,
+		 * and that waits for an RCU grace period (1-4 ms here, under load) that
+		 * the end of the jail waits for; an attached one goes with
+		 * the namespace.  A kernel without MOVE_MOUNT_BENEATH (before
+		 * 6.5) keeps it detached, as it was. */
+		(void)sys_move_mount(stage_kept_rw, "", AT_FDCWD, stage_under,
+		                     MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_BENEATH);
 	}
 	if (stage_fd >= 0)
 		unstage();

@@ -876,6 +876,27 @@ fi
 . "$root/tests/integration/watch.sh"
 # shellcheck source=tests/integration/appear.sh
 . "$root/tests/integration/appear.sh"
+
+# The covering process's writable stage (root/mask.c) is attached beneath
+# the bind that hides it, not left detached (dissolving a detached mount
+# at the coverer's exit waits for an RCU grace period the jail's end
+# waits for): in the jail's mountinfo, a mount of the jail's tmpfs on /usr
+# is the parent of the /usr bind, and /usr is still the host's, read-only.
+# shellcheck disable=SC2016 # expanded inside the jail
+stage_probe='awk '\''$5 == "/usr" { fs[$1] = $(NF - 2); par[$1] = $2 }
+END { for (i in fs) if (fs[i] != "tmpfs" && fs[par[i]] == "tmpfs") ok = 1; print ok ? "beneath" : "none" }'\'' /proc/self/mountinfo
+test -x /usr/bin/env && echo "host usr"
+touch /usr/aj-stage-probe 2>/dev/null && echo "usr writable"; true'
+if c appear-stage-beneath; then
+	IFS=. read -r kmaj kmin _ <<<"$(uname -r)"
+	if [ "$kmaj" -lt 6 ] || { [ "$kmaj" -eq 6 ] && [ "${kmin%%[!0-9]*}" -lt 5 ]; }; then
+		skip appear-stage-beneath "Linux $(uname -r) has no MOVE_MOUNT_BENEATH (6.5): the stage stays detached"
+	else
+		jrun user -- jail-worker sh -c "$stage_probe"
+		expect appear-stage-beneath 0 "beneath
+host usr"
+	fi
+fi
 # shellcheck source=tests/integration/egress.sh
 . "$root/tests/integration/egress.sh"
 # shellcheck source=tests/integration/refusals.sh
