@@ -509,6 +509,7 @@ static char **exec_argv(const struct aj_policy *pol, char **args, int n)
 	static char *slots[1 + AJ_EXEC_ARGS_MAX + AJ_EXEC_CALLER_MAX + 1];
 	unsigned k = 0;
 
+	_Static_assert(AJ_EXEC_CALLER_MAX == 4096, "the hint below names the bound");
 	if (n > AJ_EXEC_CALLER_MAX)
 		die("read the arguments", E2BIG,
 		    "a stub whose policy gives the command arguments of its own takes at most "

@@ -451,7 +451,14 @@ if c agents-codex-exec-args; then
 	run -- "$build/bin/jail-codex" --jail-explain exec "a prompt"
 	want="command:   codex -c sandbox_mode=danger-full-access exec a prompt"
 	if [[ $OUT == *"$want"* ]]; then
-		pass agents-codex-exec-args
+		# More of the caller's than the stub holds: refused (125), not cut.
+		# shellcheck disable=SC2046 # 4097 words
+		run -- "$build/bin/jail-codex" --jail-explain $(seq 4097)
+		if [ "$RC" != 125 ] || [[ $ERR != *"takes at most 4096 of the caller's"* ]]; then
+			fail agents-codex-exec-args "4097 arguments: exit status $RC, stderr $(q "${ERR:0:200}")"
+		else
+			pass agents-codex-exec-args
+		fi
 	else
 		fail agents-codex-exec-args "no $(q "$want") in $(q "${OUT:0:300}")"
 	fi
