@@ -153,7 +153,7 @@ COMPILER_OBJ := $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/grammar/aj.tab.o $(B)/
 # The stub's rooms, lowest first: a room includes only its own header and
 # the one below it (docs/layout.md; tests/layers/stub.py checks it).
 ROOMS        := base variant scan confine root notify egress term proc fallback explain
-STUB_HDR     := $(wildcard stub/*.h $(ROOMS:%=stub/%/*.h) common/*.h)
+STUB_HDR     := $(wildcard stub/*.h $(ROOMS:%=stub/%/*.h) common/*.h) include/aj_watchstate.h
 STUB_SRC     := $(filter-out stub/policy.c,$(wildcard stub/*.c $(ROOMS:%=stub/%/*.c) common/*.c))
 STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)
 
@@ -352,9 +352,9 @@ $(B)/bin/aijail-mcp: tools/aijail-mcp $(wildcard python/aijail/*.py)
 	sed 's|@PYTHONDIR@|$(abspath python)|' $< >$@.tmp && chmod 0755 $@.tmp && mv $@.tmp $@
 
 STATUS_SRC := tools/status.c tools/doctor.c tools/doctor_probe.c
-$(B)/bin/aijail-status: $(STATUS_SRC) tools/doctor.h stub/scan/watchstate.h $(B)/kh/.stamp
+$(B)/bin/aijail-status: $(STATUS_SRC) tools/doctor.h include/aj_watchstate.h $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
-	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -ffunction-sections -fdata-sections \
+	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -isystem $(B)/kh -ffunction-sections -fdata-sections \
 		-fno-asynchronous-unwind-tables -static -s -Wl,--gc-sections -o $@ $(STATUS_SRC)
 
 MAN_PAGES := $(wildcard docs/man/*.1 docs/man/*.5)

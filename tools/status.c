@@ -43,7 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../stub/scan/watchstate.h"
+#include "aj_watchstate.h"
 #include "doctor.h"
 
 #ifndef SYS_landlock_create_ruleset
@@ -631,7 +631,7 @@ static int watch_dir(char *where, size_t size)
 	return own_dir(own_dir(fd, "aijail", true), "run", true);
 }
 
-/* The same share the watchers keep to (stub/scan/watchstate.h). */
+/* The same share the watchers keep to (include/aj_watchstate.h). */
 static unsigned long watch_limit(unsigned long *max)
 {
 	FILE *f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
