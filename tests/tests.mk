@@ -52,6 +52,8 @@ TEST_STUB_supervise_SRC := stub/base/out.c
 TEST_STUB_private_SRC := stub/base/out.c stub/variant/vars.c stub/variant/resolve.c stub/base/contract.c
 # The plan and the rooms sockets.c calls are the test's own.
 TEST_STUB_sockets_SRC := stub/base/out.c stub/variant/vars.c stub/variant/resolve.c stub/base/contract.c
+# The scan's result, the plan and the report are the test's own.
+TEST_STUB_record_SRC := stub/base/out.c stub/variant/vars.c stub/base/contract.c
 TEST_STUB_limits_SRC := stub/base/out.c
 TEST_STUB_status_SRC := stub/base/out.c
 TEST_STUB_notify_SRC := stub/notify/verdict.c stub/base/wire.c
