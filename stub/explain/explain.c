@@ -76,6 +76,8 @@ static void print_mount(const struct plan_entry *e, bool tally);
 static void print_toggles(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
+	unsigned pn;
+	struct plan_entry *pl = plan_entries(&pn);
 
 	rp_open("toggles", '{');
 	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++) {
@@ -111,12 +113,12 @@ static void print_toggles(const struct run *r)
 			rp_t(":\n");
 		}
 		rp_open("mounts", '[');
-		for (unsigned i = 0; on && i < plan_n; i++)
-			if (plan[i].m->toggle == t + 1) {
+		for (unsigned i = 0; on && i < pn; i++)
+			if (pl[i].m->toggle == t + 1) {
 				rp_ju(NULL, i);
 				if (!rp_json) {
 					out_s("  ");
-					print_mount(&plan[i], false);
+					print_mount(&pl[i], false);
 				}
 			}
 		rp_close();
@@ -327,7 +329,8 @@ static void print_mount(const struct plan_entry *e, bool tally)
 			blocked("mount", e->path, why);
 		break;
 	case AJ_MAKE_TMPFS: {
-		bool dir = plan_scratch_dir((unsigned)(e - plan));
+		unsigned pn;
+		bool dir = plan_scratch_dir((unsigned)(e - plan_entries(&pn)));
 
 		rp_t("\tmode ");
 		if (rp_json) {
@@ -355,8 +358,8 @@ static void print_mount(const struct plan_entry *e, bool tally)
 	case AJ_MAKE_DEV:
 		rp_t("\t");
 		rp_open("nodes", '[');
-		for (unsigned i = 0; dev_nodes[i]; i++) {
-			rp_str(NULL, dev_nodes[i]);
+		for (unsigned i = 0; dev_names()[i]; i++) {
+			rp_str(NULL, dev_names()[i]);
 			rp_t(" ");
 		}
 		for (unsigned i = 0; i < sizeof(more_dev) / sizeof(more_dev[0]); i++) {
@@ -427,6 +430,8 @@ noreturn void explain(const struct run *r)
 	const struct aj_variant *v = r->v;
 	const char *group = v->command ? v->command : "";
 	int status;
+	unsigned pn;
+	struct plan_entry *pl = plan_entries(&pn);
 
 	out_fd(1);
 	rp_open(NULL, '{');
@@ -481,11 +486,11 @@ noreturn void explain(const struct run *r)
 		out_s("none\n");
 	}
 	rp_t(run_in_fallback(r) ? "mounts, in order (NONE is made here, the fallback has no mount "
-	                    "namespace: the Landlock rules below stand for them):\n"
-	                  : "mounts, in order:\n");
+	                          "namespace: the Landlock rules below stand for them):\n"
+	                        : "mounts, in order:\n");
 	rp_open("mounts", '[');
-	for (unsigned i = 0; i < plan_n; i++)
-		print_mount(&plan[i], true);
+	for (unsigned i = 0; i < pn; i++)
+		print_mount(&pl[i], true);
 	rp_close();
 	secrets_explain(r);
 	sockets_explain(v, status == 2 || run_in_fallback(r));

@@ -121,7 +121,7 @@ static void print_bounds(const struct run *r)
 	rp_t("limits:\n");
 	rp_open("limits", '{');
 	for (unsigned i = 0; i < LIMIT_N; i++) {
-		const struct limit *l = &limits[i];
+		const struct limit *l = limits_at(i);
 		bool mem = i == LIMIT_MEMORY;
 		const char *how = l->by_cgroup           ? "cgroup"
 		                  : !l->value            ? "none"
@@ -326,6 +326,8 @@ static void print_seccomp(const struct aj_variant *v, unsigned fb_filter)
 void report_landlock_rules(const struct aj_variant *v)
 {
 	char path[AJ_PATH_MAX];
+	unsigned pn;
+	struct plan_entry *pl = plan_entries(&pn);
 
 	rp_open("landlock_rules", '[');
 	if (v->landlock == AJ_LANDLOCK_OFF) {
@@ -341,8 +343,8 @@ void report_landlock_rules(const struct aj_variant *v)
 		                      r->path.var, false, r->access);
 	}
 	/* The mounts' own rules, in the plan's order; a skipped mount has none. */
-	for (unsigned i = 0; i < plan_n; i++) {
-		const struct plan_entry *e = &plan[i];
+	for (unsigned i = 0; i < pn; i++) {
+		const struct plan_entry *e = &pl[i];
 
 		if (e->m->landlock)
 			landlock_explain_rule(e->path, e->m->path.var,

@@ -29,14 +29,14 @@ static void print_hit(const struct run *r, unsigned i, bool fenced)
 {
 	static const char *const whys[] = {"name",   "hardlink", "permissions", "depth", "guard",
 	                                   "socket", "length",   "links",       "count", "record"};
-	const struct scan_hit *h = &hits_cur->hits[i];
+	const struct scan_hit *h = &hits_now()->hits[i];
 	const char *note = git_note(i);
 
 	rp_open(NULL, '{');
 	rp_t("  ");
 	rp_str("kind", !h->kind ? "guard" : h->kind == AJ_PATTERN_DENY ? "deny" : "mask");
 	rp_t("\t");
-	rp_str("path", hits_cur->arena + h->off);
+	rp_str("path", hits_now()->arena + h->off);
 	rp_bool("dir", h->isdir);
 	if (h->isdir)
 		rp_t("/");
@@ -121,29 +121,29 @@ void secrets_explain(const struct run *r)
 	rp_t("masked and denied in ");
 	rp_str("project", r->project);
 	rp_t(", found by ");
-	rp_str("source", watch_source);
+	rp_str("source", watch_origin());
 	rp_t(":\n");
-	if (!hits_cur->n)
+	if (!hits_now()->n)
 		rp_t("  (nothing)\n");
 	rp_open("found", '[');
-	for (unsigned i = 0; i < hits_cur->n; i++)
+	for (unsigned i = 0; i < hits_now()->n; i++)
 		print_hit(r, i, fenced);
 	rp_close();
 	rp_open("pruned", '{');
 	rp_t("pruned (not walked, not masked inside): ");
-	rp_u("count", hits_cur->n_pruned);
-	rp_t(hits_cur->n_pruned == 1 ? " directory\n" : " directories\n");
+	rp_u("count", hits_now()->n_pruned);
+	rp_t(hits_now()->n_pruned == 1 ? " directory\n" : " directories\n");
 	rp_open("paths", '[');
-	for (unsigned i = 0; i < hits_cur->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
-		if (hits_cur->pruned[i] == UINT32_MAX)
+	for (unsigned i = 0; i < hits_now()->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
+		if (hits_now()->pruned[i] == UINT32_MAX)
 			continue;
 		rp_t("  prune\t");
-		rp_str(NULL, hits_cur->arena + hits_cur->pruned[i]);
+		rp_str(NULL, hits_now()->arena + hits_now()->pruned[i]);
 		rp_t("/\n");
 	}
 	rp_close();
 	rp_close();
-	if (hits_cur->n_pruned > SCAN_PRUNED_SHOWN)
+	if (hits_now()->n_pruned > SCAN_PRUNED_SHOWN)
 		rp_t("  …\n");
 	rp_close();
 	rp_field("fence");

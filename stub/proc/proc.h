@@ -53,6 +53,7 @@ struct limit {
 	char cgroup[AJ_PATH_MAX];
 };
 extern struct limit limits[LIMIT_N];
+const struct limit *limits_at(unsigned i); /* limits[i], for explain */
 struct limits_how {
 	uint8_t cgroup[LIMIT_N]; /* a cgroup holds this bound */
 	uint8_t join[LIMIT_N];   /* pid 1 joins it itself, through an fd sent with the scan */

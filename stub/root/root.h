@@ -22,6 +22,7 @@ struct plan_entry {
 };
 extern struct plan_entry plan[AJ_PLAN_MAX];
 extern unsigned plan_n;
+struct plan_entry *plan_entries(unsigned *n); /* the same, for the rooms above */
 bool plan_scratch_dir(unsigned i); /* entry i (AJ_OP_ROOT_DIR) is a directory of the root */
 void plan_resolve(const struct aj_variant *v);
 void plan_open_sources(void);
@@ -36,6 +37,7 @@ int plan_open_inside(const char *path, unsigned before);
 
 /* dev.c */
 extern const char *const dev_nodes[];
+const char *const *dev_names(void); /* the same, NULL-ended, for the rooms above */
 void dev_build(const char *path, bool as_dir);
 unsigned dev_match(const char *prefix, const char *path, bool bind);
 
@@ -85,7 +87,8 @@ void sockets_send(void);                          /* the parent */
 int sockets_next(char *what, size_t size);        /* pid 1, from mask_apply */
 void sockets_explain(const struct aj_variant *v, bool fallback);
 
-extern int reflog_fd; /* reflog.c: --jail-log's file, -1: none */
+extern int reflog_fd;        /* reflog.c: --jail-log's file, -1: none */
+int reflog_descriptor(void); /* the same, for notify/ */
 void reflog_open(const char *path, const char *opt);
 bool reflog_named(void);
 void reflog_guard(int fd, const char *path);

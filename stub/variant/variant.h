@@ -71,4 +71,17 @@ const char *nscause_mount_hint(int err, bool proc);
 bool nscause_proc_covered(const char *proc);
 const char *nscause_blocked(const struct aj_variant *v, bool explain);
 
+/* own.c: the caller's own directory (the watcher's sockets, the
+ * fallback's record), candidate k of OWN_DIRS in the one order: an
+ * O_PATH descriptor; OWN_NONE when candidate k does not apply here (try
+ * the next); OWN_UNUSABLE when it applies but its directory is not the
+ * caller's alone, or is missing (*absent) and make was false.  path: its
+ * name whenever it applies. */
+#define OWN_DIRS     3
+#define OWN_NONE     (-1)
+#define OWN_UNUSABLE (-2)
+int own_dir(unsigned k, bool make, char *path, size_t size, bool *absent);
+int own_sub(int dir, const char *name, bool make, unsigned forbid, bool *absent);
+bool own_is(int fd, unsigned forbid);
+
 #endif

@@ -15,7 +15,9 @@ From the sources' #include lines (the rule is in them, not in nm):
   - the entry points (stub/*.c) include stub.h (policy.c: aj_table.h alone);
   - no "../" in any include between top-level folders;
   - no .c file directly in stub/ but the three entry points.
-From the objects (nm): a call from one room into another follows EDGES, no
+From the objects (nm): a call from one room into another follows EDGES; no
+room reads or writes another room's variable (it calls a function of that
+room: only base/'s hooks and the contract's tables are shared); no
 cycle between files, so that no room's files call
 upwards through a function pointer's back door either, none is much over
 700 lines, and every name a file defines for the others begins with the
@@ -138,6 +140,25 @@ def room_of(mod):
     p = mod.split("/")
     return p[1] if p[0] == "stub" and len(p) == 3 else None
 
+
+# Variables: a room's own.  base/'s are the floor's hooks (die_*, rp_json)
+# every room may set; the entry points wire the rooms together.
+data = {}
+for obj in objs:
+    rel = os.path.relpath(obj).split(os.sep)
+    mod = "/".join(rel[rel.index("test") + 1:])[:-2]
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "DBRC":
+            data[f[2]] = mod
+for m, us in sorted(uses.items()):
+    a = room_of(m)
+    for u in sorted(us):
+        b = room_of(data.get(u, ""))
+        if a and b and a != b and b != "base" and not u.startswith("aj_"):
+            bad("%s.c uses %s, a variable of %s/ (%s.c): a room's variables are its own; "
+                "call a function of %s/" % (m, u, b, data[u], b))
 
 for m, callees in sorted(graph.items()):
     a = room_of(m)
