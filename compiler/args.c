@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-int count_args(const struct stmt *s)
+int args_count(const struct stmt *s)
 {
 	int n = 0;
 	for (const struct atom *a = s->args; a; a = a->next)
@@ -12,9 +12,9 @@ int count_args(const struct stmt *s)
 	return n;
 }
 
-bool want_args(const struct stmt *s, int min, int max, const char *usage)
+bool args_want(const struct stmt *s, int min, int max, const char *usage)
 {
-	int n = count_args(s);
+	int n = args_count(s);
 	if (n >= min && (max < 0 || n <= max))
 		return true;
 	const struct loc *l = &s->loc;
@@ -23,22 +23,22 @@ bool want_args(const struct stmt *s, int min, int max, const char *usage)
 		for (int i = 0; i < max; i++)
 			a = a->next;
 		l = &a->loc;
-		error_at(l, "unexpected %s '%s'; expected: %s (a missing ';'?)",
-		         atom_kind_name(a->kind), a->text ? a->text : "", usage);
+		diag_error_at(l, "unexpected %s '%s'; expected: %s (a missing ';'?)",
+		              ast_atom_kind_name(a->kind), a->text ? a->text : "", usage);
 	} else {
-		error_at(l, "missing argument; expected: %s", usage);
+		diag_error_at(l, "missing argument; expected: %s", usage);
 	}
 	return false;
 }
 
-const char *word_of(const struct atom *a)
+const char *args_word_of(const struct atom *a)
 {
 	return (a->kind == ATOM_WORD || a->kind == ATOM_STRING) ? a->text : NULL;
 }
 
-int choose(const struct atom *a, const char *what, const char *const *names, size_t n)
+int args_choose(const struct atom *a, const char *what, const char *const *names, size_t n)
 {
-	const char *w = word_of(a);
+	const char *w = args_word_of(a);
 	if (w)
 		for (size_t i = 0; i < n; i++)
 			if (strcmp(w, names[i]) == 0)
@@ -47,20 +47,21 @@ int choose(const struct atom *a, const char *what, const char *const *names, siz
 	for (size_t i = 0; i < n; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
 		         names[i]);
-	const char *hint = w ? suggest(w, names, n) : NULL;
+	const char *hint = w ? diag_suggest(w, names, n) : NULL;
 	if (hint)
-		error_at(&a->loc, "unknown %s '%s'; did you mean '%s'?", what, w, hint);
+		diag_error_at(&a->loc, "unknown %s '%s'; did you mean '%s'?", what, w, hint);
 	else
-		error_at(&a->loc, "unknown %s '%s'; expected one of: %s", what,
-		         a->text ? a->text : atom_kind_name(a->kind), list);
+		diag_error_at(&a->loc, "unknown %s '%s'; expected one of: %s", what,
+		              a->text ? a->text : ast_atom_kind_name(a->kind), list);
 	return -1;
 }
 
-bool quoted(const struct atom *a, const char *noun, const char *usage)
+bool args_quoted(const struct atom *a, const char *noun, const char *usage)
 {
 	if (a->kind == ATOM_STRING)
 		return true;
-	error_at(&a->loc, "%s are quoted strings: %s \"%s\"", noun, usage, a->text ? a->text : "…");
+	diag_error_at(&a->loc, "%s are quoted strings: %s \"%s\"", noun, usage,
+	              a->text ? a->text : "…");
 	return false;
 }
 
@@ -74,17 +75,17 @@ static const struct stmt *said_before(const struct stmt *first, const struct stm
 	return NULL;
 }
 
-bool first_in_block(const struct stmt *first, const struct stmt *s,
-                    bool (*same)(const struct stmt *a, const struct stmt *b), const struct loc *at,
-                    const char *what)
+bool args_first_in_block(const struct stmt *first, const struct stmt *s,
+                         bool (*same)(const struct stmt *a, const struct stmt *b),
+                         const struct loc *at, const char *what)
 {
 	const struct stmt *t = said_before(first, s, same);
 	if (!t)
 		return true;
-	error_at(at, "%s", what);
+	diag_error_at(at, "%s", what);
 	/* at is s's key or its first argument; the note points at the same
 	 * place in t. */
-	note_at(at == &s->loc || !t->args ? &t->loc : &t->args->loc, "first given here");
+	diag_note_at(at == &s->loc || !t->args ? &t->loc : &t->args->loc, "first given here");
 	return false;
 }
 
@@ -93,8 +94,8 @@ static bool same_key(const struct stmt *a, const struct stmt *b)
 	return strcmp(a->key, b->key) == 0;
 }
 
-bool key_once(const struct stmt *first, const struct stmt *s)
+bool args_key_once(const struct stmt *first, const struct stmt *s)
 {
-	return first_in_block(first, s, same_key, &s->loc,
-	                      xprintf("'%s' is already set in this block", s->key));
+	return args_first_in_block(first, s, same_key, &s->loc,
+	                           ast_printf("'%s' is already set in this block", s->key));
 }

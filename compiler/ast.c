@@ -13,7 +13,7 @@ struct block {
 
 static struct block *arena;
 
-void *xalloc(size_t n)
+void *ast_alloc(size_t n)
 {
 	struct block *b = calloc(1, sizeof(*b) + n);
 	if (!b) {
@@ -25,33 +25,33 @@ void *xalloc(size_t n)
 	return b->data;
 }
 
-char *xstrndup(const char *s, size_t n)
+char *ast_strndup(const char *s, size_t n)
 {
-	char *p = xalloc(n + 1);
+	char *p = ast_alloc(n + 1);
 	memcpy(p, s, n);
 	p[n] = 0;
 	return p;
 }
 
-char *xstrdup(const char *s)
+char *ast_strdup(const char *s)
 {
-	return xstrndup(s, strlen(s));
+	return ast_strndup(s, strlen(s));
 }
 
-char *xprintf(const char *fmt, ...)
+char *ast_printf(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	char *p = xalloc((size_t)n + 1);
+	char *p = ast_alloc((size_t)n + 1);
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	return p;
 }
 
-void arena_free(void)
+void ast_arena_free(void)
 {
 	while (arena) {
 		struct block *b = arena;
@@ -60,7 +60,7 @@ void arena_free(void)
 	}
 }
 
-const char *atom_kind_name(enum atom_kind k)
+const char *ast_atom_kind_name(enum atom_kind k)
 {
 	switch (k) {
 	case ATOM_WORD:

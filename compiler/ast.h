@@ -87,13 +87,13 @@ struct stmt {
 	struct stmt *next;
 };
 
-/* The arena: everything the compiler allocates lives until arena_free(). */
-void *xalloc(size_t n);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
-char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void arena_free(void);
+/* The arena: everything the compiler allocates lives until ast_arena_free(). */
+void *ast_alloc(size_t n);
+char *ast_strdup(const char *s);
+char *ast_strndup(const char *s, size_t n);
+char *ast_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ast_arena_free(void);
 
-const char *atom_kind_name(enum atom_kind k);
+const char *ast_atom_kind_name(enum atom_kind k);
 
 #endif

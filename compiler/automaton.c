@@ -67,7 +67,7 @@ static int parse_set(struct m_scan *sc, const char **pp, bool nocase)
 			return (int)i + 1;
 	if (sc->sets.n == 255)
 		return 0;
-	uint8_t *keep = xalloc(32);
+	uint8_t *keep = ast_alloc(32);
 	memcpy(keep, bits, 32);
 	VEC_PUSH(sc->sets, keep);
 	return (int)sc->sets.n;
@@ -75,7 +75,7 @@ static int parse_set(struct m_scan *sc, const char **pp, bool nocase)
 
 static char *lits(const struct tok *t, size_t n)
 {
-	char *s = xalloc(n + 1);
+	char *s = ast_alloc(n + 1);
 	for (size_t i = 0; i < n; i++)
 		s[i] = (char)t[i].c;
 	s[n] = 0;
@@ -93,7 +93,7 @@ static bool name_step(struct m_scan *sc, const char *seg, size_t n, bool anchore
 	memset(st, 0, sizeof(*st));
 	st->s.flags = (uint8_t)flags;
 	st->s.max = 255;
-	st->a = st->b = xstrdup("");
+	st->a = st->b = ast_strdup("");
 	if (n == 2 && seg[0] == '*' && seg[1] == '*') {
 		st->s.op = anchored ? AJ_NAME_GLOBSTAR : AJ_NAME_ANY;
 		return true;
@@ -112,7 +112,7 @@ static bool name_step(struct m_scan *sc, const char *seg, size_t n, bool anchore
 		} else if (*p == '[') {
 			int set = parse_set(sc, &p, nocase);
 			if (!set) {
-				error_at(
+				diag_error_at(
 				    loc,
 				    "too many different '[…]' sets in one variant (at most 255)");
 				return false;
@@ -143,7 +143,7 @@ static bool name_step(struct m_scan *sc, const char *seg, size_t n, bool anchore
 		                                  : AJ_NAME_AFFIX;
 	} else {
 		/* The token program: at most two bytes a token. */
-		char *prog = xalloc(2 * nt + 1), *d = prog;
+		char *prog = ast_alloc(2 * nt + 1), *d = prog;
 		for (size_t i = 0; i < nt; i++) {
 			switch (t[i].type) {
 			case T_STAR:
@@ -210,19 +210,19 @@ bool automaton_build(struct variant *v)
 
 		if (p->flags & M_PAT_GUARD) {
 			if (sc->guards.n == 255) {
-				error_at(&p->loc,
-				         "too many guarded paths in one variant (at most 255)");
+				diag_error_at(
+				    &p->loc, "too many guarded paths in one variant (at most 255)");
 				return false;
 			}
 			VEC_PUSH(sc->guards, p->glob);
 		}
 		VEC_PUSH(sc->texts,
-		         xprintf("%s\t%s%s%s",
-		                 p->flags & M_PAT_GUARD ? "guard" : kind_word[p->kind], p->text,
-		                 p->flags & M_PAT_NOCASE ? "\t(any case)" : "",
-		                 (p->flags & (M_PAT_ANCHORED | M_PAT_GUARD)) == M_PAT_ANCHORED
-		                     ? "\t(from the project root)"
-		                     : ""));
+		         ast_printf("%s\t%s%s%s",
+		                    p->flags & M_PAT_GUARD ? "guard" : kind_word[p->kind], p->text,
+		                    p->flags & M_PAT_NOCASE ? "\t(any case)" : "",
+		                    (p->flags & (M_PAT_ANCHORED | M_PAT_GUARD)) == M_PAT_ANCHORED
+		                        ? "\t(from the project root)"
+		                        : ""));
 		n = split(p->glob, seg, len, sizeof(seg) / sizeof(seg[0]));
 		bool floating = !(p->flags & M_PAT_ANCHORED);
 		/* "**" first and one name after it: that name at any depth. */
@@ -243,10 +243,10 @@ bool automaton_build(struct variant *v)
 		}
 		size_t base = sc->steps.n;
 		if (base + n > AJ_SCAN_STEPS) {
-			error_at(&p->loc,
-			         "too many path components in the anchored patterns of one "
-			         "variant (at most %d)",
-			         AJ_SCAN_STEPS);
+			diag_error_at(&p->loc,
+			              "too many path components in the anchored patterns of one "
+			              "variant (at most %d)",
+			              AJ_SCAN_STEPS);
 			return false;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -289,7 +289,7 @@ static bool path_match(const char *const *gseg, const size_t *glen, size_t ng, c
 	}
 	if (!n)
 		return false;
-	char *g = xprintf("%.*s", (int)glen[0], gseg[0]);
+	char *g = ast_printf("%.*s", (int)glen[0], gseg[0]);
 	return fnmatch(g, name[0], fnm) == 0 &&
 	       path_match(gseg + 1, glen + 1, ng - 1, name + 1, n - 1, fnm);
 }
@@ -323,19 +323,20 @@ bool automaton_check_pruned(const struct variant *v)
 			continue;
 		size_t n = split(p->glob, seg, len, sizeof(seg) / sizeof(seg[0]));
 		for (size_t j = 0; j + 1 < n; j++) {
-			names[j] = xprintf("%.*s", (int)len[j], seg[j]);
+			names[j] = ast_printf("%.*s", (int)len[j], seg[j]);
 			if (strpbrk(names[j], "*?["))
 				break;
 			for (size_t q = 0; q < v->patterns.n; q++) {
 				const struct m_pattern *r = &v->patterns.v[q];
 				if (r->kind != AJ_PATTERN_PRUNE || !prunes(r, names, j + 1))
 					continue;
-				error_at(&p->loc,
-				         "\"%s\" lies inside the pruned directory \"%s\": the "
-				         "walk never looks there",
-				         p->text, r->text);
-				note_at(&r->loc, "pruned here; 'scan prune none;' and a shorter "
-				                 "list would walk it");
+				diag_error_at(&p->loc,
+				              "\"%s\" lies inside the pruned directory \"%s\": the "
+				              "walk never looks there",
+				              p->text, r->text);
+				diag_note_at(&r->loc,
+				             "pruned here; 'scan prune none;' and a shorter "
+				             "list would walk it");
 				ok = false;
 				goto next;
 			}

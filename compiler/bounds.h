@@ -6,11 +6,11 @@
 
 struct lowering; /* changes.h: the handlers' side */
 
-bool rlimit_lower(struct lowering *lw, const struct stmt *s);
-bool limit_lower(struct lowering *lw, const struct stmt *s);
+bool bounds_rlimit_lower(struct lowering *lw, const struct stmt *s);
+bool bounds_limit_lower(struct lowering *lw, const struct stmt *s);
 /* Sets an rlimit, replacing an earlier one of the same resource. */
-void rlimit_put(struct variant *v, const struct m_rlimit *l);
+void bounds_rlimit_put(struct variant *v, const struct m_rlimit *l);
 /* "4G", "25 percent", "unlimited": a memory limit as a policy writes it. */
-const char *limit_memory_text(uint64_t m);
+const char *bounds_memory_text(uint64_t m);
 
 #endif

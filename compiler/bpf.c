@@ -33,22 +33,22 @@ static bool export_filter(scmp_filter_ctx ctx, struct m_filter *out)
 	int fd = memfd_create("aj-bpf", MFD_CLOEXEC);
 	int rc = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);
 	if (rc) {
-		error_plain("libseccomp: cannot export the filter: %s", strerror(-rc));
+		diag_error("libseccomp: cannot export the filter: %s", strerror(-rc));
 		if (fd >= 0)
 			close(fd);
 		return false;
 	}
 	off_t len = lseek(fd, 0, SEEK_END);
 	if (len <= 0 || len % 8 || len / 8 > 4096 || lseek(fd, 0, SEEK_SET) != 0) {
-		error_plain("libseccomp: exported filter has a bad size");
+		diag_error("libseccomp: exported filter has a bad size");
 		close(fd);
 		return false;
 	}
-	unsigned char *buf = xalloc((size_t)len);
+	unsigned char *buf = ast_alloc((size_t)len);
 	ssize_t got = read(fd, buf, (size_t)len);
 	close(fd);
 	if (got != len) {
-		error_plain("cannot read the exported filter");
+		diag_error("cannot read the exported filter");
 		return false;
 	}
 	for (off_t i = 0; i < len; i += 8) {
@@ -73,7 +73,7 @@ static bool export_filter(scmp_filter_ctx ctx, struct m_filter *out)
  * one this knows how to move, and the build fails. */
 static bool retarget(struct m_filter *f)
 {
-	if (target_arch() == seccomp_arch_native())
+	if (sysnames_target_arch() == seccomp_arch_native())
 		return true;
 	size_t n_loads = 0, n_cmps = 0;
 	for (size_t i = 0; i < f->insns.n; i++) {
@@ -84,14 +84,14 @@ static bool retarget(struct m_filter *f)
 		n_loads++;
 		struct aj_bpf_insn *c = i + 1 < f->insns.n ? &f->insns.v[i + 1] : NULL;
 		if (c && c->code == (BPF_JMP | BPF_JEQ | BPF_K) && c->k == AUDIT_ARCH_X86_64) {
-			c->k = target_audit_arch();
+			c->k = sysnames_target_audit_arch();
 			n_cmps++;
 		}
 	}
 	if (n_loads != 1 || n_cmps != 1) {
-		error_plain("libseccomp: the filter's architecture check is not the one "
-		            "aijail-compile knows how to move to %s",
-		            target_arch_name());
+		diag_error("libseccomp: the filter's architecture check is not the one "
+		           "aijail-compile knows how to move to %s",
+		           sysnames_target_arch_name());
 		return false;
 	}
 	return true;
@@ -106,7 +106,7 @@ static bool build_filter(const struct variant *v, int def, int layer, const int 
 	out->role = role;
 	scmp_filter_ctx ctx = seccomp_init(scmp_action(def));
 	if (!ctx) {
-		error_plain("libseccomp: cannot create a filter");
+		diag_error("libseccomp: cannot create a filter");
 		return false;
 	}
 	int rc = 0;
@@ -137,14 +137,14 @@ static bool build_filter(const struct variant *v, int def, int layer, const int 
 		rc = seccomp_rule_add_exact_array(ctx, scmp_action(r->action), r->nr,
 		                                  (unsigned)r->n_cmp, cmp);
 		if (rc) {
-			error_at(&r->loc, "libseccomp refused the rule %s: %s", r->text,
-			         strerror(-rc));
+			diag_error_at(&r->loc, "libseccomp refused the rule %s: %s", r->text,
+			              strerror(-rc));
 			seccomp_release(ctx);
 			return false;
 		}
 	}
 	if (rc) {
-		error_plain("libseccomp: cannot configure the filter: %s", strerror(-rc));
+		diag_error("libseccomp: cannot configure the filter: %s", strerror(-rc));
 		seccomp_release(ctx);
 		return false;
 	}
@@ -159,13 +159,13 @@ static bool build_filter(const struct variant *v, int def, int layer, const int 
  * syscall, where it silently drops rules. */
 _Static_assert(AJ_ERRNO_QUIET == ENOSYS, "AJ_ERRNO_QUIET is ENOSYS");
 
-bool seccomp_build(struct variant *v)
+bool bpf_build(struct variant *v)
 {
 	/* libseccomp mixes actions on one syscall badly, so a syscall whose deny
 	 * rules carry several actions (EPERM for one condition, EAFNOSUPPORT
 	 * for another) spreads them over layers, one filter each.  Allow rules
 	 * are layer -1. */
-	int *layers = xalloc((v->rules.n + 1) * sizeof(int));
+	int *layers = ast_alloc((v->rules.n + 1) * sizeof(int));
 	int n_layers = 0;
 	for (size_t i = 0; i < v->rules.n; i++) {
 		const struct m_rule *r = &v->rules.v[i];
@@ -197,7 +197,7 @@ bool seccomp_build(struct variant *v)
 			n_layers = layers[i] + 1;
 	}
 	if (n_layers > 4) {
-		error_plain("too many different deny actions on one syscall");
+		diag_error("too many different deny actions on one syscall");
 		return false;
 	}
 	/* What a run reports (aj_variant.refused): the first filter's errno

@@ -4,6 +4,6 @@
 
 #include "variant.h"
 
-bool seccomp_build(struct variant *v);
+bool bpf_build(struct variant *v);
 
 #endif

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char *install_dir(const char *sub)
+const char *build_install_dir(const char *sub)
 {
 	static char exe[4096];
 	if (!exe[0]) {
@@ -28,14 +28,14 @@ const char *install_dir(const char *sub)
 		exe[n] = 0;
 	}
 	/* exe is PREFIX/bin/aijail-compile. */
-	char *prefix = xstrdup(exe);
+	char *prefix = ast_strdup(exe);
 	for (int up = 0; up < 2; up++) {
 		char *slash = strrchr(prefix, '/');
 		if (!slash)
 			return NULL;
 		*slash = 0;
 	}
-	char *dir = *sub ? xprintf("%s/%s", prefix, sub) : (prefix[0] ? prefix : "/");
+	char *dir = *sub ? ast_printf("%s/%s", prefix, sub) : (prefix[0] ? prefix : "/");
 	struct stat st;
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
 }
@@ -51,7 +51,7 @@ static const char *find_program(const char *name)
 	for (;;) {
 		const char *end = strchrnul(path, ':');
 		if (end > path) {
-			char *cand = xprintf("%.*s/%s", (int)(end - path), path, name);
+			char *cand = ast_printf("%.*s/%s", (int)(end - path), path, name);
 			struct stat st;
 			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
 				return cand;
@@ -71,13 +71,13 @@ static void arg(struct args *a, const char *s)
 {
 	if (a->n + 2 > a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 32;
-		char **nv = xalloc(cap * sizeof(*nv));
+		char **nv = ast_alloc(cap * sizeof(*nv));
 		if (a->n)
 			memcpy(nv, a->v, a->n * sizeof(*nv));
 		a->v = nv;
 		a->cap = cap;
 	}
-	a->v[a->n++] = xstrdup(s);
+	a->v[a->n++] = ast_strdup(s);
 	a->v[a->n] = NULL;
 }
 
@@ -87,7 +87,7 @@ static void words(struct args *a, const char *s)
 	while (*s) {
 		size_t n = strcspn(s, " \t");
 		if (n)
-			arg(a, xstrndup(s, n));
+			arg(a, ast_strndup(s, n));
 		s += n;
 		s += strspn(s, " \t");
 	}
@@ -117,7 +117,7 @@ static bool run(const struct args *a)
 {
 	pid_t pid = fork();
 	if (pid < 0) {
-		error_plain("cannot start %s: %s", a->v[0], strerror(errno));
+		diag_error("cannot start %s: %s", a->v[0], strerror(errno));
 		return false;
 	}
 	if (pid == 0) {
@@ -131,13 +131,13 @@ static bool run(const struct args *a)
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
-			error_plain("cannot wait for %s: %s", a->v[0], strerror(errno));
+			diag_error("cannot wait for %s: %s", a->v[0], strerror(errno));
 			return false;
 		}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return true;
-	error_plain("%s failed (%s %d)", a->v[0], WIFEXITED(st) ? "exit status" : "signal",
-	            WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	diag_error("%s failed (%s %d)", a->v[0], WIFEXITED(st) ? "exit status" : "signal",
+	           WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 	return false;
 }
 
@@ -145,12 +145,12 @@ static bool write_header(const char *path, const struct compiled *c, const char 
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
-		error_plain("cannot write '%s': %s", path, strerror(errno));
+		diag_error("cannot write '%s': %s", path, strerror(errno));
 		return false;
 	}
 	bool ok = emit_header(f, c, source);
 	if (fclose(f) != 0 || !ok) {
-		error_plain("cannot write '%s': %s", path, strerror(errno));
+		diag_error("cannot write '%s': %s", path, strerror(errno));
 		return false;
 	}
 	return true;
@@ -164,49 +164,48 @@ int build_stub(const struct compiled *c, const char *source, const char *out)
 		musl_name = "musl-gcc";
 	const char *musl = find_program(musl_name);
 	if (!musl) {
-		error_plain("%s not found: --build links the stub with musl; install the package "
-		            "musl-tools (apt-get install musl-tools)",
-		            musl_name);
+		diag_error("%s not found: --build links the stub with musl; install the package "
+		           "musl-tools (apt-get install musl-tools)",
+		           musl_name);
 		return 1;
 	}
-	const char *rt = install_dir("lib/aijail");
-	const char *archive = rt ? xprintf("%s/libaijail-stub.a", rt) : NULL;
-	const char *flags = rt ? xprintf("%s/stub.flags", rt) : NULL;
+	const char *rt = build_install_dir("lib/aijail");
+	const char *archive = rt ? ast_printf("%s/libaijail-stub.a", rt) : NULL;
+	const char *flags = rt ? ast_printf("%s/stub.flags", rt) : NULL;
 	struct args cflags = {0}, ldflags = {0};
 	if (!rt || access(archive, R_OK) != 0 || !flags_read(flags, "CFLAGS", &cflags) ||
 	    !flags_read(flags, "LDFLAGS", &ldflags)) {
-		const char *pre = install_dir("");
-		error_plain(
-		    "no stub runtime beside this compiler (%s/lib/aijail: libaijail-stub.a, "
-		    "stub.flags): install aijail with 'make install', or run 'make' in its "
-		    "source tree",
-		    pre ? pre : "?");
+		const char *pre = build_install_dir("");
+		diag_error("no stub runtime beside this compiler (%s/lib/aijail: libaijail-stub.a, "
+		           "stub.flags): install aijail with 'make install', or run 'make' in its "
+		           "source tree",
+		           pre ? pre : "?");
 		return 1;
 	}
 
 	const char *tmpdir = getenv("TMPDIR");
-	char *tmp = xprintf("%s/aijail-build.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	char *tmp = ast_printf("%s/aijail-build.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(tmp)) {
-		error_plain("cannot make a temporary folder '%s': %s", tmp, strerror(errno));
+		diag_error("cannot make a temporary folder '%s': %s", tmp, strerror(errno));
 		return 1;
 	}
-	char *header = xprintf("%s/policy.h", tmp), *obj = xprintf("%s/policy.o", tmp);
+	char *header = ast_printf("%s/policy.h", tmp), *obj = ast_printf("%s/policy.o", tmp);
 	/* Linked beside the target and renamed: a failed build never leaves
 	 * a half-written stub under the name asked for. */
-	char *part = xprintf("%s.tmp.%d", out, (int)getpid());
+	char *part = ast_printf("%s.tmp.%d", out, (int)getpid());
 	bool ok = write_header(header, c, source);
 	if (ok) {
 		struct args cc = {0};
 		arg(&cc, musl);
 		for (size_t i = 0; i < cflags.n; i++)
 			arg(&cc, cflags.v[i]);
-		arg(&cc, xprintf("-I%s", rt));
-		arg(&cc, xprintf("-I%s/include", rt));
-		arg(&cc, xprintf("-DAJ_POLICY_HEADER=\"%s\"", header));
+		arg(&cc, ast_printf("-I%s", rt));
+		arg(&cc, ast_printf("-I%s/include", rt));
+		arg(&cc, ast_printf("-DAJ_POLICY_HEADER=\"%s\"", header));
 		arg(&cc, "-c");
 		arg(&cc, "-o");
 		arg(&cc, obj);
-		arg(&cc, xprintf("%s/stub/policy.c", rt));
+		arg(&cc, ast_printf("%s/stub/policy.c", rt));
 		ok = run(&cc);
 	}
 	if (ok) {
@@ -221,7 +220,7 @@ int build_stub(const struct compiled *c, const char *source, const char *out)
 		ok = run(&ld);
 	}
 	if (ok && rename(part, out) != 0) {
-		error_plain("cannot write '%s': %s", out, strerror(errno));
+		diag_error("cannot write '%s': %s", out, strerror(errno));
 		ok = false;
 	}
 	if (!ok)

@@ -8,7 +8,7 @@
 /* PREFIX/sub, where PREFIX is the folder above the one holding this
  * executable (PREFIX/bin/aijail-compile, or the tree's build/bin), when
  * it is a directory; else NULL. */
-const char *install_dir(const char *sub);
+const char *build_install_dir(const char *sub);
 
 /* Compiles the policy into a static stub at out, with the runtime in
  * PREFIX/lib/aijail and musl-gcc; returns the exit status. */

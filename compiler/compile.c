@@ -56,11 +56,11 @@ static bool lower_body(struct lowered *l, const struct policy *p)
 {
 	if (find(l, p))
 		return true;
-	struct lowered_policy *lp = xalloc(sizeof(*lp));
+	struct lowered_policy *lp = ast_alloc(sizeof(*lp));
 	memset(lp, 0, sizeof(*lp));
 	lp->policy = p;
 	VEC_PUSH(l->policies, lp);
-	return block_lower(p->stmt->body, BLOCK_POLICY, &lp->body);
+	return settings_block_lower(p->stmt->body, BLOCK_POLICY, &lp->body);
 }
 
 /* The mode blocks of p for mode m (a used policy may hold blocks of modes
@@ -73,7 +73,7 @@ static bool lower_modes(struct lowered_policy *lp, const struct compiled *c, siz
 		    strcmp(s->args->text, c->modes.v[m]) != 0)
 			continue;
 		struct mode_block mb = {.mode = (int)m};
-		ok = block_lower(s->body, BLOCK_MODE, &mb.changes) && ok;
+		ok = settings_block_lower(s->body, BLOCK_MODE, &mb.changes) && ok;
 		VEC_PUSH(lp->modes, mb);
 	}
 	return ok;
@@ -103,7 +103,7 @@ static bool lower_blocks(struct lowered *l, const struct compiled *c, const chai
 				ok = lower_modes(lp, c, m) && ok;
 			lp->modes_lowered = true;
 		} else {
-			ok = block_lower(cg->overlay, BLOCK_COMMAND, &overlay) && ok;
+			ok = settings_block_lower(cg->overlay, BLOCK_COMMAND, &overlay) && ok;
 		}
 		VEC_PUSH(l->overlays, overlay);
 	}
@@ -153,9 +153,9 @@ static const char *limits_looser(const struct variant *s, const struct variant *
 {
 	*where = &s->processes_loc;
 	if (bound_above(s->processes, w->processes))
-		return xprintf("it allows %s processes, mode '%s' allows %u",
-		               s->processes ? xprintf("%u", s->processes) : "unlimited", w->mode,
-		               w->processes);
+		return ast_printf("it allows %s processes, mode '%s' allows %u",
+		                  s->processes ? ast_printf("%u", s->processes) : "unlimited",
+		                  w->mode, w->processes);
 	*where = &s->memory_loc;
 	/* Bytes against a share of memory: which is less depends on the host
 	 * the stub runs on, so they are not compared.  Nothing is lost for a
@@ -164,8 +164,9 @@ static const char *limits_looser(const struct variant *s, const struct variant *
 	if (s->memory && w->memory && (s->memory ^ w->memory) & AJ_MEMORY_PERCENT)
 		return NULL;
 	if (bound_above(s->memory, w->memory))
-		return xprintf("its memory limit is %s, mode '%s' has %s",
-		               limit_memory_text(s->memory), w->mode, limit_memory_text(w->memory));
+		return ast_printf("its memory limit is %s, mode '%s' has %s",
+		                  bounds_memory_text(s->memory), w->mode,
+		                  bounds_memory_text(w->memory));
 	return NULL;
 }
 
@@ -183,18 +184,19 @@ static bool check_mode_order(const struct compiled *c)
 		for (size_t g = 0; g < c->groups.n; g++) {
 			const struct variant *w = &c->variants.v[g * nm + m - 1];
 			const struct variant *s = &c->variants.v[g * nm + m];
-			const char *in = c->groups.v[g].name[0] ? xprintf(" in command group '%s'",
-			                                                  c->groups.v[g].name)
-			                                        : "";
+			const char *in =
+			    c->groups.v[g].name[0]
+			        ? ast_printf(" in command group '%s'", c->groups.v[g].name)
+			        : "";
 			int more = s->features & ~w->features;
 			const char *why = NULL;
 			for (int t = 0; t < AJ_TOGGLE_COUNT && !why; t++)
 				if (more & AJ_TOGGLE_BIT(t))
-					why = xprintf("it turns %s on", aj_toggle_names[t]);
+					why = ast_printf("it turns %s on", aj_toggle_names[t]);
 			if (!why && s->network > w->network)
-				why =
-				    xprintf("its network is %s, mode '%s' has %s",
-				            net_names[s->network], w->mode, net_names[w->network]);
+				why = ast_printf("its network is %s, mode '%s' has %s",
+				                 net_names[s->network], w->mode,
+				                 net_names[w->network]);
 			for (int k = 0; !why && s->network == AJ_NET_ALLOW &&
 			                w->network == AJ_NET_ALLOW && k < s->n_hosts;
 			     k++) {
@@ -202,7 +204,7 @@ static bool check_mode_order(const struct compiled *c)
 				while (j < w->n_hosts && strcmp(w->hosts[j], s->hosts[k]))
 					j++;
 				if (j == w->n_hosts)
-					why = xprintf(
+					why = ast_printf(
 					    "it allows host \"%s\", which mode '%s' does not",
 					    s->hosts[k], w->mode);
 			}
@@ -215,27 +217,27 @@ static bool check_mode_order(const struct compiled *c)
 				       w->forwards.v[j].port != s->forwards.v[k].port)
 					j++;
 				if (j == w->forwards.n)
-					why =
-					    xprintf("it forwards port %u, which mode '%s' does not",
-					            s->forwards.v[k].port, w->mode);
+					why = ast_printf(
+					    "it forwards port %u, which mode '%s' does not",
+					    s->forwards.v[k].port, w->mode);
 			}
 			for (size_t k = 0; k < s->patterns.n && !why; k++)
 				if (s->patterns.v[k].kind == AJ_PATTERN_PRUNE &&
-				    !pattern_in(w, &s->patterns.v[k]))
-					why = xprintf("it prunes \"%s\", which mode '%s' walks",
-					              s->patterns.v[k].text, w->mode);
+				    !patterns_in(w, &s->patterns.v[k]))
+					why = ast_printf("it prunes \"%s\", which mode '%s' walks",
+					                 s->patterns.v[k].text, w->mode);
 			const struct loc *where = NULL;
 			if (!why)
 				why = limits_looser(s, w, &where);
 			if (!why)
 				continue;
-			error_at(
+			diag_error_at(
 			    &c->mode_locs.v[m],
 			    "mode '%s' must be at least as strict as mode '%s', declared before "
 			    "it%s: %s",
 			    s->mode, w->mode, in, why);
 			if (where && where->src)
-				note_at(where, "the limit of mode '%s' is set here", s->mode);
+				diag_note_at(where, "the limit of mode '%s' is set here", s->mode);
 			ok = false;
 			break;
 		}
@@ -255,7 +257,7 @@ bool compile_policy(const struct program *prog, const struct policy *pol, struct
 		chain.v[i] = chain.v[chain.n - 1 - i];
 		chain.v[chain.n - 1 - i] = t;
 	}
-	if (!collect_structure(out, prog, &chain))
+	if (!structure_collect(out, prog, &chain))
 		return false;
 	int before = diag_error_count();
 	struct lowered l = {0};

@@ -19,11 +19,11 @@ static FILE *stream(void)
 	return out ? out : stderr;
 }
 
-const struct src *src_new(const char *name, const char *text, size_t len)
+const struct src *diag_src_new(const char *name, const char *text, size_t len)
 {
-	struct src *s = xalloc(sizeof(*s));
-	s->name = xstrdup(name);
-	s->text = xstrndup(text, len);
+	struct src *s = ast_alloc(sizeof(*s));
+	s->name = ast_strdup(name);
+	s->text = ast_strndup(text, len);
 	s->len = len;
 	return s;
 }
@@ -50,7 +50,7 @@ static void show_line(const struct loc *loc)
 	fputc('\n', f);
 }
 
-/* quote: loc's source line may be shown (error_in has none to show). */
+/* quote: loc's source line may be shown (diag_error_in has none to show). */
 static void vreport(const char *sev, const struct loc *loc, bool quote, const char *fmt, va_list ap)
 {
 	char msg[1024];
@@ -64,7 +64,7 @@ static void vreport(const char *sev, const struct loc *loc, bool quote, const ch
 		show_line(loc);
 }
 
-void error_at(const struct loc *loc, const char *fmt, ...)
+void diag_error_at(const struct loc *loc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -73,7 +73,7 @@ void error_at(const struct loc *loc, const char *fmt, ...)
 	errors++;
 }
 
-void note_at(const struct loc *loc, const char *fmt, ...)
+void diag_note_at(const struct loc *loc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -81,7 +81,7 @@ void note_at(const struct loc *loc, const char *fmt, ...)
 	va_end(ap);
 }
 
-void error_plain(const char *fmt, ...)
+void diag_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -90,7 +90,7 @@ void error_plain(const char *fmt, ...)
 	errors++;
 }
 
-void error_in(const char *file, int line, int col, const char *fmt, ...)
+void diag_error_in(const char *file, int line, int col, const char *fmt, ...)
 {
 	struct src named = {file, NULL, 0};
 	struct loc loc = {&named, line, col, line, col};
@@ -137,7 +137,7 @@ static size_t distance(const char *a, const char *b)
 	return row[lb];
 }
 
-const char *suggest(const char *word, const char *const *cands, size_t n)
+const char *diag_suggest(const char *word, const char *const *cands, size_t n)
 {
 	size_t len = strlen(word);
 	size_t limit = len < 4 ? 1 : len < 9 ? 2 : 3;

@@ -1,22 +1,17 @@
-/* emit.c: the generated header (constant tables only) and --explain. */
+/* emit.c: the generated header (constant tables only); its identity is
+ * identity.c's. */
 #include "emit.h"
 #include "bounds.h"
 #include "diag.h"
 #include "explain.h"
 #include "follow.h"
-#include "sha256.h"
+#include "identity.h"
 #include "sysnames.h"
 #include "toggles.h"
 #include "variant.h"
 
-#include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The Makefile defines it; the fuzz harnesses, built without it, say so. */
-#ifndef AIJAIL_VERSION
-#define AIJAIL_VERSION "unversioned"
-#endif
 
 static const char *const var_enum[AJ_VAR_COUNT] = {AJ_VARS(AJ_IDENT_ITEM)};
 static const char *const op_enum[AJ_MOUNT_OP_COUNT] = {AJ_MOUNT_OPS(AJ_IDENT_ITEM)};
@@ -26,9 +21,9 @@ static const char *const toggle_enum[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_IDENT_ITE
 static char *lit(const char *s)
 {
 	if (!s)
-		return xstrdup("0");
+		return ast_strdup("0");
 	size_t n = strlen(s);
-	char *out = xalloc(n * 4 + 3), *d = out;
+	char *out = ast_alloc(n * 4 + 3), *d = out;
 	*d++ = '"';
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '"' || *p == '\\') {
@@ -47,8 +42,8 @@ static char *lit(const char *s)
 
 static char *path_init(const struct m_path *p)
 {
-	return xprintf("{.head = %s, .var = %s, .tail = %s}", lit(p->head), var_enum[p->var],
-	               lit(p->tail));
+	return ast_printf("{.head = %s, .var = %s, .tail = %s}", lit(p->head), var_enum[p->var],
+	                  lit(p->tail));
 }
 
 /* Identical arrays (the same seccomp program in every mode, say) are
@@ -82,10 +77,10 @@ static const char *array(struct out *o, const char *type, const char *body, size
 		if (strcmp(e->body, body) == 0 && strncmp(e->name, type, strlen(type)) == 0 &&
 		    e->name[strlen(type)] == ' ')
 			return e->name + strlen(type) + 1;
-	struct emitted *e = xalloc(sizeof(*e));
-	char *name = xprintf("aj_a%d", o->counter++);
-	e->name = xprintf("%s %s", type, name);
-	e->body = xstrdup(body);
+	struct emitted *e = ast_alloc(sizeof(*e));
+	char *name = ast_printf("aj_a%d", o->counter++);
+	e->name = ast_printf("%s %s", type, name);
+	e->body = ast_strdup(body);
 	e->next = o->arrays;
 	o->arrays = e;
 	fprintf(o->f, "static const %s %s[%zu] = {\n%s};\n", type, name, n, body);
@@ -94,7 +89,7 @@ static const char *array(struct out *o, const char *type, const char *body, size
 
 static char *append(char *acc, const char *fmt, const char *piece)
 {
-	return xprintf("%s%s", acc, xprintf(fmt, piece));
+	return ast_printf("%s%s", acc, ast_printf(fmt, piece));
 }
 
 /* A policy's tmpfs is a scratch directory of the root (AJ_MOUNT_SCRATCH)
@@ -138,11 +133,12 @@ static int mount_rank(const struct m_mount *m)
 
 static char *mount_init(const struct variant *v, const struct m_mount *m)
 {
-	return xprintf("\t{.op = %s, .flags = 0x%x, .mode = 0%o, .landlock = 0x%x, .toggle = %s,\n"
-	               "\t .rank = %d, .path = %s, .target = %s},\n",
-	               op_enum[mount_op(v, m)], m->flags, m->mode, m->landlock,
-	               m->toggle ? xprintf("1 + %s", toggle_enum[m->toggle - 1]) : "0",
-	               mount_rank(m), path_init(&m->path), lit(m->target));
+	return ast_printf(
+	    "\t{.op = %s, .flags = 0x%x, .mode = 0%o, .landlock = 0x%x, .toggle = %s,\n"
+	    "\t .rank = %d, .path = %s, .target = %s},\n",
+	    op_enum[mount_op(v, m)], m->flags, m->mode, m->landlock,
+	    m->toggle ? ast_printf("1 + %s", toggle_enum[m->toggle - 1]) : "0", mount_rank(m),
+	    path_init(&m->path), lit(m->target));
 }
 
 /* Does the variant mount the project itself read-only?  Then --rw is
@@ -163,18 +159,18 @@ bool emit_fits(const struct compiled *c)
 	for (size_t i = 0; i < c->variants.n; i++) {
 		const struct variant *v = &c->variants.v[i];
 		if (v->mounts.n > AJ_MAX_MOUNTS) {
-			error_at(&c->policy->loc,
-			         "variant %s%s%s has %zu mounts; a stub holds at most %d",
-			         v->command[0] ? v->command : "", v->command[0] ? "/" : "", v->mode,
-			         v->mounts.n, AJ_MAX_MOUNTS);
+			diag_error_at(&c->policy->loc,
+			              "variant %s%s%s has %zu mounts; a stub holds at most %d",
+			              v->command[0] ? v->command : "", v->command[0] ? "/" : "",
+			              v->mode, v->mounts.n, AJ_MAX_MOUNTS);
 			return false;
 		}
 		for (size_t k = 0; k < v->mounts.n; k++) {
 			const struct m_mount *m = &v->mounts.v[k];
 			if (mount_rank(m) > UINT8_MAX) {
-				error_at(&m->loc,
-				         "'%s' has %d components; a mount path has at most %d",
-				         m->path.text, components(m->path.text), UINT8_MAX / 2);
+				diag_error_at(
+				    &m->loc, "'%s' has %d components; a mount path has at most %d",
+				    m->path.text, components(m->path.text), UINT8_MAX / 2);
 				return false;
 			}
 		}
@@ -211,7 +207,7 @@ static const char *spans(struct out *o, const struct lines *all, size_t idx, con
 {
 	int mode = (int)(idx % o->c->modes.n), group = (int)(idx / o->c->modes.n);
 	const int level_mode[4] = {-1, mode, -1, -2}, level_group[4] = {-1, -1, group, -2};
-	char *body[4] = {xstrdup(""), xstrdup(""), xstrdup(""), xstrdup("")};
+	char *body[4] = {ast_strdup(""), ast_strdup(""), ast_strdup(""), ast_strdup("")};
 	size_t n[4] = {0};
 	for (size_t k = 0; k < all[idx].n; k++) {
 		const char *line = all[idx].v[k];
@@ -221,14 +217,14 @@ static const char *spans(struct out *o, const struct lines *all, size_t idx, con
 		body[l] = append(body[l], "%s", line);
 		n[l]++;
 	}
-	char *list = xstrdup("");
+	char *list = ast_strdup("");
 	*n_spans = 0;
 	for (int l = 0; l < 4; l++) {
 		if (!n[l])
 			continue;
 		list = append(
 		    list, "%s",
-		    xprintf("\t{.v = %s, .n = %zu},\n", array(o, type, body[l], n[l]), n[l]));
+		    ast_printf("\t{.v = %s, .n = %zu},\n", array(o, type, body[l], n[l]), n[l]));
 		++*n_spans;
 	}
 	*n_spans += n_more;
@@ -243,14 +239,14 @@ static void toggle_env_spans(struct out *o, const struct variant *v, char **keep
                              char **drop, size_t *n_drop)
 {
 	size_t n;
-	const struct toggle_env *te = toggle_envs(&n);
-	*keep = xstrdup("");
-	*drop = xstrdup("");
+	const struct toggle_env *te = toggles_envs(&n);
+	*keep = ast_strdup("");
+	*drop = ast_strdup("");
 	*n_keep = *n_drop = 0;
 	for (int t = 0; t < AJ_TOGGLE_COUNT; t++) {
-		if (!toggle_switchable(v, t))
+		if (!toggles_switchable(v, t))
 			continue;
-		char *body = xstrdup("");
+		char *body = ast_strdup("");
 		size_t all = 0, dropped = 0;
 		for (int pass = 1; pass >= 0; pass--)
 			for (size_t i = 0; i < n; i++)
@@ -262,14 +258,14 @@ static void toggle_env_spans(struct out *o, const struct variant *v, char **keep
 		if (!all)
 			continue;
 		const char *a = array(o, "char *const", body, all);
-		*keep = append(
-		    *keep, "%s",
-		    xprintf("\t{.v = %s, .n = %zu, .toggle = 1 + %s},\n", a, all, toggle_enum[t]));
+		*keep = append(*keep, "%s",
+		               ast_printf("\t{.v = %s, .n = %zu, .toggle = 1 + %s},\n", a, all,
+		                          toggle_enum[t]));
 		++*n_keep;
 		if (dropped) {
 			*drop = append(*drop, "%s",
-			               xprintf("\t{.v = %s, .n = %zu, .toggle = 1 + %s},\n", a,
-			                       dropped, toggle_enum[t]));
+			               ast_printf("\t{.v = %s, .n = %zu, .toggle = 1 + %s},\n", a,
+			                          dropped, toggle_enum[t]));
 			++*n_drop;
 		}
 	}
@@ -277,16 +273,17 @@ static void toggle_env_spans(struct out *o, const struct variant *v, char **keep
 
 static char *steps_body(const struct m_step *st, size_t n)
 {
-	char *b = xstrdup("");
+	char *b = ast_strdup("");
 	for (size_t i = 0; i < n; i++) {
 		const struct aj_step *s = &st[i].s;
 		b = append(
 		    b, "%s",
-		    xprintf("\t{.op = %u, .flags = 0x%x, .kind = %u, .first = %u, .min = %u, "
-		            ".max = %u, .la = %u, .lb = %u,\n"
-		            "\t .a = %s, .b = %s, .next = 0x%llxULL, .pattern = %u},\n",
-		            s->op, s->flags, s->kind, s->first, s->min, s->max, s->la, s->lb,
-		            lit(st[i].a), lit(st[i].b), (unsigned long long)s->next, s->pattern));
+		    ast_printf("\t{.op = %u, .flags = 0x%x, .kind = %u, .first = %u, .min = %u, "
+		               ".max = %u, .la = %u, .lb = %u,\n"
+		               "\t .a = %s, .b = %s, .next = 0x%llxULL, .pattern = %u},\n",
+		               s->op, s->flags, s->kind, s->first, s->min, s->max, s->la, s->lb,
+		               lit(st[i].a), lit(st[i].b), (unsigned long long)s->next,
+		               s->pattern));
 	}
 	return b;
 }
@@ -299,31 +296,31 @@ static char *scan_init(struct out *o, const struct m_scan *sc, int depth, int bo
 	    array(o, "struct aj_step", steps_body(sc->floating.v, sc->floating.n), sc->floating.n);
 	const char *st =
 	    array(o, "struct aj_step", steps_body(sc->steps.v, sc->steps.n), sc->steps.n);
-	char *b = xstrdup("");
+	char *b = ast_strdup("");
 	for (size_t i = 0; i < sc->sets.n; i++) {
 		b = append(b, "%s", "\t");
 		for (int j = 0; j < 32; j++)
-			b = append(b, "%s", xprintf("0x%02x,", sc->sets.v[i][j]));
+			b = append(b, "%s", ast_printf("0x%02x,", sc->sets.v[i][j]));
 		b = append(b, "%s", "\n");
 	}
 	const char *sets = array(o, "uint8_t", b, sc->sets.n * 32);
-	b = xstrdup("");
+	b = ast_strdup("");
 	for (size_t i = 0; i < sc->texts.n; i++)
 		b = append(b, "\t%s,\n", lit(sc->texts.v[i]));
 	const char *texts = array(o, "char *const", b, sc->texts.n);
-	b = xstrdup("");
+	b = ast_strdup("");
 	for (size_t i = 0; i < sc->guards.n; i++)
 		b = append(b, "\t%s,\n", lit(sc->guards.v[i]));
 	const char *guards = array(o, "char *const", b, sc->guards.n);
-	b = xprintf("\t{.floating = %s, .n_floating = %zu,\n"
-	            "\t .steps = %s, .n_steps = %zu, .start = 0x%llxULL,\n"
-	            "\t .sets = %s, .n_sets = %zu,\n"
-	            "\t .patterns = %s, .n_patterns = %zu,\n"
-	            "\t .guards = %s, .n_guards = %zu,\n"
-	            "\t .depth = %d, .bound = %d},\n",
-	            fl, sc->floating.n, st, sc->steps.n, (unsigned long long)sc->start, sets,
-	            sc->sets.n, texts, sc->texts.n, guards, sc->guards.n, depth, bound);
-	return xstrdup(array(o, "struct aj_scan", b, 1));
+	b = ast_printf("\t{.floating = %s, .n_floating = %zu,\n"
+	               "\t .steps = %s, .n_steps = %zu, .start = 0x%llxULL,\n"
+	               "\t .sets = %s, .n_sets = %zu,\n"
+	               "\t .patterns = %s, .n_patterns = %zu,\n"
+	               "\t .guards = %s, .n_guards = %zu,\n"
+	               "\t .depth = %d, .bound = %d},\n",
+	               fl, sc->floating.n, st, sc->steps.n, (unsigned long long)sc->start, sets,
+	               sc->sets.n, texts, sc->texts.n, guards, sc->guards.n, depth, bound);
+	return ast_strdup(array(o, "struct aj_scan", b, 1));
 }
 
 /* array() for follow.c, which names the followed tool's rows by it. */
@@ -348,97 +345,101 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 
 	const char *scan = scan_init(o, &v->scan, v->scan_depth, v->scan_bound);
 
-	b = xstrdup("");
+	b = ast_strdup("");
 	for (size_t i = 0; i < v->landlock_rules.n; i++)
 		b = append(b, "%s",
-		           xprintf("\t{.path = %s, .access = 0x%llxULL, .flags = 0x%x},\n",
-		                   path_init(&v->landlock_paths.v[i]),
-		                   (unsigned long long)v->landlock_rules.v[i].access,
-		                   v->landlock_rules.v[i].flags));
+		           ast_printf("\t{.path = %s, .access = 0x%llxULL, .flags = 0x%x},\n",
+		                      path_init(&v->landlock_paths.v[i]),
+		                      (unsigned long long)v->landlock_rules.v[i].access,
+		                      v->landlock_rules.v[i].flags));
 	const char *ll = array(o, "struct aj_landlock_rule", b, v->landlock_rules.n);
 
-	b = xstrdup("");
+	b = ast_strdup("");
 	for (size_t i = 0; i < v->env_set.n; i++)
 		b = append(b, "%s",
-		           xprintf("\t{.name = %s, .value = %s},\n", lit(v->env_set.v[i].name),
-		                   path_init(&v->env_set.v[i].value)));
+		           ast_printf("\t{.name = %s, .value = %s},\n", lit(v->env_set.v[i].name),
+		                      path_init(&v->env_set.v[i].value)));
 	const char *set = array(o, "struct aj_env_set", b, v->env_set.n);
 
-	b = xstrdup("");
+	b = ast_strdup("");
 	for (size_t i = 0; i < v->rlimits.n; i++)
 		b = append(
 		    b, "%s",
-		    xprintf("\t{.resource = %d, .soft = 0x%llxULL, .hard = 0x%llxULL}, /* %s */\n",
-		            v->rlimits.v[i].resource, (unsigned long long)v->rlimits.v[i].soft,
-		            (unsigned long long)v->rlimits.v[i].hard, v->rlimits.v[i].name));
+		    ast_printf(
+		        "\t{.resource = %d, .soft = 0x%llxULL, .hard = 0x%llxULL}, /* %s */\n",
+		        v->rlimits.v[i].resource, (unsigned long long)v->rlimits.v[i].soft,
+		        (unsigned long long)v->rlimits.v[i].hard, v->rlimits.v[i].name));
 	const char *rl = array(o, "struct aj_rlimit", b, v->rlimits.n);
 
-	char *filters = xstrdup("");
+	char *filters = ast_strdup("");
 	for (size_t f = 0; f < v->filters.n; f++) {
 		const struct m_filter *mf = &v->filters.v[f];
-		b = xstrdup("");
+		b = ast_strdup("");
 		for (size_t i = 0; i < mf->insns.n; i++) {
 			const struct aj_bpf_insn *x = &mf->insns.v[i];
-			b = append(b, "%s",
-			           xprintf("\t{.code = 0x%04x, .jt = %u, .jf = %u, .k = 0x%08x},\n",
-			                   x->code, x->jt, x->jf, x->k));
+			b = append(
+			    b, "%s",
+			    ast_printf("\t{.code = 0x%04x, .jt = %u, .jf = %u, .k = 0x%08x},\n",
+			               x->code, x->jt, x->jf, x->k));
 		}
-		filters =
-		    xprintf("%s\t{.insns = %s, .n = %zu}, /* %s */\n", filters,
-		            array(o, "struct aj_bpf_insn", b, mf->insns.n), mf->insns.n, mf->role);
+		filters = ast_printf("%s\t{.insns = %s, .n = %zu}, /* %s */\n", filters,
+		                     array(o, "struct aj_bpf_insn", b, mf->insns.n), mf->insns.n,
+		                     mf->role);
 	}
 	const char *fl = array(o, "struct aj_filter", filters, v->filters.n);
-	b = xstrdup("");
-	char *names = xstrdup("");
+	b = ast_strdup("");
+	char *names = ast_strdup("");
 	for (size_t i = 0; i < v->refused.n; i++) {
-		b = append(b, "%s", xprintf("%d, ", v->refused.v[i]));
-		names = xprintf("%s%s%s", names, i ? " " : "", nr_name(v->refused.v[i]));
+		b = append(b, "%s", ast_printf("%d, ", v->refused.v[i]));
+		names =
+		    ast_printf("%s%s%s", names, i ? " " : "", sysnames_nr_name(v->refused.v[i]));
 	}
 	const char *refused =
 	    v->refused.n
-	        ? xprintf("\t\t.refused = %s, .n_refused = %zu,\n\t\t.refused_names = %s,\n",
-	                  array(o, "uint16_t", xprintf("\t%s\n", b), v->refused.n), v->refused.n,
-	                  lit(names))
+	        ? ast_printf("\t\t.refused = %s, .n_refused = %zu,\n\t\t.refused_names = %s,\n",
+	                     array(o, "uint16_t", ast_printf("\t%s\n", b), v->refused.n),
+	                     v->refused.n, lit(names))
 	        : "";
 	const char *follow = follow_init(v->n_hosts ? v->follow : AJ_FOLLOW_NONE, follow_array, o);
-	b = xstrdup("");
+	b = ast_strdup("");
 	for (int i = 0; i < v->n_hosts; i++)
 		b = append(b, "\t%s,\n", lit(v->hosts[i]));
 	const char *hosts =
 	    v->n_hosts
-	        ? xprintf("\t\t.hosts = %s, .n_hosts = %d, .n_followed = %d, .follow = %s,\n",
-	                  array(o, "char *const", b, (size_t)v->n_hosts), v->n_hosts, v->n_followed,
-	                  follow)
+	        ? ast_printf("\t\t.hosts = %s, .n_hosts = %d, .n_followed = %d, .follow = %s,\n",
+	                     array(o, "char *const", b, (size_t)v->n_hosts), v->n_hosts,
+	                     v->n_followed, follow)
 	        : "";
-	b = xstrdup("");
+	b = ast_strdup("");
 	for (size_t i = 0; i < v->forwards.n; i++)
 		b = append(b, "%s",
-		           xprintf("\t{.port = %u, .v6 = %d},\n", v->forwards.v[i].port,
-		                   v->forwards.v[i].v6));
+		           ast_printf("\t{.port = %u, .v6 = %d},\n", v->forwards.v[i].port,
+		                      v->forwards.v[i].v6));
 	const char *forwards =
-	    v->forwards.n ? xprintf("\t\t.forwards = %s, .n_forwards = %zu,\n",
-	                            array(o, "struct aj_forward", b, v->forwards.n), v->forwards.n)
-	                  : "";
-	b = xstrdup("");
+	    v->forwards.n
+	        ? ast_printf("\t\t.forwards = %s, .n_forwards = %zu,\n",
+	                     array(o, "struct aj_forward", b, v->forwards.n), v->forwards.n)
+	        : "";
+	b = ast_strdup("");
 	for (size_t i = 0; i < v->publishes.n; i++)
 		b = append(b, "%s",
-		           xprintf("\t{.addr = 0x%08xU, .host_port = %u, .port = %u},\n",
-		                   (unsigned)v->publishes.v[i].addr, v->publishes.v[i].host_port,
-		                   v->publishes.v[i].port));
+		           ast_printf("\t{.addr = 0x%08xU, .host_port = %u, .port = %u},\n",
+		                      (unsigned)v->publishes.v[i].addr, v->publishes.v[i].host_port,
+		                      v->publishes.v[i].port));
 	const char *publishes =
 	    v->publishes.n
-	        ? xprintf("\t\t.publishes = %s, .n_publishes = %zu,\n",
-	                  array(o, "struct aj_publish", b, v->publishes.n), v->publishes.n)
+	        ? ast_printf("\t\t.publishes = %s, .n_publishes = %zu,\n",
+	                     array(o, "struct aj_publish", b, v->publishes.n), v->publishes.n)
 	        : "";
 	const char *memory = v->memory & AJ_MEMORY_PERCENT
-	                         ? xprintf("AJ_MEMORY_PERCENT | %llu,",
-	                                   (unsigned long long)(v->memory & ~AJ_MEMORY_PERCENT))
-	                         : xprintf("%lluULL, /* %s */", (unsigned long long)v->memory,
-	                                   limit_memory_text(v->memory));
+	                         ? ast_printf("AJ_MEMORY_PERCENT | %llu,",
+	                                      (unsigned long long)(v->memory & ~AJ_MEMORY_PERCENT))
+	                         : ast_printf("%lluULL, /* %s */", (unsigned long long)v->memory,
+	                                      bounds_memory_text(v->memory));
 
 	/* One line of the initialiser each: a field, or a pointer and its count. */
-	char *s = xstrdup("\t{\n");
-#define LINE(...) s = xprintf("%s\t\t%s\n", s, xprintf(__VA_ARGS__))
+	char *s = ast_strdup("\t{\n");
+#define LINE(...) s = ast_printf("%s\t\t%s\n", s, ast_printf(__VA_ARGS__))
 	LINE(".mode = %s,", lit(v->mode));
 	LINE(".command = %s,", lit(v->command));
 	LINE(".hostname = %s,", lit(v->hostname));
@@ -464,7 +465,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	if (v->userns)
 		LINE(".userns = %d,", v->userns);
 #undef LINE
-	*init = xprintf("%s%s%s%s%s\t},\n", s, hosts, forwards, publishes, refused);
+	*init = ast_printf("%s%s%s%s%s\t},\n", s, hosts, forwards, publishes, refused);
 }
 
 /* Everything of the header but its first comment and the identity: what
@@ -478,17 +479,17 @@ static bool emit_tables(FILE *f, const struct compiled *c)
 	        "#include \"include/aj_table.h\"\n"
 	        "#if AJ_ABI != %d\n#error \"generated for another AJ_ABI\"\n#endif\n"
 	        "#ifndef __%s__\n#error \"generated for %s (aijail-compile --arch)\"\n#endif\n\n",
-	        AJ_ABI, target_arch_name(), target_arch_name());
-	o.mounts = xalloc((c->variants.n + 1) * sizeof(*o.mounts));
-	o.keep = xalloc((c->variants.n + 1) * sizeof(*o.keep));
-	o.drop = xalloc((c->variants.n + 1) * sizeof(*o.drop));
+	        AJ_ABI, sysnames_target_arch_name(), sysnames_target_arch_name());
+	o.mounts = ast_alloc((c->variants.n + 1) * sizeof(*o.mounts));
+	o.keep = ast_alloc((c->variants.n + 1) * sizeof(*o.keep));
+	o.drop = ast_alloc((c->variants.n + 1) * sizeof(*o.drop));
 	for (size_t i = 0; i < c->variants.n; i++) {
 		const struct variant *v = &c->variants.v[i];
 		o.mounts[i] =
-		    (struct lines){xalloc((v->mounts.n + 1) * sizeof(char *)), v->mounts.n};
+		    (struct lines){ast_alloc((v->mounts.n + 1) * sizeof(char *)), v->mounts.n};
 		/* In the order of the rank, and as the variant has them
 		 * between equal ranks (aj_table.h). */
-		size_t *order = xalloc((v->mounts.n + 1) * sizeof(*order));
+		size_t *order = ast_alloc((v->mounts.n + 1) * sizeof(*order));
 		for (size_t k = 0; k < v->mounts.n; k++) {
 			size_t j = k;
 			for (; j > 0 &&
@@ -500,19 +501,19 @@ static bool emit_tables(FILE *f, const struct compiled *c)
 		for (size_t k = 0; k < v->mounts.n; k++)
 			o.mounts[i].v[k] = mount_init(v, &v->mounts.v[order[k]]);
 		o.keep[i] =
-		    (struct lines){xalloc((v->env_keep.n + 1) * sizeof(char *)), v->env_keep.n};
+		    (struct lines){ast_alloc((v->env_keep.n + 1) * sizeof(char *)), v->env_keep.n};
 		for (size_t k = 0; k < v->env_keep.n; k++)
-			o.keep[i].v[k] = xprintf("\t%s,\n", lit(v->env_keep.v[k].pattern));
+			o.keep[i].v[k] = ast_printf("\t%s,\n", lit(v->env_keep.v[k].pattern));
 		o.drop[i] =
-		    (struct lines){xalloc((v->env_drop.n + 1) * sizeof(char *)), v->env_drop.n};
+		    (struct lines){ast_alloc((v->env_drop.n + 1) * sizeof(char *)), v->env_drop.n};
 		for (size_t k = 0; k < v->env_drop.n; k++)
-			o.drop[i].v[k] = xprintf("\t%s,\n", lit(v->env_drop.v[k].pattern));
+			o.drop[i].v[k] = ast_printf("\t%s,\n", lit(v->env_drop.v[k].pattern));
 	}
-	char *variants = xstrdup("");
+	char *variants = ast_strdup("");
 	for (size_t i = 0; i < c->variants.n; i++) {
 		char *init;
 		emit_variant(&o, i, &init);
-		variants = xprintf("%s%s", variants, init);
+		variants = ast_printf("%s%s", variants, init);
 	}
 	fprintf(f, "\nstatic const struct aj_variant aj_variants[%zu] = {\n%s};\n", c->variants.n,
 	        variants);
@@ -540,20 +541,21 @@ static bool emit_tables(FILE *f, const struct compiled *c)
 			fprintf(f, "%s%s", i ? ", " : "", lit(c->exec_args.v[i]));
 		fprintf(f, "};\n");
 	}
-	fprintf(f,
-	        "\nstatic const struct aj_policy aj_policy = {\n"
-	        "\t.abi = AJ_ABI,\n\t.name = %s,\n\t.progname = %s,\n\t.mode_env = %s,\n"
-	        "\t.exec = %s,\n"
-	        "\t.exec_args = %s, .n_exec_args = %zu,\n"
-	        "\t.modes = aj_modes, .n_modes = %zu,\n\t.default_mode = %d,\n"
-	        "\t.triggers = %s, .n_triggers = %zu,\n"
-	        "\t.commands = %s, .n_commands = %zu,\n"
-	        "\t.n_groups = %zu,\n\t.variants = aj_variants,\n",
-	        lit(c->policy->name),
-	        lit(strcmp(c->policy->name, "jail") ? xprintf("jail-%s", c->policy->name) : "jail"),
-	        lit(M_MODE_ENV), lit(c->exec), c->exec_args.n ? "aj_exec_args" : "0",
-	        c->exec_args.n, c->modes.n, c->default_mode, c->triggers.n ? "aj_triggers" : "0",
-	        c->triggers.n, c->commands.n ? "aj_commands" : "0", c->commands.n, c->groups.n);
+	fprintf(
+	    f,
+	    "\nstatic const struct aj_policy aj_policy = {\n"
+	    "\t.abi = AJ_ABI,\n\t.name = %s,\n\t.progname = %s,\n\t.mode_env = %s,\n"
+	    "\t.exec = %s,\n"
+	    "\t.exec_args = %s, .n_exec_args = %zu,\n"
+	    "\t.modes = aj_modes, .n_modes = %zu,\n\t.default_mode = %d,\n"
+	    "\t.triggers = %s, .n_triggers = %zu,\n"
+	    "\t.commands = %s, .n_commands = %zu,\n"
+	    "\t.n_groups = %zu,\n\t.variants = aj_variants,\n",
+	    lit(c->policy->name),
+	    lit(strcmp(c->policy->name, "jail") ? ast_printf("jail-%s", c->policy->name) : "jail"),
+	    lit(M_MODE_ENV), lit(c->exec), c->exec_args.n ? "aj_exec_args" : "0", c->exec_args.n,
+	    c->modes.n, c->default_mode, c->triggers.n ? "aj_triggers" : "0", c->triggers.n,
+	    c->commands.n ? "aj_commands" : "0", c->commands.n, c->groups.n);
 	return !ferror(f);
 }
 
@@ -562,44 +564,10 @@ static char *tables(const struct compiled *c, size_t *len)
 	char *buf = NULL;
 	FILE *m = open_memstream(&buf, len);
 	if (!m || !emit_tables(m, c) || fclose(m) != 0) {
-		error_plain("cannot write the tables: out of memory");
+		diag_error("cannot write the tables: out of memory");
 		exit(1);
 	}
 	return buf;
-}
-
-/* What wrote the tables: this compiler, and the libseccomp it runs with,
- * since that library builds the seccomp program and two of its versions
- * emit different programs from the same rules (2.5.4 and 2.6.0 differ by
- * one instruction on a policy).  The library loaded at run time, not the
- * one compiled against: a Debian upgrade swaps it under the binary. */
-const char *emit_maker(void)
-{
-	/* A buffer of its own, not the arena: the fuzz target frees the arena
-	 * after every input, and the maker outlives them all. */
-	static char maker[96];
-	if (!maker[0]) {
-		const struct scmp_version *v = seccomp_version();
-		if (v)
-			snprintf(maker, sizeof(maker), "aijail-compile %s, libseccomp %u.%u.%u",
-			         AIJAIL_VERSION, v->major, v->minor, v->micro);
-		else
-			snprintf(maker, sizeof(maker), "aijail-compile %s", AIJAIL_VERSION);
-	}
-	return maker;
-}
-
-/* The policy's identity: the SHA-256 of its tables as emitted (the same
- * tables, the same identity, whichever file or folder they came from),
- * and what wrote them. */
-static char *identity_of(const char *buf, size_t len)
-{
-	uint8_t h[SHA256_LEN];
-	char hex[2 * SHA256_LEN + 1];
-	sha256(buf, len, h);
-	for (int i = 0; i < SHA256_LEN; i++)
-		sprintf(hex + 2 * i, "%02x", h[i]);
-	return xprintf("sha256:%s (%s)", hex, emit_maker());
 }
 
 char *emit_identity(const struct compiled *c)
@@ -621,7 +589,8 @@ bool emit_header(FILE *f, const struct compiled *c, const char *source)
 	fprintf(f,
 	        "/* Generated by %s from %s: do not edit.\n"
 	        " * Policy '%s': %zu command group(s) x %zu mode(s). */\n",
-	        emit_maker(), slash ? slash + 1 : source, c->policy->name, c->groups.n, c->modes.n);
+	        identity_maker(), slash ? slash + 1 : source, c->policy->name, c->groups.n,
+	        c->modes.n);
 	fwrite(buf, 1, len, f);
 	fprintf(f, "\t.identity = %s,\n};\n", lit(identity_of(buf, len)));
 	free(buf);

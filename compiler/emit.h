@@ -10,6 +10,5 @@ bool emit_fits(const struct compiled *c);
 bool emit_header(FILE *f, const struct compiled *c, const char *source);
 /* "sha256:HEX (aijail-compile VERSION, libseccomp V)" */
 char *emit_identity(const struct compiled *c);
-const char *emit_maker(void); /* "aijail-compile VERSION, libseccomp V" */
 
 #endif

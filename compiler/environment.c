@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool env_name_ok(const char *n, bool glob)
+bool environment_name_ok(const char *n, bool glob)
 {
 	if (!*n)
 		return false;
@@ -25,15 +25,15 @@ bool env_name_ok(const char *n, bool glob)
 	return true;
 }
 
-void env_list_add(m_env_list *l, const char *pattern, const struct loc *loc)
+void environment_list_add(m_env_list *l, const char *pattern, const struct loc *loc)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->v[i].pattern, pattern) == 0)
 			return;
-	VEC_PUSH(*l, ((struct m_env_pattern){xstrdup(pattern), loc ? *loc : (struct loc){0}}));
+	VEC_PUSH(*l, ((struct m_env_pattern){ast_strdup(pattern), loc ? *loc : (struct loc){0}}));
 }
 
-void env_set_put(struct variant *v, const struct m_env_set *e)
+void environment_set_put(struct variant *v, const struct m_env_set *e)
 {
 	for (size_t i = 0; i < v->env_set.n; i++) {
 		if (strcmp(v->env_set.v[i].name, e->name) == 0) {
@@ -60,35 +60,35 @@ static const struct change *named_before(const struct lowering *lw, enum change_
 static bool lower_set(struct lowering *lw, const struct atom *a)
 {
 	if (a->kind != ATOM_ASSIGN) {
-		error_at(&a->loc, "expected NAME=VALUE after 'env set'");
+		diag_error_at(&a->loc, "expected NAME=VALUE after 'env set'");
 		return false;
 	}
-	if (!env_name_ok(a->text, false)) {
-		error_at(&a->loc, "'%s' is not a valid variable name", a->text);
+	if (!environment_name_ok(a->text, false)) {
+		diag_error_at(&a->loc, "'%s' is not a valid variable name", a->text);
 		return false;
 	}
 	const struct atom *val = a->value;
 	struct m_env_set e = {.name = a->text, .loc = a->loc};
 	const char *text =
-	    val->kind == ATOM_NUMBER ? xprintf("%llu", (unsigned long long)val->num) : val->text;
+	    val->kind == ATOM_NUMBER ? ast_printf("%llu", (unsigned long long)val->num) : val->text;
 	if (!text || !path_parse(text, &val->loc, false, &e.value))
 		return false;
 	const struct change *c = named_before(lw, CH_ENV_SET, a->text);
 	if (c) {
-		error_at(&a->loc, "this variable is already set in this block");
-		note_at(&c->loc, "first given here");
+		diag_error_at(&a->loc, "this variable is already set in this block");
+		diag_note_at(&c->loc, "first given here");
 		return false;
 	}
 	VEC_PUSH(*lw->out, ((struct change){.kind = CH_ENV_SET, .loc = a->loc, .env_set = e}));
 	return true;
 }
 
-bool env_lower(struct lowering *lw, const struct stmt *s)
+bool environment_lower(struct lowering *lw, const struct stmt *s)
 {
 	static const char *const verbs[] = {"keep", "set", "drop"};
-	if (!want_args(s, 2, -1, "env keep NAME…; env drop NAME…; or env set NAME=VALUE…;"))
+	if (!args_want(s, 2, -1, "env keep NAME…; env drop NAME…; or env set NAME=VALUE…;"))
 		return false;
-	int verb = choose(s->args, "env verb", verbs, N(verbs));
+	int verb = args_choose(s->args, "env verb", verbs, N(verbs));
 	if (verb < 0)
 		return false;
 	bool ok = true;
@@ -97,25 +97,25 @@ bool env_lower(struct lowering *lw, const struct stmt *s)
 			ok = lower_set(lw, a) && ok;
 			continue;
 		}
-		const char *n = word_of(a);
-		if (!n || !env_name_ok(n, true)) {
-			error_at(&a->loc, "expected a variable name or pattern (quote "
-			                  "patterns: \"LC_*\")");
+		const char *n = args_word_of(a);
+		if (!n || !environment_name_ok(n, true)) {
+			diag_error_at(&a->loc, "expected a variable name or pattern (quote "
+			                       "patterns: \"LC_*\")");
 			ok = false;
 			continue;
 		}
 		enum change_kind kind = verb == 0 ? CH_ENV_KEEP : CH_ENV_DROP;
 		const struct change *c = named_before(lw, kind, n);
 		if (c) {
-			error_at(&a->loc, verb == 0
-			                      ? "this variable is already kept in this block"
-			                      : "this variable is already dropped in this block");
-			note_at(&c->loc, "first given here");
+			diag_error_at(&a->loc,
+			              verb == 0 ? "this variable is already kept in this block"
+			                        : "this variable is already dropped in this block");
+			diag_note_at(&c->loc, "first given here");
 			ok = false;
 			continue;
 		}
 		struct change k = {.kind = kind, .loc = a->loc};
-		k.env = (struct m_env_pattern){xstrdup(n), a->loc};
+		k.env = (struct m_env_pattern){ast_strdup(n), a->loc};
 		VEC_PUSH(*lw->out, k);
 	}
 	return ok;

@@ -7,11 +7,11 @@
 struct lowering; /* changes.h: the handlers' side */
 
 /* A variable's name, or with glob a pattern of '*' and '?'. */
-bool env_name_ok(const char *n, bool glob);
-bool env_lower(struct lowering *lw, const struct stmt *s);
+bool environment_name_ok(const char *n, bool glob);
+bool environment_lower(struct lowering *lw, const struct stmt *s);
 /* Adds a keep or drop pattern unless the list has it. */
-void env_list_add(m_env_list *l, const char *pattern, const struct loc *loc);
+void environment_list_add(m_env_list *l, const char *pattern, const struct loc *loc);
 /* Sets a variable, replacing an earlier value. */
-void env_set_put(struct variant *v, const struct m_env_set *e);
+void environment_set_put(struct variant *v, const struct m_env_set *e);
 
 #endif

@@ -13,7 +13,7 @@ static const char *action_text(int action)
 		return "allow";
 	if (action == M_ACT_KILL)
 		return "kill";
-	return errno_name(action);
+	return sysnames_errno_name(action);
 }
 
 /* The shape of a one-condition rule, for merging: a bit test (the
@@ -39,24 +39,25 @@ static char *rule_summary(const struct m_rule *r, size_t n)
 {
 	int shape = cond_shape(r);
 	if (!shape)
-		return xstrdup(r->text);
-	char *t = xprintf("%s(", r->name);
+		return ast_strdup(r->text);
+	char *t = ast_printf("%s(", r->name);
 	for (int a = 0; a < r->cmp[0].arg; a++)
-		t = xprintf("%s*, ", t);
+		t = ast_printf("%s*, ", t);
 	if (shape == '&') {
 		uint64_t bits = 0;
 		for (size_t k = 0; k < n; k++)
 			bits |= r[k].cmp[0].value;
-		return xprintf("%s& 0x%llx)", t, (unsigned long long)bits);
+		return ast_printf("%s& 0x%llx)", t, (unsigned long long)bits);
 	}
 	if (shape == '!')
-		return xprintf("%s!= 0x%llx)", t, (unsigned long long)r->cmp[0].value);
+		return ast_printf("%s!= 0x%llx)", t, (unsigned long long)r->cmp[0].value);
 	if (n == 1)
-		return xprintf("%s0x%llx)", t, (unsigned long long)r->cmp[0].value);
-	t = xprintf("%sin {", t);
+		return ast_printf("%s0x%llx)", t, (unsigned long long)r->cmp[0].value);
+	t = ast_printf("%sin {", t);
 	for (size_t k = 0; k < n; k++)
-		t = xprintf("%s%s0x%llx", t, k ? ", " : "", (unsigned long long)r[k].cmp[0].value);
-	return xprintf("%s})", t);
+		t = ast_printf("%s%s0x%llx", t, k ? ", " : "",
+		               (unsigned long long)r[k].cmp[0].value);
+	return ast_printf("%s})", t);
 }
 
 /* What --jail-explain prints: the default, how many calls an allowlist
@@ -68,11 +69,11 @@ char *explain_summary(const struct variant *v)
 	size_t allows = 0;
 	for (size_t i = 0; i < v->rules.n; i++)
 		allows += v->rules.v[i].action == M_ACT_ALLOW;
-	char *s = xprintf("default %s%s\n", action_text(v->sys_default),
-	                  v->sys_default == M_ACT_ALLOW ? " (denylist)" : " (allowlist)");
+	char *s = ast_printf("default %s%s\n", action_text(v->sys_default),
+	                     v->sys_default == M_ACT_ALLOW ? " (denylist)" : " (allowlist)");
 	if (v->sys_default != M_ACT_ALLOW)
-		s = xprintf("%sallow: %zu rules (aijail-compile --explain lists them)\n", s,
-		            allows);
+		s = ast_printf("%sallow: %zu rules (aijail-compile --explain lists them)\n", s,
+		               allows);
 	for (size_t i = 0; i < v->rules.n; i++) {
 		int act = v->rules.v[i].action;
 		bool seen = act == M_ACT_ALLOW;
@@ -82,7 +83,7 @@ char *explain_summary(const struct variant *v)
 			continue;
 		const char *head = action_text(act);
 		size_t indent = strlen(head) + 1, col = indent;
-		s = xprintf("%s%s:", s, head);
+		s = ast_printf("%s%s:", s, head);
 		for (size_t k = i; k < v->rules.n;) {
 			const struct m_rule *r = &v->rules.v[k];
 			size_t n = 1;
@@ -97,19 +98,19 @@ char *explain_summary(const struct variant *v)
 				n++;
 			char *text = rule_summary(r, n);
 			if (col > indent && col + 1 + strlen(text) > 76) {
-				s = xprintf("%s\n%*s", s, (int)indent, "");
+				s = ast_printf("%s\n%*s", s, (int)indent, "");
 				col = indent;
 			}
-			s = xprintf("%s %s", s, text);
+			s = ast_printf("%s %s", s, text);
 			col += 1 + strlen(text);
 			k += n;
 		}
-		s = xprintf("%s\n", s);
+		s = ast_printf("%s\n", s);
 	}
 	return s;
 }
 
-void explain(FILE *f, const struct compiled *c)
+void explain_print(FILE *f, const struct compiled *c)
 {
 	fprintf(f, "policy %s: exec %s", c->policy->name, c->exec ? c->exec : "(the command line)");
 	for (size_t i = 0; i < c->exec_args.n; i++)
@@ -127,14 +128,14 @@ void explain(FILE *f, const struct compiled *c)
 		        v->command[0] ? "/" : "", v->mode);
 		fprintf(f, "  default action: %s; deny rules win over allow rules\n",
 		        action_text(v->sys_default));
-		if (target_arch() == SCMP_ARCH_X86_64)
+		if (sysnames_target_arch() == SCMP_ARCH_X86_64)
 			fprintf(f, "  architecture: native x86_64 only; x32 and i386 (int 0x80) "
 			           "calls kill the process\n");
 		else
 			fprintf(f,
 			        "  architecture: native %s only; other calls (AArch32) kill the "
 			        "process\n",
-			        target_arch_name());
+			        sysnames_target_arch_name());
 		fprintf(f, "  numbers unknown to libseccomp %d.%d.%d (above its table): %s\n",
 		        SCMP_VER_MAJOR, SCMP_VER_MINOR, SCMP_VER_MICRO,
 		        v->sys_default == M_ACT_ALLOW ? "allowed unless named as syscall[N]"

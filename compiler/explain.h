@@ -11,6 +11,6 @@ struct variant; /* variant.h */
 /* What --jail-explain prints of the filter (aj_variant.seccomp_summary). */
 char *explain_summary(const struct variant *v);
 /* --explain: every variant's filters and rules. */
-void explain(FILE *f, const struct compiled *c);
+void explain_print(FILE *f, const struct compiled *c);
 
 #endif

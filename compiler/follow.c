@@ -120,7 +120,7 @@ const struct aj_follow_conf *follow_conf(int tool)
  * a C literal would have to escape. */
 static const char *q(const char *s)
 {
-	return s ? xprintf("\"%s\"", s) : "0";
+	return s ? ast_printf("\"%s\"", s) : "0";
 }
 
 const char *follow_init(int tool, follow_array_fn *array, void *o)
@@ -131,24 +131,24 @@ const char *follow_init(int tool, follow_array_fn *array, void *o)
 	if (!c)
 		return "0";
 	for (size_t i = 0; i < c->n_envs; i++)
-		envs = xprintf("%s\t{.name = %s, .replaces = %u},\n", envs, q(c->envs[i].name),
-		               c->envs[i].replaces);
+		envs = ast_printf("%s\t{.name = %s, .replaces = %u},\n", envs, q(c->envs[i].name),
+		                  c->envs[i].replaces);
 	for (size_t i = 0; i < c->n_keys; i++)
-		keys = xprintf("%s\t{.section = %s, .key = %s, .replaces = %u, .suffix = %u},\n",
-		               keys, q(c->keys[i].section), q(c->keys[i].key), c->keys[i].replaces,
-		               c->keys[i].suffix);
+		keys = ast_printf("%s\t{.section = %s, .key = %s, .replaces = %u, .suffix = %u},\n",
+		                  keys, q(c->keys[i].section), q(c->keys[i].key),
+		                  c->keys[i].replaces, c->keys[i].suffix);
 	for (size_t i = 0; i < c->n_files; i++)
-		files = xprintf("%s\t{.dir_env = %s, .home_dir = %s, .tail = %s, .var = %s},\n",
-		                files, q(c->files[i].dir_env), q(c->files[i].home_dir),
-		                q(c->files[i].tail), q(c->files[i].var));
+		files = ast_printf("%s\t{.dir_env = %s, .home_dir = %s, .tail = %s, .var = %s},\n",
+		                   files, q(c->files[i].dir_env), q(c->files[i].home_dir),
+		                   q(c->files[i].tail), q(c->files[i].var));
 	/* One after the other: the arrays' names follow the order they are
 	 * written in. */
 	const char *e = array(o, "struct aj_follow_env", envs, c->n_envs);
 	const char *k = array(o, "struct aj_follow_key", keys, c->n_keys);
 	const char *f = array(o, "struct aj_follow_file", files, c->n_files);
 	return array(o, "struct aj_follow_conf",
-	             xprintf("\t{.envs = %s, .n_envs = %u,\n\t .keys = %s, .n_keys = %u,\n"
-	                     "\t .files = %s, .n_files = %u},\n",
-	                     e, c->n_envs, k, c->n_keys, f, c->n_files),
+	             ast_printf("\t{.envs = %s, .n_envs = %u,\n\t .keys = %s, .n_keys = %u,\n"
+	                        "\t .files = %s, .n_files = %u},\n",
+	                        e, c->n_envs, k, c->n_keys, f, c->n_files),
 	             1);
 }

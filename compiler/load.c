@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-void program_init(struct program *p, const char **dirs, size_t n_dirs)
+void load_init(struct program *p, const char **dirs, size_t n_dirs)
 {
 	memset(p, 0, sizeof(*p));
 	p->include_dirs = dirs;
 	p->n_include_dirs = n_dirs;
-	groups_reset();
+	sysgroups_reset();
 }
 
-struct policy *program_find(const struct program *p, const char *name)
+struct policy *load_find(const struct program *p, const char *name)
 {
 	for (struct policy *pol = p->policies; pol; pol = pol->next)
 		if (strcmp(pol->name, name) == 0)
@@ -37,7 +37,7 @@ static const char *folder_of(const char *path)
 	const char *slash = strrchr(path, '/');
 	if (!slash)
 		return "";
-	return slash == path ? "/" : xstrndup(path, (size_t)(slash - path));
+	return slash == path ? "/" : ast_strndup(path, (size_t)(slash - path));
 }
 
 static const struct loaded_file *loaded_by_id(const struct program *p, dev_t dev, ino_t ino)
@@ -69,28 +69,28 @@ static bool parse_and_load(struct program *p, const struct src *src, bool is_mai
 static void report_fault(const struct src_fault *f, const struct loc *include)
 {
 	if (f->line) {
-		error_in(f->path, f->line, f->col,
-		         "not a policy file (%s); its lines are not shown", f->why);
+		diag_error_in(f->path, f->line, f->col,
+		              "not a policy file (%s); its lines are not shown", f->why);
 		if (include)
-			note_at(include, "included here");
+			diag_note_at(include, "included here");
 	} else if (include) {
-		error_at(include, "cannot include '%s': %s", f->path, f->why);
+		diag_error_at(include, "cannot include '%s': %s", f->path, f->why);
 	} else {
-		error_plain("cannot read '%s': %s", f->path, f->why);
+		diag_error("cannot read '%s': %s", f->path, f->why);
 	}
 }
 
-bool program_load(struct program *p, const char *path, const struct src *src)
+bool load_program(struct program *p, const char *path, const struct src *src)
 {
 	struct loaded_file lf = {.base = folder_of(path), .dir = ""};
 	if (!src) {
 		struct src_id id;
 		struct src_fault fault;
-		switch (src_read_path(path, &src, &id, &fault)) {
+		switch (source_read_path(path, &src, &id, &fault)) {
 		case SRC_READ:
 			break;
 		case SRC_MISSING:
-			error_plain("cannot read '%s': %s", path, strerror(ENOENT));
+			diag_error("cannot read '%s': %s", path, strerror(ENOENT));
 			return false;
 		case SRC_REFUSED:
 			report_fault(&fault, NULL);
@@ -116,22 +116,24 @@ static bool include_name_ok(const struct atom *a)
 	const char *n = a->text;
 	size_t len = strlen(n);
 	if (!n[0]) {
-		error_at(&a->loc, "expected a file name after 'include'");
+		diag_error_at(&a->loc, "expected a file name after 'include'");
 		return false;
 	}
 	if (n[0] == '/') {
-		error_at(&a->loc,
-		         "absolute include '%s': an include is found beside the including file "
-		         "or in an -I folder",
-		         n);
+		diag_error_at(
+		    &a->loc,
+		    "absolute include '%s': an include is found beside the including file "
+		    "or in an -I folder",
+		    n);
 		return false;
 	}
 	for (const char *c = n;;) {
 		if (!strncmp(c, "..", 2) && (!c[2] || c[2] == '/')) {
-			error_at(&a->loc,
-			         "'..' in include '%s': an include stays beneath the folder it is "
-			         "found in",
-			         n);
+			diag_error_at(
+			    &a->loc,
+			    "'..' in include '%s': an include stays beneath the folder it is "
+			    "found in",
+			    n);
 			return false;
 		}
 		const char *slash = strchr(c, '/');
@@ -140,7 +142,8 @@ static bool include_name_ok(const struct atom *a)
 		c = slash + 1;
 	}
 	if (len < 3 || strcmp(n + len - 3, ".aj") != 0) {
-		error_at(&a->loc, "include '%s' is not a policy: an include names a .aj file", n);
+		diag_error_at(&a->loc, "include '%s' is not a policy: an include names a .aj file",
+		              n);
 		return false;
 	}
 	return true;
@@ -150,7 +153,7 @@ static bool load_include(struct program *p, const struct src *from, const struct
 {
 	const struct atom *a = s->args;
 	if (!a || a->kind != ATOM_STRING || a->next || s->has_block) {
-		error_at(a ? &a->loc : &s->loc, "expected: include \"file.aj\";");
+		diag_error_at(a ? &a->loc : &s->loc, "expected: include \"file.aj\";");
 		return false;
 	}
 	if (!include_name_ok(a))
@@ -165,13 +168,13 @@ static bool load_include(struct program *p, const struct src *from, const struct
 			continue;
 		lf.base = i == 0 ? here->base : p->include_dirs[i - 1];
 		lf.dir = i == 0 ? here->dir : "";
-		const char *rel = lf.dir[0] ? xprintf("%s/%s", lf.dir, a->text) : a->text;
-		r = src_read_beneath(lf.base, rel, &lf.src, &id, &fault);
+		const char *rel = lf.dir[0] ? ast_printf("%s/%s", lf.dir, a->text) : a->text;
+		r = source_read_beneath(lf.base, rel, &lf.src, &id, &fault);
 		if (r == SRC_READ)
 			lf.dir = folder_of(rel);
 	}
 	if (r == SRC_MISSING) {
-		error_at(&a->loc, "include file '%s' not found", a->text);
+		diag_error_at(&a->loc, "include file '%s' not found", a->text);
 		return false;
 	}
 	if (r == SRC_REFUSED) {
@@ -191,10 +194,10 @@ static bool load_policy(struct program *p, const struct stmt *s, bool is_main)
 {
 	const struct atom *a = s->args;
 	if (!a || a->kind != ATOM_WORD) {
-		error_at(a ? &a->loc : &s->loc, "expected a policy name after 'policy'");
+		diag_error_at(a ? &a->loc : &s->loc, "expected a policy name after 'policy'");
 		return false;
 	}
-	struct policy *pol = xalloc(sizeof(*pol));
+	struct policy *pol = ast_alloc(sizeof(*pol));
 	pol->name = a->text;
 	pol->loc = a->loc;
 	pol->stmt = s;
@@ -202,20 +205,20 @@ static bool load_policy(struct program *p, const struct stmt *s, bool is_main)
 	if (a) {
 		if (a->kind != ATOM_WORD || strcmp(a->text, "extends") != 0 || !a->next ||
 		    a->next->kind != ATOM_WORD || a->next->next) {
-			error_at(&a->loc, "expected: policy NAME [extends PARENT] { … }");
+			diag_error_at(&a->loc, "expected: policy NAME [extends PARENT] { … }");
 			return false;
 		}
 		pol->parent_name = a->next->text;
 		pol->parent_loc = a->next->loc;
 	}
 	if (!s->has_block) {
-		error_at(&s->end, "expected '{' to open the body of policy '%s'", pol->name);
+		diag_error_at(&s->end, "expected '{' to open the body of policy '%s'", pol->name);
 		return false;
 	}
-	struct policy *old = program_find(p, pol->name);
+	struct policy *old = load_find(p, pol->name);
 	if (old) {
-		error_at(&pol->loc, "policy '%s' is defined twice", pol->name);
-		note_at(&old->loc, "first defined here");
+		diag_error_at(&pol->loc, "policy '%s' is defined twice", pol->name);
+		diag_note_at(&old->loc, "first defined here");
 		return false;
 	}
 	struct policy **pp = &p->policies;
@@ -237,17 +240,18 @@ static bool load_stmts(struct program *p, const struct src *src, const struct st
 		} else if (strcmp(s->key, "policy") == 0) {
 			ok = load_policy(p, s, is_main) && ok;
 		} else if (strcmp(s->key, "group") == 0) {
-			ok = group_define(s) && ok;
+			ok = sysgroups_define(s) && ok;
 		} else {
-			const char *hint = suggest(s->key, top_keys, 3);
+			const char *hint = diag_suggest(s->key, top_keys, 3);
 			if (hint)
-				error_at(&s->loc, "unknown top-level key '%s'; did you mean '%s'?", s->key,
-					 hint);
+				diag_error_at(&s->loc,
+				              "unknown top-level key '%s'; did you mean '%s'?",
+				              s->key, hint);
 			else
-				error_at(&s->loc,
-					 "'%s' outside a policy: a file holds only 'include', "
-					 "'group' and 'policy NAME { … }'",
-					 s->key);
+				diag_error_at(&s->loc,
+				              "'%s' outside a policy: a file holds only 'include', "
+				              "'group' and 'policy NAME { … }'",
+				              s->key);
 			ok = false;
 		}
 	}
@@ -259,27 +263,30 @@ static bool resolve_one(struct program *p, struct policy *pol)
 	if (pol->state == 2)
 		return true;
 	if (pol->state == 1) {
-		error_at(&pol->parent_loc, "policy '%s' extends itself through a cycle", pol->name);
+		diag_error_at(&pol->parent_loc, "policy '%s' extends itself through a cycle",
+		              pol->name);
 		for (struct policy *q = pol->parent; q && q != pol; q = q->parent)
-			note_at(&q->parent_loc, "'%s' extends '%s' here", q->name, q->parent_name);
+			diag_note_at(&q->parent_loc, "'%s' extends '%s' here", q->name,
+			             q->parent_name);
 		return false;
 	}
 	pol->state = 1;
 	if (pol->parent_name) {
-		struct policy *parent = program_find(p, pol->parent_name);
+		struct policy *parent = load_find(p, pol->parent_name);
 		if (!parent) {
 			const char *names[64];
 			size_t n = 0;
 			for (struct policy *q = p->policies; q && n < 64; q = q->next)
 				names[n++] = q->name;
-			const char *hint = suggest(pol->parent_name, names, n);
+			const char *hint = diag_suggest(pol->parent_name, names, n);
 			if (hint)
-				error_at(&pol->parent_loc, "unknown policy '%s'; did you mean '%s'?",
-					 pol->parent_name, hint);
+				diag_error_at(&pol->parent_loc,
+				              "unknown policy '%s'; did you mean '%s'?",
+				              pol->parent_name, hint);
 			else
-				error_at(&pol->parent_loc,
-					 "unknown policy '%s' (is its file included?)",
-					 pol->parent_name);
+				diag_error_at(&pol->parent_loc,
+				              "unknown policy '%s' (is its file included?)",
+				              pol->parent_name);
 			pol->state = 2;
 			return false;
 		}
@@ -293,7 +300,7 @@ static bool resolve_one(struct program *p, struct policy *pol)
 	return true;
 }
 
-bool program_resolve(struct program *p)
+bool load_resolve(struct program *p)
 {
 	bool ok = true;
 	for (struct policy *pol = p->policies; pol; pol = pol->next)

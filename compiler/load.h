@@ -4,9 +4,9 @@
 
 #include "program.h"
 
-void program_init(struct program *p, const char **dirs, size_t n_dirs);
-bool program_load(struct program *p, const char *path, const struct src *src);
-struct policy *program_find(const struct program *p, const char *name);
-bool program_resolve(struct program *p);
+void load_init(struct program *p, const char **dirs, size_t n_dirs);
+bool load_program(struct program *p, const char *path, const struct src *src);
+struct policy *load_find(const struct program *p, const char *name);
+bool load_resolve(struct program *p);
 
 #endif

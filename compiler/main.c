@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 			if (n_dirs < 64)
 				dirs[n_dirs++] = a + 2;
 		} else if (!strncmp(a, "--arch=", 7)) {
-			if (!target_arch_set(a + 7)) {
+			if (!sysnames_target_arch_set(a + 7)) {
 				fprintf(
 				    stderr,
 				    "aijail-compile: error: unknown architecture '%s' (x86_64 or "
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 			}
 			/* Another target's filters are x86_64's with their check
 			 * moved (bpf.c): that needs libseccomp to build for x86_64. */
-			if (target_arch() != seccomp_arch_native() &&
+			if (sysnames_target_arch() != seccomp_arch_native() &&
 			    seccomp_arch_native() != SCMP_ARCH_X86_64) {
 				fprintf(
 				    stderr,
@@ -84,10 +84,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--identity")) {
 			do_identity = true;
 		} else if (!strcmp(a, "--list-constants")) {
-			constants_print(stdout);
+			sysnames_constants_print(stdout);
 			return fflush(stdout) == 0 ? 0 : 1;
 		} else if (!strcmp(a, "--list-groups")) {
-			groups_list(stdout);
+			sysgroups_list(stdout);
 			return 0;
 		} else if (!strcmp(a, "--expand-group")) {
 			/* Numbers and names, one per line: what tests probe. */
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 				usage(stderr);
 				return 2;
 			}
-			return group_expand_print(stdout, argv[++i]) ? 0 : 1;
+			return sysgroups_expand_print(stdout, argv[++i]) ? 0 : 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
@@ -117,27 +117,27 @@ int main(int argc, char **argv)
 
 	/* After the -I folders: the shipped policies, so that a policy of
 	 * one's own can include "base.aj". */
-	const char *shipped = install_dir("share/aijail/policies");
+	const char *shipped = build_install_dir("share/aijail/policies");
 	if (shipped && n_dirs < 64)
 		dirs[n_dirs++] = shipped;
 
 	struct program prog;
-	program_init(&prog, dirs, n_dirs);
-	if (!program_load(&prog, input, NULL) || !program_resolve(&prog))
+	load_init(&prog, dirs, n_dirs);
+	if (!load_program(&prog, input, NULL) || !load_resolve(&prog))
 		return 1;
-	const struct policy *pol = name ? program_find(&prog, name) : prog.last_in_main;
+	const struct policy *pol = name ? load_find(&prog, name) : prog.last_in_main;
 	if (!pol) {
 		if (name)
-			error_plain("no policy named '%s' in %s", name, input);
+			diag_error("no policy named '%s' in %s", name, input);
 		else
-			error_plain("%s defines no policy", input);
+			diag_error("%s defines no policy", input);
 		return 1;
 	}
 	struct compiled c;
 	if (!compile_policy(&prog, pol, &c) || !emit_fits(&c))
 		return 1;
 	if (do_explain) {
-		explain(stdout, &c);
+		explain_print(stdout, &c);
 		return 0;
 	}
 	if (do_identity) {
@@ -149,22 +149,22 @@ int main(int argc, char **argv)
 		return build_stub(
 		    &c, input,
 		    out ? out
-		        : (strcmp(pol->name, "jail") ? xprintf("jail-%s", pol->name) : "jail"));
+		        : (strcmp(pol->name, "jail") ? ast_printf("jail-%s", pol->name) : "jail"));
 	if (!out || !strcmp(out, "-"))
 		return emit_header(stdout, &c, input) ? 0 : 1;
 
 	/* Written beside the target and renamed: a failed run never leaves a
 	 * header that make would take as up to date. */
-	char *tmp = xprintf("%s.tmp.%d", out, (int)getpid());
+	char *tmp = ast_printf("%s.tmp.%d", out, (int)getpid());
 	FILE *f = fopen(tmp, "w");
 	if (!f) {
-		error_plain("cannot write '%s': %s", tmp, strerror(errno));
+		diag_error("cannot write '%s': %s", tmp, strerror(errno));
 		return 1;
 	}
 	bool ok = emit_header(f, &c, input);
 	ok = (fclose(f) == 0) && ok;
 	if (!ok || rename(tmp, out) != 0) {
-		error_plain("cannot write '%s': %s", out, strerror(errno));
+		diag_error("cannot write '%s': %s", out, strerror(errno));
 		unlink(tmp);
 		return 1;
 	}

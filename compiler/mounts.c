@@ -40,17 +40,17 @@ static const struct mount_form {
     [AJ_MOUNT_DEVICE] = {MOUNT_NOT_WRITTEN, "", NULL, NULL, 0, 0},
 };
 
-bool mount_written(int op)
+bool mounts_written(int op)
 {
 	return op > 0 && op < AJ_MOUNT_OP_COUNT && forms[op].syntax != MOUNT_NOT_WRITTEN;
 }
 
-const char *mount_suffixes(int op)
+const char *mounts_suffixes(int op)
 {
 	return forms[op].suffixes;
 }
 
-int mount_suffix_flag(char c)
+int mounts_suffix_flag(char c)
 {
 	return c == '?' ? AJ_MOUNT_OPTIONAL : c == '+' ? AJ_MOUNT_CREATE : 0;
 }
@@ -58,7 +58,7 @@ int mount_suffix_flag(char c)
 static bool atom_path(const struct lowering *lw, const struct atom *a, struct m_path *out)
 {
 	if (a->kind != ATOM_PATH && a->kind != ATOM_STRING && a->kind != ATOM_WORD) {
-		error_at(&a->loc, "expected a path, found %s", atom_kind_name(a->kind));
+		diag_error_at(&a->loc, "expected a path, found %s", ast_atom_kind_name(a->kind));
 		return false;
 	}
 	if (a->kind == ATOM_WORD) {
@@ -66,19 +66,20 @@ static bool atom_path(const struct lowering *lw, const struct atom *a, struct m_
 		for (size_t i = 0; i < lw->n_keys; i++)
 			known |= strcmp(a->text, lw->keys[i]) == 0;
 		if (known)
-			error_at(&a->loc, "expected a path, found the key '%s' (a missing ';'?)",
-			         a->text);
+			diag_error_at(&a->loc,
+			              "expected a path, found the key '%s' (a missing ';'?)",
+			              a->text);
 		else
-			error_at(&a->loc,
-			         "path '%s' must be absolute (start with '/', '~' or a "
-			         "$VARIABLE)",
-			         a->text);
+			diag_error_at(&a->loc,
+			              "path '%s' must be absolute (start with '/', '~' or a "
+			              "$VARIABLE)",
+			              a->text);
 		return false;
 	}
 	return path_parse(a->text, &a->loc, true, out);
 }
 
-void mount_put(struct variant *v, const struct m_mount *m)
+void mounts_put(struct variant *v, const struct m_mount *m)
 {
 	for (size_t i = 0; i < v->mounts.n; i++) {
 		if (strcmp(v->mounts.v[i].path.text, m->path.text) == 0) {
@@ -95,8 +96,8 @@ static bool mount_claim(struct lowering *lw, const struct m_mount *m)
 	for (size_t i = 0; i < lw->out->n; i++) {
 		const struct change *c = &lw->out->v[i];
 		if (c->kind == CH_MOUNT && strcmp(c->mount.path.text, m->path.text) == 0) {
-			error_at(&m->loc, "'%s' is mounted twice in this block", m->path.text);
-			note_at(&c->loc, "first mounted here");
+			diag_error_at(&m->loc, "'%s' is mounted twice in this block", m->path.text);
+			diag_note_at(&c->loc, "first mounted here");
 			return false;
 		}
 	}
@@ -112,7 +113,7 @@ static bool lower_paths(struct lowering *lw, const struct stmt *s)
 		if (forms[op].syntax == MOUNT_PATHS)
 			snprintf(usage + strlen(usage), sizeof(usage) - strlen(usage), "%s%s",
 			         usage[0] ? "|" : "", aj_mount_ops[op].name);
-	if (!want_args(s, 1, -1, xprintf("%s PATH…;", usage)))
+	if (!args_want(s, 1, -1, ast_printf("%s PATH…;", usage)))
 		return false;
 	bool ok = true;
 	for (const struct atom *a = s->args; a; a = a->next) {
@@ -123,16 +124,17 @@ static bool lower_paths(struct lowering *lw, const struct stmt *s)
 			continue;
 		}
 		if (strcmp(one.path.text, "/") == 0) {
-			error_at(&a->loc, "cannot mount over '/': the stub builds the root itself");
+			diag_error_at(&a->loc,
+			              "cannot mount over '/': the stub builds the root itself");
 			ok = false;
 			continue;
 		}
 		bool whole_home = one.path.var == AJ_VAR_HOME && !one.path.tail[0];
 		if (one.op != AJ_MOUNT_TMPFS && whole_home) {
-			error_at(&a->loc,
-			         "'%s $HOME' would expose the whole home directory; name the "
-			         "directories the tool needs",
-			         aj_mount_ops[one.op].name);
+			diag_error_at(&a->loc,
+			              "'%s $HOME' would expose the whole home directory; name the "
+			              "directories the tool needs",
+			              aj_mount_ops[one.op].name);
 			ok = false;
 			continue;
 		}
@@ -146,8 +148,8 @@ static bool lower_paths(struct lowering *lw, const struct stmt *s)
 static bool lower_link(struct lowering *lw, const struct stmt *s)
 {
 	const struct atom *a = s->args;
-	if (count_args(s) != 3 || a->next->kind != ATOM_ARROW) {
-		error_at(a ? &a->loc : &s->loc, "expected: link PATH -> TARGET;");
+	if (args_count(s) != 3 || a->next->kind != ATOM_ARROW) {
+		diag_error_at(a ? &a->loc : &s->loc, "expected: link PATH -> TARGET;");
 		return false;
 	}
 	struct m_mount m = {.op = lw->arg, .loc = a->loc};
@@ -157,11 +159,12 @@ static bool lower_link(struct lowering *lw, const struct stmt *s)
 		return false;
 	const struct atom *t = a->next->next;
 	if (t->kind != ATOM_PATH && t->kind != ATOM_WORD && t->kind != ATOM_STRING) {
-		error_at(&t->loc, "expected the link's target, found %s", atom_kind_name(t->kind));
+		diag_error_at(&t->loc, "expected the link's target, found %s",
+		              ast_atom_kind_name(t->kind));
 		return false;
 	}
 	if (strchr(t->text, '$') || t->text[0] == '~') {
-		error_at(&t->loc, "a link target is written literally: no variables");
+		diag_error_at(&t->loc, "a link target is written literally: no variables");
 		return false;
 	}
 	m.target = t->text;
@@ -174,10 +177,10 @@ static bool lower_fixed(struct lowering *lw, const struct stmt *s)
 	const char *name = aj_mount_ops[lw->arg].name;
 	struct m_mount m = {.op = lw->arg, .mode = f->mode, .loc = s->loc};
 	if (f->word) {
-		if (!want_args(s, 1, 1, xprintf("%s %s;", name, f->word)) ||
-		    choose(s->args, xprintf("%s kind", name), &f->word, 1) < 0)
+		if (!args_want(s, 1, 1, ast_printf("%s %s;", name, f->word)) ||
+		    args_choose(s->args, ast_printf("%s kind", name), &f->word, 1) < 0)
 			return false;
-	} else if (!want_args(s, 0, 0, xprintf("%s;", name))) {
+	} else if (!args_want(s, 0, 0, ast_printf("%s;", name))) {
 		return false;
 	}
 	path_parse(f->path, &s->loc, true, &m.path);

@@ -9,16 +9,16 @@ struct lowering; /* changes.h: the handlers' side */
 
 /* Is the op (enum aj_mount_op) a key of the language, and which suffixes
  * ('?', '+') follow its name there? */
-bool mount_written(int op);
-const char *mount_suffixes(int op);
+bool mounts_written(int op);
+const char *mounts_suffixes(int op);
 /* The flag a key's suffix gives (AJ_MOUNT_OPTIONAL for '?'). */
-int mount_suffix_flag(char c);
+int mounts_suffix_flag(char c);
 
 /* The handler of every mount key: lw->arg is the op, lw->flags the
  * suffix's. */
 bool mounts_lower(struct lowering *lw, const struct stmt *s);
 
-void mount_put(struct variant *v, const struct m_mount *m);
+void mounts_put(struct variant *v, const struct m_mount *m);
 /* Parents before children; Landlock rights beneath each mount. */
 void mounts_sort(struct variant *v);
 void mounts_landlock(struct variant *v);

@@ -36,18 +36,18 @@ bool namespaces_lower(struct lowering *lw, const struct stmt *s)
 	struct change c = {.kind = CH_NAMESPACES, .loc = s->loc};
 	const struct atom *a = s->args;
 
-	if (!key_once(lw->first, s) ||
-	    !want_args(s, 1, 12, "namespaces none; or namespaces KIND… max COUNT;"))
+	if (!args_key_once(lw->first, s) ||
+	    !args_want(s, 1, 12, "namespaces none; or namespaces KIND… max COUNT;"))
 		return false;
-	if (!a->next && word_of(a) && !strcmp(word_of(a), "none")) {
+	if (!a->next && args_word_of(a) && !strcmp(args_word_of(a), "none")) {
 		VEC_PUSH(*lw->out, c);
 		return true;
 	}
 	for (; a; a = a->next) {
-		if (word_of(a) && !strcmp(word_of(a), "max")) {
+		if (args_word_of(a) && !strcmp(args_word_of(a), "max")) {
 			const struct atom *n = a->next;
 			if (!n || n->kind != ATOM_NUMBER || n->num < 1 || n->num > 64 || n->next) {
-				error_at(
+				diag_error_at(
 				    &(n ? n : a)->loc,
 				    "'max' ends the statement with the number of user namespaces "
 				    "the jail may hold below its own (1 to 64)");
@@ -56,7 +56,7 @@ bool namespaces_lower(struct lowering *lw, const struct stmt *s)
 			c.ns.max = (int)n->num;
 			break;
 		}
-		int k = choose(a, "namespace kind", names, N(names));
+		int k = args_choose(a, "namespace kind", names, N(names));
 		if (k < 0)
 			return false;
 		c.ns.allow |= flags[k];
@@ -64,13 +64,14 @@ bool namespaces_lower(struct lowering *lw, const struct stmt *s)
 	if (!(c.ns.allow & CLONE_NEWUSER)) {
 		/* Without a user namespace of their own the jail's processes
 		 * hold no capability that makes any other kind. */
-		error_at(&s->args->loc, "namespaces other than 'user' need 'user' too "
-		                        "(a process of the jail has no capability to make them)");
+		diag_error_at(&s->args->loc,
+		              "namespaces other than 'user' need 'user' too "
+		              "(a process of the jail has no capability to make them)");
 		return false;
 	}
 	if (!c.ns.max) {
-		error_at(&s->loc, "'namespaces user' needs 'max COUNT' (1 to 64): the user "
-		                  "namespaces the jail may hold below its own, at any depth");
+		diag_error_at(&s->loc, "'namespaces user' needs 'max COUNT' (1 to 64): the user "
+		                       "namespaces the jail may hold below its own, at any depth");
 		return false;
 	}
 	VEC_PUSH(*lw->out, c);
@@ -93,19 +94,19 @@ void namespaces_rules(struct variant *v)
 			if (v->ns_allow & f)
 				continue;
 			struct m_rule r = {
-			    .nr = syscall_lookup(calls[c], NULL),
+			    .nr = sysnames_syscall_lookup(calls[c], NULL),
 			    .name = calls[c],
 			    .action = EPERM,
 			    .n_cmp = 1,
 			    .cmp = {{0, SCMP_CMP_MASKED_EQ, f, f}},
-			    .text = xprintf("%s(arg0 & 0x%lx == 0x%lx)", calls[c], f, f)};
+			    .text = ast_printf("%s(arg0 & 0x%lx == 0x%lx)", calls[c], f, f)};
 			VEC_PUSH(v->rules, r);
 		}
 	if (!(v->ns_allow & CLONE_NEWUSER)) {
-		struct m_rule r = {.nr = syscall_lookup("chroot", NULL),
+		struct m_rule r = {.nr = sysnames_syscall_lookup("chroot", NULL),
 		                   .name = "chroot",
 		                   .action = EPERM,
-		                   .text = xstrdup("chroot")};
+		                   .text = ast_strdup("chroot")};
 		VEC_PUSH(v->rules, r);
 	}
 }

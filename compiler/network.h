@@ -14,15 +14,15 @@ void network_rules(struct variant *v);
 
 struct change;
 /* forward PORT|127.0.0.1:PORT|[::1]:PORT…; (aj_forward) */
-bool forward_lower(struct lowering *lw, const struct stmt *s);
+bool network_forward_lower(struct lowering *lw, const struct stmt *s);
 /* Replay: a forward replaces one of the same port; a 'network'
  * statement keeps the forwards of its own block only: a mode that fixes
  * the network (lockdown) forwards what it says itself, and a command
  * group's 'network host' reaches the host's ports without them. */
-void forward_put(struct variant *v, const struct change *c, const void *block);
-void forwards_keep_block(struct variant *v, const void *block);
+void network_forward_put(struct variant *v, const struct change *c, const void *block);
+void network_forwards_keep_block(struct variant *v, const void *block);
 /* A variant's forwards need a network namespace of its own. */
-bool forwards_check(const struct variant *v);
+bool network_forwards_check(const struct variant *v);
 
 /* publish.c: publish [ADDR:][HOSTPORT:]PORT…; (aj_publish), kept per
  * block as forwards are. */

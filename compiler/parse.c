@@ -10,7 +10,7 @@ struct stmt *parse_src(const struct src *src)
 	struct lex_state st = {1, 1, &ctx};
 	yyscan_t scanner;
 	if (ajlex_init_extra(&st, &scanner) != 0) {
-		error_plain("cannot start the scanner");
+		diag_error("cannot start the scanner");
 		return NULL;
 	}
 	YY_BUFFER_STATE buf = aj_scan_bytes(src->text, (int)src->len, scanner);

@@ -17,17 +17,17 @@ static void unknown_variable(const char *var, const struct loc *loc)
 	size_t n = 0;
 	char known[256] = "";
 	for (int i = 1; i < AJ_VAR_COUNT; i++) {
-		if (toggle_of_var(i) >= 0)
+		if (toggles_of_var(i) >= 0)
 			continue;
 		names[n++] = var_names[i];
 		snprintf(known + strlen(known), sizeof(known) - strlen(known), "$%s ",
 		         var_names[i]);
 	}
-	const char *hint = suggest(var, names, n);
+	const char *hint = diag_suggest(var, names, n);
 	if (hint)
-		error_at(loc, "unknown variable '$%s'; did you mean '$%s'?", var, hint);
+		diag_error_at(loc, "unknown variable '$%s'; did you mean '$%s'?", var, hint);
 	else
-		error_at(loc, "unknown variable '$%s'; known: %s(and ~)", var, known);
+		diag_error_at(loc, "unknown variable '$%s'; known: %s(and ~)", var, known);
 }
 
 bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m_path *out)
@@ -37,31 +37,32 @@ bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m
 	char *buf = NULL;
 	if (t[0] == '~') {
 		if (t[1] && t[1] != '/') {
-			error_at(loc, "'~user' is not supported; use $HOME or an absolute path");
+			diag_error_at(loc,
+			              "'~user' is not supported; use $HOME or an absolute path");
 			return false;
 		}
-		buf = xprintf("$HOME%s", t + 1);
+		buf = ast_printf("$HOME%s", t + 1);
 		t = buf;
 	}
 	const char *dollar = strchr(t, '$');
-	out->head = xstrndup(t, dollar ? (size_t)(dollar - t) : strlen(t));
-	out->tail = xstrdup("");
+	out->head = ast_strndup(t, dollar ? (size_t)(dollar - t) : strlen(t));
+	out->tail = ast_strdup("");
 	if (dollar) {
 		const char *name = dollar + 1, *end = name;
 		if (*end == '{') {
-			error_at(loc, "write $NAME, not ${NAME}");
+			diag_error_at(loc, "write $NAME, not ${NAME}");
 			return false;
 		}
 		while ((*end >= 'A' && *end <= 'Z') || (*end >= '0' && *end <= '9') || *end == '_')
 			end++;
-		char *var = xstrndup(name, (size_t)(end - name));
+		char *var = ast_strndup(name, (size_t)(end - name));
 		for (int i = 1; i < AJ_VAR_COUNT; i++)
 			if (strcmp(var, var_names[i]) == 0)
 				out->var = i;
-		if (out->var && toggle_of_var(out->var) >= 0) {
-			error_at(loc, "$%s belongs to the '%s' toggle: write '%s on;'", var,
-			         aj_toggle_names[toggle_of_var(out->var)],
-			         aj_toggle_names[toggle_of_var(out->var)]);
+		if (out->var && toggles_of_var(out->var) >= 0) {
+			diag_error_at(loc, "$%s belongs to the '%s' toggle: write '%s on;'", var,
+			              aj_toggle_names[toggles_of_var(out->var)],
+			              aj_toggle_names[toggles_of_var(out->var)]);
 			return false;
 		}
 		if (!out->var) {
@@ -69,32 +70,33 @@ bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m
 			return false;
 		}
 		if (strchr(end, '$')) {
-			error_at(loc, "at most one variable per path");
+			diag_error_at(loc, "at most one variable per path");
 			return false;
 		}
-		out->tail = xstrdup(end);
+		out->tail = ast_strdup(end);
 	}
-	out->text = xprintf("%s%s%s%s", out->head, out->var ? "$" : "",
-	                    out->var ? var_names[out->var] : "", out->tail);
+	out->text = ast_printf("%s%s%s%s", out->head, out->var ? "$" : "",
+	                       out->var ? var_names[out->var] : "", out->tail);
 	if (!absolute)
 		return true;
 
 	bool var_is_path = out->var && out->var != AJ_VAR_UID;
 	if (out->head[0] != '/' && !(var_is_path && out->head[0] == 0)) {
-		error_at(loc, "path '%s' must be absolute (start with '/', '~' or a $VARIABLE)",
-		         text);
+		diag_error_at(
+		    loc, "path '%s' must be absolute (start with '/', '~' or a $VARIABLE)", text);
 		return false;
 	}
 	if (var_is_path && out->head[0]) {
-		error_at(loc, "$%s is a whole path and must start the path", var_names[out->var]);
+		diag_error_at(loc, "$%s is a whole path and must start the path",
+		              var_names[out->var]);
 		return false;
 	}
 	if (var_is_path && out->tail[0] && out->tail[0] != '/') {
-		error_at(loc, "expected '/' after $%s", var_names[out->var]);
+		diag_error_at(loc, "expected '/' after $%s", var_names[out->var]);
 		return false;
 	}
 	if (strlen(out->text) >= AJ_PATH_MAX / 2) {
-		error_at(loc, "path is too long");
+		diag_error_at(loc, "path is too long");
 		return false;
 	}
 	/* The layout must be known when the policy is compiled: no '.' or '..'
@@ -110,15 +112,16 @@ bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m
 			const char *e = strchr(p, '/');
 			size_t len = e ? (size_t)(e - p) : strlen(p);
 			if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.')) {
-				error_at(loc, "impossible path '%s': '.' and '..' are not allowed",
-				         text);
+				diag_error_at(loc,
+				              "impossible path '%s': '.' and '..' are not allowed",
+				              text);
 				return false;
 			}
 			p += len;
 		}
 	}
 	if (strstr(out->text, "//")) {
-		error_at(loc, "impossible path '%s': empty component", text);
+		diag_error_at(loc, "impossible path '%s': empty component", text);
 		return false;
 	}
 	size_t hl = strlen(out->head), tl = strlen(out->tail);
@@ -126,11 +129,11 @@ bool path_parse(const char *text, const struct loc *loc, bool absolute, struct m
 		out->tail[tl - 1] = 0;
 	else if (!out->var && hl > 1 && out->head[hl - 1] == '/')
 		out->head[hl - 1] = 0;
-	out->text = xprintf("%s%s%s%s", out->head, out->var ? "$" : "",
-	                    out->var ? var_names[out->var] : "", out->tail);
+	out->text = ast_printf("%s%s%s%s", out->head, out->var ? "$" : "",
+	                       out->var ? var_names[out->var] : "", out->tail);
 	if (strpbrk(out->text, "*?[")) {
-		error_at(loc, "path '%s' contains a glob character; globs belong in mask/deny",
-		         text);
+		diag_error_at(loc, "path '%s' contains a glob character; globs belong in mask/deny",
+		              text);
 		return false;
 	}
 	return true;

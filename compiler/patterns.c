@@ -20,7 +20,7 @@ static bool glob_check(const char *g, const struct loc *loc)
 			while (*q && *q != ']' && *q != '/')
 				q++;
 			if (*q != ']') {
-				error_at(loc, "unterminated '[' in pattern \"%s\"", g);
+				diag_error_at(loc, "unterminated '[' in pattern \"%s\"", g);
 				return false;
 			}
 			p = q;
@@ -28,12 +28,13 @@ static bool glob_check(const char *g, const struct loc *loc)
 			bool start_ok = p == g || p[-1] == '/';
 			bool end_ok = p[2] == 0 || p[2] == '/';
 			if (!start_ok || !end_ok) {
-				error_at(loc, "'**' must be a whole path component in \"%s\"", g);
+				diag_error_at(loc, "'**' must be a whole path component in \"%s\"",
+				              g);
 				return false;
 			}
 			p++;
 		} else if (*p == '\\') {
-			error_at(loc, "backslash escapes are not supported in patterns");
+			diag_error_at(loc, "backslash escapes are not supported in patterns");
 			return false;
 		}
 	}
@@ -49,7 +50,7 @@ static bool glob_check(const char *g, const struct loc *loc)
 static bool add_pattern(struct lowering *lw, int kind, int flags, const struct atom *a)
 {
 	struct m_pattern p = {.kind = kind, .flags = flags, .text = a->text, .loc = a->loc};
-	char *g = xstrdup(a->text);
+	char *g = ast_strdup(a->text);
 	size_t len = strlen(g);
 	if (len && g[len - 1] == '/') {
 		p.flags |= M_PAT_DIR;
@@ -60,17 +61,17 @@ static bool add_pattern(struct lowering *lw, int kind, int flags, const struct a
 		g++;
 	}
 	if (!g[0]) {
-		error_at(&a->loc, "empty pattern");
+		diag_error_at(&a->loc, "empty pattern");
 		return false;
 	}
 	if (strstr(g, "//") || strcmp(g, "..") == 0 || strncmp(g, "../", 3) == 0 ||
 	    strstr(g, "/../") || (len > 3 && strcmp(g + strlen(g) - 3, "/..") == 0) ||
 	    strcmp(g, ".") == 0 || strncmp(g, "./", 2) == 0 || strstr(g, "/./") ||
 	    (strlen(g) >= 2 && strcmp(g + strlen(g) - 2, "/.") == 0)) {
-		error_at(&a->loc,
-		         "impossible pattern \"%s\": patterns are relative to the "
-		         "project, without '.', '..' or empty components",
-		         a->text);
+		diag_error_at(&a->loc,
+		              "impossible pattern \"%s\": patterns are relative to the "
+		              "project, without '.', '..' or empty components",
+		              a->text);
 		return false;
 	}
 	if (strchr(g, '/'))
@@ -80,10 +81,10 @@ static bool add_pattern(struct lowering *lw, int kind, int flags, const struct a
 	for (const char *c = g; *c;) {
 		size_t n = strcspn(c, "/");
 		if (n > 255) {
-			error_at(&a->loc,
-			         "a name in pattern \"%s\" is longer than 255 bytes: it can "
-			         "never match",
-			         a->text);
+			diag_error_at(&a->loc,
+			              "a name in pattern \"%s\" is longer than 255 bytes: it can "
+			              "never match",
+			              a->text);
 			return false;
 		}
 		c += n + (c[n] == '/');
@@ -94,8 +95,8 @@ static bool add_pattern(struct lowering *lw, int kind, int flags, const struct a
 		if (c->kind == CH_PATTERN && c->pattern.kind == p.kind &&
 		    (c->pattern.flags & PAT_SAME) == (p.flags & PAT_SAME) &&
 		    strcmp(c->pattern.glob, p.glob) == 0) {
-			error_at(&a->loc, "this pattern is already given in this block");
-			note_at(&c->loc, "first given here");
+			diag_error_at(&a->loc, "this pattern is already given in this block");
+			diag_note_at(&c->loc, "first given here");
 			return false;
 		}
 	}
@@ -103,7 +104,7 @@ static bool add_pattern(struct lowering *lw, int kind, int flags, const struct a
 	return true;
 }
 
-bool pattern_apply(struct variant *v, const struct m_pattern *p)
+bool patterns_apply(struct variant *v, const struct m_pattern *p)
 {
 	for (size_t i = 0; i < v->patterns.n; i++) {
 		struct m_pattern *o = &v->patterns.v[i];
@@ -112,9 +113,9 @@ bool pattern_apply(struct variant *v, const struct m_pattern *p)
 			continue;
 		if (o->kind != p->kind && o->kind != AJ_PATTERN_PRUNE &&
 		    p->kind != AJ_PATTERN_PRUNE && !((o->flags | p->flags) & M_PAT_GUARD)) {
-			error_at(&p->loc, "\"%s\" is both masked and denied", p->text);
-			note_at(&o->loc, "%s here",
-			        o->kind == AJ_PATTERN_MASK ? "masked" : "denied");
+			diag_error_at(&p->loc, "\"%s\" is both masked and denied", p->text);
+			diag_note_at(&o->loc, "%s here",
+			             o->kind == AJ_PATTERN_MASK ? "masked" : "denied");
 			return false;
 		}
 		if (o->kind == p->kind && (o->flags & M_PAT_GUARD) == (p->flags & M_PAT_GUARD))
@@ -133,7 +134,7 @@ void patterns_prune_none(struct variant *v)
 	v->patterns.n = n;
 }
 
-bool pattern_in(const struct variant *v, const struct m_pattern *p)
+bool patterns_in(const struct variant *v, const struct m_pattern *p)
 {
 	for (size_t i = 0; i < v->patterns.n; i++)
 		if (v->patterns.v[i].kind == p->kind && v->patterns.v[i].flags == p->flags &&
@@ -145,23 +146,24 @@ bool pattern_in(const struct variant *v, const struct m_pattern *p)
 bool patterns_lower(struct lowering *lw, const struct stmt *s)
 {
 	int flags = 0;
-	if (!want_args(s, 1, -1, "mask|deny [nocase] \"PATTERN\"…;"))
+	if (!args_want(s, 1, -1, "mask|deny [nocase] \"PATTERN\"…;"))
 		return false;
 	const struct atom *a = s->args;
 	if (a->kind == ATOM_WORD && strcmp(a->text, "nocase") == 0) {
 		flags = M_PAT_NOCASE;
 		a = a->next;
 		if (!a) {
-			error_at(&s->end, "missing patterns after 'nocase'");
+			diag_error_at(&s->end, "missing patterns after 'nocase'");
 			return false;
 		}
 	}
 	bool ok = true;
 	for (; a; a = a->next) {
 		if (a->kind == ATOM_WORD && strcmp(a->text, "nocase") == 0) {
-			error_at(&a->loc, "'nocase' comes first: %s nocase \"PATTERN\"…;", s->key);
+			diag_error_at(&a->loc, "'nocase' comes first: %s nocase \"PATTERN\"…;",
+			              s->key);
 			ok = false;
-		} else if (!quoted(a, "patterns", s->key)) {
+		} else if (!args_quoted(a, "patterns", s->key)) {
 			ok = false;
 		} else {
 			ok = add_pattern(lw, lw->arg, flags, a) && ok;
@@ -177,15 +179,15 @@ static bool lower_guard(struct lowering *lw, const struct atom *a)
 {
 	bool ok = true;
 	for (; a; a = a->next) {
-		if (!quoted(a, "paths", "scan guard")) {
+		if (!args_quoted(a, "paths", "scan guard")) {
 			ok = false;
 			continue;
 		}
 		if (strpbrk(a->text, "*?[")) {
-			error_at(&a->loc,
-			         "a guard names one path, from the project root, without '*', "
-			         "'?' or '[': \"%s\"",
-			         a->text);
+			diag_error_at(&a->loc,
+			              "a guard names one path, from the project root, without '*', "
+			              "'?' or '[': \"%s\"",
+			              a->text);
 			ok = false;
 			continue;
 		}
@@ -197,25 +199,25 @@ static bool lower_guard(struct lowering *lw, const struct atom *a)
 static bool lower_depth(struct lowering *lw, const struct stmt *s, const struct atom *a)
 {
 	static const char *const bounds[] = {"fail", "deny"};
-	if (!want_args(s, 2, 3, "scan depth N [fail|deny];"))
+	if (!args_want(s, 2, 3, "scan depth N [fail|deny];"))
 		return false;
 	if (a->kind != ATOM_NUMBER || a->num < 1 || a->num > AJ_SCAN_DEPTH_MAX) {
-		error_at(&a->loc, "scan depth is a number of path components, 1 to %d",
-		         AJ_SCAN_DEPTH_MAX);
+		diag_error_at(&a->loc, "scan depth is a number of path components, 1 to %d",
+		              AJ_SCAN_DEPTH_MAX);
 		return false;
 	}
 	/* Denied whole by default: a tree deeper than the bound (made by
 	 * anything the jail runs) must not stop every launch. */
 	int bound = 1;
 	if (a->next) {
-		bound = choose(a->next, "depth bound", bounds, 2);
+		bound = args_choose(a->next, "depth bound", bounds, 2);
 		if (bound < 0)
 			return false;
 	}
 	for (size_t i = 0; i < lw->out->n; i++) {
 		if (lw->out->v[i].kind == CH_SCAN_DEPTH) {
-			error_at(&s->loc, "'scan depth' is already set in this block");
-			note_at(&lw->out->v[i].loc, "first given here");
+			diag_error_at(&s->loc, "'scan depth' is already set in this block");
+			diag_note_at(&lw->out->v[i].loc, "first given here");
 			return false;
 		}
 	}
@@ -226,14 +228,14 @@ static bool lower_depth(struct lowering *lw, const struct stmt *s, const struct 
 	return true;
 }
 
-bool scan_setting_lower(struct lowering *lw, const struct stmt *s)
+bool patterns_scan_lower(struct lowering *lw, const struct stmt *s)
 {
 	static const char *const verbs[] = {"prune", "depth", "guard"};
 	const char *usage =
 	    "scan prune \"DIR\"…; scan depth N [fail|deny]; or scan guard \"PATH\"…;";
-	if (!want_args(s, 2, -1, usage))
+	if (!args_want(s, 2, -1, usage))
 		return false;
-	int verb = choose(s->args, "scan setting", verbs, 3);
+	int verb = args_choose(s->args, "scan setting", verbs, 3);
 	if (verb < 0)
 		return false;
 	const struct atom *a = s->args->next;
@@ -243,14 +245,14 @@ bool scan_setting_lower(struct lowering *lw, const struct stmt *s)
 		return lower_depth(lw, s, a);
 	if (a->kind == ATOM_WORD && strcmp(a->text, "none") == 0) {
 		if (a->next) {
-			error_at(&a->next->loc, "'scan prune none;' stands alone");
+			diag_error_at(&a->next->loc, "'scan prune none;' stands alone");
 			return false;
 		}
 		for (size_t i = 0; i < lw->out->n; i++) {
 			if (lw->out->v[i].kind == CH_PRUNE_NONE) {
-				error_at(&a->loc,
-				         "'scan prune none' is already given in this block");
-				note_at(&lw->out->v[i].loc, "first given here");
+				diag_error_at(&a->loc,
+				              "'scan prune none' is already given in this block");
+				diag_note_at(&lw->out->v[i].loc, "first given here");
 				return false;
 			}
 		}
@@ -259,7 +261,7 @@ bool scan_setting_lower(struct lowering *lw, const struct stmt *s)
 	}
 	bool ok = true;
 	for (; a; a = a->next) {
-		if (!quoted(a, "patterns", "scan prune")) {
+		if (!args_quoted(a, "patterns", "scan prune")) {
 			ok = false;
 			continue;
 		}

@@ -29,7 +29,7 @@ static unsigned port_of(const char *s, size_t n)
 
 static bool publish_atom(const struct atom *a, struct change *c)
 {
-	const char *t = word_of(a), *part[3];
+	const char *t = args_word_of(a), *part[3];
 	size_t len[3];
 	unsigned n = 0, hp, jp;
 	char addr[INET_ADDRSTRLEN];
@@ -37,7 +37,7 @@ static bool publish_atom(const struct atom *a, struct change *c)
 
 	if (a->kind == ATOM_NUMBER) {
 		if (a->num < 1 || a->num > 65535) {
-			error_at(&a->loc, "a published port is a number from 1 to 65535");
+			diag_error_at(&a->loc, "a published port is a number from 1 to 65535");
 			return false;
 		}
 		c->publish.addr = in.s_addr;
@@ -45,15 +45,15 @@ static bool publish_atom(const struct atom *a, struct change *c)
 		return true;
 	}
 	if (!t) {
-		error_at(&a->loc, "expected a port, found %s; expected: %s",
-		         atom_kind_name(a->kind), publish_usage);
+		diag_error_at(&a->loc, "expected a port, found %s; expected: %s",
+		              ast_atom_kind_name(a->kind), publish_usage);
 		return false;
 	}
 	for (const char *p = t;; p++) {
 		const char *e = strchrnul(p, ':');
 
 		if (n == 3) {
-			error_at(&a->loc, "'%s': expected: %s", t, publish_usage);
+			diag_error_at(&a->loc, "'%s': expected: %s", t, publish_usage);
 			return false;
 		}
 		part[n] = p, len[n++] = (size_t)(e - p);
@@ -64,14 +64,14 @@ static bool publish_atom(const struct atom *a, struct change *c)
 	if (n == 3) {
 		if (len[0] >= sizeof(addr) || (memcpy(addr, part[0], len[0]), addr[len[0]] = 0,
 		                               inet_pton(AF_INET, addr, &in) != 1)) {
-			error_at(&a->loc, "'%s': the host's address is an IPv4 address", t);
+			diag_error_at(&a->loc, "'%s': the host's address is an IPv4 address", t);
 			return false;
 		}
 	}
 	jp = port_of(part[n - 1], len[n - 1]);
 	hp = n > 1 ? port_of(part[n - 2], len[n - 2]) : jp;
 	if (!jp || !hp) {
-		error_at(&a->loc, "'%s': a published port is a number from 1 to 65535", t);
+		diag_error_at(&a->loc, "'%s': a published port is a number from 1 to 65535", t);
 		return false;
 	}
 	c->publish.addr = in.s_addr;
@@ -82,7 +82,7 @@ static bool publish_atom(const struct atom *a, struct change *c)
 
 bool publish_lower(struct lowering *lw, const struct stmt *s)
 {
-	if (!want_args(s, 1, AJ_PUBLISH_MAX, publish_usage))
+	if (!args_want(s, 1, AJ_PUBLISH_MAX, publish_usage))
 		return false;
 	for (const struct atom *a = s->args; a; a = a->next) {
 		struct change c = {.kind = CH_PUBLISH, .loc = a->loc};
@@ -97,15 +97,16 @@ bool publish_lower(struct lowering *lw, const struct stmt *s)
 				continue;
 			if (o->publish.host_port == c.publish.host_port &&
 			    o->publish.addr == c.publish.addr) {
-				error_at(&a->loc, "host port %u is published twice",
-				         c.publish.host_port);
-				note_at(&o->loc, "first published here");
+				diag_error_at(&a->loc, "host port %u is published twice",
+				              c.publish.host_port);
+				diag_note_at(&o->loc, "first published here");
 				return false;
 			}
 			n++;
 		}
 		if (n == AJ_PUBLISH_MAX) {
-			error_at(&a->loc, "at most %d published ports in a block", AJ_PUBLISH_MAX);
+			diag_error_at(&a->loc, "at most %d published ports in a block",
+			              AJ_PUBLISH_MAX);
 			return false;
 		}
 		VEC_PUSH(*lw->out, c);
@@ -140,23 +141,24 @@ void publishes_keep_block(struct variant *v, const void *block)
 bool publishes_check(const struct variant *v)
 {
 	static const char *const names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
-	const char *in = v->command[0] ? xprintf(", command group '%s'", v->command) : "";
+	const char *in = v->command[0] ? ast_printf(", command group '%s'", v->command) : "";
 
 	if (!v->publishes.n)
 		return true;
 	if (v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED) {
-		error_at(&v->publishes.v[0].loc,
-		         "a published port needs the jail's own network namespace, which 'network "
-		         "%s' does not make (mode '%s'%s); use 'network none' or 'network allow'",
-		         names[v->network], v->mode, in);
+		diag_error_at(
+		    &v->publishes.v[0].loc,
+		    "a published port needs the jail's own network namespace, which 'network "
+		    "%s' does not make (mode '%s'%s); use 'network none' or 'network allow'",
+		    names[v->network], v->mode, in);
 		if (v->network_loc.src)
-			note_at(&v->network_loc, "the network is set here");
+			diag_note_at(&v->network_loc, "the network is set here");
 		return false;
 	}
 	if (v->publishes.n > AJ_PUBLISH_MAX) {
-		error_at(&v->publishes.v[AJ_PUBLISH_MAX].loc,
-		         "at most %d published ports in a variant (mode '%s'%s)", AJ_PUBLISH_MAX,
-		         v->mode, in);
+		diag_error_at(&v->publishes.v[AJ_PUBLISH_MAX].loc,
+		              "at most %d published ports in a variant (mode '%s'%s)",
+		              AJ_PUBLISH_MAX, v->mode, in);
 		return false;
 	}
 	return true;

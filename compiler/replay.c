@@ -41,10 +41,10 @@ bool replay_block(struct variant *v, const change_list *block)
 		const struct change *c = &block->v[i];
 		switch (c->kind) {
 		case CH_MOUNT:
-			mount_put(v, &c->mount);
+			mounts_put(v, &c->mount);
 			break;
 		case CH_PATTERN:
-			ok = pattern_apply(v, &c->pattern) && ok;
+			ok = patterns_apply(v, &c->pattern) && ok;
 			break;
 		case CH_PRUNE_NONE:
 			patterns_prune_none(v);
@@ -54,16 +54,16 @@ bool replay_block(struct variant *v, const change_list *block)
 			v->scan_bound = c->scan.bound;
 			break;
 		case CH_ENV_KEEP:
-			env_list_add(&v->env_keep, c->env.pattern, &c->env.loc);
+			environment_list_add(&v->env_keep, c->env.pattern, &c->env.loc);
 			break;
 		case CH_ENV_DROP:
-			env_list_add(&v->env_drop, c->env.pattern, &c->env.loc);
+			environment_list_add(&v->env_drop, c->env.pattern, &c->env.loc);
 			break;
 		case CH_ENV_SET:
-			env_set_put(v, &c->env_set);
+			environment_set_put(v, &c->env_set);
 			break;
 		case CH_RLIMIT:
-			rlimit_put(v, &c->rlimit);
+			bounds_rlimit_put(v, &c->rlimit);
 			break;
 		case CH_MEMORY:
 			v->memory = c->limit.value;
@@ -85,11 +85,11 @@ bool replay_block(struct variant *v, const change_list *block)
 			v->network_loc = c->loc;
 			if (c->network.fixed)
 				v->flags |= AJ_VARIANT_NET_FIXED;
-			forwards_keep_block(v, block);
+			network_forwards_keep_block(v, block);
 			publishes_keep_block(v, block);
 			break;
 		case CH_FORWARD:
-			forward_put(v, c, block);
+			network_forward_put(v, c, block);
 			break;
 		case CH_PUBLISH:
 			publish_put(v, c, block);
@@ -121,7 +121,7 @@ bool replay_block(struct variant *v, const change_list *block)
 			v->sys_default = c->action;
 			break;
 		case CH_RULES:
-			ok = rules_apply(v, c) && ok;
+			ok = syscalls_rules_apply(v, c) && ok;
 			break;
 		case CH_FALLBACK:
 			if (c->number)
@@ -150,30 +150,30 @@ static void add_toggles(struct variant *v)
 {
 	static const char *const var_names[AJ_VAR_COUNT] = AJ_VAR_NAMES;
 	size_t n;
-	const struct toggle_mount *tm = toggle_mounts(&n);
+	const struct toggle_mount *tm = toggles_mounts(&n);
 	for (size_t i = 0; i < n; i++) {
-		if (!toggle_switchable(v, tm[i].toggle))
+		if (!toggles_switchable(v, tm[i].toggle))
 			continue;
 		struct m_mount m = {
 		    .op = tm[i].op, .flags = tm[i].flags, .toggle = 1 + tm[i].toggle};
 		if (tm[i].path) {
-			m.path.head = m.path.text = xstrdup(tm[i].path);
+			m.path.head = m.path.text = ast_strdup(tm[i].path);
 		} else {
-			m.path.head = xstrdup("");
+			m.path.head = ast_strdup("");
 			m.path.var = tm[i].var;
-			m.path.text = xprintf("$%s", var_names[tm[i].var]);
+			m.path.text = ast_printf("$%s", var_names[tm[i].var]);
 		}
-		m.path.tail = xstrdup("");
+		m.path.tail = ast_strdup("");
 		bool taken = false;
 		for (size_t k = 0; k < v->mounts.n; k++)
 			taken |= strcmp(v->mounts.v[k].path.text, m.path.text) == 0;
 		if (!taken || (v->features & AJ_TOGGLE_BIT(tm[i].toggle)))
-			mount_put(v, &m);
+			mounts_put(v, &m);
 	}
-	const struct toggle_env *te = toggle_envs(&n);
+	const struct toggle_env *te = toggles_envs(&n);
 	for (size_t i = 0; i < n; i++)
-		if (!toggle_switchable(v, te[i].toggle) && te[i].drop_when_off)
-			env_list_add(&v->env_drop, te[i].name, NULL);
+		if (!toggles_switchable(v, te[i].toggle) && te[i].drop_when_off)
+			environment_list_add(&v->env_drop, te[i].name, NULL);
 }
 
 bool replay_finish(struct variant *v)
@@ -182,7 +182,7 @@ bool replay_finish(struct variant *v)
 	 * trust it (stub/variant/mode.c). */
 	struct m_env_set e = {.name = M_MODE_ENV};
 	path_parse(v->mode, NULL, false, &e.value);
-	env_set_put(v, &e);
+	environment_set_put(v, &e);
 	if (!automaton_check_pruned(v) || !automaton_build(v))
 		return false;
 	add_toggles(v);
@@ -191,5 +191,5 @@ bool replay_finish(struct variant *v)
 		mounts_landlock(v);
 	network_rules(v);
 	namespaces_rules(v);
-	return forwards_check(v) && publishes_check(v) && seccomp_build(v);
+	return network_forwards_check(v) && publishes_check(v) && bpf_build(v);
 }

@@ -38,21 +38,21 @@ struct setting {
  * says a policy writes it, with the suffixes it says. */
 /* clang-format off */
 #define MOUNT_SETTING(id, name, ...)  {name, mounts_lower, IN_BLOCKS, id},
-#define TOGGLE_SETTING(id, name, ...) {name, toggle_lower, IN_BLOCKS, id},
+#define TOGGLE_SETTING(id, name, ...) {name, toggles_lower, IN_BLOCKS, id},
 #define SCALAR_SETTING(key, ...)       {#key, lower_scalar, IN_BLOCKS, M_SCALAR_##key},
 static const struct setting settings[] = {
 	{"hostname", lower_hostname, IN_BLOCKS, 0},
 	{"network", network_lower, IN_BLOCKS, 0},
-	{"forward", forward_lower, IN_BLOCKS, 0},
+	{"forward", network_forward_lower, IN_BLOCKS, 0},
 	{"publish", publish_lower, IN_BLOCKS, 0},
 	{"landlock", lower_landlock, IN_BLOCKS, 0},
 	AJ_MOUNT_OPS(MOUNT_SETTING)
 	{"mask", patterns_lower, IN_BLOCKS, AJ_PATTERN_MASK},
 	{"deny", patterns_lower, IN_BLOCKS, AJ_PATTERN_DENY},
-	{"scan", scan_setting_lower, IN_BLOCKS, 0},
-	{"env", env_lower, IN_BLOCKS, 0},
-	{"rlimit", rlimit_lower, IN_BLOCKS, 0},
-	{"limit", limit_lower, IN_BLOCKS, 0},
+	{"scan", patterns_scan_lower, IN_BLOCKS, 0},
+	{"env", environment_lower, IN_BLOCKS, 0},
+	{"rlimit", bounds_rlimit_lower, IN_BLOCKS, 0},
+	{"limit", bounds_limit_lower, IN_BLOCKS, 0},
 	M_SCALARS(SCALAR_SETTING)
 	{"syscalls", syscalls_lower, IN_BLOCKS, 0},
 	{"namespaces", namespaces_lower, IN_BLOCKS, 0},
@@ -67,7 +67,7 @@ static const struct setting settings[] = {
 
 static bool is_key(const struct setting *k)
 {
-	return k->lower != mounts_lower || mount_written(k->arg);
+	return k->lower != mounts_lower || mounts_written(k->arg);
 }
 
 /* The key's row, and the flags its suffix gives; NULL for none. */
@@ -82,8 +82,8 @@ static const struct setting *setting_find(const char *key, int *flags)
 		if (len == strlen(k->name))
 			return k;
 		if (k->lower == mounts_lower && len == strlen(k->name) + 1 &&
-		    strchr(mount_suffixes(k->arg), key[len - 1])) {
-			*flags = mount_suffix_flag(key[len - 1]);
+		    strchr(mounts_suffixes(k->arg), key[len - 1])) {
+			*flags = mounts_suffix_flag(key[len - 1]);
 			return k;
 		}
 	}
@@ -106,7 +106,7 @@ static const char *const *setting_names(size_t *n, size_t *n_settings)
 				names[count++] = k->name;
 				if (k->lower != mounts_lower)
 					continue;
-				for (const char *c = mount_suffixes(k->arg); *c; c++) {
+				for (const char *c = mounts_suffixes(k->arg); *c; c++) {
 					char *name = suffixed[n_suffixed++];
 					snprintf(name, sizeof(suffixed[0]), "%s%c", k->name, *c);
 					names[count++] = name;
@@ -124,21 +124,21 @@ static const char *const *setting_names(size_t *n, size_t *n_settings)
 static void unknown_key(const struct stmt *s, const struct setting *k, enum block_kind kind)
 {
 	if (k) {
-		error_at(&s->loc,
-		         "'%s' is only allowed directly in a policy, not inside a %s block", s->key,
-		         kind == BLOCK_MODE ? "mode" : "command");
+		diag_error_at(&s->loc,
+		              "'%s' is only allowed directly in a policy, not inside a %s block",
+		              s->key, kind == BLOCK_MODE ? "mode" : "command");
 		return;
 	}
 	size_t n, n_settings;
 	const char *const *all = setting_names(&n, &n_settings);
-	const char *hint = suggest(s->key, all, n);
+	const char *hint = diag_suggest(s->key, all, n);
 	if (hint)
-		error_at(&s->loc, "unknown key '%s'; did you mean '%s'?", s->key, hint);
+		diag_error_at(&s->loc, "unknown key '%s'; did you mean '%s'?", s->key, hint);
 	else
-		error_at(&s->loc, "unknown key '%s'", s->key);
+		diag_error_at(&s->loc, "unknown key '%s'", s->key);
 }
 
-bool block_lower(const struct stmt *list, enum block_kind kind, change_list *out)
+bool settings_block_lower(const struct stmt *list, enum block_kind kind, change_list *out)
 {
 	struct lowering lw = {.kind = kind, .first = list, .out = out};
 	size_t n_names;
@@ -148,7 +148,7 @@ bool block_lower(const struct stmt *list, enum block_kind kind, change_list *out
 		int flags;
 		const struct setting *k = setting_find(s->key, &flags);
 		if (k && k->lower && s->has_block) {
-			error_at(&s->end, "'%s' takes no block", s->key);
+			diag_error_at(&s->end, "'%s' takes no block", s->key);
 			ok = false;
 		} else if (k && k->lower) {
 			lw.arg = k->arg;
@@ -166,15 +166,15 @@ bool block_lower(const struct stmt *list, enum block_kind kind, change_list *out
 
 static bool lower_hostname(struct lowering *lw, const struct stmt *s)
 {
-	if (!key_once(lw->first, s) || !want_args(s, 1, 1, "hostname NAME;"))
+	if (!args_key_once(lw->first, s) || !args_want(s, 1, 1, "hostname NAME;"))
 		return false;
-	const char *h = word_of(s->args);
+	const char *h = args_word_of(s->args);
 	bool ok = h && h[0] && strlen(h) <= 64;
 	for (const char *p = h; ok && *p; p++)
 		ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		     (*p >= '0' && *p <= '9') || *p == '-' || *p == '.';
 	if (!ok) {
-		error_at(&s->args->loc, "a hostname is 1 to 64 letters, digits, '-' or '.'");
+		diag_error_at(&s->args->loc, "a hostname is 1 to 64 letters, digits, '-' or '.'");
 		return false;
 	}
 	VEC_PUSH(*lw->out, ((struct change){.kind = CH_HOSTNAME, .loc = s->loc, .hostname = h}));
@@ -184,9 +184,9 @@ static bool lower_hostname(struct lowering *lw, const struct stmt *s)
 static bool lower_landlock(struct lowering *lw, const struct stmt *s)
 {
 	static const char *const levels[] = {"off", "on", "require"};
-	if (!key_once(lw->first, s) || !want_args(s, 1, 2, "landlock on|off|require [ABI];"))
+	if (!args_key_once(lw->first, s) || !args_want(s, 1, 2, "landlock on|off|require [ABI];"))
 		return false;
-	int n = choose(s->args, "landlock level", levels, 3);
+	int n = args_choose(s->args, "landlock level", levels, 3);
 	if (n < 0)
 		return false;
 	struct change c = {.kind = CH_LANDLOCK, .loc = s->loc};
@@ -195,8 +195,8 @@ static bool lower_landlock(struct lowering *lw, const struct stmt *s)
 	const struct atom *abi = s->args->next;
 	if (abi) {
 		if (n != 2 || abi->kind != ATOM_NUMBER || abi->num < 1 || abi->num > 255) {
-			error_at(&abi->loc,
-			         "only 'landlock require' takes an ABI version (1 to 255)");
+			diag_error_at(&abi->loc,
+			              "only 'landlock require' takes an ABI version (1 to 255)");
 			return false;
 		}
 		c.landlock.min_abi = (int)abi->num;
@@ -214,10 +214,10 @@ static bool lower_scalar(struct lowering *lw, const struct stmt *s)
 		uint64_t max;
 		const char *what;
 	} rows[] = {M_SCALARS(SCALAR_ROW)};
-	if (!key_once(lw->first, s) || !want_args(s, 1, 1, rows[lw->arg].usage))
+	if (!args_key_once(lw->first, s) || !args_want(s, 1, 1, rows[lw->arg].usage))
 		return false;
 	if (s->args->kind != ATOM_NUMBER || s->args->num > rows[lw->arg].max) {
-		error_at(&s->args->loc, "expected %s", rows[lw->arg].what);
+		diag_error_at(&s->args->loc, "expected %s", rows[lw->arg].what);
 		return false;
 	}
 	struct change c = {.kind = CH_SCALAR, .loc = s->loc};
@@ -233,9 +233,9 @@ static bool lower_scalar(struct lowering *lw, const struct stmt *s)
 static bool lower_fallback(struct lowering *lw, const struct stmt *s)
 {
 	static const char *const kinds[] = {"none", "landlock"};
-	if (!key_once(lw->first, s) || !want_args(s, 1, 1, "fallback none|landlock;"))
+	if (!args_key_once(lw->first, s) || !args_want(s, 1, 1, "fallback none|landlock;"))
 		return false;
-	int n = choose(s->args, "fallback", kinds, 2);
+	int n = args_choose(s->args, "fallback", kinds, 2);
 	if (n < 0)
 		return false;
 	VEC_PUSH(*lw->out,

@@ -7,6 +7,6 @@
 /* Lowers the statements of one block, once, into its changes, in order.
  * The structure keys (exec, mode, command, default) are skipped in a
  * policy's body (structure.c reads them) and refused anywhere else. */
-bool block_lower(const struct stmt *list, enum block_kind kind, change_list *out);
+bool settings_block_lower(const struct stmt *list, enum block_kind kind, change_list *out);
 
 #endif

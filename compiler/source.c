@@ -34,7 +34,7 @@ static const char *not_regular(mode_t m)
 	                   : S_ISBLK(m)  ? "a block device"
 	                   : S_ISSOCK(m) ? "a socket"
 	                                 : NULL;
-	return what ? xprintf("it is %s, not a regular file", what) : "it is not a regular file";
+	return what ? ast_printf("it is %s, not a regular file", what) : "it is not a regular file";
 }
 
 /* The length of the UTF-8 sequence at p, or 0 when it is not one (overlong
@@ -71,7 +71,7 @@ static size_t utf8_len(const unsigned char *p, size_t left)
 }
 
 /* Columns count bytes, as the scanner's do. */
-bool src_text_fault(const char *text, size_t len, struct src_fault *f)
+bool source_text_fault(const char *text, size_t len, struct src_fault *f)
 {
 	const unsigned char *t = (const unsigned char *)text;
 	int line = 1, col = 1;
@@ -86,7 +86,7 @@ bool src_text_fault(const char *text, size_t len, struct src_fault *f)
 			continue;
 		}
 		if (col > SRC_MAX_LINE)
-			why = xprintf("a line longer than %d bytes", SRC_MAX_LINE);
+			why = ast_printf("a line longer than %d bytes", SRC_MAX_LINE);
 		else if (c == 0)
 			why = "a NUL byte";
 		else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f ||
@@ -113,18 +113,18 @@ static enum src_result read_checked(int fd, const struct stat *checked, const ch
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0)
-		return refuse(fault, path, xprintf("%s", strerror(errno)));
+		return refuse(fault, path, ast_printf("%s", strerror(errno)));
 	if (!S_ISREG(st.st_mode))
 		return refuse(fault, path, not_regular(st.st_mode));
 	if (checked && (st.st_dev != checked->st_dev || st.st_ino != checked->st_ino))
 		return refuse(fault, path, "it was replaced while it was opened");
-	const char *too_big =
-	    xprintf("it is larger than %d MiB, the most a policy file may be", SRC_MAX_BYTES >> 20);
+	const char *too_big = ast_printf("it is larger than %d MiB, the most a policy file may be",
+	                                 SRC_MAX_BYTES >> 20);
 	if (st.st_size > SRC_MAX_BYTES)
 		return refuse(fault, path, too_big);
 	char *buf = malloc(SRC_MAX_BYTES + 1);
 	if (!buf)
-		return refuse(fault, path, xprintf("%s", strerror(ENOMEM)));
+		return refuse(fault, path, ast_printf("%s", strerror(ENOMEM)));
 	/* Bounded by what is read, not by st_size: the file may grow. */
 	size_t len = 0;
 	while (len <= SRC_MAX_BYTES) {
@@ -134,7 +134,7 @@ static enum src_result read_checked(int fd, const struct stat *checked, const ch
 		if (n < 0) {
 			int e = errno;
 			free(buf);
-			return refuse(fault, path, xprintf("%s", strerror(e)));
+			return refuse(fault, path, ast_printf("%s", strerror(e)));
 		}
 		if (n == 0)
 			break;
@@ -145,11 +145,11 @@ static enum src_result read_checked(int fd, const struct stat *checked, const ch
 		return refuse(fault, path, too_big);
 	}
 	fault->path = path;
-	if (src_text_fault(buf, len, fault)) {
+	if (source_text_fault(buf, len, fault)) {
 		free(buf);
 		return SRC_REFUSED;
 	}
-	*out = src_new(path, buf, len);
+	*out = diag_src_new(path, buf, len);
 	free(buf);
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
@@ -164,19 +164,19 @@ static char *join(const char *base, const char *rel)
 {
 	size_t n = strlen(base);
 	if (!n)
-		return xstrdup(rel);
-	return xprintf("%s%s%s", base, base[n - 1] == '/' ? "" : "/", rel);
+		return ast_strdup(rel);
+	return ast_printf("%s%s%s", base, base[n - 1] == '/' ? "" : "/", rel);
 }
 
-enum src_result src_read_beneath(const char *base, const char *rel, const struct src **out,
-                                 struct src_id *id, struct src_fault *fault)
+enum src_result source_read_beneath(const char *base, const char *rel, const struct src **out,
+                                    struct src_id *id, struct src_fault *fault)
 {
 	char *path = join(base, rel);
 	int dir = open(base[0] ? base : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return SRC_MISSING; /* an -I folder that is not there holds nothing */
 	enum src_result r = SRC_MISSING;
-	char *walk = xstrdup(rel), *save = NULL;
+	char *walk = ast_strdup(rel), *save = NULL;
 	const char *done = base; /* what was reached so far, for messages */
 	char *comp = strtok_r(walk, "/", &save);
 	while (comp) {
@@ -193,7 +193,7 @@ enum src_result src_read_beneath(const char *base, const char *rel, const struct
 		struct stat st;
 		if (fstatat(dir, comp, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			if (errno != ENOENT && errno != ENOTDIR)
-				r = refuse(fault, here, xprintf("%s", strerror(errno)));
+				r = refuse(fault, here, ast_printf("%s", strerror(errno)));
 			break;
 		}
 		/* Wherever a link points, it was not checked: whoever can
@@ -208,7 +208,7 @@ enum src_result src_read_beneath(const char *base, const char *rel, const struct
 				break; /* not found here */
 			int sub = openat(dir, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub < 0) {
-				r = refuse(fault, here, xprintf("%s", strerror(errno)));
+				r = refuse(fault, here, ast_printf("%s", strerror(errno)));
 				break;
 			}
 			close(dir);
@@ -223,7 +223,7 @@ enum src_result src_read_beneath(const char *base, const char *rel, const struct
 		}
 		int fd = openat(dir, comp, SRC_OPEN_FLAGS | O_NOFOLLOW);
 		if (fd < 0) {
-			r = refuse(fault, here, xprintf("%s", strerror(errno)));
+			r = refuse(fault, here, ast_printf("%s", strerror(errno)));
 			break;
 		}
 		r = read_checked(fd, &st, path, out, id, fault);
@@ -234,20 +234,20 @@ enum src_result src_read_beneath(const char *base, const char *rel, const struct
 	return r;
 }
 
-enum src_result src_read_path(const char *path, const struct src **out, struct src_id *id,
-                              struct src_fault *fault)
+enum src_result source_read_path(const char *path, const struct src **out, struct src_id *id,
+                                 struct src_fault *fault)
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		if (errno == ENOENT)
 			return SRC_MISSING;
-		return refuse(fault, path, xprintf("%s", strerror(errno)));
+		return refuse(fault, path, ast_printf("%s", strerror(errno)));
 	}
 	if (!S_ISREG(st.st_mode))
 		return refuse(fault, path, not_regular(st.st_mode));
 	int fd = open(path, SRC_OPEN_FLAGS);
 	if (fd < 0)
-		return refuse(fault, path, xprintf("%s", strerror(errno)));
+		return refuse(fault, path, ast_printf("%s", strerror(errno)));
 	enum src_result r = read_checked(fd, &st, path, out, id, fault);
 	close(fd);
 	return r;

@@ -35,16 +35,16 @@ struct src_fault {
 };
 
 /* Is text not policy text?  Then f->why, line and col say where first. */
-bool src_text_fault(const char *text, size_t len, struct src_fault *f);
+bool source_text_fault(const char *text, size_t len, struct src_fault *f);
 
 /* Reads rel beneath the folder base ("" is the current one), one component
  * at a time and never through a symbolic link, so that nothing outside base
  * can be reached by a name or a link inside it; rel holds no "..". */
-enum src_result src_read_beneath(const char *base, const char *rel, const struct src **out,
-                                 struct src_id *id, struct src_fault *fault);
+enum src_result source_read_beneath(const char *base, const char *rel, const struct src **out,
+                                    struct src_id *id, struct src_fault *fault);
 
 /* Reads the file the user named on the command line (links followed). */
-enum src_result src_read_path(const char *path, const struct src **out, struct src_id *id,
-                              struct src_fault *fault);
+enum src_result source_read_path(const char *path, const struct src **out, struct src_id *id,
+                                 struct src_fault *fault);
 
 #endif

@@ -38,15 +38,15 @@ static bool exec_args(struct compiled *c, const struct atom *a)
 {
 	for (; a; a = a->next) {
 		if (c->exec_args.n == AJ_EXEC_ARGS_MAX) {
-			error_at(&a->loc, "at most %d arguments after the command of 'exec'",
-			         AJ_EXEC_ARGS_MAX);
+			diag_error_at(&a->loc, "at most %d arguments after the command of 'exec'",
+			              AJ_EXEC_ARGS_MAX);
 			return false;
 		}
 		if (a->kind != ATOM_WORD && a->kind != ATOM_STRING && a->kind != ATOM_PATH) {
-			error_at(&a->loc,
-			         "expected an argument of the command (a word or a string), "
-			         "not %s",
-			         atom_kind_name(a->kind));
+			diag_error_at(&a->loc,
+			              "expected an argument of the command (a word or a string), "
+			              "not %s",
+			              ast_atom_kind_name(a->kind));
 			return false;
 		}
 		VEC_PUSH(c->exec_args, a->text);
@@ -64,25 +64,25 @@ static bool check_mode_stmt(struct compiled *c, const struct stmt *first, const 
 {
 	const struct atom *a = s->args;
 	if (!a || a->kind != ATOM_WORD) {
-		error_at(a ? &a->loc : &s->loc, "expected: mode NAME [when env VAR…] { … }");
+		diag_error_at(a ? &a->loc : &s->loc, "expected: mode NAME [when env VAR…] { … }");
 		return false;
 	}
 	if (!s->has_block) {
-		error_at(&s->end, "expected '{' to open the body of mode '%s'", a->text);
+		diag_error_at(&s->end, "expected '{' to open the body of mode '%s'", a->text);
 		return false;
 	}
-	if (!first_in_block(first, s, same_mode, &a->loc,
-	                    xprintf("mode '%s' is defined twice in this policy", a->text)))
+	if (!args_first_in_block(first, s, same_mode, &a->loc,
+	                         ast_printf("mode '%s' is defined twice in this policy", a->text)))
 		return false;
 	if (mode_index(c, a->text) < 0) {
 		if (c->modes.n >= 16) {
-			error_at(&a->loc, "too many modes (at most 16)");
+			diag_error_at(&a->loc, "too many modes (at most 16)");
 			return false;
 		}
 		/* The stub records it in the jail's NIS domain name (64 bytes),
 		 * for the jails started inside (stub/variant/mode.c). */
 		if (strlen(a->text) > 48) {
-			error_at(&a->loc, "a mode's name has at most 48 characters");
+			diag_error_at(&a->loc, "a mode's name has at most 48 characters");
 			return false;
 		}
 		VEC_PUSH(c->modes, a->text);
@@ -94,20 +94,20 @@ static bool check_mode_stmt(struct compiled *c, const struct stmt *first, const 
 		return true;
 	if (a->kind != ATOM_WORD || strcmp(a->text, "when") != 0 || !a->next ||
 	    a->next->kind != ATOM_WORD || strcmp(a->next->text, "env") != 0 || !a->next->next) {
-		error_at(&a->loc, "expected: mode NAME when env VAR… { … }");
+		diag_error_at(&a->loc, "expected: mode NAME when env VAR… { … }");
 		return false;
 	}
 	for (a = a->next->next; a; a = a->next) {
-		if (a->kind != ATOM_WORD || !env_name_ok(a->text, false)) {
-			error_at(&a->loc, "expected an environment variable name");
+		if (a->kind != ATOM_WORD || !environment_name_ok(a->text, false)) {
+			diag_error_at(&a->loc, "expected an environment variable name");
 			return false;
 		}
 		bool dup = false;
 		for (size_t i = 0; i < c->triggers.n; i++) {
 			if (strcmp(c->triggers.v[i].env, a->text) == 0) {
 				if (c->triggers.v[i].mode != m) {
-					error_at(&a->loc, "$%s already selects mode '%s'", a->text,
-					         c->modes.v[c->triggers.v[i].mode]);
+					diag_error_at(&a->loc, "$%s already selects mode '%s'",
+					              a->text, c->modes.v[c->triggers.v[i].mode]);
 					return false;
 				}
 				dup = true;
@@ -123,7 +123,8 @@ static bool check_command_stmt(struct compiled *c, const struct program *prog, c
 {
 	const struct atom *a = s->args;
 	if (!a) {
-		error_at(&s->loc, "expected: command NAME… use POLICY; or command NAME… { … }");
+		diag_error_at(&s->loc,
+		              "expected: command NAME… use POLICY; or command NAME… { … }");
 		return false;
 	}
 	struct command_group g = {0};
@@ -134,19 +135,21 @@ static bool check_command_stmt(struct compiled *c, const struct program *prog, c
 			break;
 		}
 		if (a->kind != ATOM_WORD || strchr(a->text, '/')) {
-			error_at(&a->loc, "expected a command name (a basename such as python3)");
+			diag_error_at(&a->loc,
+			              "expected a command name (a basename such as python3)");
 			return false;
 		}
 	}
 	if (end) {
 		if (s->has_block || !end->next || end->next->kind != ATOM_WORD || end->next->next) {
-			error_at(&end->loc, "expected: command NAME… use POLICY;");
+			diag_error_at(&end->loc, "expected: command NAME… use POLICY;");
 			return false;
 		}
-		const struct policy *from = program_find(prog, end->next->text);
+		const struct policy *from = load_find(prog, end->next->text);
 		if (!from) {
-			error_at(&end->next->loc, "unknown policy '%s' (is its file included?)",
-			         end->next->text);
+			diag_error_at(&end->next->loc,
+			              "unknown policy '%s' (is its file included?)",
+			              end->next->text);
 			return false;
 		}
 		g.from = from;
@@ -154,23 +157,23 @@ static bool check_command_stmt(struct compiled *c, const struct program *prog, c
 	} else if (s->has_block) {
 		g.overlay = s->body;
 	} else {
-		error_at(&s->end, "expected 'use POLICY' or a block after the command names");
+		diag_error_at(&s->end, "expected 'use POLICY' or a block after the command names");
 		return false;
 	}
 	if (names == end) {
-		error_at(&names->loc, "expected at least one command name before 'use'");
+		diag_error_at(&names->loc, "expected at least one command name before 'use'");
 		return false;
 	}
 	g.name = names->text;
 	int group = (int)c->groups.n;
 	if (group > 200) {
-		error_at(&s->loc, "too many command groups");
+		diag_error_at(&s->loc, "too many command groups");
 		return false;
 	}
 	for (a = names; a != end; a = a->next) {
 		for (size_t i = 0; i < c->commands.n; i++) {
 			if (strcmp(c->commands.v[i].name, a->text) == 0) {
-				error_at(&a->loc, "command '%s' is already mapped", a->text);
+				diag_error_at(&a->loc, "command '%s' is already mapped", a->text);
 				return false;
 			}
 		}
@@ -180,7 +183,7 @@ static bool check_command_stmt(struct compiled *c, const struct program *prog, c
 	return true;
 }
 
-bool collect_structure(struct compiled *c, const struct program *prog, const chain_t *chain)
+bool structure_collect(struct compiled *c, const struct program *prog, const chain_t *chain)
 {
 	bool ok = true;
 	VEC_PUSH(c->modes, "normal");
@@ -196,11 +199,11 @@ bool collect_structure(struct compiled *c, const struct program *prog, const cha
 			} else if (strcmp(s->key, "command") == 0) {
 				ok = check_command_stmt(c, prog, s) && ok;
 			} else if (strcmp(s->key, "exec") == 0) {
-				if (!first_in_block(first, s, same_key, &s->loc,
-				                    "'exec' is already set in this policy"))
+				if (!args_first_in_block(first, s, same_key, &s->loc,
+				                         "'exec' is already set in this policy"))
 					ok = false;
 				else if (s->has_block ||
-				         !want_args(s, 1, -1, "exec COMMAND [ARG…];"))
+				         !args_want(s, 1, -1, "exec COMMAND [ARG…];"))
 					ok = false;
 				else if (s->args->kind == ATOM_WORD ||
 				         s->args->kind == ATOM_STRING ||
@@ -208,7 +211,8 @@ bool collect_structure(struct compiled *c, const struct program *prog, const cha
 					c->exec = s->args->text;
 					ok = exec_args(c, s->args->next) && ok;
 				} else {
-					error_at(&s->args->loc, "expected a command after 'exec'");
+					diag_error_at(&s->args->loc,
+					              "expected a command after 'exec'");
 					ok = false;
 				}
 			} else if (strcmp(s->key, "default") == 0) {
@@ -216,10 +220,10 @@ bool collect_structure(struct compiled *c, const struct program *prog, const cha
 				if (!a || a->kind != ATOM_WORD || strcmp(a->text, "mode") != 0 ||
 				    !a->next || a->next->kind != ATOM_WORD || a->next->next ||
 				    s->has_block) {
-					error_at(a ? &a->loc : &s->loc,
-					         "expected: default mode NAME;");
+					diag_error_at(a ? &a->loc : &s->loc,
+					              "expected: default mode NAME;");
 					ok = false;
-				} else if (!first_in_block(
+				} else if (!args_first_in_block(
 				               first, s, default_shape, &s->loc,
 				               "'default mode' is already set in this policy")) {
 					ok = false;
@@ -233,21 +237,21 @@ bool collect_structure(struct compiled *c, const struct program *prog, const cha
 	if (default_mode) {
 		int m = mode_index(c, default_mode);
 		if (m < 0) {
-			const char *hint = suggest(default_mode, c->modes.v, c->modes.n);
+			const char *hint = diag_suggest(default_mode, c->modes.v, c->modes.n);
 			if (hint)
-				error_at(&default_loc, "unknown mode '%s'; did you mean '%s'?",
-				         default_mode, hint);
+				diag_error_at(&default_loc, "unknown mode '%s'; did you mean '%s'?",
+				              default_mode, hint);
 			else
-				error_at(&default_loc, "unknown mode '%s'", default_mode);
+				diag_error_at(&default_loc, "unknown mode '%s'", default_mode);
 			ok = false;
 		}
 		c->default_mode = m < 0 ? 0 : m;
 	}
 	if (c->exec && c->groups.n > 1) {
-		error_at(&chain->v[chain->n - 1]->loc,
-		         "policy '%s' has both 'exec' and 'command' groups: a fixed target "
-		         "never chooses by command name",
-		         chain->v[chain->n - 1]->name);
+		diag_error_at(&chain->v[chain->n - 1]->loc,
+		              "policy '%s' has both 'exec' and 'command' groups: a fixed target "
+		              "never chooses by command name",
+		              chain->v[chain->n - 1]->name);
 		ok = false;
 	}
 	return ok;

@@ -8,6 +8,6 @@ typedef VEC(const struct policy *) chain_t;
 
 /* Fills c's exec, modes (normal first), triggers, command groups (the
  * default first) and default mode from the chain, root first. */
-bool collect_structure(struct compiled *c, const struct program *prog, const chain_t *chain);
+bool structure_collect(struct compiled *c, const struct program *prog, const chain_t *chain);
 
 #endif

@@ -40,7 +40,7 @@ static const char *action_word(int action)
 		return "kill";
 	if (action == EPERM)
 		return "deny";
-	return xprintf("return %s", errno_name(action));
+	return ast_printf("return %s", sysnames_errno_name(action));
 }
 
 /* Two rules on the same call and the same conditions. */
@@ -61,9 +61,9 @@ static bool actions_agree(const struct m_rule *o, const struct m_rule *r)
 {
 	if (o->action == M_ACT_ALLOW || r->action == M_ACT_ALLOW || o->action == r->action)
 		return true;
-	error_at(&r->loc, "'%s' cannot both %s and %s", r->name, action_word(r->action),
-	         action_word(o->action));
-	note_at(&o->loc, "'%s' is given '%s' here", o->name, action_word(o->action));
+	diag_error_at(&r->loc, "'%s' cannot both %s and %s", r->name, action_word(r->action),
+	              action_word(o->action));
+	diag_note_at(&o->loc, "'%s' is given '%s' here", o->name, action_word(o->action));
 	return false;
 }
 
@@ -80,10 +80,11 @@ static bool block_add_rule(struct lowering *lw, const struct m_rule *r)
 			if (!rule_same(o, r))
 				continue;
 			if ((o->action == M_ACT_ALLOW) != (r->action == M_ACT_ALLOW)) {
-				error_at(&r->loc, "'%s' is both allowed and denied in this block",
-				         r->text);
-				note_at(&o->loc, "%s here",
-				        o->action == M_ACT_ALLOW ? "allowed" : "denied");
+				diag_error_at(&r->loc,
+				              "'%s' is both allowed and denied in this block",
+				              r->text);
+				diag_note_at(&o->loc, "%s here",
+				             o->action == M_ACT_ALLOW ? "allowed" : "denied");
 				return false;
 			}
 			if (!actions_agree(o, r))
@@ -95,7 +96,7 @@ static bool block_add_rule(struct lowering *lw, const struct m_rule *r)
 	return true;
 }
 
-bool rules_apply(struct variant *v, const struct change *c)
+bool syscalls_rules_apply(struct variant *v, const struct change *c)
 {
 	for (size_t k = 0; k < c->rules.n; k++) {
 		const struct m_rule *r = &c->rules.v[k];
@@ -126,13 +127,13 @@ static bool operand_value(const struct operand *op, uint64_t *out)
 	uint64_t v = 0;
 	for (const struct value *t = op->terms; t; t = t->next) {
 		uint64_t x = t->num;
-		if (t->name && !constant_lookup(t->name, &x)) {
-			const char *hint = constant_suggest(t->name);
+		if (t->name && !sysnames_constant_lookup(t->name, &x)) {
+			const char *hint = sysnames_constant_suggest(t->name);
 			if (hint)
-				error_at(&t->loc, "unknown constant '%s'; did you mean '%s'?",
-				         t->name, hint);
+				diag_error_at(&t->loc, "unknown constant '%s'; did you mean '%s'?",
+				              t->name, hint);
 			else
-				error_at(&t->loc, "unknown constant '%s'", t->name);
+				diag_error_at(&t->loc, "unknown constant '%s'", t->name);
 			return false;
 		}
 		v |= x;
@@ -154,10 +155,11 @@ static bool cond_alts(const struct cond *c, int arg, bool narrow, const char *sy
 	if (c->kind == COND_ANY)
 		return true;
 	if (c->kind == COND_NE) {
-		error_at(&c->loc,
-		         "'!=' on argument %d of '%s' cannot be expressed as a deny rule without "
-		         "weakening it; list the values to deny instead",
-		         arg, sys);
+		diag_error_at(
+		    &c->loc,
+		    "'!=' on argument %d of '%s' cannot be expressed as a deny rule without "
+		    "weakening it; list the values to deny instead",
+		    arg, sys);
 		return false;
 	}
 	if (c->kind == COND_MASKED) {
@@ -165,9 +167,9 @@ static bool cond_alts(const struct cond *c, int arg, bool narrow, const char *sy
 		if (!operand_value(c->operands, &mask) || !operand_value(c->operands->next, &val))
 			return false;
 		if ((mask & ~width) || (val & ~mask)) {
-			error_at(&c->loc,
-			         "'& 0x%llx == 0x%llx' can never match argument %d of '%s'",
-			         (unsigned long long)mask, (unsigned long long)val, arg, sys);
+			diag_error_at(&c->loc,
+			              "'& 0x%llx == 0x%llx' can never match argument %d of '%s'",
+			              (unsigned long long)mask, (unsigned long long)val, arg, sys);
 			return false;
 		}
 		out->cmp[out->n++] = (struct m_cmp){arg, SCMP_CMP_MASKED_EQ, mask, val};
@@ -178,14 +180,14 @@ static bool cond_alts(const struct cond *c, int arg, bool narrow, const char *sy
 		if (!operand_value(op, &val))
 			return false;
 		if (val & ~width) {
-			error_at(&op->loc,
-			         "value 0x%llx does not fit the 32-bit argument %d of '%s'",
-			         (unsigned long long)val, arg, sys);
+			diag_error_at(&op->loc,
+			              "value 0x%llx does not fit the 32-bit argument %d of '%s'",
+			              (unsigned long long)val, arg, sys);
 			return false;
 		}
 		if (c->kind == COND_BITS) {
 			if (!val) {
-				error_at(&op->loc, "'& 0' can never match");
+				diag_error_at(&op->loc, "'& 0' can never match");
 				return false;
 			}
 			/* "any of these bits": one rule per bit, since one masked
@@ -207,31 +209,31 @@ static bool cond_alts(const struct cond *c, int arg, bool narrow, const char *sy
 	}
 	return true;
 too_many:
-	error_at(&c->loc, "too many alternatives in one condition");
+	diag_error_at(&c->loc, "too many alternatives in one condition");
 	return false;
 }
 
 static char *rule_text(const char *name, const struct m_rule *r)
 {
-	char *t = xprintf("%s", name);
+	char *t = ast_printf("%s", name);
 	if (!r->n_cmp)
 		return t;
-	t = xprintf("%s(", t);
+	t = ast_printf("%s(", t);
 	for (int i = 0; i < r->n_cmp; i++) {
 		const struct m_cmp *c = &r->cmp[i];
 		if (c->op == SCMP_CMP_EQ)
-			t = xprintf("%s%sarg%d == 0x%llx", t, i ? " && " : "", c->arg,
-			            (unsigned long long)c->value);
+			t = ast_printf("%s%sarg%d == 0x%llx", t, i ? " && " : "", c->arg,
+			               (unsigned long long)c->value);
 		else
-			t = xprintf("%s%sarg%d & 0x%llx == 0x%llx", t, i ? " && " : "", c->arg,
-			            (unsigned long long)c->mask, (unsigned long long)c->value);
+			t = ast_printf("%s%sarg%d & 0x%llx == 0x%llx", t, i ? " && " : "", c->arg,
+			               (unsigned long long)c->mask, (unsigned long long)c->value);
 	}
-	return xprintf("%s)", t);
+	return ast_printf("%s)", t);
 }
 
 static bool expand_call(struct lowering *lw, const struct atom *a, int action)
 {
-	int nr = syscall_lookup(a->text, &a->loc);
+	int nr = sysnames_syscall_lookup(a->text, &a->loc);
 	if (nr < 0 && nr != NR_ABSENT)
 		return false;
 	const struct sysargs *sa = NULL;
@@ -239,15 +241,16 @@ static bool expand_call(struct lowering *lw, const struct atom *a, int action)
 		if (strcmp(sysargs[i].name, a->text) == 0)
 			sa = &sysargs[i];
 	if (!sa) {
-		error_at(&a->loc,
-		         "argument conditions on '%s' are not supported: its argument types are "
-		         "not in aijail-compile's table",
-		         a->text);
+		diag_error_at(
+		    &a->loc,
+		    "argument conditions on '%s' are not supported: its argument types are "
+		    "not in aijail-compile's table",
+		    a->text);
 		return false;
 	}
 	if (a->n_conds > sa->nargs) {
-		error_at(&a->loc, "'%s' takes %d argument%s, the condition names %d", a->text,
-		         sa->nargs, sa->nargs == 1 ? "" : "s", a->n_conds);
+		diag_error_at(&a->loc, "'%s' takes %d argument%s, the condition names %d", a->text,
+		              sa->nargs, sa->nargs == 1 ? "" : "s", a->n_conds);
 		return false;
 	}
 	struct alts alts[6];
@@ -259,8 +262,9 @@ static bool expand_call(struct lowering *lw, const struct atom *a, int action)
 		any |= alts[arg].n > 0;
 	}
 	if (!any) {
-		error_at(&a->loc, "a condition of only '*' matches every call; write '%s' alone",
-		         a->text);
+		diag_error_at(&a->loc,
+		              "a condition of only '*' matches every call; write '%s' alone",
+		              a->text);
 		return false;
 	}
 	if (nr == NR_ABSENT)
@@ -276,7 +280,7 @@ static bool expand_call(struct lowering *lw, const struct atom *a, int action)
 				r.cmp[r.n_cmp++] = alts[i].cmp[idx[i]];
 		r.text = rule_text(a->text, &r);
 		if (++count > 256) {
-			error_at(&a->loc, "this condition expands to too many rules");
+			diag_error_at(&a->loc, "this condition expands to too many rules");
 			return false;
 		}
 		if (!block_add_rule(lw, &r))
@@ -295,50 +299,53 @@ static bool expand_call(struct lowering *lw, const struct atom *a, int action)
 
 static bool lower_rules(struct lowering *lw, const struct atom *targets, int action)
 {
-	struct nrset *plus = xalloc(sizeof(*plus)), *minus = xalloc(sizeof(*minus));
+	struct nrset *plus = ast_alloc(sizeof(*plus)), *minus = ast_alloc(sizeof(*minus));
 	bool ok = true;
 	const struct atom *except = NULL;
 	for (const struct atom *a = targets; a; a = a->next) {
 		if (a->kind == ATOM_WORD && strcmp(a->text, "except") == 0) {
 			if (except) {
-				error_at(&a->loc, "'except' given twice");
+				diag_error_at(&a->loc, "'except' given twice");
 				return false;
 			}
 			except = a;
 		} else if (a->kind == ATOM_CALL) {
 			if (except) {
-				error_at(&a->loc,
-				         "'except' takes names and groups, not conditions");
+				diag_error_at(&a->loc,
+				              "'except' takes names and groups, not conditions");
 				ok = false;
 				continue;
 			}
 			ok = expand_call(lw, a, action) && ok;
 		} else if (a->kind == ATOM_WORD || a->kind == ATOM_GROUP) {
-			ok = set_add_token(except ? minus : plus, a->text, &a->loc, true, 0) && ok;
+			ok = sysgroups_set_add_token(except ? minus : plus, a->text, &a->loc, true,
+			                             0) &&
+			     ok;
 		} else {
-			error_at(&a->loc,
-			         "expected a syscall name, a @group or name(conditions), found %s",
-			         atom_kind_name(a->kind));
+			diag_error_at(
+			    &a->loc,
+			    "expected a syscall name, a @group or name(conditions), found %s",
+			    ast_atom_kind_name(a->kind));
 			ok = false;
 		}
 	}
 	if (!ok)
 		return false;
 	if (except && !except->next) {
-		error_at(&except->loc, "nothing follows 'except'");
+		diag_error_at(&except->loc, "nothing follows 'except'");
 		return false;
 	}
 	for (int nr = 0; nr < NR_LIMIT; nr++) {
 		if (minus->in[nr] && !plus->in[nr]) {
-			error_at(&minus->loc[nr], "'%s' is not in the set it is taken out of",
-			         nr_name(nr));
+			diag_error_at(&minus->loc[nr], "'%s' is not in the set it is taken out of",
+			              sysnames_nr_name(nr));
 			ok = false;
 		}
 		if (!plus->in[nr] || minus->in[nr])
 			continue;
 		struct m_rule r = {
-		    .nr = nr, .name = nr_name(nr), .action = action, .loc = plus->loc[nr]};
-		r.text = xstrdup(r.name);
+		    .nr = nr, .name = sysnames_nr_name(nr), .action = action, .loc = plus->loc[nr]};
+		r.text = ast_strdup(r.name);
 		begin_target(lw, &r.loc);
 		ok = block_add_rule(lw, &r) && ok;
 	}
@@ -349,7 +356,8 @@ static bool parse_action(const struct atom **ap, int *action, bool for_default)
 {
 	static const char *const verbs[] = {"allow", "deny", "kill", "return"};
 	const struct atom *a = *ap;
-	int verb = choose(a, for_default ? "syscalls default" : "syscalls verb", verbs, N(verbs));
+	int verb =
+	    args_choose(a, for_default ? "syscalls default" : "syscalls verb", verbs, N(verbs));
 	if (verb < 0)
 		return false;
 	*action = verb == 0 ? M_ACT_ALLOW : verb == 1 ? EPERM : M_ACT_KILL;
@@ -357,10 +365,10 @@ static bool parse_action(const struct atom **ap, int *action, bool for_default)
 		const struct atom *e = a->next;
 		if (e && e->kind == ATOM_NUMBER && e->num >= 1 && e->num < 4096) {
 			*action = (int)e->num;
-		} else if (e && e->kind == ATOM_WORD && errno_lookup(e->text) > 0) {
-			*action = errno_lookup(e->text);
+		} else if (e && e->kind == ATOM_WORD && sysnames_errno_lookup(e->text) > 0) {
+			*action = sysnames_errno_lookup(e->text);
 		} else {
-			error_at(
+			diag_error_at(
 			    e ? &e->loc : &a->loc,
 			    "expected an errno name (EPERM, ENOSYS, …) or number after 'return'");
 			return false;
@@ -373,26 +381,26 @@ static bool parse_action(const struct atom **ap, int *action, bool for_default)
 
 static bool is_default(const struct stmt *a, const struct stmt *b)
 {
-	return strcmp(a->key, "syscalls") == 0 && count_args(a) >= 2 && word_of(a->args) &&
+	return strcmp(a->key, "syscalls") == 0 && args_count(a) >= 2 && args_word_of(a->args) &&
 	       strcmp(a->args->text, "default") == 0;
 }
 
 bool syscalls_lower(struct lowering *lw, const struct stmt *s)
 {
-	if (!want_args(s, 2, -1, "syscalls allow|deny|kill|return ERRNO TARGET…;"))
+	if (!args_want(s, 2, -1, "syscalls allow|deny|kill|return ERRNO TARGET…;"))
 		return false;
 	const struct atom *a = s->args;
-	if (word_of(a) && strcmp(a->text, "default") == 0) {
-		if (!first_in_block(lw->first, s, is_default, &s->loc,
-		                    "'syscalls default' is already set in this block"))
+	if (args_word_of(a) && strcmp(a->text, "default") == 0) {
+		if (!args_first_in_block(lw->first, s, is_default, &s->loc,
+		                         "'syscalls default' is already set in this block"))
 			return false;
 		a = a->next;
 		int action;
 		if (!parse_action(&a, &action, true))
 			return false;
 		if (a) {
-			error_at(&a->loc,
-			         "expected: syscalls default allow|deny|kill|return ERRNO;");
+			diag_error_at(&a->loc,
+			              "expected: syscalls default allow|deny|kill|return ERRNO;");
 			return false;
 		}
 		VEC_PUSH(*lw->out,
@@ -404,7 +412,7 @@ bool syscalls_lower(struct lowering *lw, const struct stmt *s)
 	if (!parse_action(&a, &action, false))
 		return false;
 	if (!a) {
-		error_at(&s->end, "missing syscalls to %s", s->args->text);
+		diag_error_at(&s->end, "missing syscalls to %s", s->args->text);
 		return false;
 	}
 	return lower_rules(lw, a, action);

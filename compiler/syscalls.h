@@ -12,6 +12,6 @@ struct lowering; /* changes.h: the handlers' side */
 bool syscalls_lower(struct lowering *lw, const struct stmt *s);
 /* Adds the rules of one target unless the variant has them; false
  * (reported) when an earlier block gave one of them another deny action. */
-bool rules_apply(struct variant *v, const struct change *c);
+bool syscalls_rules_apply(struct variant *v, const struct change *c);
 
 #endif

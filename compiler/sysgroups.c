@@ -36,7 +36,7 @@ static const struct group builtin_groups[] = {
 
 static VEC(struct group) user_groups;
 
-void groups_reset(void)
+void sysgroups_reset(void)
 {
 	memset(&user_groups, 0, sizeof(user_groups));
 }
@@ -68,16 +68,16 @@ static void group_unknown(const char *name, const struct loc *loc)
 		names[n++] = builtin_groups[i].name;
 	for (size_t i = 0; i < user_groups.n && n < N(names); i++)
 		names[n++] = user_groups.v[i].name;
-	const char *hint = suggest(name, names, n);
+	const char *hint = diag_suggest(name, names, n);
 	if (hint)
-		error_at(loc, "unknown syscall group '%s'; did you mean '%s'?", name, hint);
+		diag_error_at(loc, "unknown syscall group '%s'; did you mean '%s'?", name, hint);
 	else
-		error_at(loc,
-		         "unknown syscall group '%s' (aijail-compile --list-groups shows them)",
-		         name);
+		diag_error_at(
+		    loc, "unknown syscall group '%s' (aijail-compile --list-groups shows them)",
+		    name);
 }
 
-void groups_list(FILE *f)
+void sysgroups_list(FILE *f)
 {
 	for (size_t i = 0; i < N(builtin_groups); i++)
 		fprintf(f, "%s\n    # %s\n    %s\n", builtin_groups[i].name, builtin_groups[i].what,
@@ -88,7 +88,8 @@ void groups_list(FILE *f)
 static bool set_add_members(struct nrset *s, const char *members, const struct loc *loc,
                             bool strict, int depth);
 
-bool set_add_token(struct nrset *s, const char *tok, const struct loc *loc, bool strict, int depth)
+bool sysgroups_set_add_token(struct nrset *s, const char *tok, const struct loc *loc, bool strict,
+                             int depth)
 {
 	if (tok[0] == '@') {
 		const struct group *g = group_find(tok);
@@ -97,7 +98,7 @@ bool set_add_token(struct nrset *s, const char *tok, const struct loc *loc, bool
 			return false;
 		}
 		if (depth > 8) {
-			error_at(loc, "syscall groups nest too deeply");
+			diag_error_at(loc, "syscall groups nest too deeply");
 			return false;
 		}
 		return set_add_members(s, g->members, loc, group_is_user(g), depth + 1);
@@ -106,16 +107,16 @@ bool set_add_token(struct nrset *s, const char *tok, const struct loc *loc, bool
 	int used = 0;
 	if (sscanf(tok, "syscall[%u]%n", &nr, &used) == 1 && tok[used] == 0) {
 		if (nr >= NR_LIMIT) {
-			error_at(loc, "syscall number %u is out of range (0 to %d)", nr,
-			         NR_LIMIT - 1);
+			diag_error_at(loc, "syscall number %u is out of range (0 to %d)", nr,
+			              NR_LIMIT - 1);
 			return false;
 		}
 	} else {
-		int n = seccomp_syscall_resolve_name_arch(target_arch(), tok);
+		int n = seccomp_syscall_resolve_name_arch(sysnames_target_arch(), tok);
 		if (n < 0 && !strict)
 			return true; /* another architecture's, or newer than libseccomp */
 		if (n < 0)
-			return syscall_lookup(tok, loc) == NR_ABSENT;
+			return sysnames_syscall_lookup(tok, loc) == NR_ABSENT;
 		nr = (unsigned)n;
 	}
 	if (!s->in[nr]) {
@@ -129,7 +130,7 @@ bool set_add_token(struct nrset *s, const char *tok, const struct loc *loc, bool
 static bool set_add_members(struct nrset *s, const char *members, const struct loc *loc,
                             bool strict, int depth)
 {
-	struct nrset *plus = xalloc(sizeof(*plus)), *minus = xalloc(sizeof(*minus));
+	struct nrset *plus = ast_alloc(sizeof(*plus)), *minus = ast_alloc(sizeof(*minus));
 	bool ok = true, except = false;
 	for (const char *p = members; *p;) {
 		while (*p == ' ')
@@ -137,12 +138,14 @@ static bool set_add_members(struct nrset *s, const char *members, const struct l
 		size_t len = strcspn(p, " ");
 		if (!len)
 			break;
-		char *tok = xstrndup(p, len);
+		char *tok = ast_strndup(p, len);
 		p += len;
 		if (strcmp(tok, "except") == 0)
 			except = true;
 		else
-			ok = set_add_token(except ? minus : plus, tok, loc, strict, depth) && ok;
+			ok = sysgroups_set_add_token(except ? minus : plus, tok, loc, strict,
+			                             depth) &&
+			     ok;
 	}
 	for (int nr = 0; nr < NR_LIMIT; nr++) {
 		if (plus->in[nr] && !minus->in[nr] && !s->in[nr]) {
@@ -153,41 +156,42 @@ static bool set_add_members(struct nrset *s, const char *members, const struct l
 	return ok;
 }
 
-bool group_expand_print(FILE *f, const char *name)
+bool sysgroups_expand_print(FILE *f, const char *name)
 {
-	struct nrset *set = xalloc(sizeof(*set));
+	struct nrset *set = ast_alloc(sizeof(*set));
 	struct loc none = {0};
-	if (!set_add_token(set, name, &none, true, 0))
+	if (!sysgroups_set_add_token(set, name, &none, true, 0))
 		return false;
 	for (int nr = 0; nr < NR_LIMIT; nr++)
 		if (set->in[nr])
-			fprintf(f, "%d %s\n", nr, nr_name(nr));
+			fprintf(f, "%d %s\n", nr, sysnames_nr_name(nr));
 	return true;
 }
 
-bool group_define(const struct stmt *s)
+bool sysgroups_define(const struct stmt *s)
 {
 	const struct atom *a = s->args;
 	if (!a || a->kind != ATOM_GROUP || !a->next || s->has_block) {
-		error_at(a ? &a->loc : &s->loc, "expected: group @NAME MEMBER… [except MEMBER…];");
+		diag_error_at(a ? &a->loc : &s->loc,
+		              "expected: group @NAME MEMBER… [except MEMBER…];");
 		return false;
 	}
 	if (group_find(a->text)) {
-		error_at(&a->loc, "syscall group '%s' already exists", a->text);
+		diag_error_at(&a->loc, "syscall group '%s' already exists", a->text);
 		return false;
 	}
-	char *members = xstrdup("");
-	struct nrset *scratch = xalloc(sizeof(*scratch));
+	char *members = ast_strdup("");
+	struct nrset *scratch = ast_alloc(sizeof(*scratch));
 	bool ok = true;
 	for (const struct atom *m = a->next; m; m = m->next) {
 		if (m->kind != ATOM_WORD && m->kind != ATOM_GROUP) {
-			error_at(&m->loc, "a group holds syscall names, @groups and 'except'");
+			diag_error_at(&m->loc, "a group holds syscall names, @groups and 'except'");
 			ok = false;
 			continue;
 		}
 		if (strcmp(m->text, "except") != 0)
-			ok = set_add_token(scratch, m->text, &m->loc, true, 0) && ok;
-		members = xprintf("%s%s%s", members, members[0] ? " " : "", m->text);
+			ok = sysgroups_set_add_token(scratch, m->text, &m->loc, true, 0) && ok;
+		members = ast_printf("%s%s%s", members, members[0] ? " " : "", m->text);
 	}
 	if (ok)
 		VEC_PUSH(user_groups, ((struct group){a->text, "defined in a policy", members}));

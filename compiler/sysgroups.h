@@ -16,12 +16,13 @@ struct nrset {
 
 /* Adds a name, "syscall[N]" or an @group to s; strict: a name libseccomp
  * does not know is an error (else skipped: another architecture's). */
-bool set_add_token(struct nrset *s, const char *tok, const struct loc *loc, bool strict, int depth);
+bool sysgroups_set_add_token(struct nrset *s, const char *tok, const struct loc *loc, bool strict,
+                             int depth);
 
 /* group @NAME MEMBER… [except MEMBER…]; at the top of a file. */
-bool group_define(const struct stmt *s);
-void groups_reset(void);
-void groups_list(FILE *f);
-bool group_expand_print(FILE *f, const char *name);
+bool sysgroups_define(const struct stmt *s);
+void sysgroups_reset(void);
+void sysgroups_list(FILE *f);
+bool sysgroups_expand_print(FILE *f, const char *name);
 
 #endif

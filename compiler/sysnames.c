@@ -115,7 +115,7 @@ static const struct constant {
     C(PROT_READ),
 };
 
-bool constant_lookup(const char *name, uint64_t *out)
+bool sysnames_constant_lookup(const char *name, uint64_t *out)
 {
 	for (size_t i = 0; i < N(constants); i++) {
 		if (strcmp(constants[i].name, name) == 0) {
@@ -126,12 +126,12 @@ bool constant_lookup(const char *name, uint64_t *out)
 	return false;
 }
 
-const char *constant_suggest(const char *name)
+const char *sysnames_constant_suggest(const char *name)
 {
 	const char *names[N(constants)];
 	for (size_t i = 0; i < N(constants); i++)
 		names[i] = constants[i].name;
-	return suggest(name, names, N(constants));
+	return diag_suggest(name, names, N(constants));
 }
 
 static const struct constant errnos[] = {
@@ -140,7 +140,7 @@ static const struct constant errnos[] = {
     C(ENOTTY),       C(EIO),        C(ENODEV), C(ENXIO),       C(EAGAIN),
 };
 
-void constants_print(FILE *f)
+void sysnames_constants_print(FILE *f)
 {
 	for (size_t i = 0; i < N(constants); i++)
 		fprintf(f, "%s %llu\n", constants[i].name, (unsigned long long)constants[i].value);
@@ -148,7 +148,7 @@ void constants_print(FILE *f)
 		fprintf(f, "%s %llu\n", errnos[i].name, (unsigned long long)errnos[i].value);
 }
 
-int errno_lookup(const char *name)
+int sysnames_errno_lookup(const char *name)
 {
 	for (size_t i = 0; i < N(errnos); i++)
 		if (strcmp(errnos[i].name, name) == 0)
@@ -156,12 +156,12 @@ int errno_lookup(const char *name)
 	return -1;
 }
 
-const char *errno_name(int e)
+const char *sysnames_errno_name(int e)
 {
 	for (size_t i = 0; i < N(errnos); i++)
 		if ((int)errnos[i].value == e)
 			return errnos[i].name;
-	return xprintf("%d", e);
+	return ast_printf("%d", e);
 }
 
 /* The architecture the filters are for (--arch): numbers in the model,
@@ -179,7 +179,7 @@ static const struct {
     {"aarch64", SCMP_ARCH_AARCH64, AUDIT_ARCH_AARCH64},
 };
 
-bool target_arch_set(const char *name)
+bool sysnames_target_arch_set(const char *name)
 {
 	for (size_t i = 0; i < N(arches); i++)
 		if (strcmp(arches[i].name, name) == 0) {
@@ -189,7 +189,7 @@ bool target_arch_set(const char *name)
 	return false;
 }
 
-uint32_t target_arch(void)
+uint32_t sysnames_target_arch(void)
 {
 	/* By default the machine's own, where it is one of them. */
 	if (!target)
@@ -198,18 +198,18 @@ uint32_t target_arch(void)
 	return target;
 }
 
-uint32_t target_audit_arch(void)
+uint32_t sysnames_target_audit_arch(void)
 {
 	for (size_t i = 0; i < N(arches); i++)
-		if (arches[i].scmp == target_arch())
+		if (arches[i].scmp == sysnames_target_arch())
 			return arches[i].audit;
 	return 0;
 }
 
-const char *target_arch_name(void)
+const char *sysnames_target_arch_name(void)
 {
 	for (size_t i = 0; i < N(arches); i++)
-		if (arches[i].scmp == target_arch())
+		if (arches[i].scmp == sysnames_target_arch())
 			return arches[i].name;
 	return "?";
 }
@@ -222,40 +222,41 @@ static void load_names(void)
 	if (n_names)
 		return;
 	for (int nr = 0; nr < 600 && n_names < N(names_cache); nr++) {
-		char *name = seccomp_syscall_resolve_num_arch(target_arch(), nr);
+		char *name = seccomp_syscall_resolve_num_arch(sysnames_target_arch(), nr);
 		/* Outlives the arena: the table is the same for every run. */
 		if (name)
 			names_cache[n_names++] = name;
 	}
 }
 
-int syscall_lookup(const char *name, const struct loc *loc)
+int sysnames_syscall_lookup(const char *name, const struct loc *loc)
 {
-	int nr = seccomp_syscall_resolve_name_arch(target_arch(), name);
+	int nr = seccomp_syscall_resolve_name_arch(sysnames_target_arch(), name);
 	if (nr >= 0)
 		return nr;
-	if (target_arch() != SCMP_ARCH_X86_64 &&
+	if (sysnames_target_arch() != SCMP_ARCH_X86_64 &&
 	    seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, name) >= 0)
 		return NR_ABSENT;
 	if (nr == __NR_SCMP_ERROR) {
 		load_names();
-		const char *hint = suggest(name, names_cache, n_names);
+		const char *hint = diag_suggest(name, names_cache, n_names);
 		if (hint)
-			error_at(loc, "unknown syscall '%s'; did you mean '%s'?", name, hint);
+			diag_error_at(loc, "unknown syscall '%s'; did you mean '%s'?", name, hint);
 		else
-			error_at(loc, "unknown syscall '%s'", name);
+			diag_error_at(loc, "unknown syscall '%s'", name);
 	} else {
-		error_at(loc, "syscall '%s' does not exist on %s", name, target_arch_name());
+		diag_error_at(loc, "syscall '%s' does not exist on %s", name,
+		              sysnames_target_arch_name());
 	}
 	return -1;
 }
 
-const char *nr_name(int nr)
+const char *sysnames_nr_name(int nr)
 {
-	char *n = seccomp_syscall_resolve_num_arch(target_arch(), nr);
+	char *n = seccomp_syscall_resolve_num_arch(sysnames_target_arch(), nr);
 	if (!n)
-		return xprintf("syscall[%d]", nr);
-	const char *r = xstrdup(n);
+		return ast_printf("syscall[%d]", nr);
+	const char *r = ast_strdup(n);
 	free(n);
 	return r;
 }

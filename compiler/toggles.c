@@ -51,19 +51,19 @@ static const struct toggle_env envs[] = {
     {AJ_TOGGLE_DISPLAY, false, "XDG_RUNTIME_DIR"}, /* a relative $WAYLAND_DISPLAY */
 };
 
-const struct toggle_mount *toggle_mounts(size_t *n)
+const struct toggle_mount *toggles_mounts(size_t *n)
 {
 	*n = N(mounts);
 	return mounts;
 }
 
-const struct toggle_env *toggle_envs(size_t *n)
+const struct toggle_env *toggles_envs(size_t *n)
 {
 	*n = N(envs);
 	return envs;
 }
 
-int toggle_of_var(int var)
+int toggles_of_var(int var)
 {
 	for (size_t i = 0; i < N(mounts); i++)
 		if (!mounts[i].path && mounts[i].var == var)
@@ -71,17 +71,17 @@ int toggle_of_var(int var)
 	return -1;
 }
 
-bool toggle_switchable(const struct variant *v, int t)
+bool toggles_switchable(const struct variant *v, int t)
 {
 	return (v->features & AJ_TOGGLE_BIT(t)) || !(v->toggles_fixed & AJ_TOGGLE_BIT(t));
 }
 
-bool toggle_lower(struct lowering *lw, const struct stmt *s)
+bool toggles_lower(struct lowering *lw, const struct stmt *s)
 {
 	static const char *const onoff[] = {"off", "on"};
-	if (!key_once(lw->first, s) || !want_args(s, 1, 1, xprintf("%s on|off;", s->key)))
+	if (!args_key_once(lw->first, s) || !args_want(s, 1, 1, ast_printf("%s on|off;", s->key)))
 		return false;
-	int on = choose(s->args, xprintf("%s setting", s->key), onoff, 2);
+	int on = args_choose(s->args, ast_printf("%s setting", s->key), onoff, 2);
 	if (on < 0)
 		return false;
 	struct change c = {.kind = CH_TOGGLE, .loc = s->loc};

@@ -22,15 +22,15 @@ struct toggle_env {
 	const char *name;
 };
 
-const struct toggle_mount *toggle_mounts(size_t *n);
-const struct toggle_env *toggle_envs(size_t *n);
+const struct toggle_mount *toggles_mounts(size_t *n);
+const struct toggle_env *toggles_envs(size_t *n);
 /* Can a run have toggle t on in the variant: is it on, or off without a
  * mode block's saying so (aj_variant.toggles_fixed)? */
-bool toggle_switchable(const struct variant *v, int t);
+bool toggles_switchable(const struct variant *v, int t);
 /* The toggle whose mounts use the variable, -1 for a policy's own. */
-int toggle_of_var(int var);
+int toggles_of_var(int var);
 /* GPU|DOCKER|… on|off; (the key is the toggle's name): lw->arg is the
  * toggle, set by a mode block for good (aj_variant.toggles_fixed). */
-bool toggle_lower(struct lowering *lw, const struct stmt *s);
+bool toggles_lower(struct lowering *lw, const struct stmt *s);
 
 #endif

@@ -17,7 +17,7 @@
 	do {                                                                                       \
 		if ((vec).n == (vec).cap) {                                                        \
 			size_t cap_ = (vec).cap ? (vec).cap * 2 : 8;                               \
-			void *nv_ = xalloc(cap_ * sizeof(*(vec).v));                               \
+			void *nv_ = ast_alloc(cap_ * sizeof(*(vec).v));                            \
 			if ((vec).n)                                                               \
 				memcpy(nv_, (vec).v, (vec).n * sizeof(*(vec).v));                  \
 			(vec).v = nv_;                                                             \

@@ -37,7 +37,7 @@ struct parse_ctx {
 
 static struct atom *atom_new(struct parse_ctx *ctx, enum atom_kind k, char *text, const AJLTYPE *l)
 {
-	struct atom *a = xalloc(sizeof(*a));
+	struct atom *a = ast_alloc(sizeof(*a));
 	a->kind = k;
 	a->text = text;
 	a->loc = parse_loc(ctx, l);
@@ -92,11 +92,11 @@ stmts
 
 stmt
 	: WORD atoms ';' {
-		$$ = xalloc(sizeof(*$$));
+		$$ = ast_alloc(sizeof(*$$));
 		$$->key = $1; $$->loc = parse_loc(ctx, &@1); $$->args = $2; $$->end = parse_loc(ctx, &@3);
 	}
 	| WORD atoms '{' stmts '}' {
-		$$ = xalloc(sizeof(*$$));
+		$$ = ast_alloc(sizeof(*$$));
 		$$->key = $1; $$->loc = parse_loc(ctx, &@1); $$->args = $2;
 		$$->has_block = true; $$->body = $4; $$->end = parse_loc(ctx, &@5);
 	}
@@ -115,12 +115,12 @@ atom
 	| NUMBER { $$ = atom_new(ctx, ATOM_NUMBER, NULL, &@1); $$->num = $1; }
 	| PATH { $$ = atom_new(ctx, ATOM_PATH, $1, &@1); }
 	| GROUP { $$ = atom_new(ctx, ATOM_GROUP, $1, &@1); }
-	| '*' { $$ = atom_new(ctx, ATOM_STAR, xstrdup("*"), &@1); }
-	| ARROW { $$ = atom_new(ctx, ATOM_ARROW, xstrdup("->"), &@1); }
+	| '*' { $$ = atom_new(ctx, ATOM_STAR, ast_strdup("*"), &@1); }
+	| ARROW { $$ = atom_new(ctx, ATOM_ARROW, ast_strdup("->"), &@1); }
 	| WORD '=' atom {
 		if ($3->kind == ATOM_ASSIGN || $3->kind == ATOM_CALL || $3->kind == ATOM_ARROW || $3->kind == ATOM_STAR || $3->kind == ATOM_GROUP) {
 			struct loc l = $3->loc;
-			error_at(&l, "expected a value after '=', found %s", atom_kind_name($3->kind));
+			diag_error_at(&l, "expected a value after '=', found %s", ast_atom_kind_name($3->kind));
 		}
 		$$ = atom_new(ctx, ATOM_ASSIGN, $1, &@1); $$->value = $3;
 		$$->loc.end_line = $3->loc.end_line; $$->loc.end_col = $3->loc.end_col;
@@ -140,19 +140,19 @@ conds
 	;
 
 cond
-	: '*' { $$ = xalloc(sizeof(*$$)); $$->kind = COND_ANY; $$->loc = parse_loc(ctx, &@1); }
-	| operand { $$ = xalloc(sizeof(*$$)); $$->kind = COND_EQ; $$->operands = $1; $$->loc = $1->loc; }
-	| EQEQ operand { $$ = xalloc(sizeof(*$$)); $$->kind = COND_EQ; $$->operands = $2; $$->loc = parse_loc(ctx, &@1); }
-	| NOTEQ operand { $$ = xalloc(sizeof(*$$)); $$->kind = COND_NE; $$->operands = $2; $$->loc = parse_loc(ctx, &@1); }
-	| '&' operand { $$ = xalloc(sizeof(*$$)); $$->kind = COND_BITS; $$->operands = $2; $$->loc = parse_loc(ctx, &@1); }
+	: '*' { $$ = ast_alloc(sizeof(*$$)); $$->kind = COND_ANY; $$->loc = parse_loc(ctx, &@1); }
+	| operand { $$ = ast_alloc(sizeof(*$$)); $$->kind = COND_EQ; $$->operands = $1; $$->loc = $1->loc; }
+	| EQEQ operand { $$ = ast_alloc(sizeof(*$$)); $$->kind = COND_EQ; $$->operands = $2; $$->loc = parse_loc(ctx, &@1); }
+	| NOTEQ operand { $$ = ast_alloc(sizeof(*$$)); $$->kind = COND_NE; $$->operands = $2; $$->loc = parse_loc(ctx, &@1); }
+	| '&' operand { $$ = ast_alloc(sizeof(*$$)); $$->kind = COND_BITS; $$->operands = $2; $$->loc = parse_loc(ctx, &@1); }
 	| '&' operand EQEQ operand {
-		$$ = xalloc(sizeof(*$$)); $$->kind = COND_MASKED; $$->operands = $2; $2->next = $4;
+		$$ = ast_alloc(sizeof(*$$)); $$->kind = COND_MASKED; $$->operands = $2; $2->next = $4;
 		$$->loc = parse_loc(ctx, &@1);
 	}
 	| WORD '{' operands '}' {
-		$$ = xalloc(sizeof(*$$)); $$->kind = COND_IN; $$->operands = $3; $$->loc = parse_loc(ctx, &@1);
+		$$ = ast_alloc(sizeof(*$$)); $$->kind = COND_IN; $$->operands = $3; $$->loc = parse_loc(ctx, &@1);
 		if (strcmp($1, "in") != 0)
-			error_at(&$$->loc, "expected 'in' before '{', found '%s'", $1);
+			diag_error_at(&$$->loc, "expected 'in' before '{', found '%s'", $1);
 	}
 	;
 
@@ -162,7 +162,7 @@ operands
 	;
 
 operand
-	: value { $$ = xalloc(sizeof(*$$)); $$->terms = $1; $$->loc = $1->loc; }
+	: value { $$ = ast_alloc(sizeof(*$$)); $$->terms = $1; $$->loc = $1->loc; }
 	;
 
 value
@@ -171,8 +171,8 @@ value
 	;
 
 term
-	: NUMBER { $$ = xalloc(sizeof(*$$)); $$->num = $1; $$->loc = parse_loc(ctx, &@1); }
-	| WORD { $$ = xalloc(sizeof(*$$)); $$->name = $1; $$->loc = parse_loc(ctx, &@1); }
+	: NUMBER { $$ = ast_alloc(sizeof(*$$)); $$->num = $1; $$->loc = parse_loc(ctx, &@1); }
+	| WORD { $$ = ast_alloc(sizeof(*$$)); $$->name = $1; $$->loc = parse_loc(ctx, &@1); }
 	;
 
 %%
@@ -191,7 +191,7 @@ void ajerror(AJLTYPE *lloc, void *scanner, struct parse_ctx *ctx, const char *ms
 	if (ctx->lex_errors)
 		return;
 	struct loc l = parse_loc(ctx, lloc);
-	error_at(&l, "%s", msg);
+	diag_error_at(&l, "%s", msg);
 }
 
 void parse_lex_failed(struct parse_ctx *ctx)

@@ -18,10 +18,11 @@ $(B)/bin/aijail-mcp: tools/aijail-mcp $(wildcard python/aijail/*.py)
 	@mkdir -p $(dir $@)
 	sed 's|@PYTHONDIR@|$(abspath python)|' $< >$@.tmp && chmod 0755 $@.tmp && mv $@.tmp $@
 
-STATUS_SRC := tools/status.c tools/doctor.c tools/doctor_probe.c
-$(B)/bin/aijail-status: $(STATUS_SRC) tools/doctor.h stub/scan/watchstate.h $(B)/kh/.stamp
+STATUS_SRC := tools/main.c tools/status.c tools/watchers.c tools/doctor.c tools/doctor_judge.c \
+	tools/doctor_print.c tools/doctor_probe.c
+$(B)/bin/aijail-status: $(STATUS_SRC) tools/doctor.h tools/status.h include/aj_watchstate.h $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
-	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -isystem $(B)/kh -ffunction-sections -fdata-sections \
+	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -isystem $(B)/kh -ffunction-sections -fdata-sections \
 		-fno-asynchronous-unwind-tables -static -s -Wl,--gc-sections -o $@ $(STATUS_SRC)
 
 MAN_PAGES := $(wildcard docs/man/*.1 docs/man/*.5)

@@ -1,17 +1,5 @@
-/* status.c: aijail-status, what is in force for this process, measured
- * from inside.
- *
- *   aijail-status [--json]
- *   aijail-status --watchers [--json]
- *   aijail-status --doctor [--json]
- *   aijail-status --apparmor-profile
- *
- * --doctor checks the machine for the stubs beside this program (doctor.c).
- *
- * --watchers lists the caller's project watchers (stub/scan/watch.c): which
- * project each serves, its pid, the inotify watches it holds, its age, the
- * scan tables it serves (the stubs and modes that used each), against the
- * share of max_user_watches they may hold together.  Exit status 0.
+/* status.c: aijail-status without a report option: what is in force for
+ * this process, measured from inside (main.c chooses the report).
  *
  * Every field is read from the kernel about this process (/proc/self, a
  * system call that answers or is refused), never from what a policy says
@@ -33,18 +21,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "../stub/scan/watchstate.h"
 #include "doctor.h"
+#include "status.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -410,7 +396,7 @@ static bool in_jail(void)
 
 /* --- output ------------------------------------------------------------------- */
 
-static void json_str(const char *s)
+void status_json_str(const char *s)
 {
 	if (!s) {
 		fputs("null", stdout);
@@ -448,7 +434,7 @@ static void print_json(bool jailed)
 	printf("{\n  \"in_jail\": %s,\n  \"missing\": [", jailed ? "true" : "false");
 	for (unsigned i = 0; i < n_missing; i++) {
 		fputs(i ? ", " : "", stdout);
-		json_str(missing[i]);
+		status_json_str(missing[i]);
 	}
 	fputs("],\n  \"seccomp\": {\"mode\": ", stdout);
 	json_int(st.seccomp);
@@ -458,45 +444,45 @@ static void print_json(bool jailed)
 	fputs("  \"no_new_privs\": ", stdout);
 	fputs(st.nnp == 1 ? "true" : st.nnp == 0 ? "false" : "null", stdout);
 	fputs(",\n  \"capabilities\": {\"effective\": ", stdout);
-	json_str(st.cap_eff);
+	status_json_str(st.cap_eff);
 	fputs(", \"permitted\": ", stdout);
-	json_str(st.cap_prm);
+	status_json_str(st.cap_prm);
 	fputs(", \"bounding\": ", stdout);
-	json_str(st.cap_bnd);
+	status_json_str(st.cap_bnd);
 	fputs(", \"ambient\": ", stdout);
-	json_str(st.cap_amb);
+	status_json_str(st.cap_amb);
 	printf(", \"none\": %s},\n",
 	       caps_zero(st.cap_eff) && caps_zero(st.cap_prm) ? "true" : "false");
 	fputs("  \"landlock\": {\"abi\": ", stdout);
 	json_int(st.ll_abi);
 	fputs(", \"abi_error\": ", stdout);
-	json_str(st.ll_abi_errno ? strerror(st.ll_abi_errno) : NULL);
+	status_json_str(st.ll_abi_errno ? strerror(st.ll_abi_errno) : NULL);
 	fputs(", \"restricted\": ", stdout);
 	json_tri(st.ll_restricted);
 	fputs(", \"measured\": ", stdout);
-	json_str(st.ll_how);
+	status_json_str(st.ll_how);
 	fputs("},\n  \"namespaces\": {\n", stdout);
 	for (unsigned i = 0; i < N_KINDS; i++) {
 		printf("    \"%s\": {\"inode\": %lu, \"private\": ", kinds[i].name, st.ns_ino[i]);
 		json_tri(st.ns_private[i]);
 		if (i == 0) {
 			fputs(", \"uid_map\": ", stdout);
-			json_str(st.uid_map);
+			status_json_str(st.uid_map);
 			fputs(", \"gid_map\": ", stdout);
-			json_str(st.gid_map);
+			status_json_str(st.gid_map);
 		} else if (!strcmp(kinds[i].name, "pid")) {
 			printf(", \"pid\": %d, \"pid1\": ", st.pid);
-			json_str(st.pid1_comm);
+			status_json_str(st.pid1_comm);
 		} else if (!strcmp(kinds[i].name, "mnt")) {
 			fputs(", \"root_fs\": ", stdout);
-			json_str(st.root_fs);
+			status_json_str(st.root_fs);
 			fputs(", \"root_source\": ", stdout);
-			json_str(st.root_src);
+			status_json_str(st.root_src);
 		} else if (!strcmp(kinds[i].name, "uts")) {
 			fputs(", \"hostname\": ", stdout);
-			json_str(st.hostname);
+			status_json_str(st.hostname);
 			fputs(", \"domainname\": ", stdout);
-			json_str(st.domain);
+			status_json_str(st.domain);
 		}
 		fputs(i + 1 < N_KINDS ? "},\n" : "}\n", stdout);
 	}
@@ -506,7 +492,7 @@ static void print_json(bool jailed)
 
 		fputs(i ? ", " : "", stdout);
 		fputs("{\"name\": ", stdout);
-		json_str(f->name);
+		status_json_str(f->name);
 		fputs(", \"up\": ", stdout);
 		json_tri(f->up < 0 ? T_UNKNOWN : f->up ? T_YES : T_NO);
 		printf(", \"loopback\": %s}", f->loopback ? "true" : "false");
@@ -514,12 +500,12 @@ static void print_json(bool jailed)
 	printf("], \"none\": %s, \"measured\": \"/proc/net/dev, SIOCGIFFLAGS\"},\n",
 	       net_none() ? "true" : "false");
 	fputs("  \"mode\": {\"floor\": ", stdout);
-	json_str(st.floor[0] ? st.floor : NULL);
+	status_json_str(st.floor[0] ? st.floor : NULL);
 	fputs(", \"floor_measured\": \"the UTS namespace's NIS domain name, set by the jail's pid "
 	      "1\", "
 	      "\"claimed\": ",
 	      stdout);
-	json_str(st.claim_mode);
+	status_json_str(st.claim_mode);
 	fputs(", \"claimed_from\": \"the environment variable AIJAIL_MODE, which any process can "
 	      "set\"}\n}\n",
 	      stdout);
@@ -584,202 +570,11 @@ static void print_text(bool jailed)
 	       st.claim_mode ? st.claim_mode : "unset");
 }
 
-/* ---- --watchers ----------------------------------------------------------- */
-
-/* A directory of ours that no one else may write (private: nor read). */
-static int own_dir(int dir, const char *name, bool private)
+/* Measured, judged, printed: status.h. */
+int status_main(bool json)
 {
-	struct stat sb;
-	int fd = dir == AT_FDCWD || dir >= 0
-	             ? openat(dir, name,
-	                      O_PATH | O_DIRECTORY | O_CLOEXEC | (dir == AT_FDCWD ? 0 : O_NOFOLLOW))
-	             : -1;
+	bool jailed;
 
-	if (dir >= 0)
-		close(dir);
-	if (fd < 0 || fstat(fd, &sb) || sb.st_uid != getuid() ||
-	    (sb.st_mode & (private ? 077 : 022))) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Where the stubs put their watchers' sockets (stub/scan/watch.c,
- * runtime_dir): $XDG_RUNTIME_DIR/aijail, else the cache's aijail/run. */
-static int watch_dir(char *where, size_t size)
-{
-	const char *x = getenv("XDG_RUNTIME_DIR"), *c = getenv("XDG_CACHE_HOME"),
-	           *h = getenv("HOME");
-	int fd;
-
-	if (x && x[0] == '/' && (fd = own_dir(AT_FDCWD, x, true)) >= 0) {
-		snprintf(where, size, "%s/aijail", x);
-		return own_dir(fd, "aijail", true);
-	}
-	if (c && c[0] == '/') {
-		snprintf(where, size, "%s/aijail/run", c);
-		fd = own_dir(AT_FDCWD, c, false);
-	} else if (h && h[0] == '/') {
-		snprintf(where, size, "%s/.cache/aijail/run", h);
-		fd = own_dir(own_dir(AT_FDCWD, h, false), ".cache", false);
-	} else {
-		snprintf(where, size, "(none: no $XDG_RUNTIME_DIR, no $HOME)");
-		return -1;
-	}
-	return own_dir(own_dir(fd, "aijail", true), "run", true);
-}
-
-/* The same share the watchers keep to (stub/scan/watchstate.h). */
-static unsigned long watch_limit(unsigned long *max)
-{
-	FILE *f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
-
-	*max = 0;
-	if (f) {
-		if (fscanf(f, "%lu", max) != 1)
-			*max = 0;
-		fclose(f);
-	}
-	return watch_share_of(*max);
-}
-
-static int list_watchers(bool json)
-{
-	char where[4096];
-	int d = watch_dir(where, sizeof(where)), n = 0;
-	unsigned long max, limit = watch_limit(&max), total = 0;
-	time_t now = time(NULL);
-	char buf[8192];
-
-	if (json) {
-		fputs("{\"directory\": ", stdout);
-		json_str(d >= 0 ? where : NULL);
-		printf(", \"max_user_watches\": %lu, \"limit\": %lu, \"watchers\": [", max, limit);
-	} else {
-		printf("watchers in %s%s\n", where,
-		       d >= 0 ? "" : " (not there, or not the caller's alone)");
-	}
-	if (d >= 0) {
-		int ld = openat(d, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		long got;
-
-		while (ld >= 0 && (got = syscall(SYS_getdents64, ld, buf, sizeof(buf))) > 0) {
-			for (long off = 0; off < got;) {
-				struct {
-					uint64_t ino;
-					int64_t off;
-					unsigned short reclen;
-					unsigned char type;
-					char name[];
-				} *e = (void *)(buf + off);
-				char sb[WATCH_STATE_SIZE], *p, *q;
-
-				off += e->reclen;
-				if (watch_state_read(d, e->name, sb, sizeof(sb)) < 0)
-					continue;
-				unsigned long w = watch_state_num(sb, WS_WATCHES),
-				              pid = watch_state_num(sb, WS_PID);
-				unsigned long started = watch_state_num(sb, WS_STARTED),
-				              used = watch_state_num(sb, WS_USED);
-				const char *proj =
-				    (p = strstr(sb, WS_PROJECT)) ? p + strlen(WS_PROJECT) : "?";
-
-				if ((q = strchr(proj, '\n')))
-					*q = '\0';
-				total += w;
-				if (json) {
-					printf("%s{\"project\": ", n ? ", " : "");
-					json_str(proj);
-					printf(", \"pid\": %lu, \"watches\": %lu, \"age\": %ld, "
-					       "\"idle\": %ld, "
-					       "\"tables\": [",
-					       pid, w, (long)(now - (time_t)started),
-					       (long)(now - (time_t)used));
-				} else {
-					printf("  %s\n    pid %lu, %lu watches, age %lds, idle "
-					       "%lds, tables:",
-					       proj, pid, w, (long)(now - (time_t)started),
-					       (long)(now - (time_t)used));
-				}
-				p = sb;
-				for (int t = 0; (p = strstr(p, WS_TABLE)); t++) {
-					char *end = strchr(p + strlen(WS_TABLE), '\n');
-
-					if (end)
-						*end = '\0';
-					if (json) {
-						printf("%s", t ? ", " : "");
-						json_str(p + strlen(WS_TABLE));
-					} else {
-						printf("%s %s", t ? ";" : "", p + strlen(WS_TABLE));
-					}
-					if (!end)
-						break;
-					*end = '\n';
-					p = end;
-				}
-				fputs(json ? "]}" : "\n", stdout);
-				n++;
-			}
-		}
-		if (ld >= 0)
-			close(ld);
-		close(d);
-	}
-	if (json)
-		printf("], \"watches\": %lu}\n", total);
-	else
-		printf("%d watcher%s, %lu inotify watches of %lu allowed (max_user_watches %lu)\n",
-		       n, n == 1 ? "" : "s", total, limit, max);
-	return fflush(stdout) || ferror(stdout) ? 2 : 0;
-}
-
-int main(int argc, char **argv)
-{
-	bool json = false, jailed, watchers = false, doctor = false, profile = false;
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--watchers")) {
-			watchers = true;
-		} else if (!strcmp(argv[i], "--doctor")) {
-			doctor = true;
-		} else if (!strcmp(argv[i], "--apparmor-profile")) {
-			profile = true;
-		} else if (!strcmp(argv[i], "--help")) {
-			puts(
-			    "usage: aijail-status [--json]\n       aijail-status --watchers "
-			    "[--json]\n       aijail-status --doctor [--json]\n       "
-			    "aijail-status "
-			    "--apparmor-profile\n\nReports what confines this "
-			    "process, measured from inside; with --watchers,\nthe caller's project "
-			    "watchers; with --doctor, whether the stubs beside it can\nbuild their "
-			    "jails on this machine, what falls back, and the fix for each; with\n"
-			    "--apparmor-profile, the AppArmor profile for the stubs beside "
-			    "it.\nExit "
-			    "status: 0 in a jail (--watchers: 0; --doctor: full jails here), 1 "
-			    "not\nin "
-			    "a jail (--doctor: a stub falls back or fails), 2 usage.");
-			return 0;
-		} else {
-			fprintf(stderr, "aijail-status: usage: unknown option: %s\n", argv[i]);
-			return 2;
-		}
-	}
-	if (watchers + doctor + profile > 1) {
-		fprintf(stderr, "aijail-status: usage: --watchers, --doctor and --apparmor-profile "
-		                "are three reports\n");
-		return 2;
-	}
-	if (profile)
-		return doctor_profile();
-	if (watchers)
-		return list_watchers(json);
-	if (doctor)
-		return doctor_main(json);
 	measure_kernel();
 	measure_status();
 	measure_namespaces();

@@ -46,7 +46,7 @@
 #define TMPFS_MAGIC_ 0x01021994
 /* The share of fs.inotify.max_user_watches one jail's watch may take (the
  * project's watcher keeps all watchers to a share of their own,
- * watchstate.h), and the most this table holds. */
+ * aj_watchstate.h), and the most this table holds. */
 #define APPEAR_SHARE    10
 #define APPEAR_MAX      32768
 #define APPEAR_HASH     (2 * APPEAR_MAX)

@@ -1,7 +1,8 @@
 /* watch.h: what the launch (watch.c), the watcher (watchd.c) and what
  * both use (watchtab.c) share, and no other file: the socket's messages,
  * the scan table flattened, the key and the runtime directory (the state
- * file and the share, which aijail-status reads too, are watchstate.h).  The rest
+ * file and the share, which aijail-status reads too, are
+ * include/aj_watchstate.h).  The rest
  * of the stub knows the watcher by stub.h's watch_ask() and watch_scan().
  * The files call each other one way: watch.c -> watchd.c -> watchtab.c. */
 #ifndef AJ_STUB_WATCH_H
@@ -13,7 +14,7 @@
 #include <sys/types.h>
 
 #include "scan/scan.h"
-#include "scan/watchstate.h"
+#include "aj_watchstate.h"
 
 #define WATCH_MAGIC     0x32776a61u /* "ajw2" */
 #define WATCH_WAIT_MS   5000

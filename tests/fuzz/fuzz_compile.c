@@ -21,18 +21,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diag_set_stream(devnull);
 	static const char *dirs[] = {"policies"};
 	struct program prog;
-	program_init(&prog, dirs, 1);
+	load_init(&prog, dirs, 1);
 	/* What a file on disk meets first (compiler/source.c); the parser still gets
 	 * every input, text or not. */
 	struct src_fault fault;
-	src_text_fault((const char *)data, size, &fault);
-	const struct src *src = src_new("fuzz.aj", (const char *)data, size);
-	if (program_load(&prog, "fuzz.aj", src) && program_resolve(&prog) && prog.last_in_main) {
+	source_text_fault((const char *)data, size, &fault);
+	const struct src *src = diag_src_new("fuzz.aj", (const char *)data, size);
+	if (load_program(&prog, "fuzz.aj", src) && load_resolve(&prog) && prog.last_in_main) {
 		struct compiled c;
 		if (compile_policy(&prog, prog.last_in_main, &c) && devnull)
 			emit_header(devnull, &c, "fuzz.aj");
 	}
-	arena_free();
+	ast_arena_free();
 	diag_reset();
 	return 0;
 }

@@ -33,7 +33,7 @@ static AJ_TEST_UNUSED int teardown(void **state)
 	fclose(diag_stream);
 	free(diag_text);
 	diag_text = NULL;
-	arena_free();
+	ast_arena_free();
 	diag_reset();
 	return 0;
 }
@@ -51,9 +51,9 @@ static AJ_TEST_UNUSED struct compiled *compile_str(const char *text)
 	static const char *dirs[] = {"policies"};
 	static struct program prog;
 	static struct compiled c;
-	program_init(&prog, dirs, 1);
-	if (!program_load(&prog, "t.aj", src_new("t.aj", text, strlen(text))) ||
-	    !program_resolve(&prog) || !prog.last_in_main)
+	load_init(&prog, dirs, 1);
+	if (!load_program(&prog, "t.aj", diag_src_new("t.aj", text, strlen(text))) ||
+	    !load_resolve(&prog) || !prog.last_in_main)
 		return NULL;
 	if (!compile_policy(&prog, prog.last_in_main, &c))
 		return NULL;

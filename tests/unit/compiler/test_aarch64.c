@@ -229,17 +229,17 @@ static void shipped(void **state)
 	unsigned variants = 0;
 
 	(void)state;
-	assert_true(target_arch_set("aarch64"));
+	assert_true(sysnames_target_arch_set("aarch64"));
 	for (size_t p = 0; p < sizeof(policies) / sizeof(policies[0]); p++) {
 		static const char *dirs[] = {"policies"};
 		struct program prog;
 		struct compiled c;
 		char path[64];
 
-		program_init(&prog, dirs, 1);
+		load_init(&prog, dirs, 1);
 		snprintf(path, sizeof(path), "policies/%s.aj", policies[p]);
-		assert_true(program_load(&prog, path, NULL));
-		assert_true(program_resolve(&prog));
+		assert_true(load_program(&prog, path, NULL));
+		assert_true(load_resolve(&prog));
 		assert_true(compile_policy(&prog, prog.last_in_main, &c));
 		for (size_t i = 0; i < c.variants.n; i++, variants++) {
 			check_table(policies[p], &c.variants.v[i]);
@@ -256,7 +256,7 @@ static void shipped(void **state)
 		if (!strstr(buf, "#ifndef __aarch64__\n#error"))
 			FAILED("%s: the header has no guard for aarch64\n", policies[p]);
 		free(buf);
-		arena_free();
+		ast_arena_free();
 		diag_reset();
 	}
 	print_message("verified %u aarch64 variants x %zu rows, 4 foreign architectures\n",
@@ -281,11 +281,11 @@ static uint32_t *same_verdicts(const char *arch, const char *policy, size_t *n_v
 	char path[64];
 	uint32_t audit = strcmp(arch, "aarch64") ? AJ_AUDIT_ARCH_X86_64 : AUDIT_AARCH64;
 
-	assert_true(target_arch_set(arch));
-	program_init(&prog, dirs, 1);
+	assert_true(sysnames_target_arch_set(arch));
+	load_init(&prog, dirs, 1);
 	snprintf(path, sizeof(path), "policies/%s.aj", policy);
-	assert_true(program_load(&prog, path, NULL));
-	assert_true(program_resolve(&prog));
+	assert_true(load_program(&prog, path, NULL));
+	assert_true(load_resolve(&prog));
 	assert_true(compile_policy(&prog, prog.last_in_main, &c));
 	*n_variants = c.variants.n;
 	uint32_t *out = calloc(c.variants.n * n_nrs * SAME_VALS * 3, sizeof(*out));
@@ -299,7 +299,7 @@ static uint32_t *same_verdicts(const char *arch, const char *policy, size_t *n_v
 					out[((i * n_nrs + k) * SAME_VALS + a) * 3 + pos] =
 					    verdict(&c.variants.v[i], nrs[k], audit, args);
 				}
-	arena_free();
+	ast_arena_free();
 	diag_reset();
 	return out;
 }

@@ -44,7 +44,7 @@ static unsigned count(const char *text, const char *what)
 }
 
 /* A row's words, as the header writes them ("\"NAME\""). */
-static char *quoted(const char *s)
+static char *args_quoted(const char *s)
 {
 	char *q = malloc(strlen(s) + 3);
 
@@ -75,7 +75,7 @@ static bool tool_has(int tool, const char *s)
 
 static void assert_words(const char *text, int tool, const char *s, bool present)
 {
-	char *q = quoted(s);
+	char *q = args_quoted(s);
 
 	if (present && !strstr(text, q))
 		fail_msg("the %s stub lacks %s", tool_names[tool], q);
@@ -89,7 +89,7 @@ static void only_the_followed_tools_rows(void **state)
 {
 	(void)state;
 	for (int t = AJ_FOLLOW_NONE + 1; t < AJ_FOLLOW_COUNT; t++) {
-		char *text = header_of(xprintf(
+		char *text = header_of(ast_printf(
 		    "policy p { network allow follow %s \"h.example:443\"; }\n", tool_names[t]));
 
 		assert_int_equal(count(text, "static const struct aj_follow_conf "), 1);

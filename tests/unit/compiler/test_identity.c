@@ -67,11 +67,11 @@ static void identity_is_the_tables_hash(void **state)
 	assert_non_null(to);
 	from += 3;
 	const struct scmp_version *v = seccomp_version();
-	char *want =
-	    xprintf("sha256:%s (aijail-compile %s, libseccomp %u.%u.%u)",
-	            hex(from, (size_t)(to - from)), AIJAIL_VERSION, v->major, v->minor, v->micro);
+	char *want = ast_printf("sha256:%s (aijail-compile %s, libseccomp %u.%u.%u)",
+	                        hex(from, (size_t)(to - from)), AIJAIL_VERSION, v->major, v->minor,
+	                        v->micro);
 	assert_string_equal(id, want);
-	assert_non_null(strstr(to, xprintf("\t.identity = \"%s\",\n};\n", id)));
+	assert_non_null(strstr(to, ast_printf("\t.identity = \"%s\",\n};\n", id)));
 
 	/* No folder in the header: only the file's name. */
 	assert_null(strstr(h, "/some/where"));
@@ -82,7 +82,7 @@ static void identity_is_the_tables_hash(void **state)
 static void identity_follows_the_tables(void **state)
 {
 	(void)state;
-	char *a = xstrdup(emit_identity(compile_str("policy p { network none; }")));
+	char *a = ast_strdup(emit_identity(compile_str("policy p { network none; }")));
 	char *b = emit_identity(compile_str("policy p { network host; }"));
 	char *a2 = emit_identity(compile_str("# a comment changes no table\npolicy p {\n"
 	                                     "    network none;\n}\n"));

@@ -100,7 +100,7 @@ static struct automaton L;
 
 static const struct aj_scan *automaton_of(const char *key, const char *pattern)
 {
-	char *text = xprintf("policy p { %s \"%s\"; }", key, pattern);
+	char *text = ast_printf("policy p { %s \"%s\"; }", key, pattern);
 	struct compiled *c = compile_str(text);
 	if (!c) {
 		fflush(diag_stream);
@@ -346,7 +346,7 @@ static void against_reference(void **state)
 		bool nc = !pick(4);
 		if (nc)
 			lower_ascii(glob);
-		char *text = xprintf("policy p { mask %s\"%s\"; }", nc ? "nocase " : "", pat);
+		char *text = ast_printf("policy p { mask %s\"%s\"; }", nc ? "nocase " : "", pat);
 		struct compiled *c = compile_str(text);
 		if (!c)
 			fail_msg("random pattern \"%s\" refused", pat);
@@ -365,7 +365,7 @@ static void against_reference(void **state)
 				         got ? "hidden" : "visible", want ? "hidden" : "visible");
 			checked++;
 		}
-		arena_free();
+		ast_arena_free();
 	}
 	assert_true(checked > 50000);
 }

@@ -77,7 +77,7 @@ static void blocked_ranks_between_none_and_loopback(void **state)
 				    "    mode worker { network blocked; }\n"
 				    "    mode lockdown { network none; }\n"
 				    "}\n"));
-	arena_free();
+	ast_arena_free();
 	assert_null(compile_str("policy p {\n"
 				"    network blocked;\n"
 				"    mode worker { network loopback; }\n"
@@ -117,13 +117,13 @@ static void allow_ranks_between_loopback_and_host(void **state)
 				    "    mode strict { network allow \"a.org\"; }\n"
 				    "    mode lockdown { network loopback; }\n"
 				    "}\n"));
-	arena_free();
+	ast_arena_free();
 	assert_null(compile_str("policy p {\n"
 				"    network allow \"a.org\";\n"
 				"    mode worker { network allow \"a.org\" \"b.org\"; }\n"
 				"}\n"));
 	assert_non_null(strstr(diags(), "it allows host \"b.org:443\", which mode 'normal' does not"));
-	arena_free();
+	ast_arena_free();
 	assert_null(compile_str("policy p {\n"
 				"    network loopback;\n"
 				"    mode worker { network allow \"a.org\"; }\n"
@@ -164,9 +164,9 @@ static void forwards_need_a_namespace(void **state)
 	(void)state;
 	assert_null(compile_str("policy p { network blocked; forward 80; }\n"));
 	assert_non_null(strstr(diags(), "a forward needs the jail's own network namespace"));
-	arena_free();
+	ast_arena_free();
 	assert_null(compile_str("policy p { forward 80; network host; }\n"));
-	arena_free();
+	ast_arena_free();
 	/* A stronger mode may forward what the host's network of the weaker
 	 * one reaches anyway. */
 	struct compiled *c = compile_str(

@@ -23,7 +23,7 @@
 
 static struct stmt *parse_str(const char *text)
 {
-	return parse_src(src_new("t.aj", text, strlen(text)));
+	return parse_src(diag_src_new("t.aj", text, strlen(text)));
 }
 
 static const struct variant *variant(const struct compiled *c, const char *group,
@@ -454,9 +454,9 @@ static const struct variant *shipped(const char *file, const char *mode)
 	static const char *dirs[] = {"policies"};
 	static struct program prog;
 	static struct compiled c;
-	program_init(&prog, dirs, 1);
-	assert_true(program_load(&prog, file, NULL));
-	assert_true(program_resolve(&prog));
+	load_init(&prog, dirs, 1);
+	assert_true(load_program(&prog, file, NULL));
+	assert_true(load_resolve(&prog));
 	assert_true(compile_policy(&prog, prog.last_in_main, &c));
 	return variant(&c, "", mode);
 }

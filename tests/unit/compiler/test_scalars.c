@@ -39,14 +39,14 @@ static void value_reaches_the_variant(void **state)
 	(void)state;
 	for (size_t i = 0; i < N(rows); i++) {
 		const struct scalar *r = &rows[i];
-		struct compiled *c = compile_str(xprintf("policy p { %s 7; }", r->key));
+		struct compiled *c = compile_str(ast_printf("policy p { %s 7; }", r->key));
 		assert_non_null(c);
 		assert_int_equal(field(&c->variants.v[0], r), 7);
 		c = compile_str("policy p { }");
 		assert_non_null(c);
 		assert_int_equal(field(&c->variants.v[0], r), 0);
-		c = compile_str(xprintf("policy p { %s %llu; mode strict { %s 3; } }", r->key,
-		                        (unsigned long long)r->max, r->key));
+		c = compile_str(ast_printf("policy p { %s %llu; mode strict { %s 3; } }", r->key,
+		                           (unsigned long long)r->max, r->key));
 		assert_non_null(c);
 		assert_int_equal(c->variants.n, 2);
 		assert_int_equal(field(&c->variants.v[0], r), r->max);
@@ -59,14 +59,14 @@ static void refused(void **state)
 	(void)state;
 	for (size_t i = 0; i < N(rows); i++) {
 		const struct scalar *r = &rows[i];
-		assert_null(compile_str(xprintf("policy p { %s 1; %s 2; }", r->key, r->key)));
+		assert_null(compile_str(ast_printf("policy p { %s 1; %s 2; }", r->key, r->key)));
 		assert_non_null(
-		    strstr(diags(), xprintf("'%s' is already set in this block", r->key)));
+		    strstr(diags(), ast_printf("'%s' is already set in this block", r->key)));
 		assert_null(compile_str(
-		    xprintf("policy p { %s %llu; }", r->key, (unsigned long long)r->max + 1)));
-		assert_non_null(strstr(diags(), xprintf("error: expected %s", r->what)));
-		assert_null(compile_str(xprintf("policy p { %s; }", r->key)));
-		assert_non_null(strstr(diags(), xprintf("%s %s;", r->key, r->arg)));
+		    ast_printf("policy p { %s %llu; }", r->key, (unsigned long long)r->max + 1)));
+		assert_non_null(strstr(diags(), ast_printf("error: expected %s", r->what)));
+		assert_null(compile_str(ast_printf("policy p { %s; }", r->key)));
+		assert_non_null(strstr(diags(), ast_printf("%s %s;", r->key, r->arg)));
 	}
 }
 
@@ -81,23 +81,23 @@ static void header_compiles_back(void **state)
 	assert_non_null(mkdtemp(dir));
 	for (size_t i = 0; i < N(rows); i++) {
 		const struct scalar *r = &rows[i];
-		struct compiled *c = compile_str(xprintf("policy p { %s 7; }", r->key));
+		struct compiled *c = compile_str(ast_printf("policy p { %s 7; }", r->key));
 		assert_non_null(c);
-		FILE *f = fopen(xprintf("%s/t.h", dir), "w");
+		FILE *f = fopen(ast_printf("%s/t.h", dir), "w");
 		assert_non_null(f);
 		assert_true(emit_header(f, c, "t.aj"));
 		fprintf(f,
 		        "int main(void)\n{\n\treturn aj_policy.variants[0].%s == 7 ? 0 : 3;\n}\n",
 		        r->key);
 		assert_int_equal(fclose(f), 0);
-		char *cmd = xprintf("cc -std=gnu11 -Wall -Werror -I. -x c -o %s/t %s/t.h && %s/t",
-		                    dir, dir, dir);
+		char *cmd = ast_printf(
+		    "cc -std=gnu11 -Wall -Werror -I. -x c -o %s/t %s/t.h && %s/t", dir, dir, dir);
 		int rc = system(cmd);
 		if (rc != 0)
 			fail_msg("the header for '%s 7;' did not build or hold 7 (%s: %d)", r->key,
 			         cmd, rc);
 	}
-	assert_int_equal(system(xprintf("rm -rf %s", dir)), 0);
+	assert_int_equal(system(ast_printf("rm -rf %s", dir)), 0);
 }
 
 int main(void)

@@ -255,15 +255,15 @@ static void verify_shipped(void **state)
 		static const char *dirs[] = {"policies"};
 		struct program prog;
 		struct compiled c;
-		program_init(&prog, dirs, 1);
+		load_init(&prog, dirs, 1);
 		char path[64];
 		snprintf(path, sizeof(path), "policies/%s.aj", policies[p]);
-		assert_true(program_load(&prog, path, NULL));
-		assert_true(program_resolve(&prog));
+		assert_true(load_program(&prog, path, NULL));
+		assert_true(load_resolve(&prog));
 		assert_true(compile_policy(&prog, prog.last_in_main, &c));
 		for (size_t i = 0; i < c.variants.n; i++, variants++)
 			check_variant(policies[p], &c.variants.v[i]);
-		arena_free();
+		ast_arena_free();
 		diag_reset();
 	}
 	print_message("verified %d variants x %zu rows, live and interpreted\n", variants,

@@ -36,7 +36,7 @@ static int setup_dir(void **state)
 
 static int teardown_dir(void **state)
 {
-	char *cmd = xprintf("rm -rf '%s'", tmp);
+	char *cmd = ast_printf("rm -rf '%s'", tmp);
 	int rc = system(cmd);
 	(void)rc;
 	return teardown(state);
@@ -44,7 +44,7 @@ static int teardown_dir(void **state)
 
 static char *at(const char *rel)
 {
-	return xprintf("%s/%s", tmp, rel);
+	return ast_printf("%s/%s", tmp, rel);
 }
 
 static void put(const char *rel, const char *text, size_t len)
@@ -66,13 +66,13 @@ static bool load_main(void)
 	static const char *dirs[1];
 	static struct program prog;
 	dirs[0] = at("inc");
-	program_init(&prog, dirs, 1);
-	return program_load(&prog, at("main.aj"), NULL) && program_resolve(&prog);
+	load_init(&prog, dirs, 1);
+	return load_program(&prog, at("main.aj"), NULL) && load_resolve(&prog);
 }
 
 static void include_main(const char *name)
 {
-	put_str("main.aj", xprintf("include \"%s\";\npolicy p { }\n", name));
+	put_str("main.aj", ast_printf("include \"%s\";\npolicy p { }\n", name));
 }
 
 static const char secret[] = "root:$6$SECRET-HASH:20000:0:99999:7:::\n";
@@ -118,8 +118,8 @@ static void device_is_refused(void **state)
 		assert_non_null(strstr(diags(), "it is a character device, not a regular file"));
 	}
 	static struct program prog;
-	program_init(&prog, NULL, 0);
-	assert_false(program_load(&prog, "/dev/zero", NULL));
+	load_init(&prog, NULL, 0);
+	assert_false(load_program(&prog, "/dev/zero", NULL));
 	assert_non_null(strstr(diags(), "aijail-compile: error: cannot read '/dev/zero': it is a "
 	                                "character device, not a regular file\n"));
 }
@@ -187,9 +187,9 @@ static void binary_is_not_quoted(void **state)
 static const char *fault_of(const char *text, size_t len)
 {
 	struct src_fault f = {0};
-	if (!src_text_fault(text, len, &f))
+	if (!source_text_fault(text, len, &f))
 		return "text";
-	return xprintf("%d:%d %s", f.line, f.col, f.why);
+	return ast_printf("%d:%d %s", f.line, f.col, f.why);
 }
 
 /* UTF-8 as RFC 3629 has it, and nothing a terminal acts on. */
@@ -210,7 +210,7 @@ static void text_is_utf8_without_controls(void **state)
 	assert_string_equal(FAULT("ab\xe2\x82"), "1:3 bytes that are not UTF-8"); /* cut short */
 	assert_string_equal(FAULT("\xff"), "1:1 bytes that are not UTF-8");
 #undef FAULT
-	char *line = xalloc(SRC_MAX_LINE + 2);
+	char *line = ast_alloc(SRC_MAX_LINE + 2);
 	memset(line, '#', SRC_MAX_LINE);
 	assert_string_equal(fault_of(line, SRC_MAX_LINE), "text");
 	line[SRC_MAX_LINE] = '#';

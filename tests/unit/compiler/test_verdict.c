@@ -99,14 +99,14 @@ static void shipped(void **state)
 		struct compiled c;
 		char path[64];
 
-		program_init(&prog, dirs, 1);
+		load_init(&prog, dirs, 1);
 		snprintf(path, sizeof(path), "policies/%s.aj", policies[p]);
-		assert_true(program_load(&prog, path, NULL));
-		assert_true(program_resolve(&prog));
+		assert_true(load_program(&prog, path, NULL));
+		assert_true(load_resolve(&prog));
 		assert_true(compile_policy(&prog, prog.last_in_main, &c));
 		for (size_t i = 0; i < c.variants.n; i++, variants++)
 			bad += compare(policies[p], &c.variants.v[i]);
-		arena_free();
+		ast_arena_free();
 		diag_reset();
 	}
 	print_message("compared %u variants' first filters\n", variants);

@@ -1,15 +1,15 @@
-/* watchstate.h: what a watcher publishes beside its socket, and the share
+/* aj_watchstate.h: what a watcher publishes beside its socket, and the share
  * of inotify watches the watchers keep to, for the two programs that read
  * them: the watcher itself (watchd.c: the others' watches, against the
- * share) and aijail-status --watchers (tools/status.c: the listing).  A
- * header of its own, of static functions over libc alone, because
- * aijail-status is built from one file and knows nothing else of the stub.
+ * share) and aijail-status --watchers (tools/status.c: the listing).  In
+ * include/, as aj_table.h, because two programs read it; static functions
+ * over libc alone, because aijail-status knows nothing else of the stub.
  *
  * The state file is KEY.state (KEY: WATCH_KEY_LEN characters) in the
  * runtime directory, lines of "name value" (watchd.c, publish); its
  * watcher lives while it holds KEY.lock. */
-#ifndef AJ_STUB_WATCHSTATE_H
-#define AJ_STUB_WATCHSTATE_H
+#ifndef AJ_WATCHSTATE_H
+#define AJ_WATCHSTATE_H
 
 #include <errno.h>
 #include <fcntl.h>
