@@ -71,10 +71,10 @@ $(B)/obj/common/%.musl.o: common/%.c $(STUB_HDR) include/aj_table.h $(B)/kh/.sta
 
 # The watcher serves every stub of one build: its key holds a hash of the
 # stub's sources, so that a stub built from other sources never asks a
-# watcher that classifies otherwise (stub/scan/watchtab.c, the key).
+# watcher that classifies otherwise (stub/watch/watchtab.c, the key).
 WATCH_BUILD = 0x$(shell cat $(sort $(STUB_SRC) $(STUB_HDR)) include/aj_table.h | sha256sum | cut -c1-16)ULL
-$(B)/obj/stub/scan/watchtab.musl.o: $(STUB_SRC) $(STUB_HDR)
-$(B)/obj/stub/scan/watchtab.musl.o: STUB_CFLAGS += -DAJ_WATCH_BUILD=$(WATCH_BUILD)
+$(B)/obj/stub/watch/watchtab.musl.o: $(STUB_SRC) $(STUB_HDR)
+$(B)/obj/stub/watch/watchtab.musl.o: STUB_CFLAGS += -DAJ_WATCH_BUILD=$(WATCH_BUILD)
 
 $(B)/obj/stub/policy-%.musl.o: stub/policy.c $(B)/gen/%.h include/aj_table.h $(B)/kh/.stamp
 	@mkdir -p $(dir $@)

@@ -1,5 +1,5 @@
 /* watchers.c: aijail-status --watchers, the caller's project watchers
- * (stub/scan/watch.c): which project each serves, its pid, the inotify
+ * (stub/watch/watch.c): which project each serves, its pid, the inotify
  * watches it holds, its age, the scan tables it serves (the stubs and
  * modes that used each), against the share of max_user_watches they may
  * hold together (include/aj_watchstate.h).  Exit status 0. */
@@ -37,7 +37,7 @@ static int own_dir(int dir, const char *name, bool private)
 	return fd;
 }
 
-/* Where the stubs put their watchers' sockets (stub/scan/watch.c,
+/* Where the stubs put their watchers' sockets (stub/watch/watch.c,
  * runtime_dir): $XDG_RUNTIME_DIR/aijail, else the cache's aijail/run. */
 static int watch_dir(char *where, size_t size)
 {

@@ -6,6 +6,7 @@
 #include "base/base.h"
 #include "variant/variant.h"
 #include "scan/scan.h"
+#include "watch/watch.h"
 #include "confine/confine.h"
 #include "root/root.h"
 #include "egress/egress.h"

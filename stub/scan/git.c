@@ -386,6 +386,11 @@ static int open_index(int dfd)
  * inode) and the hits it was asked about, and replayed while both hold. */
 #define GIT_MEMO_MAX (GIT_REPOS_MAX + 1)
 unsigned git_memo;
+
+void git_memo_set(unsigned generation)
+{
+	git_memo = generation;
+}
 static struct memo {
 	unsigned gen;
 	uint64_t dev, ino, size, mtime, ctime;

@@ -66,6 +66,11 @@ void scan_record_hook(bool (*recorded)(int dfd, const char *name, uint64_t dev, 
 /* settle.c's: told of every directory the walk reads; hits' changes. */
 int (*scan_on_dir)(int fd, unsigned rec);
 unsigned scan_changes;
+
+unsigned scan_change_count(void)
+{
+	return scan_changes;
+}
 static bool broken;        /* a directory it could not watch */
 static struct stat hit_st; /* the last hit's, st_ino 0: none */
 static const char search_hint[] =

@@ -70,6 +70,7 @@ extern int (*scan_on_dir)(int fd, unsigned rec);
 extern bool (*scan_recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino);
 void scan_record_hook(bool (*recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino));
 extern unsigned scan_changes;
+unsigned scan_change_count(void); /* the same, for the watcher */
 bool scan_needed(const struct aj_variant *v);
 bool scan_walk(int project_fd, const struct aj_variant *v);
 size_t scanidx_size(void);
@@ -99,6 +100,9 @@ int settle_events_apply(int project_fd, const char *buf, long n);
 void settle_events_done(const char *buf, long n);
 extern unsigned settle_watches, settle_watch_budget;
 extern bool settle_over_budget;
+unsigned settle_watch_count(void); /* settle_watches, for the watcher */
+void settle_budget_set(unsigned budget);
+bool settle_over(bool clear);
 extern unsigned settle_unresolved;
 void settle_watch_close(void);
 bool scanidx_recent(unsigned rec);
@@ -108,15 +112,6 @@ bool scanidx_full(void);
 void hits_compact(void);
 void scan_drop(unsigned rec, const char *name, bool tree);
 int scan_redo(int project_fd, unsigned rec, const char *name);
-
-/* watch.c: the scan from a watcher of the project, else the walk.
- * watch_ask() before any namespace (-1: no watcher), watch_scan() where
- * the walk would run. */
-extern const char *watch_source; /* "the walk" or "the watcher", for explain */
-const char *watch_origin(void);  /* the same, for explain */
-int watch_ask(const struct aj_variant *v, const char *mode);
-const char *watch_explain(void); /* "on: …" or "off, because …" */
-void watch_scan(int fd, const struct aj_variant *v);
 
 /* git.c: which hits a git repository tracks, from its index (the
  * masks among them become denies; one warning line names them).
@@ -143,6 +138,7 @@ const char *git_note(unsigned hit);
  * git_notes() what the last scan noted, git_notes_apply() the same from a
  * watcher's answer (and the warning). */
 extern unsigned git_memo;
+void git_memo_set(unsigned generation); /* the watcher's */
 const uint8_t *git_notes(void);
 void git_notes_apply(struct scan_result *res, const uint8_t *notes);
 

@@ -44,6 +44,27 @@ unsigned settle_watches;         /* held by this instance now */
 unsigned settle_watch_budget;    /* the most it may hold; 0: no bound (a launch) */
 bool settle_over_budget;         /* a watch was refused for the budget */
 
+/* The watcher's doors to the budget (watch/watchd.c). */
+unsigned settle_watch_count(void)
+{
+	return settle_watches;
+}
+
+void settle_budget_set(unsigned budget)
+{
+	settle_watch_budget = budget;
+}
+
+/* Was a watch refused for the budget?  clear: and forget it. */
+bool settle_over(bool clear)
+{
+	bool was = settle_over_budget;
+
+	if (clear)
+		settle_over_budget = false;
+	return was;
+}
+
 static int on_dir(int fd, unsigned rec)
 {
 	char p[32] = "/proc/self/fd/";

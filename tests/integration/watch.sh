@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2154 # sourced by run.sh, which sets the variables
-# watch.sh: the watcher of a project (stub/scan/watch.c, issue 13).  A launch
+# watch.sh: the watcher of a project (stub/watch/watch.c, issue 13).  A launch
 # that walked a large project marks it; the next starts a watcher; the ones
 # after take the scan from it.  Everything here checks that what the
 # watcher answers is what a walk would find now, and that every way the

@@ -16,7 +16,7 @@
 #include <sys/un.h>
 #include <time.h>
 
-#include "scan/watch.h"
+#include "watch/watch.h"
 
 static uint64_t wall_ms(void)
 {
@@ -67,9 +67,9 @@ static void publish(void)
 	const char *proj = vars_value(AJ_VAR_PROJECT);
 	size_t n = 0, l;
 
-	if (sfd < 0 || (settle_watches == written_watches && last_used == written_used))
+	if (sfd < 0 || (settle_watch_count() == written_watches && last_used == written_used))
 		return;
-	written_watches = settle_watches;
+	written_watches = settle_watch_count();
 	written_used = last_used;
 #define ADD(s)                                                                                     \
 	(l = strlen(s), l = l < sizeof(b) - n - 2 ? l : sizeof(b) - n - 2, memcpy(b + n, s, l),    \
@@ -78,7 +78,7 @@ static void publish(void)
 	ADD(WS_PID);
 	NUM((unsigned long long)getpid());
 	ADD(WS_WATCHES);
-	NUM(settle_watches);
+	NUM(settle_watch_count());
 	ADD(WS_STARTED);
 	NUM(started / 1000);
 	ADD(WS_USED);
@@ -183,7 +183,7 @@ static bool make_room(uint64_t need)
 		uint64_t o = others(old);
 
 		if (o + need <= limit) {
-			settle_watch_budget = (unsigned)(limit - o);
+			settle_budget_set((unsigned)(limit - o));
 			return true;
 		}
 		if (!old[0])
@@ -197,7 +197,7 @@ static bool make_room(uint64_t need)
  * cannot follow event by event. */
 static void rebuild(void)
 {
-	uint64_t need = settle_watches + settle_watches / 8 + 64;
+	uint64_t need = settle_watch_count() + settle_watch_count() / 8 + 64;
 
 	for (unsigned t = 0; t < n_tables; t++)
 		tables[t]->ready = false;
@@ -210,12 +210,12 @@ static void rebuild(void)
 		for (unsigned t = 0; t < n_tables && !over; t++) {
 			use(t);
 			tables[t]->ready = scan_walk(pfd, &tables[t]->v);
-			over = settle_over_budget;
+			over = settle_over(false);
 		}
 		if (!over)
 			break;
 		/* Our share is used up: older watchers give way, or we do. */
-		need = settle_watches + settle_watches / 8 + 64;
+		need = settle_watch_count() + settle_watch_count() / 8 + 64;
 		ifd = settle_watch_begin();
 		if (ifd < 0 || !make_room(need) || round)
 			give_way();
@@ -259,14 +259,14 @@ static void follow(void)
  * events are on the way); 2: a masked file has another name: walk. */
 static int check_hits(void)
 {
-	for (unsigned i = 0; i < hits_cur->n; i++) {
-		const struct scan_hit *h = &hits_cur->hits[i];
+	for (unsigned i = 0; i < hits_now()->n; i++) {
+		const struct scan_hit *h = &hits_now()->hits[i];
 		struct stat st;
 		int fd;
 
 		if (!h->ino)
 			continue;
-		fd = openat2_(pfd, hits_cur->arena + h->off, O_PATH | O_NOFOLLOW,
+		fd = openat2_(pfd, hits_now()->arena + h->off, O_PATH | O_NOFOLLOW,
 		              RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 		if (fd < 0)
 			return 1;
@@ -332,9 +332,8 @@ static void add_table(unsigned t)
 {
 	use(t);
 	tables[t]->ready = ifd >= 0 && scan_walk(pfd, &tables[t]->v);
-	if (settle_over_budget) {
-		settle_over_budget = false;
-		if (!make_room(settle_watches + settle_watches / 8 + 64))
+	if (settle_over(true)) {
+		if (!make_room(settle_watch_count() + settle_watch_count() / 8 + 64))
 			give_way();
 		rebuild();
 	}
@@ -397,12 +396,12 @@ static int reply(int c)
 	}
 	if (h.status == ANS_OK) {
 		hits_compact();
-		ans.n = hits_cur->n;
-		ans.used = hits_cur->used;
-		memcpy(ans.hits, hits_cur->hits, hits_cur->n * sizeof(hits_cur->hits[0]));
-		memcpy(ans.arena, hits_cur->arena, hits_cur->used);
+		ans.n = hits_now()->n;
+		ans.used = hits_now()->used;
+		memcpy(ans.hits, hits_now()->hits, hits_now()->n * sizeof(hits_now()->hits[0]));
+		memcpy(ans.arena, hits_now()->arena, hits_now()->used);
 		/* Git's looks are replayed per table and generation of hits. */
-		git_memo = scan_changes * WATCH_TABLES + (unsigned)t + 1;
+		git_memo_set(scan_change_count() * WATCH_TABLES + (unsigned)t + 1);
 		git_tracked_scan(&ans, pfd, vars_value(AJ_VAR_PROJECT));
 		h.n = ans.n;
 		h.used = ans.used;

@@ -1,9 +1,11 @@
-/* watch.h: what the launch (watch.c), the watcher (watchd.c) and what
- * both use (watchtab.c) share, and no other file: the socket's messages,
+/* watch/watch.h: the interface of the room watch/, the watcher: below,
+ * what the rest of the stub calls (main.c, explain/); then what the launch
+ * (watch.c), the watcher (watchd.c) and what both use (watchtab.c) share:
+ * the socket's messages,
  * the scan table flattened, the key and the runtime directory (the state
  * file and the share, which aijail-status reads too, are
  * include/aj_watchstate.h).  The rest
- * of the stub knows the watcher by stub.h's watch_ask() and watch_scan().
+ * of the stub knows the watcher by watch_ask() and watch_scan().
  * The files call each other one way: watch.c -> watchd.c -> watchtab.c. */
 #ifndef AJ_STUB_WATCH_H
 #define AJ_STUB_WATCH_H
@@ -13,8 +15,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/base.h"
+#include "variant/variant.h"
 #include "scan/scan.h"
 #include "aj_watchstate.h"
+
+/* watch.c: the scan from a watcher of the project, else the walk.
+ * watch_ask() before any namespace (-1: no watcher), watch_scan() where
+ * the walk would run. */
+extern const char *watch_source; /* "the walk" or "the watcher", for explain */
+const char *watch_origin(void);  /* the same, for explain */
+int watch_ask(const struct aj_variant *v, const char *mode);
+const char *watch_explain(void); /* "on: …" or "off, because …" */
+void watch_scan(int fd, const struct aj_variant *v);
 
 #define WATCH_MAGIC     0x32776a61u /* "ajw2" */
 #define WATCH_WAIT_MS   5000

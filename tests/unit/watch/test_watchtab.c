@@ -1,5 +1,5 @@
 /* test_watchtab.c: the scan table as a launch sends it to the watcher
- * (stub/scan/watchtab.c): flattened and back gives the same steps, sets
+ * (stub/watch/watchtab.c): flattened and back gives the same steps, sets
  * and bounds, classifies every name as the compiled table does, is the
  * same bytes for the same table (the watcher finds a table's index by
  * them), and a table that would make a step read past its strings or
@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "scan/watch.h"
+#include "watch/watch.h"
 
 static const uint8_t sets[32] = {[('0' >> 3)] = 0xff, [('8' >> 3)] = 0x03}; /* set 1: digits */
 

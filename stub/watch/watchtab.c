@@ -13,7 +13,7 @@
 #include <sys/un.h>
 #include <time.h>
 
-#include "scan/watch.h"
+#include "watch/watch.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77

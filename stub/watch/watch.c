@@ -50,7 +50,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
-#include "scan/watch.h"
+#include "watch/watch.h"
 
 const char *watch_source = "the walk";
 
@@ -176,18 +176,18 @@ static bool take(int s)
 	}
 	if (h.n > AJ_SCAN_MAX || h.used > AJ_SCAN_ARENA || (h.n && !h.used))
 		return false;
-	hits_cur->n = hits_cur->used = hits_cur->n_pruned = 0;
-	if (!watchtab_get(s, hits_cur->hits, h.n * sizeof(hits_cur->hits[0])) ||
-	    !watchtab_get(s, hits_cur->arena, h.used) || !watchtab_get(s, notes, h.n) ||
-	    (h.used && hits_cur->arena[h.used - 1]))
+	hits_now()->n = hits_now()->used = hits_now()->n_pruned = 0;
+	if (!watchtab_get(s, hits_now()->hits, h.n * sizeof(hits_now()->hits[0])) ||
+	    !watchtab_get(s, hits_now()->arena, h.used) || !watchtab_get(s, notes, h.n) ||
+	    (h.used && hits_now()->arena[h.used - 1]))
 		return false;
 	for (unsigned i = 0; i < h.n; i++)
-		if (hits_cur->hits[i].off >= h.used || !hits_cur->hits[i].kind)
+		if (hits_now()->hits[i].off >= h.used || !hits_now()->hits[i].kind)
 			return false;
 	memset(notes + h.n, 0, sizeof(notes) - h.n);
-	hits_cur->n = h.n;
-	hits_cur->used = h.used;
-	git_notes_apply(hits_cur, notes);
+	hits_now()->n = h.n;
+	hits_now()->used = h.used;
+	git_notes_apply(hits_now(), notes);
 	return true;
 }
 
@@ -211,7 +211,7 @@ void watch_scan(int s, const struct aj_variant *v)
 		return;
 	}
 	if (s >= 0)
-		hits_cur->n = hits_cur->used = 0;
+		hits_now()->n = hits_now()->used = 0;
 	t0 = watchtab_now_ns();
 	settle_project(".", v);
 	min = watchtab_env_num("AIJAIL_WATCH_MIN", WATCH_MIN);
