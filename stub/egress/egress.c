@@ -344,6 +344,20 @@ void egress_env(const struct aj_variant *v, char **envp, size_t max)
 	}
 }
 
+/* names.c's transparent relay, for clients that ignore the variables. */
+static void relay_explain(const char *ports)
+{
+	rp_open("relay", '{');
+	rp_t("\n\t\tand for clients that ignore them: a lookup answers ");
+	rp_str("addresses", "127.77.1.N, one a name, on the jail's loopback");
+	rp_t(", relayed on ");
+	rp_str("ports", ports);
+	rp_t("; UDP ");
+	rp_str("udp", "not relayed");
+	rp_t(" (HTTP/3 falls back to TCP), IPv6 lookups answer none");
+	rp_close();
+}
+
 /* Inside --jail-explain's "network" object: the hosts, where each came
  * from, and the proxy (report.c's writer: text and JSON alike). */
 void egress_explain(void)
@@ -360,6 +374,7 @@ void egress_explain(void)
 		rp_t("\n\t\tthrough ");
 		rp_str("proxy", "http://127.0.0.1:3128");
 		rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
+		relay_explain("443 and 80");
 		return;
 	}
 	rp_open("hosts", '[');
@@ -385,6 +400,7 @@ void egress_explain(void)
 	rp_t("\n\t\tthrough ");
 	rp_str("proxy", "http://127.0.0.1:3128");
 	rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
+	relay_explain("the list's ports for the name");
 }
 
 bool egress_allowed(const char *target)
@@ -395,6 +411,81 @@ bool egress_allowed(const char *target)
 		if (hosts_match(hosts[i], target))
 			return true;
 	return false;
+}
+
+/* The ports a name found by a lookup inside the jail is relayed on
+ * (names.c): the list's ports for it, or 80 and 443 under 'network
+ * public'; 0 when it may not be reached at all (or is not a name). */
+unsigned egress_ports(const char *name, uint16_t *ports, unsigned max)
+{
+	char t[AJ_HOST_MAX], norm[AJ_HOST_MAX];
+	size_t l = strlen(name), at;
+	unsigned n = 0;
+
+	if (l + 7 > sizeof(t))
+		return 0;
+	memcpy(t, name, l);
+	memcpy(t + l, ":443", 5);
+	if (hosts_normal(t, false, norm, sizeof(norm), &at) || strcmp(norm, t) || hosts_literal(t))
+		return 0;
+	if (any_name) {
+		ports[0] = 443;
+		ports[1] = 80;
+		return max < 2 ? max : 2;
+	}
+	for (unsigned i = 0; i < n_hosts && n < max; i++) {
+		const char *c = strrchr(hosts[i], ':');
+		unsigned p = 0;
+		bool dup = false;
+
+		for (const char *d = c ? c + 1 : ""; *d >= '0' && *d <= '9'; d++)
+			p = p * 10 + (unsigned)(*d - '0'); /* a normal entry: 1 to 65535 */
+		if (!p)
+			continue;
+		t[l + 1 + out_fmt_u(t + l + 1, p)] = '\0';
+		for (unsigned j = 0; j < n; j++)
+			dup |= ports[j] == p;
+		if (!dup && hosts_match(hosts[i], t))
+			ports[n++] = (uint16_t)p;
+	}
+	return n;
+}
+
+/* Refusals already told on stderr: one line per host. */
+static char told[32][AJ_HOST_MAX];
+static unsigned n_told;
+
+void egress_tell(const char *kind, const char *target, const char *why, bool literal_hint)
+{
+	const char *c = strrchr(target, ':');
+
+	/* Every refusal counts for the summary; this line is once a host. */
+	refusals_host(kind, target, why);
+	for (unsigned i = 0; i < n_told && i < 32; i++)
+		if (!strcmp(told[i], target))
+			return;
+	memcpy(told[n_told++ % 32], target, strlen(target) + 1);
+	out_fd(2);
+	out_s(aj_progname);
+	out_s(strcmp(kind, "lookup") ? ": refused a connection to " : ": refused a lookup of ");
+	out_s(target);
+	out_s(": ");
+	out_s(why);
+	out_s(" (policy ");
+	out_s(aj_the_policy->name);
+	if (any_name) {
+		out_s("); 'network public' reaches public addresses only; a port of the host "
+		      "by --jail-forward=PORT");
+	} else if (literal_hint) {
+		out_s("); to allow it, list its address: --jail-allow-host=ADDRESS");
+		out_s(c ? c : "");
+	} else {
+		out_s("); --jail-allow-host=");
+		out_s(target);
+		out_s(" allows it");
+	}
+	out_c('\n');
+	out_flush();
 }
 
 bool egress_public(void)

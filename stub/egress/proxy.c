@@ -77,7 +77,8 @@ struct conn {
 	int c, u; /* the jail's end, the host's; -1 when closed */
 	uint8_t state;
 	bool c_eof, u_eof, u_shut, c_shut;
-	bool connect; /* CONNECT: the client waits for a 200 */
+	bool connect;     /* CONNECT: the client waits for a 200 */
+	bool transparent; /* names.c's: no HTTP at all, a refusal is a close */
 	/* Plain HTTP: one request, whose body is left bytes long; what the
 	 * client sends past it (a pipelined request) is never relayed. */
 	bool bounded;
@@ -97,45 +98,6 @@ static struct conn conns[PX_CONNS];
 /* Out of descriptors, the listener stays readable: it is left alone
  * until a connection ends, rather than polled in a loop. */
 static bool accept_paused;
-
-/* Refusals already reported: one line per host and reason. */
-static char told[32][AJ_HOST_MAX];
-static unsigned n_told;
-
-static void tell(const char *target, bool connect, const char *why, bool literal_hint)
-{
-	char h[AJ_HOST_MAX];
-	const char *c = strrchr(target, ':');
-
-	/* Every refusal counts for the summary; this line is once a host. */
-	refusals_host(connect ? "connection" : "request", target, why);
-	for (unsigned i = 0; i < n_told && i < 32; i++)
-		if (!strcmp(told[i], target))
-			return;
-	memcpy(told[n_told++ % 32], target, strlen(target) + 1);
-	memcpy(h, target, strlen(target) + 1);
-	out_fd(2);
-	out_s(aj_progname);
-	out_s(": refused a connection to ");
-	out_s(target);
-	out_s(": ");
-	out_s(why);
-	out_s(" (policy ");
-	out_s(aj_the_policy->name);
-	if (egress_public()) {
-		out_s("); 'network public' reaches public addresses only; a port of the host "
-		      "by --jail-forward=PORT");
-	} else if (literal_hint) {
-		out_s("); to allow it, list its address: --jail-allow-host=ADDRESS");
-		out_s(c ? c : "");
-	} else {
-		out_s("); --jail-allow-host=");
-		out_s(h);
-		out_s(" allows it");
-	}
-	out_c('\n');
-	out_flush();
-}
 
 static void set_nonblock(int fd)
 {
@@ -189,6 +151,8 @@ static void reply(struct conn *k, const char *status, const char *text)
 	puts_(&k->down, "\r\n\r\n");
 	puts_(&k->down, text);
 	puts_(&k->down, "\n");
+	if (k->transparent)
+		k->down.n = 0; /* not an HTTP client: the close says it */
 	if (k->u >= 0)
 		close(k->u);
 	k->u = -1;
@@ -245,7 +209,7 @@ static void resolve(struct conn *k)
 	if (egress_public()) {
 		why = egress_public_refused(&k->to);
 		if (why) {
-			tell(k->target, k->connect, why, false);
+			egress_tell(k->connect ? "connection" : "request", k->target, why, false);
 			reply(k, "403 Forbidden",
 			      "aijail: the host resolves to an address the jail may not reach");
 			return;
@@ -275,7 +239,7 @@ static void resolve(struct conn *k)
 		size_t l = strlen(why);
 
 		memcpy(msg + 15, why, l + 1);
-		tell(k->target, k->connect, msg, true);
+		egress_tell(k->connect ? "connection" : "request", k->target, msg, true);
 		reply(k, "403 Forbidden",
 		      "aijail: the host resolves to an address the jail may not reach");
 		return;
@@ -373,7 +337,8 @@ static void request(struct conn *k, size_t end)
 		put(&k->up, h + end, k->head_n - end);
 	}
 	if (!egress_allowed(k->target)) {
-		tell(k->target, k->connect, "not in the list", false);
+		egress_tell(k->connect ? "connection" : "request", k->target, "not in the list",
+		            false);
 		reply(k, "403 Forbidden", "aijail: this host is not in the jail's network list");
 		return;
 	}
@@ -461,7 +426,7 @@ static void connected(struct conn *k)
 	}
 	/* No pipe yet: relay.c takes one when bytes come. */
 	k->state = PX_RELAY;
-	if (k->connect)
+	if (k->connect && !k->transparent)
 		puts_(&k->down, "HTTP/1.1 200 Connection established\r\n\r\n");
 }
 
@@ -539,27 +504,13 @@ static void advance(struct conn *k)
 	}
 }
 
-/* Every connection waiting, while a slot is free: with TCP_DEFER_ACCEPT
- * (proxy_listen()) each comes with its request, which is read at once. */
-static void accept_some(int listener)
+static struct conn *conn_new(int s)
 {
-	unsigned i = 0;
+	for (unsigned i = 0; i < PX_CONNS; i++) {
+		struct conn *k = &conns[i];
 
-	for (;;) {
-		struct conn *k = NULL;
-		int s;
-
-		for (; i < PX_CONNS && !k; i++)
-			if (conns[i].c < 0)
-				k = &conns[i];
-		if (!k)
-			return; /* full: the listener is not polled until a slot frees */
-		s = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (s < 0) {
-			accept_paused = errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-			                errno == ENOMEM;
-			return;
-		}
+		if (k->c >= 0)
+			continue;
 		memset(k, 0, offsetof(struct conn, head));
 		k->up.off = k->up.n = k->down.off = k->down.n = 0;
 		k->up.own = k->down.own = 0;
@@ -568,6 +519,56 @@ static void accept_some(int listener)
 		k->since_ms = reached_now_ms();
 		k->c = s;
 		k->u = -1;
+		return k;
+	}
+	return NULL;
+}
+
+bool proxy_room(void)
+{
+	for (unsigned i = 0; i < PX_CONNS; i++)
+		if (conns[i].c < 0)
+			return true;
+	return false;
+}
+
+/* A connection names.c accepted on a name's address: as a CONNECT to
+ * target, the same checks and lines, without the HTTP. */
+void proxy_adopt(int s, const char *target)
+{
+	struct conn *k = conn_new(s);
+
+	if (!k || strlen(target) >= sizeof(k->target)) {
+		close(s);
+		if (k)
+			k->c = -1;
+		return;
+	}
+	memcpy(k->target, target, strlen(target) + 1);
+	k->connect = k->transparent = true;
+	if (!egress_allowed(k->target)) {
+		egress_tell("connection", k->target, "not in the list", false);
+		reply(k, "403 Forbidden", "");
+	} else {
+		resolve(k);
+	}
+	advance(k);
+}
+
+/* Every connection waiting, while a slot is free: with TCP_DEFER_ACCEPT
+ * (proxy_listen()) each comes with its request, which is read at once. */
+static void accept_some(int listener)
+{
+	while (proxy_room()) { /* full: the listener is not polled until a slot frees */
+		struct conn *k;
+		int s = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (s < 0) {
+			accept_paused = errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			                errno == ENOMEM;
+			return;
+		}
+		k = conn_new(s);
 		head_read(k);
 		if (k->c >= 0)
 			advance(k);
