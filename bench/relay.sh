@@ -7,8 +7,10 @@
 # 198.51.100.7, and a nameserver stand-in answers bench.test at the
 # addresses /etc/resolv.conf names, so no packet leaves the machine.  One
 # client (Python, the same code on every path) measures connection
-# set-ups (socket to the first byte it may send: connect()'s return, the
-# proxy's 200) and a bulk read.  Run as an unprivileged user who may make
+# set-ups (socket to the host's first byte, which it sends as it accepts:
+# the whole path, the parent's connect included; a name looked up at
+# each set-up, as a client that keeps no answer does, or once) and a bulk
+# read.  Run as an unprivileged user who may make
 # user namespaces.
 # Usage: bench/relay.sh [MiB] [SETUPS] [ROUNDS]   (defaults 1024 1000 3)
 set -eu
@@ -28,13 +30,15 @@ policy relaybench extends base {
 EOF
 "$bin/aijail-compile" --build -I "$root/policies" -o "$work/jail-relaybench" "$work/relay.aj"
 cat >"$work/srv.py" <<'EOF'
-import os, socket, sys, threading
+import socket, sys, threading, time
 addr, mib = sys.argv[1], int(sys.argv[2])
 buf = bytes(1 << 20)
 def setup():
     s = socket.create_server((addr, 9000), backlog=128)
     while True:
-        s.accept()[0].close()
+        c = s.accept()[0]
+        c.sendall(b"x")  # the set-up is over when the client has it
+        c.close()
 def bulk(port, once=False):
     s = socket.create_server((addr, port), backlog=8)
     while True:
@@ -46,6 +50,9 @@ def bulk(port, once=False):
             return
 if len(sys.argv) > 3:  # one transfer on that port (a published port's server), then exit
     bulk(int(sys.argv[3]), True)
+    # not at once: the jail's end would end the relay of what is still in
+    # flight (the client then reads short)
+    time.sleep(2)
     sys.exit(0)
 threading.Thread(target=setup, daemon=True).start()
 bulk(9001)
@@ -53,7 +60,9 @@ EOF
 cat >"$work/p/cli.py" <<'EOF'
 import socket, statistics, sys, time
 mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
-proxy = len(sys.argv) > 5
+proxy = len(sys.argv) > 5 and sys.argv[5] == "proxy"
+if len(sys.argv) > 5 and sys.argv[5] == "once":  # one lookup, then the address
+    host = socket.gethostbyname(host)
 def conn():  # the socket, and the bytes of the host's read with the proxy's 200
     if not proxy:
         return socket.create_connection((host, port)), 0
@@ -68,7 +77,9 @@ if mode == "setup":
     ts = []
     for _ in range(int(sys.argv[4])):
         t = time.perf_counter()
-        c = conn()[0]
+        c, got = conn()
+        if not got:
+            assert c.recv(1) == b"x"
         ts.append((time.perf_counter() - t) * 1e6)
         c.close()
     ts.sort()
@@ -132,6 +143,7 @@ for r in $(seq "$rounds"); do
 	echo "setup direct $($py cli.py setup 198.51.100.7 9000 "$setups")"
 	echo "setup proxy  $(J "$work/jail-relaybench" $py cli.py setup bench.test 9000 "$setups" proxy)"
 	echo "setup relay  $(J "$work/jail-relaybench" $py cli.py setup bench.test 9000 "$setups")"
+	echo "setup relay, one lookup $(J "$work/jail-relaybench" $py cli.py setup bench.test 9000 "$setups" once)"
 	echo "bulk direct  $($py cli.py bulk 198.51.100.7 9001 "$mib")"
 	echo "bulk proxy   $(J "$work/jail-relaybench" $py cli.py bulk bench.test 9001 "$mib" proxy)"
 	echo "bulk relay   $(J "$work/jail-relaybench" $py cli.py bulk bench.test 9001 "$mib")"
@@ -151,4 +163,4 @@ for r in $(seq "$rounds"); do
 done
 EOF
 cp "$work/srv.py" "$work/p/srv.py"
-bin=$bin unshare -Urnm env bin="$bin" bash "$work/in.sh" "$work" "$mib" "$setups" "$rounds" "$(id -u)" "$(id -g)"
+unshare -Urnm env bin="$bin" bash "$work/in.sh" "$work" "$mib" "$setups" "$rounds" "$(id -u)" "$(id -g)"

@@ -179,6 +179,8 @@ static size_t question(const uint8_t *q, size_t n, char *out, uint16_t *type)
 		for (size_t i = 0; i < l; i++) {
 			char c = (char)q[at + i];
 
+			if (!c)
+				return 0; /* no name has one; a C string would end there */
 			out[o++] = c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
 		}
 		at += l;
