@@ -245,7 +245,9 @@ static void answer(int s, const uint8_t *q, size_t n, const struct sockaddr *fro
 	memset(r + 6, 0, 6);
 	np = egress_ports(host, ports, NM_PORTS);
 	if (!np) {
-		egress_tell("lookup", host, "not in the list", false);
+		/* A client asks A and AAAA together: one refusal, not two. */
+		if (type != 28)
+			egress_tell("lookup", host, "not in the list", false);
 		rcode = 3; /* NXDOMAIN */
 	} else if (type == 1 && !(e = name_entry(host, ports, np))) {
 		rcode = 2; /* SERVFAIL: the table is full */
