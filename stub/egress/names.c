@@ -127,10 +127,10 @@ void names_listen(int parent_sock)
 	if (fd >= 0)
 		close(fd);
 	buf[n] = '\0';
-	for (char *l = buf, *e; *l && ns < NM_NS; l = *e ? e + 1 : e) {
-		char *v, *ve;
+	for (char *l = buf, *next; *l && ns < NM_NS; l = next) {
+		char *v, *ve, *e = strchrnul(l, '\n');
 
-		e = strchrnul(l, '\n');
+		next = *e ? e + 1 : e; /* before the address is cut at its end */
 		if (strncmp(l, "nameserver", 10) || (l[10] != ' ' && l[10] != '\t'))
 			continue;
 		for (v = l + 10; *v == ' ' || *v == '\t'; v++)

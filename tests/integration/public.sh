@@ -24,7 +24,8 @@
 pb_cases="public-standin public-standin-name public-standin-connect public-loopback public-loopback-2
 	public-loopback-v6 public-rfc1918 public-metadata public-mapped public-decimal public-odd-name
 	public-own-address public-mixed public-rebind public-log public-explain public-net-option
-	relay-node-fetch relay-python-socket relay-ssh relay-unlisted relay-public-private relay-explain"
+	relay-node-fetch relay-python-socket relay-ssh relay-unlisted relay-public-private relay-explain
+	relay-nameservers"
 want_pb=0
 for n in $pb_cases; do c "$n" && want_pb=1; done
 
@@ -253,6 +254,17 @@ jail relay-public-private --jail-log="$pb/res/private.jsonl" sh -c 'python3 priv
 STUB=jail-relaytest jail relay-explain --jail-explain=json true
 # the generic jail's default group (no network) raised at run time
 STUB=jail jail public-net-option --jail-net=public sh -c "$CURL" - http://198.51.100.7:8080/hi.txt http://127.0.0.1:8081/hi.txt
+# last, as it changes resolv.conf: three nameservers, each answered in the
+# jail (the parent asks the stand-in on the first two)
+ip addr add 192.0.2.53/32 dev lo && ip addr add 192.0.2.54/32 dev lo &&
+	printf 'nameserver 192.0.2.53\nnameserver 192.0.2.54\nnameserver 192.0.2.55\n' >"$pb/resolv.conf" &&
+	mount --bind "$pb/resolv.conf" /etc/resolv.conf || exit 8
+python3 "$pb/dns.py" "$pb/dns" 192.0.2.53 192.0.2.54 >"$pb/res/dns2.log" 2>&1 &
+srv7=$!
+trap 'kill $srv1 $srv2 $srv3 $srv4 $srv5 $srv6 $srv7 $out 2>/dev/null' EXIT
+STUB=jail-relaytest jail relay-nameservers python3 -c 'import socket, subprocess
+print(sorted(a.split()[3] for a in subprocess.run(["ip", "-o", "-4", "addr", "show", "lo"], capture_output=True, text=True).stdout.splitlines()))
+print(socket.gethostbyname("rl.test"))'
 EOF
 	"${pb_pre[@]}" unshare -Urnm bash "$T/pb/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" \
 		>"$T/pb/in.log" 2>&1
@@ -389,6 +401,11 @@ print(n["relay"]["udp"], "127.77.1." in n["relay"]["addresses"])' <<<"$OUT" 2>&1
 		else
 			fail relay-explain "network object: $(q "$got")"
 		fi
+	fi
+	if c relay-nameservers; then
+		pb_res relay-nameservers
+		expect relay-nameservers 0 "['127.0.0.1/8', '192.0.2.53/32', '192.0.2.54/32', '192.0.2.55/32']
+127.77.1.1"
 	fi
 	if c public-explain; then
 		pb_res public-explain
