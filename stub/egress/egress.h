@@ -22,6 +22,7 @@ void proxy_listen(int parent_sock);
 const struct ev_source *proxy_start(int fd); /* NULL: no proxy */
 void proxy_end(void);
 bool proxy_room(void);                       /* a connection slot is free */
+void proxy_pause(int err);                   /* an accept failed with err */
 void proxy_adopt(int s, const char *target); /* names.c's, as a CONNECT to target */
 
 /* names.c: the transparent relay: the jail's lookups answered with its

@@ -310,8 +310,10 @@ static void names_serve(const struct pollfd *p, unsigned n)
 			if (!(p[k].revents & POLLIN) || !proxy_room())
 				continue;
 			s = accept4(names[i].l[j], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-			if (s < 0)
+			if (s < 0) {
+				proxy_pause(errno);
 				continue;
+			}
 			memcpy(target, names[i].host, l);
 			target[l] = ':';
 			target[l + 1 + out_fmt_u(target + l + 1, names[i].port[j])] = '\0';

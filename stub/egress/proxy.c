@@ -526,10 +526,19 @@ static struct conn *conn_new(int s)
 
 bool proxy_room(void)
 {
+	if (accept_paused)
+		return false;
 	for (unsigned i = 0; i < PX_CONNS; i++)
 		if (conns[i].c < 0)
 			return true;
 	return false;
+}
+
+/* An accept failed: out of descriptors, no listener is polled until a
+ * connection ends (conn_close()), rather than in a loop. */
+void proxy_pause(int err)
+{
+	accept_paused = err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
 }
 
 /* A connection names.c accepted on a name's address: as a CONNECT to
@@ -564,8 +573,7 @@ static void accept_some(int listener)
 		int s = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (s < 0) {
-			accept_paused = errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-			                errno == ENOMEM;
+			proxy_pause(errno);
 			return;
 		}
 		k = conn_new(s);
