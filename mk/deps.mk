@@ -13,7 +13,7 @@
 DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates curl \
-	cargo chromium groff-base iptables iproute2 less python3-distributed
+	cargo chromium groff-base iptables iproute2 less python3-distributed openssh-client
 DEB_BENCH := hyperfine bubblewrap
 # make check-docker: a Docker engine, and a static shell for its images.
 DEB_DOCKER := docker.io busybox-static debootstrap

@@ -435,8 +435,11 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	TRACE_MARK("sockets-list");
 	settle_watch_close(); /* after the hand-over: it may wait for the kernel */
 	TRACE_MARK("settle-close");
-	if (AJ_NET_PROXIED(r->v->network) && (src[n] = proxy_start(fd)))
+	if (AJ_NET_PROXIED(r->v->network) && (src[n] = proxy_start(fd))) {
 		n++;
+		if ((src[n] = names_start(fd)))
+			n++;
+	}
 	if ((src[n] = forward_start(fd)))
 		n++;
 	if ((src[n] = term_start()))
@@ -564,7 +567,8 @@ int main(int argc, char **argv)
 
 	r->v = forward_apply(egress_apply(extra_apply(r)));
 	if (!o.explain)
-		publish_bind(); /* a port in use: 125 before anything exists */
+		publish_bind(
+		    AJ_NET_PROXIED(r->v->network)); /* a port in use: 125 before anything exists */
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
 	TRACE_MARK("args+project");

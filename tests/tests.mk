@@ -41,7 +41,7 @@ TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
 TEST_STUB_resolve_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c
 TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
 TEST_STUB_forward_SRC := stub/egress/relay.c stub/egress/publish.c
-TEST_STUB_proxy_SRC := stub/egress/httphead.c common/hosts.c stub/egress/egress.c stub/base/out.c stub/base/wire.c \
+TEST_STUB_proxy_SRC := stub/egress/conn.c stub/egress/httphead.c common/hosts.c stub/egress/egress.c stub/base/out.c stub/base/wire.c \
 	stub/egress/tell.c stub/egress/upstream.c \
 	stub/egress/relay.c
 TEST_STUB_resolver_SRC := common/hosts.c stub/base/out.c

@@ -5,6 +5,8 @@
  *                                 which bounds a cgroup holds, with the fds
  *                                 of the cgroups pid 1 joins itself
  *   WIRE_PROXY   pid 1 -> parent  the proxy's listener ('network allow')
+ *   WIRE_NAMES   pid 1 -> parent  with the proxy's: the UDP sockets on the
+ *                                 nameservers' addresses (names.c)
  *   WIRE_FORWARD pid 1 -> parent  the listeners of the forwarded host ports
  *                                 (--jail-forward), one fd each, up to 8
  *   WIRE_NOTIFY  pid 1 -> parent  the refusal listener, or the errno of why

@@ -348,6 +348,20 @@ void egress_env(const struct aj_variant *v, char **envp, size_t max)
 	}
 }
 
+/* names.c's transparent relay, for clients that ignore the variables. */
+static void relay_explain(const char *ports)
+{
+	rp_open("relay", '{');
+	rp_t("\n\t\tand for clients that ignore them: a lookup answers ");
+	rp_str("addresses", "127.77.1.N, one a name, on the jail's loopback");
+	rp_t(", relayed on ");
+	rp_str("ports", ports);
+	rp_t("; UDP ");
+	rp_str("udp", "not relayed");
+	rp_t(" (HTTP/3 falls back to TCP), IPv6 lookups answer none");
+	rp_close();
+}
+
 /* Inside --jail-explain's "network" object: the hosts, where each came
  * from, and the proxy (report.c's writer: text and JSON alike). */
 void egress_explain(void)
@@ -365,6 +379,7 @@ void egress_explain(void)
 		rp_str("proxy", "http://127.0.0.1:3128");
 		rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
 		upstream_explain();
+		relay_explain("443 and 80");
 		return;
 	}
 	rp_open("hosts", '[');
@@ -391,6 +406,7 @@ void egress_explain(void)
 	rp_str("proxy", "http://127.0.0.1:3128");
 	rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
 	upstream_explain();
+	relay_explain("the list's ports for the name");
 }
 
 bool egress_allowed(const char *target)
@@ -401,6 +417,44 @@ bool egress_allowed(const char *target)
 		if (hosts_match(hosts[i], target))
 			return true;
 	return false;
+}
+
+/* The ports a name found by a lookup inside the jail is relayed on
+ * (names.c): the list's ports for it, or 80 and 443 under 'network
+ * public'; 0 when it may not be reached at all (or is not a name). */
+unsigned egress_ports(const char *name, uint16_t *ports, unsigned max)
+{
+	char t[AJ_HOST_MAX], norm[AJ_HOST_MAX];
+	size_t l = strlen(name), at;
+	unsigned n = 0;
+
+	if (l + 7 > sizeof(t))
+		return 0;
+	memcpy(t, name, l);
+	memcpy(t + l, ":443", 5);
+	if (hosts_normal(t, false, norm, sizeof(norm), &at) || strcmp(norm, t) || hosts_literal(t))
+		return 0;
+	if (any_name) {
+		ports[0] = 443;
+		ports[1] = 80;
+		return max < 2 ? max : 2;
+	}
+	for (unsigned i = 0; i < n_hosts && n < max; i++) {
+		const char *c = strrchr(hosts[i], ':');
+		unsigned p = 0;
+		bool dup = false;
+
+		for (const char *d = c ? c + 1 : ""; *d >= '0' && *d <= '9'; d++)
+			p = p * 10 + (unsigned)(*d - '0'); /* a normal entry: 1 to 65535 */
+		if (!p)
+			continue;
+		t[l + 1 + out_fmt_u(t + l + 1, p)] = '\0';
+		for (unsigned j = 0; j < n; j++)
+			dup |= ports[j] == p;
+		if (!dup && hosts_match(hosts[i], t))
+			ports[n++] = (uint16_t)p;
+	}
+	return n;
 }
 
 bool egress_public(void)

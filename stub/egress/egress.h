@@ -21,6 +21,14 @@ void egress_explain(void);
 void proxy_listen(int parent_sock);
 const struct ev_source *proxy_start(int fd); /* NULL: no proxy */
 void proxy_end(void);
+bool conn_room(void);                       /* a connection slot is free (conn.c) */
+void conn_pause(int err);                   /* an accept failed with err */
+void conn_adopt(int s, const char *target); /* names.c's, as a CONNECT to target */
+
+/* names.c: the transparent relay: the jail's lookups answered with its
+ * own loopback addresses, connections there relayed by the proxy. */
+void names_listen(int parent_sock); /* pid 1, after proxy_listen() */
+const struct ev_source *names_start(int fd);
 
 /* forward.c: --jail-forward, host loopback ports relayed by the parent. */
 void forward_add(const char *value, const char *opt);
@@ -44,7 +52,8 @@ void publish_no_namespace(void);
 unsigned publish_count(void);
 void publish_landlock(int ruleset);
 void publish_explain(void);
-void publish_bind(void);  /* the caller: the host's listeners (125 when taken) */
+void publish_bind(
+    bool pair); /* the caller: the host's listeners (125 when taken); pair: names.c's sockets */
 int publish_keep(void);   /* pid 1's end of its socket pair to the parent, or -1 */
 void publish_arm(void);   /* pid 1, before its filter */
 void publish_serve(void); /* pid 1, on SIGIO */
@@ -95,7 +104,7 @@ void relay_end(void);
 /* tell.c: a refusal of the jail's connection to target, on stderr once a
  * host and in the log; hint: 0 the option that allows it, 1 its address
  * listed, 2 none (an upstream's refusal). */
-void tell_refused(const char *target, bool connect, const char *why, int hint);
+void tell_refused(const char *kind, const char *target, const char *why, int hint);
 
 /* upstream.c: a corporate proxy upstream (the caller's HTTPS_PROXY,
  * HTTP_PROXY, NO_PROXY), through which the parent dials out for the jail.
@@ -122,6 +131,10 @@ void upstream_explain(void);
  * target under 'network public'); egress_public(): the run is 'public'. */
 bool egress_allowed(const char *target);
 bool egress_public(void);
+/* The refusal's line on stderr (once a host) and its count and log record
+ * (kind "connection", "request", "lookup"). */
+/* The ports a name looked up inside the jail is relayed on (names.c). */
+unsigned egress_ports(const char *name, uint16_t *ports, unsigned max);
 /* 'network public': NULL when every address of to is public and none is
  * the host's own (one refused refuses them all: a client may fall back to
  * any), else "it resolves to ADDR, WHY". */

@@ -211,11 +211,11 @@ void publish_explain(void)
 /* The caller, before any namespace: the host's listeners, so that a port
  * in use ends the run before anything exists; and the socket pair to
  * pid 1.  Both close-on-exec; pid 1 closes the listeners with the rest. */
-void publish_bind(void)
+void publish_bind(bool pair)
 {
 	int one = 1;
 
-	if (!n_pb)
+	if (!n_pb && !pair)
 		return;
 	for (unsigned i = 0; i < n_pb; i++) {
 		char what[96];

@@ -1,7 +1,9 @@
-/* tell.c: the one line a refused connection of the jail's egress gets on
- * stderr (once a host), and its count and --jail-log line
- * (refusals_host()): the proxy's, and an upstream's refusal (upstream.c),
- * which has no option to suggest. */
+/* tell.c: the one line a refused connection or lookup of the jail's
+ * egress gets on stderr (once a host), and its count and --jail-log line
+ * (refusals_host()): the proxy's, the transparent relay's (names.c, kind
+ * "lookup"), and an upstream's refusal (upstream.c), which has no option
+ * to suggest.  kind: "connection", "request" or "lookup"; hint: 0 the
+ * option that allows the host, 1 its address's, 2 none. */
 #include <string.h>
 
 #include "egress/egress.h"
@@ -10,13 +12,13 @@
 static char told[32][AJ_HOST_MAX];
 static unsigned n_told;
 
-void tell_refused(const char *target, bool connect, const char *why, int hint)
+void tell_refused(const char *kind, const char *target, const char *why, int hint)
 {
 	char h[AJ_HOST_MAX];
 	const char *c = strrchr(target, ':');
 
 	/* Every refusal counts for the summary; this line is once a host. */
-	refusals_host(connect ? "connection" : "request", target, why);
+	refusals_host(kind, target, why);
 	for (unsigned i = 0; i < n_told && i < 32; i++)
 		if (!strcmp(told[i], target))
 			return;
@@ -24,7 +26,7 @@ void tell_refused(const char *target, bool connect, const char *why, int hint)
 	memcpy(h, target, strlen(target) + 1);
 	out_fd(2);
 	out_s(aj_progname);
-	out_s(": refused a connection to ");
+	out_s(strcmp(kind, "lookup") ? ": refused a connection to " : ": refused a lookup of ");
 	out_s(target);
 	out_s(": ");
 	out_s(why);

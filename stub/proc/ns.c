@@ -273,7 +273,9 @@ void ns_init_prepare(const struct aj_variant *v)
 	/* 'network none' with a forward: a loopback with its ports only. */
 	if (v->network == AJ_NET_LOOPBACK || AJ_NET_PROXIED(v->network) || forward_count())
 		loopback_up();
-	if (AJ_NET_PROXIED(v->network))
+	if (AJ_NET_PROXIED(v->network)) {
 		proxy_listen(parent_sock);
+		names_listen(parent_sock);
+	}
 	forward_listen(parent_sock);
 }

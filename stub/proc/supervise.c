@@ -163,7 +163,7 @@ void supervise_signals_take(pid_t child, int sfd)
  * source registered (the refusal listener, the proxy, …), in one poll.
  * The sources first, so that a refusal that came with the target's end
  * is counted before the report. */
-#define LOOP_FDS 256
+#define LOOP_FDS 640 /* 1 + the proxy 129 + its names 259 + the forwards 144 + the rest */
 
 noreturn void supervise_parent(pid_t child, const struct ev_source *const *src, unsigned n_src)
 {

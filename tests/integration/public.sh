@@ -14,11 +14,18 @@
 # user.  No public stand-in marking exists: nothing a shipped stub could
 # carry.  Each aimed-at listener answers the namespace's own client first
 # (the control), so a refusal is the jail's and not an absent server.
+# The transparent relay's cases (relay-*) run in the same namespaces: a
+# nameserver stand-in (a few lines of Python, on this namespace's lo at
+# each address the real /etc/resolv.conf names, so the jail's libc reads
+# the file it would anyway) answers the names the parent's resolver asks;
+# ssh reaches a banner-speaking stand-in (no sshd is installed here).
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
 pb_cases="public-standin public-standin-name public-standin-connect public-loopback public-loopback-2
 	public-loopback-v6 public-rfc1918 public-metadata public-mapped public-decimal public-odd-name
-	public-own-address public-mixed public-rebind public-log public-explain public-net-option"
+	public-own-address public-mixed public-rebind public-log public-explain public-net-option
+	relay-node-fetch relay-python-socket relay-ssh relay-unlisted relay-public-private relay-explain
+	relay-nameservers"
 want_pb=0
 for n in $pb_cases; do c "$n" && want_pb=1; done
 
@@ -52,7 +59,54 @@ EOF
 		ERR=$(cat "$T/pb/build.log")
 		fail public-build "aijail-compile --build of the test policy failed"
 	fi
-	chmod 0755 "$bin/jail-pubtest"
+	cat >"$T/pb/relay.aj" <<EOF
+include "base.aj";
+
+policy relaytest extends base {
+    network allow "rl.test:8080" "rl.test:443" "rl.test:2222";
+}
+EOF
+	if ! "$build/bin/aijail-compile" --build -I "$root/policies" -o "$bin/jail-relaytest" "$T/pb/relay.aj" \
+		>"$T/pb/build.log" 2>&1; then
+		ERR=$(cat "$T/pb/build.log")
+		fail relay-build "aijail-compile --build of the relay's test policy failed"
+	fi
+	chmod 0755 "$bin/jail-pubtest" "$bin/jail-relaytest"
+	printf '198.51.100.7 rl.test\n198.51.100.7 pub2.test\n10.1.2.3 priv.test\n' >"$T/pb/dns"
+	# The nameserver stand-in: A from the file (read at each question),
+	# no AAAA, NXDOMAIN for the rest.
+	cat >"$T/pb/dns.py" <<'EOF'
+import select, socket, sys
+socks = []
+for a in sys.argv[2:]:
+    s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((a, 53))
+    socks.append(s)
+while True:
+    for s in select.select(socks, [], [])[0]:
+        q, peer = s.recvfrom(512)
+        i, labels = 12, []
+        while q[i]:
+            labels.append(q[i + 1:i + 1 + q[i]].decode().lower())
+            i += 1 + q[i]
+        qtype, end = int.from_bytes(q[i + 1:i + 3], "big"), i + 5
+        table = dict(l.split()[::-1] for l in open(sys.argv[1]) if l.strip())
+        addr = table.get(".".join(labels))
+        an = b""
+        if addr and qtype == 1:
+            an = b"\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x05\x00\x04" + socket.inet_aton(addr)
+        flags = b"\x85\x80" if addr else b"\x85\x83"
+        s.sendto(q[:2] + flags + b"\x00\x01" + (b"\x00\x01" if an else b"\x00\x00")
+                 + b"\x00\x00\x00\x00" + q[12:end] + an, peer)
+EOF
+	cat >"$T/pb/banner.py" <<'EOF'
+import socket
+s = socket.create_server(("0.0.0.0", 2222))
+while True:
+    c, _ = s.accept()
+    c.sendall(b"SSH-2.0-aijail_standin\r\n")
+    c.close()
+EOF
 	chown -R "$tuid:$tgid" "$T/pb"
 	# Run inside the namespaces: sets them up, then one line a case in
 	# res/NAME: the jail's exit status, stdout, then stderr.
@@ -82,7 +136,27 @@ srv1=$!
 # the host: every address of this namespace, both families
 python3 -m http.server --bind :: --directory "$pb/www" 8081 >/dev/null 2>&1 &
 srv2=$!
-trap 'kill $srv1 $srv2 $out 2>/dev/null' EXIT
+# the relay's: the outside on 443, 80 and ssh's 2222; the nameserver
+# stand-in wherever resolv.conf points (127.0.0.1 when it names none)
+nsenter -t "$out" -n python3 -m http.server --bind 0.0.0.0 --directory "$pb/www" 443 >/dev/null 2>&1 &
+srv3=$!
+nsenter -t "$out" -n python3 -m http.server --bind 0.0.0.0 --directory "$pb/www" 80 >/dev/null 2>&1 &
+srv4=$!
+nsenter -t "$out" -n python3 "$pb/banner.py" >/dev/null 2>&1 &
+srv5=$!
+nss=$(awk '$1 == "nameserver" { print $2 }' /etc/resolv.conf | head -n 3)
+[ -n "$nss" ] || nss=127.0.0.1
+for a in $nss; do
+	case $a in
+	127.* | ::1) ;;
+	*:*) ip addr add "$a/128" dev lo nodad ;;
+	*) ip addr add "$a/32" dev lo ;;
+	esac
+done
+# shellcheck disable=SC2086 # one argument an address
+python3 "$pb/dns.py" "$pb/dns" $nss >"$pb/res/dns.log" 2>&1 &
+srv6=$!
+trap 'kill $srv1 $srv2 $srv3 $srv4 $srv5 $srv6 $out 2>/dev/null' EXIT
 # controls: each listener answers from here (none of this is the jail)
 for u in 198.51.100.7:8080 10.1.2.3:8080 169.254.169.254:8080 127.0.0.1:8081 127.0.0.2:8081 '[::1]:8081' 198.51.100.1:8081; do
 	ok=
@@ -92,6 +166,14 @@ for u in 198.51.100.7:8080 10.1.2.3:8080 169.254.169.254:8080 127.0.0.1:8081 127
 	done
 	[ -n "$ok" ] || { echo "control: $u does not answer" >"$pb/res/control"; exit 6; }
 done
+ok=
+for _ in $(seq 100); do
+	[ "$(getent hosts rl.test)" ] && [ "$(curl -s -m 5 --noproxy '*' http://198.51.100.7:443/hi.txt)" = pub-ok ] &&
+		[ "$(curl -s -m 5 --noproxy '*' http://198.51.100.7:80/hi.txt)" = pub-ok ] &&
+		python3 -c 'import socket; assert socket.create_connection(("198.51.100.7", 2222), 5).recv(8) == b"SSH-2.0-"' 2>/dev/null && ok=1 && break
+	sleep 0.1
+done
+[ -n "$ok" ] || { echo "control: the relay's stand-ins do not answer" >"$pb/res/control"; exit 6; }
 echo ok >"$pb/res/control"
 cd "$pb/proj" || exit 7
 jail() { # NAME ARGS…: the stub as the test user, in a user namespace mapping it back
@@ -140,8 +222,49 @@ wait $jp
 printf '10.1.2.3 mixed.test\n' >"$pb/hosts"
 jail public-log --jail-log="$pb/res/log.jsonl" sh -c "$BODY" - http://mixed.test:8080/hi.txt
 jail public-explain --jail-explain=json true
+# The transparent relay: clients that ignore the proxy variables
+STUB=jail-relaytest jail relay-node-fetch node -e 'fetch("http://rl.test:8080/hi.txt").then(r => r.text()).then(t => console.log(t, "ok"), e => { console.log("failed", String(e.cause || e)); process.exit(1); })'
+STUB=jail-relaytest jail relay-python-socket --jail-log="$pb/res/relay.jsonl" python3 -c 'import socket
+s = socket.create_connection(("rl.test", 443), 10)
+s.sendall(b"GET /hi.txt HTTP/1.0\r\nHost: rl.test\r\n\r\n")
+d = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    d += b
+print(d.split(b"\r\n\r\n", 1)[-1].decode(), s.getpeername()[0].startswith("127."))'
+STUB=jail-relaytest jail relay-ssh ssh -v -p 2222 -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o ConnectTimeout=10 rl.test true
+STUB=jail-relaytest jail relay-unlisted --jail-log="$pb/res/unlisted.jsonl" sh -c 'getent hosts priv.test; echo "rc=$?"'
+# under public: a name the nameserver points at 10.1.2.3, once through
+# the relay, once through the proxy (CONNECT): the same refusal
+cat >"$pb/proj/private.py" <<'PY'
+import socket
+s = socket.create_connection(("pub2.test", 80), 10)
+s.sendall(b"GET /hi.txt HTTP/1.0\r\n\r\n")
+print(s.makefile("rb").read().split(b"\r\n\r\n")[-1].decode())
+s = socket.create_connection(("priv.test", 80), 10)
+s.sendall(b"GET /hi.txt HTTP/1.0\r\n\r\n")
+try:
+    print(len(s.recv(100)))
+except OSError as e:
+    print(type(e).__name__)
+PY
+jail relay-public-private --jail-log="$pb/res/private.jsonl" sh -c 'python3 private.py; curl -s -p -o /dev/null -w "%{http_connect}\n" http://priv.test:80/hi.txt; true'
+STUB=jail-relaytest jail relay-explain --jail-explain=json true
 # the generic jail's default group (no network) raised at run time
 STUB=jail jail public-net-option --jail-net=public sh -c "$CURL" - http://198.51.100.7:8080/hi.txt http://127.0.0.1:8081/hi.txt
+# last, as it changes resolv.conf: three nameservers, each answered in the
+# jail (the parent asks the stand-in on the first two)
+ip addr add 192.0.2.53/32 dev lo && ip addr add 192.0.2.54/32 dev lo &&
+	printf 'nameserver 192.0.2.53\nnameserver 192.0.2.54\nnameserver 192.0.2.55\n' >"$pb/resolv.conf" &&
+	mount --bind "$pb/resolv.conf" /etc/resolv.conf || exit 8
+python3 "$pb/dns.py" "$pb/dns" 192.0.2.53 192.0.2.54 >"$pb/res/dns2.log" 2>&1 &
+srv7=$!
+trap 'kill $srv1 $srv2 $srv3 $srv4 $srv5 $srv6 $srv7 $out 2>/dev/null' EXIT
+STUB=jail-relaytest jail relay-nameservers python3 -c 'import socket, subprocess
+print(sorted(a.split()[3] for a in subprocess.run(["ip", "-o", "-4", "addr", "show", "lo"], capture_output=True, text=True).stdout.splitlines()))
+print(socket.gethostbyname("rl.test"))'
 EOF
 	"${pb_pre[@]}" unshare -Urnm bash "$T/pb/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" \
 		>"$T/pb/in.log" 2>&1
@@ -224,6 +347,66 @@ if [ $want_pb = 1 ]; then
 		fi
 	fi
 	pb_refused public-net-option " 200 403" "it resolves to 127.0.0.1, a loopback address"
+	if c relay-node-fetch && ! command -v node >/dev/null; then
+		skip relay-node-fetch "node is not installed"
+	elif c relay-node-fetch; then
+		pb_res relay-node-fetch
+		expect relay-node-fetch 0 "pub-ok ok"
+	fi
+	if c relay-python-socket; then
+		pb_res relay-python-socket
+		l=$(grep -F '"kind":"allowed"' "$T/pb/res/relay.jsonl" 2>/dev/null)
+		if [ "$RC $OUT" != "0 pub-ok True" ]; then
+			fail relay-python-socket "exit $RC, stdout $(q "$OUT"), expected pub-ok through a loopback address"
+		elif ! grep -qF '"host":"rl.test","port":443,"address":"198.51.100.7"' <<<"$l"; then
+			fail relay-python-socket "--jail-log has no allowed line for rl.test:443: $(q "$(cat "$T/pb/res/relay.jsonl" 2>/dev/null)")"
+		else
+			pass relay-python-socket
+		fi
+	fi
+	if c relay-ssh && ! command -v ssh >/dev/null; then
+		skip relay-ssh "ssh is not installed"
+	elif c relay-ssh; then
+		pb_res relay-ssh
+		if grep -qF 'remote software version aijail_standin' <<<"$ERR"; then
+			pass relay-ssh
+		else
+			fail relay-ssh "ssh did not read the stand-in's banner (exit $RC)"
+		fi
+	fi
+	if c relay-unlisted && ! grep -qF '"kind":"lookup","host":"priv.test","reason":"not in the list"' "$T/pb/res/unlisted.jsonl" 2>/dev/null; then
+		fail relay-unlisted "--jail-log has no lookup refusal: $(q "$(cat "$T/pb/res/unlisted.jsonl" 2>/dev/null)")"
+	else
+		pb_refused relay-unlisted "rc=2" "refused a lookup of priv.test: not in the list"
+	fi
+	if c relay-public-private; then
+		pb_res relay-public-private
+		# both refusals, the same record but its time
+		recs=$(grep -F '"host":"priv.test"' "$T/pb/res/private.jsonl" 2>/dev/null | sed 's/"time":[0-9.]*,//' | sort | uniq -c)
+		if [ "$RC" != 0 ] || ! grep -qxE 'pub-ok (0|ConnectionResetError) 403' <<<"${OUT//$'\n'/ }"; then
+			fail relay-public-private "exit $RC, stdout $(q "$OUT")"
+		elif ! grep -qF '2 {"kind":"connection","host":"priv.test","port":80,"reason":"it resolves to 10.1.2.3, a private address"}' <<<"$recs"; then
+			fail relay-public-private "the relay's and the proxy's refusals differ: $(q "$recs")"
+		else
+			pass relay-public-private
+		fi
+	fi
+	if c relay-explain; then
+		pb_res relay-explain
+		got=$($py -c 'import json, sys
+n = json.loads(sys.stdin.read())["network"]
+print(n["relay"]["udp"], "127.77.1." in n["relay"]["addresses"])' <<<"$OUT" 2>&1)
+		if [ "$got" = "not relayed True" ]; then
+			pass relay-explain
+		else
+			fail relay-explain "network object: $(q "$got")"
+		fi
+	fi
+	if c relay-nameservers; then
+		pb_res relay-nameservers
+		expect relay-nameservers 0 "['127.0.0.1/8', '192.0.2.53/32', '192.0.2.54/32', '192.0.2.55/32']
+127.77.1.1"
+	fi
 	if c public-explain; then
 		pb_res public-explain
 		got=$($py -c 'import json, sys

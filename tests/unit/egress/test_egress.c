@@ -78,13 +78,23 @@ bool resolver_own(const struct sockaddr *sa)
 	return false;
 }
 
+static bool in_relay; /* names.c's object: what egress_ports() says is checked */
+
 void rp_open(const char *key, char kind)
 {
-	(void)key, (void)kind;
+	(void)kind;
+	if (key && !strcmp(key, "relay")) {
+		in_relay = true;
+		return;
+	}
 	depth++;
 }
 void rp_close(void)
 {
+	if (in_relay) {
+		in_relay = false;
+		return;
+	}
 	if (depth-- == 2) /* a host's object */
 		fputc('\n', rep);
 }
@@ -94,7 +104,7 @@ void rp_t(const char *s)
 }
 void rp_str(const char *key, const char *s)
 {
-	if (strcmp(key, "proxy"))
+	if (strcmp(key, "proxy") && !in_relay)
 		fprintf(rep, "%s%s=%s", strcmp(key, "host") ? " " : "", key, s);
 }
 void rp_jstr(const char *key, const char *s)
@@ -109,6 +119,10 @@ void upstream_read(char *const *envp)
 }
 void upstream_explain(void)
 {
+}
+void refusals_host(const char *kind, const char *target, const char *why)
+{
+	(void)kind, (void)target, (void)why;
 }
 
 /* ---- the runs ------------------------------------------------------------- */
@@ -158,6 +172,7 @@ struct egress_run {
 	const char *const *env;   /* the host's environment */
 	const char *const *allow; /* --jail-allow-host values */
 	const char *const *ask;   /* targets for egress_allowed() */
+	const char *const *names; /* names for egress_ports() */
 };
 
 /* The hosts as --jail-explain lists them ("host=H from=WHERE" a line, $HOME
@@ -206,6 +221,15 @@ static const char *run(const struct egress_run *r)
 		for (unsigned i = 0; r->ask && r->ask[i]; i++)
 			fprintf(rep, "%s %s\n", r->ask[i],
 			        egress_allowed(r->ask[i]) ? "yes" : "no");
+		for (unsigned i = 0; r->names && r->names[i]; i++) {
+			uint16_t ports[4];
+			unsigned np = egress_ports(r->names[i], ports, 4);
+
+			fprintf(rep, "%s:", r->names[i]);
+			for (unsigned j = 0; j < np; j++)
+				fprintf(rep, " %u", ports[j]);
+			fputc('\n', rep);
+		}
 		fclose(rep);
 		_exit(0);
 	}
@@ -483,6 +507,28 @@ static void allow_host_adds(void **state)
 
 /* A policy without the level: --jail-allow-host raises it, with its hosts
  * only; without the option nothing is listed and nothing set. */
+/* The ports a name looked up inside the jail is relayed on: the list's
+ * for it (a wildcard's too, each port once), none for a name not on it, a
+ * literal address or a spelling the list would not take; any name on 443
+ * and 80 under 'network public'. */
+static void relay_ports(void **state)
+{
+	static const char *const allow[] = {"*.wild.test:8443", "github.com:22", "a.wild.test:8443",
+	                                    NULL};
+	static const char *const names[] = {
+	    "registry.npmjs.org", "github.com", "a.wild.test", "wild.test", "evil.test",
+	    "Github.com",         "127.0.0.1",  "x..test",     "",          NULL};
+	static const struct aj_variant pub = {.network = AJ_NET_PUBLIC};
+	static const char *const pub_names[] = {"any.test", "127.0.0.1", NULL};
+
+	(void)state;
+	assert_non_null(strstr(run(&(struct egress_run){.v = &npm, .allow = allow, .names = names}),
+	                       "\nregistry.npmjs.org: 443\ngithub.com: 443 22\na.wild.test: 8443\n"
+	                       "wild.test:\nevil.test:\nGithub.com:\n127.0.0.1:\nx..test:\n:\n"));
+	assert_non_null(strstr(run(&(struct egress_run){.v = &pub, .names = pub_names}),
+	                       "\nany.test: 443 80\n127.0.0.1:\n"));
+}
+
 static void allow_host_raises(void **state)
 {
 	static const struct aj_variant none = {.network = AJ_NET_NONE};
@@ -576,6 +622,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(codex_provider, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(allow_host_adds, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(allow_host_raises, fresh_home, drop_home),
+	    cmocka_unit_test_setup_teardown(relay_ports, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(allow_host_refused, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(env_replaced_and_full, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(forward_gets_no_proxy, fresh_home, drop_home),
