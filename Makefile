@@ -117,7 +117,7 @@ STUB_LDFLAGS := $(WARN) -static -no-pie -flto -flto-partition=one -Wl,--gc-secti
 # iptables and iproute2 for its probe of a nested network namespace, and
 # Dask's distributed for aijail.dask's tests);
 # what make bench compares against.
-DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
+DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev curl
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates curl \
 	cargo chromium groff-base iptables iproute2 less python3-distributed
@@ -603,3 +603,36 @@ format:
 
 clean:
 	rm -rf $(B)
+
+# --- aijail-keys: the process that adds a bound key (docs/keys.md) ----------
+#
+# Mbed TLS as Debian ships it (the orig tarball of bookworm's source
+# package, checked against its .dsc's SHA-256), built with musl into
+# $(B)/third; only aijail-keys links it, never a stub.
+MBEDTLS_VER := 2.28.3
+MBEDTLS_SHA := 3b4953aa55a681e084d31892d9904cc5328d6b4958ea57b90ae4b4f94ae69a8d
+MBEDTLS_URL ?= http://deb.debian.org/debian/pool/main/m/mbedtls/mbedtls_$(MBEDTLS_VER).orig.tar.gz
+MBED        := $(B)/third/mbedtls
+MBED_LIBS   := $(MBED)/library/libmbedtls.a $(MBED)/library/libmbedx509.a $(MBED)/library/libmbedcrypto.a
+KEYS_SRC    := keys/main.c keys/request.c keys/filter.c
+
+$(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz:
+	@mkdir -p $(dir $@)
+	curl -fsSL -o $@.tmp $(MBEDTLS_URL)
+	echo '$(MBEDTLS_SHA)  $@.tmp' | sha256sum -c --quiet
+	mv $@.tmp $@
+
+$(MBED_LIBS) &: $(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz keys/mbedtls_user.h
+	rm -rf $(MBED) && mkdir -p $(MBED)
+	tar -xzf $< -C $(MBED) --strip-components=1
+	$(MAKE) -C $(MBED)/library CC=$(MUSLCC) AR=ar \
+		CFLAGS='-Os -ffunction-sections -fdata-sections -DMBEDTLS_USER_CONFIG_FILE=\"$(abspath keys/mbedtls_user.h)\"' \
+		libmbedtls.a libmbedx509.a libmbedcrypto.a
+
+$(B)/bin/aijail-keys: $(KEYS_SRC) keys/keys.h $(MBED_LIBS) $(B)/kh/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -I. -I$(MBED)/include -isystem $(B)/kh \
+		-DMBEDTLS_USER_CONFIG_FILE='"$(abspath keys/mbedtls_user.h)"' \
+		-ffunction-sections -fdata-sections -static -s -Wl,--gc-sections -o $@ $(KEYS_SRC) $(MBED_LIBS)
+
+all: $(B)/bin/aijail-keys
