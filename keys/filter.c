@@ -24,7 +24,8 @@
 void keys_filter(void);
 
 #define ALLOW(nr)                                                                                  \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),                                           \
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
 void keys_filter(void)
 {
@@ -48,6 +49,7 @@ void keys_filter(void)
 	    ALLOW(SYS_recvmsg),
 	    ALLOW(SYS_ppoll),
 	    ALLOW(SYS_close),
+	    ALLOW(SYS_fcntl),
 	    ALLOW(SYS_exit),
 	    ALLOW(SYS_exit_group),
 	    ALLOW(SYS_getrandom),

@@ -18,6 +18,7 @@
 #include <stdnoreturn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -66,6 +67,19 @@ static void fatal(const char *step, int ret)
 	_exit(125);
 }
 
+/* The kernel's generator, by getrandom(2): no file, so nothing to open
+ * once the filter is in (mbedtls_user.h). */
+static int entropy_getrandom(void *ctx, unsigned char *out, size_t n, size_t *got)
+{
+	ssize_t r = getrandom(out, n, 0);
+
+	(void)ctx;
+	if (r < 0)
+		return MBEDTLS_ERR_ENTROPY_SOURCE_FAILED;
+	*got = (size_t)r;
+	return 0;
+}
+
 /* A certificate for subject, valid from yesterday for a day and a year
  * (a clock a little off in the jail still accepts it), signed by the
  * authority; san: the host's name or address, or NULL for the authority. */
@@ -94,8 +108,8 @@ static int make_cert(mbedtls_x509_crt *out, mbedtls_pk_context *key, const char 
 	    (ret = mbedtls_x509write_crt_set_basic_constraints(&w, ca, ca ? 0 : -1)) ||
 	    (ret = mbedtls_x509write_crt_set_subject_key_identifier(&w)) ||
 	    (ret = mbedtls_x509write_crt_set_authority_key_identifier(&w)) ||
-	    (ret = mbedtls_x509write_crt_set_key_usage(
-	         &w, ca ? MBEDTLS_X509_KU_KEY_CERT_SIGN : MBEDTLS_X509_KU_DIGITAL_SIGNATURE)))
+	    (ret = mbedtls_x509write_crt_set_key_usage(&w, ca ? MBEDTLS_X509_KU_KEY_CERT_SIGN
+	                                                      : MBEDTLS_X509_KU_DIGITAL_SIGNATURE)))
 		goto out;
 	if (san) {
 		/* SubjectAltName: SEQUENCE { dNSName [2] } (one name, < 256 bytes). */
@@ -115,8 +129,8 @@ static int make_cert(mbedtls_x509_crt *out, mbedtls_pk_context *key, const char 
 		ext[h++] = (unsigned char)l;
 		memcpy(ext + h, ip ? (const char *)a4 : san, l);
 		if ((ret = mbedtls_x509write_crt_set_extension(
-		         &w, MBEDTLS_OID_SUBJECT_ALT_NAME, MBEDTLS_OID_SIZE(MBEDTLS_OID_SUBJECT_ALT_NAME),
-		         0, ext, h + l)))
+		         &w, MBEDTLS_OID_SUBJECT_ALT_NAME,
+		         MBEDTLS_OID_SIZE(MBEDTLS_OID_SUBJECT_ALT_NAME), 0, ext, h + l)))
 			goto out;
 	}
 	len = mbedtls_x509write_crt_der(&w, der, sizeof(der), mbedtls_ctr_drbg_random, &drbg);
@@ -129,9 +143,9 @@ static int make_cert(mbedtls_x509_crt *out, mbedtls_pk_context *key, const char 
 		size_t olen;
 
 		ret = mbedtls_pem_write_buffer("-----BEGIN CERTIFICATE-----\n",
-		                               "-----END CERTIFICATE-----\n", der + sizeof(der) - len,
-		                               (size_t)len, (unsigned char *)ca_pem, sizeof(ca_pem),
-		                               &olen);
+		                               "-----END CERTIFICATE-----\n",
+		                               der + sizeof(der) - len, (size_t)len,
+		                               (unsigned char *)ca_pem, sizeof(ca_pem), &olen);
 	}
 out:
 	mbedtls_x509write_crt_free(&w);
@@ -222,7 +236,8 @@ static noreturn void serve(int c, int u, const char *target)
 
 	mbedtls_ssl_config_init(&sc);
 	mbedtls_ssl_init(&js);
-	if ((ret = mbedtls_ssl_config_defaults(&sc, MBEDTLS_SSL_IS_SERVER, MBEDTLS_SSL_TRANSPORT_STREAM,
+	if ((ret = mbedtls_ssl_config_defaults(&sc, MBEDTLS_SSL_IS_SERVER,
+	                                       MBEDTLS_SSL_TRANSPORT_STREAM,
 	                                       MBEDTLS_SSL_PRESET_DEFAULT)) ||
 	    (ret = mbedtls_ssl_conf_own_cert(&sc, &leaf, &leaf_key)) ||
 	    (ret = mbedtls_ssl_conf_alpn_protocols(&sc, alpn)))
@@ -241,7 +256,8 @@ static noreturn void serve(int c, int u, const char *target)
 
 	mbedtls_ssl_config_init(&cc);
 	mbedtls_ssl_init(&hs);
-	if ((ret = mbedtls_ssl_config_defaults(&cc, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
+	if ((ret = mbedtls_ssl_config_defaults(&cc, MBEDTLS_SSL_IS_CLIENT,
+	                                       MBEDTLS_SSL_TRANSPORT_STREAM,
 	                                       MBEDTLS_SSL_PRESET_DEFAULT)) ||
 	    (ret = mbedtls_ssl_conf_alpn_protocols(&cc, alpn)))
 		fatal("configure the host's side", ret);
@@ -263,11 +279,11 @@ static noreturn void serve(int c, int u, const char *target)
 			} else {
 				mbedtls_strerror(ret, why, sizeof(why));
 			}
-			snprintf(m, sizeof(m), "the host's certificate does not verify (%s); nothing sent",
-			         why);
+			snprintf(m, sizeof(m),
+			         "the host's certificate does not verify (%s); nothing sent", why);
 			say(target, "refused", m);
-			snprintf(m, sizeof(m), "%s: the host's certificate does not verify (%s)", target,
-			         why);
+			snprintf(m, sizeof(m), "%s: the host's certificate does not verify (%s)",
+			         target, why);
 			reply(&js, "502 Bad Gateway", m);
 			_exit(0);
 		}
@@ -286,7 +302,8 @@ static noreturn void serve(int c, int u, const char *target)
 			r = mbedtls_ssl_read(&js, b, sizeof(b));
 			if (r == 0 || (r < 0 && r != MBEDTLS_ERR_SSL_WANT_READ))
 				break;
-			if (r > 0 && (bad = keys_req_feed(&q, (char *)b, (size_t)r, to_host, &hs))) {
+			if (r > 0 &&
+			    (bad = keys_req_feed(&q, (char *)b, (size_t)r, to_host, &hs))) {
 				say(target, "closed a connection to", bad);
 				reply(&js, "400 Bad Request", bad);
 				_exit(0);
@@ -319,7 +336,9 @@ static void setup(void)
 	n_binds = (unsigned)(r / (ssize_t)sizeof(binds[0]));
 	mbedtls_entropy_init(&entropy);
 	mbedtls_ctr_drbg_init(&drbg);
-	if ((ret = mbedtls_ctr_drbg_seed(&drbg, mbedtls_entropy_func, &entropy,
+	if ((ret = mbedtls_entropy_add_source(&entropy, entropy_getrandom, NULL, 32,
+	                                      MBEDTLS_ENTROPY_SOURCE_STRONG)) ||
+	    (ret = mbedtls_ctr_drbg_seed(&drbg, mbedtls_entropy_func, &entropy,
 	                                 (const unsigned char *)"aijail-keys", 11)))
 		fatal("seed the random generator", ret);
 	mbedtls_pk_init(&ca_key);
@@ -357,8 +376,10 @@ int main(void)
 	for (;;) {
 		char target[KEYS_HOST_MAX], cbuf[CMSG_SPACE(2 * sizeof(int))];
 		struct iovec iov = {target, sizeof(target) - 1};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1,
-		                   .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		struct msghdr m = {.msg_iov = &iov,
+		                   .msg_iovlen = 1,
+		                   .msg_control = cbuf,
+		                   .msg_controllen = sizeof(cbuf)};
 		struct cmsghdr *cm;
 		ssize_t r = recvmsg(CTL, &m, MSG_CMSG_CLOEXEC);
 		int fds[2];
@@ -370,6 +391,10 @@ int main(void)
 		if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
 			continue;
 		memcpy(fds, CMSG_DATA(cm), sizeof(fds));
+		/* The proxy's ends are non-blocking; a child per connection
+		 * waits on them in turn. */
+		fcntl(fds[0], F_SETFL, 0);
+		fcntl(fds[1], F_SETFL, 0);
 		if (!fork()) {
 			close(CTL);
 			serve(fds[0], fds[1], target);

@@ -19,6 +19,7 @@ void keys_req_init(struct keys_req *q, const struct keys_bind *binds, unsigned n
                    const char *target)
 {
 	memset(q, 0, offsetof(struct keys_req, head));
+	q->out_n = 0, q->out_full = q->held = false;
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned h = 0; h < binds[i].n_hosts; h++)
 			if (!strcmp(binds[i].hosts[h], target) && q->n_binds < KEYS_MAX) {
@@ -71,21 +72,23 @@ bool keys_placeholder_in(const char *b, size_t n, char *name, size_t name_max)
 	return false;
 }
 
-/* The rewritten head, built whole before any of it is sent. */
+/* A head, built whole before any of it is sent (keys_req.out), or a
+ * Basic value's decoded text. */
 struct obuf {
-	size_t n;
-	bool full;
-	char d[KEYS_OUT_MAX];
+	size_t *n;
+	bool *full;
+	char *d;
+	size_t max;
 };
 
 static void put(struct obuf *o, const char *s, size_t n)
 {
-	if (o->full || n > sizeof(o->d) - o->n) {
-		o->full = true;
+	if (*o->full || n > o->max - *o->n) {
+		*o->full = true;
 		return;
 	}
-	memcpy(o->d + o->n, s, n);
-	o->n += n;
+	memcpy(o->d + *o->n, s, n);
+	*o->n += n;
 }
 
 /* s[0..n) with every bound placeholder replaced by its value. */
@@ -171,20 +174,22 @@ static void b64_put(struct obuf *o, const unsigned char *s, size_t n)
  * encoded again; false: not such a value (it is then replaced as text). */
 static bool put_basic(struct obuf *o, const struct keys_req *q, const char *v, size_t n)
 {
-	static char dec[KEYS_HEAD_MAX];
-	static struct obuf rep;
+	static char dec[KEYS_HEAD_MAX], rd[KEYS_HEAD_MAX + 4 * KEYS_VALUE_MAX];
+	static size_t rn;
+	static bool rfull;
+	struct obuf rep = {&rn, &rfull, rd, sizeof(rd)};
 	size_t dl;
 
 	if (n < 6 || !ieq(v, 6, "basic "))
 		return false;
 	if (!b64_decode(v + 6, n - 6, dec, sizeof(dec), &dl))
 		return false;
-	rep.n = 0, rep.full = false;
+	rn = 0, rfull = false;
 	put_replaced(&rep, q, dec, dl);
-	if (rep.full || (rep.n == dl && !memcmp(rep.d, dec, dl)))
+	if (rfull || (rn == dl && !memcmp(rd, dec, dl)))
 		return false;
 	put(o, v, 6);
-	b64_put(o, (const unsigned char *)rep.d, rep.n);
+	b64_put(o, (const unsigned char *)rd, rn);
 	return true;
 }
 
@@ -219,12 +224,12 @@ static bool clean(const char *s, size_t n)
 /* The head q->head[0..end), its blank line included. */
 static const char *head(struct keys_req *q, size_t end, keys_out_fn out, void *ctx)
 {
-	static struct obuf o;
+	struct obuf o = {&q->out_n, &q->out_full, q->out, sizeof(q->out)};
 	const char *h = q->head, *le, *sp1, *sp2;
 	bool has_len = false, chunked = false, has_te = false;
 	uint64_t len = 0;
 
-	o.n = 0, o.full = false;
+	q->out_n = 0, q->out_full = false;
 	le = memmem(h, end, "\r\n", 2);
 	sp1 = memchr(h, ' ', (size_t)(le - h));
 	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(le - sp1 - 1)) : NULL;
@@ -264,20 +269,24 @@ static const char *head(struct keys_req *q, size_t end, keys_out_fn out, void *c
 			has_te = chunked = true;
 		}
 		put(&o, l, (size_t)(v - l));
-		if (!(ieq(l, (size_t)(colon - l), "authorization") && put_basic(&o, q, v, (size_t)(ve - v))))
+		if (!(ieq(l, (size_t)(colon - l), "authorization") &&
+		      put_basic(&o, q, v, (size_t)(ve - v))))
 			put_replaced(&o, q, v, (size_t)(ve - v));
 		put(&o, "\r\n", 2);
 	}
 	if (has_len && has_te)
 		return "both Content-Length and Transfer-Encoding (request smuggling)";
 	put(&o, "\r\n", 2);
-	if (o.full)
+	if (q->out_full)
 		return "the rewritten head is too long";
-	if (!out(ctx, o.d, o.n))
-		return "the host is gone";
-	if (chunked)
+	if (chunked) {
+		q->held = true;
 		q->state = KR_CHUNK_SIZE;
-	else if (len)
+		return NULL;
+	}
+	if (!out(ctx, q->out, q->out_n))
+		return "the host is gone";
+	if (len)
 		q->state = KR_BODY, q->left = len;
 	return NULL;
 }
@@ -309,8 +318,7 @@ static const char *chunk_size(struct keys_req *q, const char *l, size_t n)
 	return NULL;
 }
 
-const char *keys_req_feed(struct keys_req *q, const char *in, size_t n, keys_out_fn out,
-                          void *ctx)
+const char *keys_req_feed(struct keys_req *q, const char *in, size_t n, keys_out_fn out, void *ctx)
 {
 	while (n) {
 		size_t take;
@@ -354,8 +362,9 @@ const char *keys_req_feed(struct keys_req *q, const char *in, size_t n, keys_out
 			if (!end) {
 				q->n += take, in += take, n -= take;
 				if (q->n == max)
-					return q->state == KR_HEAD ? "the request's head is over 16384 bytes"
-					                           : "bad chunking (a line too long)";
+					return q->state == KR_HEAD
+					           ? "the request's head is over 16384 bytes"
+					           : "bad chunking (a line too long)";
 				continue;
 			}
 			in += end - q->n, n -= end - q->n;
@@ -368,10 +377,13 @@ const char *keys_req_feed(struct keys_req *q, const char *in, size_t n, keys_out
 			if (q->state == KR_CHUNK_SIZE) {
 				if ((why = chunk_size(q, q->head, end - 2)))
 					return why;
+				if (q->held && !out(ctx, q->out, q->out_n))
+					return "the host is gone";
+				q->held = false;
 			} else if (end == 2) {
 				q->state = KR_HEAD, q->trailer_lines = 0;
-			} else if (++q->trailer_lines > TRAILERS_MAX || !memchr(q->head, ':', end) ||
-			           !clean(q->head, end - 2)) {
+			} else if (++q->trailer_lines > TRAILERS_MAX ||
+			           !memchr(q->head, ':', end) || !clean(q->head, end - 2)) {
 				return "bad chunking (a malformed trailer)";
 			}
 			if (!out(ctx, q->head, end))

@@ -40,6 +40,7 @@ static noreturn void help(const struct aj_policy *pol)
 		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
 		      "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
 		      "  --forward [H:]P       the same as --jail-forward=[H:]P\n"
+		      "  --secret N=H[:P],...  the same as --jail-secret=N=H[:P],...\n"
 		      "  --publish [A:][H:]P   the same as --jail-publish=[A:][H:]P\n"
 		      "  --terminal T          the same as --jail-terminal=T\n"
 		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
@@ -64,6 +65,9 @@ static noreturn void help(const struct aj_policy *pol)
 	      "  --jail-no-net         no network at all\n"
 	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
 	      "                        proxy: the network is then the named hosts only\n"
+	      "  --jail-secret=NAME=HOST[:PORT][,...]  your variable NAME, which the jail sees\n"
+	      "                        as a placeholder; its value is added only to https\n"
+	      "                        requests to the HOSTs (docs/keys.md)\n"
 	      "  --jail-forward=[HOST:]PORT  the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n"
 	      "                        ::1) at the jail's own 127.0.0.1:PORT and [::1]:PORT,\n"
 	      "                        beside the policy's 'forward' (at most 8 in all)\n"
@@ -180,6 +184,8 @@ static bool jail_option(const struct aj_policy *pol, const char *name, const cha
 		egress_allow_host(value, opt);
 	else if (!strcmp(name, "forward") && value)
 		forward_add(value, opt);
+	else if (!strcmp(name, "secret") && value)
+		secret_add(value, opt);
 	else if (!strcmp(name, "publish") && value)
 		publish_add(value, opt);
 	else if (!strcmp(name, "terminal") && value)
@@ -206,7 +212,7 @@ static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts
 {
 	static const char *const takes_value[] = {
 	    "mode",        "timeout", "ro",       "rw",        "allow-host", "log",
-	    "log-allowed", "forward", "terminal", "status-fd", "publish"};
+	    "log-allowed", "forward", "terminal", "status-fd", "publish",    "secret"};
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -392,6 +398,7 @@ static noreturn void init_run(struct run *r)
 	mask_stage();
 	TRACE_MARK("mask-stage");
 	plan_build();
+	trust_mount();
 	TRACE_MARK("mounts");
 	ns_limit_late();
 	TRACE_MARK("userns-limit");
@@ -467,6 +474,7 @@ int main(int argc, char **argv)
 	r->v = forward_apply(egress_apply(extra_apply(r)));
 	if (!o.explain)
 		publish_bind(); /* a port in use: 125 before anything exists */
+	secret_spawn(o.explain);
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
 	TRACE_MARK("args+project");
@@ -492,8 +500,12 @@ int main(int argc, char **argv)
 	r->envp = env_slots;
 	egress_hosts(r->v, r->envp);
 	egress_env(r->v, env_slots, AJ_ENV_MAX);
+	secret_env(r->v, env_slots, AJ_ENV_MAX);
+	trust_env(env_slots, AJ_ENV_MAX);
 	if (run_fallback)
 		fallback_env(env_slots, AJ_ENV_MAX);
+	if (run_fallback && secret_count() && !o.explain)
+		die("bind a key", 0, "the fallback (no namespaces) has no proxy to add it");
 	limits_resolve(r->v);
 	term_setup(o.explain);
 	if (o.explain) {

@@ -39,7 +39,7 @@ TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
 TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
 TEST_STUB_forward_SRC := stub/egress/relay.c stub/egress/publish.c
 TEST_STUB_proxy_SRC := stub/egress/httphead.c common/hosts.c stub/egress/egress.c stub/base/out.c stub/base/wire.c \
-	stub/egress/relay.c
+	stub/egress/relay.c stub/egress/secret.c
 TEST_STUB_resolver_SRC := common/hosts.c stub/base/out.c
 # The tools' rows are the compiler's (follow.c), as a followed variant carries them.
 TEST_STUB_egress_SRC := common/hosts.c stub/variant/env.c stub/variant/vars.c stub/base/glob.c stub/base/out.c \

@@ -289,6 +289,7 @@ static void resolve(struct conn *k)
 static void request(struct conn *k, size_t end)
 {
 	char *h = k->head, *sp1, *sp2, *eol;
+	const char *key;
 	size_t at;
 
 	eol = memchr(h, '\r', end);
@@ -371,6 +372,11 @@ static void request(struct conn *k, size_t end)
 		k->left -= n;
 	} else {
 		put(&k->up, h + end, k->head_n - end);
+	}
+	if (!k->connect && (key = secret_in_plain(h, end))) {
+		tell(k->target, false, key, false);
+		reply(k, "403 Forbidden", "aijail: a key's placeholder goes only over https to its hosts");
+		return;
 	}
 	if (!egress_allowed(k->target)) {
 		tell(k->target, k->connect, "not in the list", false);
@@ -457,6 +463,16 @@ static void connected(struct conn *k)
 		close(k->u);
 		k->u = -1;
 		try_connect(k);
+		return;
+	}
+	/* A bound host: aijail-keys takes both ends (secret.c). */
+	if (k->connect && secret_bound(k->target)) {
+		if (k->up.n || !secret_handoff(k->c, k->u, k->target))
+			tell(k->target, true, "its key's process did not take the connection", false);
+		else
+			reached_conn(k->target, (struct sockaddr *)&k->to.a[k->next_addr - 1], 0, 0,
+			             k->since_ms);
+		conn_close(k);
 		return;
 	}
 	/* No pipe yet: relay.c takes one when bytes come. */

@@ -890,6 +890,8 @@ fi
 . "$root/tests/integration/public.sh"
 # shellcheck source=tests/integration/term.sh
 . "$root/tests/integration/term.sh"
+# shellcheck source=tests/integration/keys.sh
+. "$root/tests/integration/keys.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 
