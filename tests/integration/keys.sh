@@ -13,7 +13,7 @@
 
 ks_cases="keys-unset keys-unreachable keys-placeholder keys-curl keys-basic keys-header-query
 	keys-keepalive keys-python keys-requests keys-git keys-node keys-memory keys-files
-	keys-plain-refused keys-unbound-tunnel keys-unknown-ca keys-wrong-name keys-smuggle
+	keys-scrub keys-plain-refused keys-unbound-tunnel keys-unknown-ca keys-wrong-name keys-smuggle
 	keys-oversize keys-bad-chunk keys-no-key-as-before"
 want_ks=0
 for n in $ks_cases; do c "$n" && want_ks=1; done
@@ -177,6 +177,18 @@ print("scanned", len(found), "placeholder-seen", any(tok in b for _, _, b in fou
 open("scan.bin", "wb").write(b"".join(b for _, _, b in found))'
 mv scan.bin "$kt/res/scan.bin" 2>/dev/null
 jail keys-files $ALLOW $BIND -- sh -c 'env >"$HOME/env.txt"; env >/tmp/env.txt; cp /proc/self/environ /tmp/environ.bin; mkdir dump && cp -r /tmp "$HOME" dump/ 2>/dev/null; env >dump/env.txt; grep -rlF -- "$TOKEN" dump | wc -l'
+# pid 1 and the stub's parent, scanned from the host's root (run.sh, below:
+# only it may read a non-dumpable process of another user namespace's
+# making): the value must be gone from the memory they were cloned with,
+# not only unreadable.
+rm -f "$kt/proj/ready" "$kt/proj/done"
+jail keys-scrub $ALLOW $BIND -- sh -c 'echo >ready; while [ ! -e done ]; do sleep 0.05; done; echo over' &
+jp=$!
+for _ in $(seq 600); do [ -e "$kt/proj/ready" ] && break; sleep 0.05; done
+touch "$kt/res/scrub-ready"
+for _ in $(seq 1200); do [ -e "$kt/res/scrub-scanned" ] && break; sleep 0.05; done
+touch "$kt/proj/done"
+wait $jp
 jail keys-plain-refused $ALLOW $BIND -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" http://203.0.113.7:8080/plain' -
 jail keys-unbound-tunnel $ALLOW $BIND -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" https://other.keys.test/unbound' -
 jail keys-unknown-ca $ALLOW $BIND -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" https://unknown.keys.test:8443/x' -
@@ -206,7 +218,41 @@ jail keys-no-key-as-before $ALLOW -- sh -c 'printf "%s|%s|" "${SSL_CERT_FILE:-no
 grep -c "BEGIN CERT" /etc/ssl/certs/ca-certificates.crt >"$kt/res/bundle-count"
 EOF
 	if [ -z "$ks_why" ]; then
-		"${ks_pre[@]}" unshare -Urnm bash "$kt/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" >"$kt/in.log" 2>&1
+		"${ks_pre[@]}" unshare -Urnm bash "$kt/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" >"$kt/in.log" 2>&1 &
+		ks_in=$!
+		bgpids+=($ks_in)
+		while kill -0 "$ks_in" 2>/dev/null && [ ! -e "$kt/res/scrub-ready" ]; do sleep 0.05; done
+		if [ -e "$kt/res/scrub-ready" ] && [ "$as_root" -eq 1 ]; then
+			"$py" - "$bin/jail" "$ks_real" >"$kt/res/scrub.scan" 2>&1 <<'PY'
+import os, sys
+exe, real = sys.argv[1], sys.argv[2].encode()
+seen = []
+for pid in os.listdir("/proc"):
+    try:
+        if not pid.isdigit() or os.readlink("/proc/%s/exe" % pid) != exe:
+            continue
+        maps = open("/proc/%s/maps" % pid).read().splitlines()
+        mem = open("/proc/%s/mem" % pid, "rb", 0)
+    except OSError:
+        continue
+    n, hit = 0, False
+    for l in maps:
+        a, b = (int(x, 16) for x in l.split()[0].split("-"))
+        if "r" not in l.split()[1] or "[vvar]" in l or "[vsyscall]" in l:
+            continue
+        try:
+            mem.seek(a)
+            d = mem.read(b - a)
+        except (OSError, ValueError, OverflowError):
+            continue
+        n += len(d)
+        hit = hit or real in d
+    seen.append("%s:%s" % ("HELD" if hit else "clean", "read" if n else "unread"))
+print(" ".join(sorted(seen)))
+PY
+		fi
+		touch "$kt/res/scrub-scanned"
+		wait "$ks_in"
 		ks_rc=$?
 	fi
 	ks_res() { # NAME: RC OUT ERR of the case
@@ -333,6 +379,21 @@ real-ok 200" /ka1 /ka2 /ka3
 		elif grep -rqF -- "$real" "$kt/proj" 2>/dev/null; then
 			fail keys-files "the real value is in a file the jail wrote in the project"
 		else pass keys-files; fi
+	fi
+	if c keys-scrub && [ "$as_root" -eq 0 ]; then
+		skip keys-scrub "only root may read the memory of the jail's non-dumpable processes (run as root)"
+	elif c keys-scrub; then
+		ks_res keys-scrub
+		scan=$(cat "$kt/res/scrub.scan")
+		# the parent, pid 1 and the target's sh before its exec are the
+		# stub's image; at least the parent and pid 1 must have been read
+		if [ "$RC" != 0 ] || [ "$OUT" != over ]; then
+			fail keys-scrub "exit $RC, stdout $(q "$OUT"); stderr $(q "$ERR")"
+		elif [[ $scan == *HELD* ]]; then
+			fail keys-scrub "a process of the stub holds the real value: $scan"
+		elif [ "$(grep -o 'clean:read' <<<"$scan" | wc -l)" -lt 2 ]; then
+			fail keys-scrub "fewer than two of the stub's processes could be read: $(q "$scan")"
+		else pass keys-scrub; fi
 	fi
 	if c keys-plain-refused; then
 		ks_res keys-plain-refused
