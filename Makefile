@@ -470,8 +470,9 @@ $(B)/tests/fuzz_replay: tests/fuzz/fuzz_compile.c $(COMPILER_SRC) $(B)/grammar/a
 		tests/fuzz/fuzz_compile.c $(filter-out compiler/main.c,$(COMPILER_SRC)) \
 		$(B)/grammar/aj.tab.c $(B)/grammar/aj.lex.c -lseccomp
 
-fuzz-replay: $(B)/tests/fuzz_replay
+fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_keys_replay
 	$(B)/tests/fuzz_replay policies/*.aj tests/policies/bad/*.aj tests/policies/good/*.aj
+	$(B)/tests/fuzz_keys_replay tests/fuzz/keys/*
 
 # The man pages and the Python package are installed when they exist.
 MAN1     := $(wildcard docs/man/*.1)
@@ -636,3 +637,9 @@ $(B)/bin/aijail-keys: $(KEYS_SRC) keys/keys.h $(MBED_LIBS) $(B)/kh/.stamp
 		-ffunction-sections -fdata-sections -static -s -Wl,--gc-sections -o $@ $(KEYS_SRC) $(MBED_LIBS)
 
 all: $(B)/bin/aijail-keys
+
+# aijail-keys's request parser, the same way (tests/fuzz/fuzz_keys_request.c).
+$(B)/tests/fuzz_keys_replay: tests/fuzz/fuzz_keys_request.c keys/request.c keys/keys.h common/keys.h
+	@mkdir -p $(dir $@)
+	$(CC) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -DAJ_FUZZ_MAIN \
+		-std=gnu11 -D_GNU_SOURCE $(WARN) -I. -o $@ tests/fuzz/fuzz_keys_request.c keys/request.c
