@@ -8,7 +8,8 @@ Bearer REAL, token REAL, Basic of user:REAL, X-Api-Key: REAL, or key=REAL
 in the query), 401 otherwise; keeps connections alive (HTTP/1.1); appends
 one JSON line per request to LOG: the request line, the headers, the body,
 and which connection it came on.  A git client's ls-remote gets a smart
-HTTP advertisement of one ref under the same rule.
+HTTP advertisement of one ref under the same rule; /big/N, N MiB of
+zeros (bench/keys.sh).
 """
 import base64
 import http.server
@@ -51,6 +52,16 @@ class H(http.server.BaseHTTPRequestHandler):
             f.write(json.dumps({"line": self.requestline, "headers": dict(self.headers.items()),
                                 "body": body.decode(errors="replace"), "conn": self.conn_no}) + "\n")
         ok = self.authorised()
+        if self.path.startswith("/big/") and ok:
+            # /big/N: N MiB, for make bench's throughput
+            size = int(self.path[5:]) << 20
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            chunk = b"\0" * (1 << 20)
+            for _ in range(size >> 20):
+                self.wfile.write(chunk)
+            return
         if self.path.startswith("/repo.git/info/refs") and ok:
             pkt = lambda s: ("%04x" % (len(s) + 4)) + s
             data = (pkt("# service=git-upload-pack\n") + "0000" +
