@@ -54,6 +54,8 @@ TEST_STUB_scan_SRC := stub/scan/hits.c stub/scan/match.c stub/scan/scanidx.c
 # in the stub's own code against the reference glob.
 TEST_COMPILER_match_SRC := stub/scan/match.c stub/base/glob.c
 TEST_COMPILER_verdict_SRC := stub/notify/verdict.c
+# aijail-keys's request parser (keys/request.c), alone.
+TEST_test_keys_request_SRC := keys/request.c
 # aarch64_nr.c: the numbers from the kernel's generic table, beside libseccomp's.
 TEST_COMPILER_aarch64_SRC := stub/notify/verdict.c tests/unit/compiler/aarch64_nr.c
 
