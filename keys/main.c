@@ -46,6 +46,20 @@ static mbedtls_pk_context ca_key, leaf_key;
 static mbedtls_x509_crt ca_crt, trust;
 static char ca_pem[4096];
 
+/* The stub's --jail-log and its summary count a connection refused here
+ * (stub/egress/secret.c reads the control socket): "R" TARGET NUL WHY. */
+static void tell_parent(const char *target, const char *why)
+{
+	char m[1 + KEYS_HOST_MAX + 512];
+	size_t tl = strnlen(target, KEYS_HOST_MAX - 1), wl = strnlen(why, 511);
+
+	m[0] = 'R';
+	memcpy(m + 1, target, tl);
+	m[1 + tl] = '\0';
+	memcpy(m + 2 + tl, why, wl);
+	(void)!send(CTL, m, 2 + tl + wl, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static void say(const char *target, const char *what, const char *why)
 {
 	char line[1024];
@@ -282,6 +296,7 @@ static noreturn void serve(int c, int u, const char *target)
 			snprintf(m, sizeof(m),
 			         "the host's certificate does not verify (%s); nothing sent", why);
 			say(target, "refused", m);
+			tell_parent(target, m);
 			snprintf(m, sizeof(m), "%s: the host's certificate does not verify (%s)",
 			         target, why);
 			reply(&js, "502 Bad Gateway", m);
@@ -305,6 +320,7 @@ static noreturn void serve(int c, int u, const char *target)
 			if (r > 0 &&
 			    (bad = keys_req_feed(&q, (char *)b, (size_t)r, to_host, &hs))) {
 				say(target, "closed a connection to", bad);
+				tell_parent(target, bad);
 				reply(&js, "400 Bad Request", bad);
 				_exit(0);
 			}
@@ -395,10 +411,10 @@ int main(void)
 		 * waits on them in turn. */
 		fcntl(fds[0], F_SETFL, 0);
 		fcntl(fds[1], F_SETFL, 0);
-		if (!fork()) {
-			close(CTL);
+		/* The child keeps the control socket to say what it refused,
+		 * and reads nothing from it. */
+		if (!fork())
 			serve(fds[0], fds[1], target);
-		}
 		close(fds[0]);
 		close(fds[1]);
 	}

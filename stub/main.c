@@ -370,6 +370,8 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 		n++;
 	if ((src[n] = forward_start(fd)))
 		n++;
+	if ((src[n] = secret_source()))
+		n++;
 	if ((src[n] = term_start()))
 		n++;
 	src[n++] = notify_start(r->v, fd);

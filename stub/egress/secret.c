@@ -11,6 +11,7 @@
  * a plain-HTTP request that carries a placeholder is refused. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -97,9 +98,11 @@ static const char *bound_key(const char *target)
 	return NULL;
 }
 
+/* Bound, whether or not aijail-keys still runs: a bound host is never
+ * relayed as a plain tunnel (secret_handoff() fails once it is gone). */
 bool secret_bound(const char *target)
 {
-	return ctl >= 0 && bound_key(target);
+	return bound_key(target) != NULL;
 }
 
 /* aijail-keys, beside this stub: opened once, checked, exec'd by that
@@ -294,6 +297,47 @@ const char *secret_in_plain(const char *head, size_t n)
 			return why;
 		}
 	return NULL;
+}
+
+/* aijail-keys's word, in the parent's loop: what it refused goes to the
+ * summary and --jail-log as the proxy's own refusals do; a control socket
+ * that closes leaves every bound host refused. */
+static unsigned secret_fill(struct pollfd *p, unsigned max)
+{
+	if (!max)
+		return 0;
+	p[0] = (struct pollfd){.fd = ctl, .events = POLLIN};
+	return 1;
+}
+
+static void secret_serve(const struct pollfd *p, unsigned n)
+{
+	char m[1 + KEYS_HOST_MAX + 512 + 1];
+	ssize_t r;
+	size_t tl;
+
+	if (!n || !p[0].revents)
+		return;
+	r = recv(ctl, m, sizeof(m) - 1, MSG_DONTWAIT);
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+		close(ctl);
+		ctl = -1;
+		return;
+	}
+	if (r < 2 || m[0] != 'R')
+		return;
+	m[r] = '\0';
+	tl = strlen(m + 1);
+	if (2 + tl > (size_t)r || !bound_key(m + 1))
+		return;
+	refusals_host("connection", m + 1, m + 2 + tl);
+}
+
+static const struct ev_source secret_ev = {secret_fill, secret_serve};
+
+const struct ev_source *secret_source(void)
+{
+	return ctl >= 0 ? &secret_ev : NULL;
 }
 
 /* The run's authority, PEM, for the jail's trust bundle; NULL: no key. */

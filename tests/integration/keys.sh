@@ -191,7 +191,7 @@ touch "$kt/proj/done"
 wait $jp
 jail keys-plain-refused $ALLOW $BIND -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" http://203.0.113.7:8080/plain' -
 jail keys-unbound-tunnel $ALLOW $BIND -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" https://other.keys.test/unbound' -
-jail keys-unknown-ca $ALLOW $BIND -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" https://unknown.keys.test:8443/x' -
+jail keys-unknown-ca $ALLOW $BIND --jail-log="$kt/res/unknown-ca.jsonl" -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" https://unknown.keys.test:8443/x' -
 jail keys-wrong-name $ALLOW $BIND -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" https://wrong.keys.test:9443/x' -
 RAW='import os, socket, ssl, sys
 ctx = ssl.create_default_context()
@@ -432,6 +432,16 @@ real-ok 200" /ka1 /ka2 /ka3
 		else pass "$name"; fi
 	}
 	ks_refused keys-unknown-ca 8443 "The certificate is not correctly signed by the trusted CA"
+	# and --jail-log has a line other than "allowed" naming host, port, why
+	if c keys-unknown-ca; then
+		logged=$("$py" -c 'import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["kind"] != "allowed" and e.get("host") == "unknown.keys.test" and e.get("port") == 8443:
+        print(e["kind"], e.get("reason"))' "$kt/res/unknown-ca.jsonl" 2>&1)
+		[[ $logged == *"not correctly signed by the trusted CA"* ]] ||
+			fail keys-unknown-ca "--jail-log has no refusal naming unknown.keys.test:8443 and why: $(q "$logged")"
+	fi
 	ks_refused keys-wrong-name 9443 "The certificate Common Name (CN) does not match with the expected CN"
 	# ks_closed NAME PATH WHY: 400, the log says why, nothing forwarded.
 	ks_closed() {
