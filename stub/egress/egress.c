@@ -360,6 +360,7 @@ void egress_explain(void)
 		rp_t("\n\t\tthrough ");
 		rp_str("proxy", "http://127.0.0.1:3128");
 		rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
+		secret_explain();
 		return;
 	}
 	rp_open("hosts", '[');
@@ -385,6 +386,7 @@ void egress_explain(void)
 	rp_t("\n\t\tthrough ");
 	rp_str("proxy", "http://127.0.0.1:3128");
 	rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
+	secret_explain();
 }
 
 bool egress_allowed(const char *target)

@@ -62,6 +62,7 @@ bool secret_handoff(int c, int u, const char *target);
 const char *secret_in_plain(const char *head, size_t n);
 const char *secret_ca_pem(void);
 const struct ev_source *secret_source(void); /* NULL: no key */
+void secret_explain(void);
 
 /* trust.c: the run's authority trusted in the jail, only with a key. */
 void trust_env(char **envp, size_t max);

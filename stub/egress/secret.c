@@ -340,6 +340,29 @@ const struct ev_source *secret_source(void)
 	return ctl >= 0 ? &secret_ev : NULL;
 }
 
+/* Inside --jail-explain's "network" object, with a key bound: each key's
+ * name and hosts, never its value (explain reads no value at all). */
+void secret_explain(void)
+{
+	if (!n_binds)
+		return;
+	rp_open("keys", '[');
+	for (unsigned i = 0; i < n_binds; i++) {
+		rp_open(NULL, '{');
+		rp_t("\n\t\tkey ");
+		rp_str("name", binds[i].name);
+		rp_t(", a placeholder in the jail, its value added on the way to");
+		rp_open("hosts", '[');
+		for (unsigned h = 0; h < binds[i].n_hosts; h++) {
+			rp_t(" ");
+			rp_str(NULL, binds[i].hosts[h]);
+		}
+		rp_close();
+		rp_close();
+	}
+	rp_close();
+}
+
 /* The run's authority, PEM, for the jail's trust bundle; NULL: no key. */
 const char *secret_ca_pem(void)
 {

@@ -14,7 +14,7 @@
 ks_cases="keys-unset keys-unreachable keys-placeholder keys-curl keys-basic keys-header-query
 	keys-keepalive keys-python keys-requests keys-git keys-node keys-memory keys-files
 	keys-scrub keys-plain-refused keys-unbound-tunnel keys-unknown-ca keys-wrong-name keys-smuggle
-	keys-oversize keys-bad-chunk keys-no-key-as-before"
+	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain"
 want_ks=0
 for n in $ks_cases; do c "$n" && want_ks=1; done
 
@@ -216,6 +216,8 @@ jail keys-oversize $ALLOW $BIND -- python3 -c "$RAW" "GET /big HTTP/1.1\\r\\nHos
 jail keys-bad-chunk $ALLOW $BIND -- python3 -c "$RAW" 'POST /chunk HTTP/1.1\r\nHost: api.keys.test\r\nAuthorization: Bearer TOK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n'
 jail keys-no-key-as-before $ALLOW -- sh -c 'printf "%s|%s|" "${SSL_CERT_FILE:-none}" "${TOKEN:-none}"; grep -c "BEGIN CERT" /etc/ssl/certs/ca-certificates.crt'
 grep -c "BEGIN CERT" /etc/ssl/certs/ca-certificates.crt >"$kt/res/bundle-count"
+jail keys-explain $ALLOW $BIND --jail-explain=json -- true
+jail keys-explain-text $ALLOW $BIND --jail-explain -- true
 EOF
 	if [ -z "$ks_why" ]; then
 		"${ks_pre[@]}" unshare -Urnm bash "$kt/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" >"$kt/in.log" 2>&1 &
@@ -457,6 +459,18 @@ for l in open(sys.argv[1]):
 	ks_closed keys-smuggle /smuggle "both Content-Length and Transfer-Encoding (request smuggling)"
 	ks_closed keys-oversize /big "the request's head is over 16384 bytes"
 	ks_closed keys-bad-chunk /chunk "bad chunking (a malformed chunk size)"
+	if c keys-explain; then
+		ks_res keys-explain
+		keys=$("$py" -c 'import json, sys; print(json.load(sys.stdin)["network"]["keys"])' <<<"$OUT" 2>&1)
+		text=$(cat "$kt/res/keys-explain-text.out" "$kt/res/keys-explain-text.err")
+		if [ "$RC" != 0 ] || [ "$keys" != "[{'name': 'TOKEN', 'hosts': ['api.keys.test:443', 'git.keys.test:443', 'unknown.keys.test:8443', 'wrong.keys.test:9443']}]" ]; then
+			fail keys-explain "exit $RC, keys $(q "$keys")"
+		elif ! grep -qF "key TOKEN, a placeholder in the jail, its value added on the way to api.keys.test:443" <<<"$text"; then
+			fail keys-explain "the text names no key: $(q "$text")"
+		elif grep -qF -- "$real" <<<"$OUT$text"; then
+			fail keys-explain "--jail-explain shows the value"
+		else pass keys-explain; fi
+	fi
 	if c keys-no-key-as-before; then
 		ks_res keys-no-key-as-before
 		if [ "$RC" != 0 ] || [ "$OUT" != "none|none|$(cat "$kt/res/bundle-count")" ]; then
