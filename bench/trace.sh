@@ -4,7 +4,7 @@
 #   sudo bench/trace.sh                 # RUNS=300 rounds, markdown on stdout
 #   sudo RUNS=50 STUB=jail-worker bench/trace.sh
 #
-# Builds the traced stubs (make TRACE=1, into build-trace/: stub/base/trace.h)
+# Builds the traced stubs (make TRACE=1, into build-trace/: stub/base/trace.c)
 # and runs `STUB /bin/true` in a 10-file project in seven situations, one
 # launch of each per round, the order rotated every round (interleaved, so
 # that the machine's drift falls on all of them alike):

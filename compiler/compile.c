@@ -170,7 +170,7 @@ static const char *limits_looser(const struct variant *s, const struct variant *
 }
 
 /* A mode's strength is its place: normal first, then the others as they
- * are first declared (stub/mode.c keeps a nested jail at or above the
+ * are first declared (stub/variant/mode.c keeps a nested jail at or above the
  * mode of its own).  So each mode must be at least as strict as the one
  * before it, in every command group: no toggle on that the weaker mode has
  * off, no wider network, no directory pruned that the weaker mode walks,

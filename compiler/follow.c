@@ -3,7 +3,7 @@
  * allows that registry instead of the tool's default hosts.  This is the
  * only place that knows the tools: a variant that follows one carries its
  * rows (emit.c), the stub reads its variables and files by them
- * (stub/egress/follow.c) and knows no tool's name.  A new tool is a line
+ * (stub/egress/egress.c) and knows no tool's name.  A new tool is a line
  * of AJ_FOLLOWS and its rows here. */
 #include "follow.h"
 #include "ast.h"

@@ -26,7 +26,7 @@ static struct loc inside(const struct atom *a, size_t at, size_t len)
 }
 
 /* 'network allow [HOST…] [follow TOOL HOST…];': the hosts in their
- * normal spelling (stub/hosts.c), those after 'follow TOOL' first: the
+ * normal spelling (common/hosts.c), those after 'follow TOOL' first: the
  * ones the tool's configured registry replaces at run time. */
 static bool lower_allow(struct change *c, const struct atom *a)
 {

@@ -172,7 +172,7 @@ bool patterns_lower(struct lowering *lw, const struct stmt *s)
 
 /* scan guard "PATH"…: a path that must not become readable during the run.
  * Present, it is masked like any pattern; absent, the stub's fence may
- * keep it unreadable (stub/mask.c). */
+ * keep it unreadable (stub/root/fence.c). */
 static bool lower_guard(struct lowering *lw, const struct atom *a)
 {
 	bool ok = true;

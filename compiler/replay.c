@@ -179,7 +179,7 @@ static void add_toggles(struct variant *v)
 bool replay_finish(struct variant *v)
 {
 	/* The target may ask which mode it runs in; a nested stub does not
-	 * trust it (stub/mode.c). */
+	 * trust it (stub/variant/mode.c). */
 	struct m_env_set e = {.name = M_MODE_ENV};
 	path_parse(v->mode, NULL, false, &e.value);
 	env_set_put(v, &e);

@@ -58,7 +58,7 @@ static bool check_mode_stmt(struct compiled *c, const struct stmt *first, const 
 			return false;
 		}
 		/* The stub records it in the jail's NIS domain name (64 bytes),
-		 * for the jails started inside (stub/mode.c). */
+		 * for the jails started inside (stub/variant/mode.c). */
 		if (strlen(a->text) > 48) {
 			error_at(&a->loc, "a mode's name has at most 48 characters");
 			return false;

@@ -2,7 +2,7 @@
  *
  * A file is a list of statements; a statement is a key followed by atoms,
  * ended by ';' or by a block.  The shape is fixed here, the meaning of each
- * key in compiler/model.c: that keeps the grammar conflict-free and lets
+ * key in compiler/settings.c: that keeps the grammar conflict-free and lets
  * the semantic pass give precise, suggestive errors. */
 %require "3.8"
 %define api.pure full

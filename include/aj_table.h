@@ -514,7 +514,7 @@ extern const char *const aj_toggle_names[AJ_TOGGLE_COUNT];
 
 #define AJ_TOGGLE_BIT(t) (1u << (t)) /* aj_variant.features */
 
-/* The compiler's names of the bits (compiler/model.c). */
+/* The bits by name, as the unit tests write them. */
 #define AJ_FEATURE_GPU     AJ_TOGGLE_BIT(AJ_TOGGLE_GPU)
 #define AJ_FEATURE_DOCKER  AJ_TOGGLE_BIT(AJ_TOGGLE_DOCKER)
 #define AJ_FEATURE_DISPLAY AJ_TOGGLE_BIT(AJ_TOGGLE_DISPLAY)

@@ -19,6 +19,207 @@ static char *env_slots[AJ_ENV_MAX];
 static char env_arena[AJ_ENV_ARENA];
 static char cwd[AJ_PATH_MAX];
 
+struct opts {
+	const char *mode;          /* explicit mode name */
+	const char *mode_opt;      /* the option that named it */
+	const char *log, *log_opt; /* --jail-log=FILE */
+	bool explain;
+	const struct aj_policy *pol;
+};
+
+static noreturn void help(const struct aj_policy *pol);
+
+/* Which tables, from which compiler: the identity aijail-compile printed. */
+static noreturn void version(const struct aj_policy *pol)
+{
+	out_fd(1);
+	out_s(aj_progname);
+	out_s(": policy ");
+	out_s(pol->name);
+	out_s("\nidentity: ");
+	out_s(pol->identity ? pol->identity : "none (compiled before identities)");
+	out_c('\n');
+	out_flush();
+	_exit(0);
+}
+
+/* What each option sets: where its state lives (the room that uses it),
+ * or struct opts for what main() decides with. */
+static void set_explain(struct opts *o, const char *v, const char *opt)
+{
+	if (v && strcmp(v, "json"))
+		die_usage("json or nothing is needed after", opt);
+	o->explain = true, rp_json = v;
+}
+static void set_help(struct opts *o, const char *v, const char *opt)
+{
+	help(o->pol);
+}
+static void set_version(struct opts *o, const char *v, const char *opt)
+{
+	version(o->pol);
+}
+static void set_mode(struct opts *o, const char *v, const char *opt)
+{
+	o->mode = v, o->mode_opt = opt;
+}
+static void set_ro(struct opts *o, const char *v, const char *opt)
+{
+	extra_map(v, false, opt);
+}
+static void set_rw(struct opts *o, const char *v, const char *opt)
+{
+	extra_map(v, true, opt);
+}
+static void set_net(struct opts *o, const char *v, const char *opt)
+{
+	if (v && strcmp(v, "public"))
+		die_usage("public or nothing is needed after", opt);
+	extra_net(v ? AJ_NET_PUBLIC : AJ_NET_HOST, opt);
+}
+static void set_net_max(struct opts *o, const char *v, const char *opt)
+{
+	if (strcmp(v, "public"))
+		die_usage("public is needed after", opt);
+	extra_net_max(AJ_NET_PUBLIC);
+}
+static void set_no_net(struct opts *o, const char *v, const char *opt)
+{
+	extra_net(AJ_NET_NONE, opt);
+}
+static void set_allow_host(struct opts *o, const char *v, const char *opt)
+{
+	egress_allow_host(v, opt);
+}
+static void set_forward(struct opts *o, const char *v, const char *opt)
+{
+	forward_add(v, opt);
+}
+static void set_secret(struct opts *o, const char *v, const char *opt)
+{
+	secret_add(v, opt);
+}
+static void set_publish(struct opts *o, const char *v, const char *opt)
+{
+	publish_add(v, opt);
+}
+static void set_timeout(struct opts *o, const char *v, const char *opt)
+{
+	extra_timeout(v, opt);
+}
+static void set_log(struct opts *o, const char *v, const char *opt)
+{
+	o->log = v, o->log_opt = opt;
+}
+static void set_log_allowed(struct opts *o, const char *v, const char *opt)
+{
+	if (strcmp(v, "yes") && strcmp(v, "no"))
+		die_usage("yes or no is needed after", opt);
+	reached_on = v[0] == 'y';
+}
+static void set_terminal(struct opts *o, const char *v, const char *opt)
+{
+	term_option(v, opt);
+}
+static void set_status_fd(struct opts *o, const char *v, const char *opt)
+{
+	status_option(v, opt);
+}
+
+/* The options every stub takes, one row each: parsing, --jail-help and
+ * which options take a value all read this table.  Spelt
+ * --jail-NAME[=VALUE]; the generic jail also takes --NAME, --NAME VALUE
+ * for a row whose value is needed, and --MODE for each mode.  A toggle's
+ * --jail-T and --jail-no-T are the policy's (variant/extra.c), after the
+ * table.  help: '\n' starts a line of its own, under the first. */
+enum { ARG_NONE, ARG_NEEDED, ARG_OPTIONAL };
+static const struct option {
+	const char *name, *arg, *help;
+	unsigned char takes;
+	void (*set)(struct opts *o, const char *value, const char *opt);
+} options[] = {
+    {"explain", "json", "show what the jail would be, here and now, and exit", ARG_OPTIONAL,
+     set_explain},
+    {"mode", "NAME", "the mode, weakest first:", ARG_NEEDED, set_mode},
+    {"ro", "PATH",
+     "also PATH, read-only (a directory or a file; not a\nsystem directory, nor $HOME or a "
+     "parent of it)",
+     ARG_NEEDED, set_ro},
+    {"rw", "PATH", "also PATH, writable (not in a read-only mode)", ARG_NEEDED, set_rw},
+    {"net", "public",
+     "the host's network (not in a mode that takes it\naway); =public: any name, only to "
+     "public\naddresses, never the host's",
+     ARG_OPTIONAL, set_net},
+    {"net-max", "public",
+     "the network never wider than public (a 'host'\ngroup gets public; none and allow stay)",
+     ARG_NEEDED, set_net_max},
+    {"no-net", NULL, "no network at all", ARG_NONE, set_no_net},
+    {"allow-host", "HOST[:PORT]",
+     "also HOST (443 unless PORT), through the jail's\nproxy: the network is then the named "
+     "hosts only",
+     ARG_NEEDED, set_allow_host},
+    {"forward", "[HOST:]PORT",
+     "the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n::1) at the jail's own 127.0.0.1:PORT and "
+     "[::1]:PORT,\nbeside the policy's 'forward' (at most 8 in all)",
+     ARG_NEEDED, set_forward},
+    {"secret", "NAME=HOST[:PORT][,...]",
+     "your variable NAME, which the jail sees as a\nplaceholder; its value is added only to "
+     "https\nrequests to the HOSTs (docs/keys.md)",
+     ARG_NEEDED, set_secret},
+    {"publish", "[ADDR:][HOSTPORT:]PORT",
+     "the jail's 127.0.0.1:PORT on the host's\nADDR:HOSTPORT (127.0.0.1:PORT unless named; at "
+     "most 8)",
+     ARG_NEEDED, set_publish},
+    {"timeout", "S", "kill everything after S seconds", ARG_NEEDED, set_timeout},
+    {"log", "FILE",
+     "append what the jail refused, and each connection the\nproxy allowed, to FILE as JSON "
+     "lines (not one the jail\ncan write)",
+     ARG_NEEDED, set_log},
+    {"log-allowed", "yes|no", "no: only the refusals in --jail-log's FILE", ARG_NEEDED,
+     set_log_allowed},
+    {"terminal", "passthrough|filter",
+     "passthrough: your terminal to the jail as it is\n(the default, filter, gives it a "
+     "pseudo-terminal whose\noutput goes through a filter)",
+     ARG_NEEDED, set_terminal},
+    {"status-fd", "N",
+     "when the run ends, one JSON line to fd N (above 2):\nwhether the jail was built, the "
+     "command ran, how it\nended; no process of the jail holds N (jail(1))",
+     ARG_NEEDED, set_status_fd},
+    {"version", NULL, "the policy's identity and the compiler's version", ARG_NONE, set_version},
+    {"help", NULL, "this text", ARG_NONE, set_help},
+};
+#define N_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+/* "  --jail-NAME=ARG" then its help from column 25, or on the next line
+ * when the name is longer. */
+static void help_row(const struct option *op, const struct aj_policy *pol)
+{
+	static const char pad[] = "                        ";
+	size_t n = 9 + strlen(op->name);
+
+	out_s("  --jail-");
+	out_s(op->name);
+	if (op->takes != ARG_NONE) {
+		out_s(op->takes == ARG_OPTIONAL ? "[=" : "=");
+		out_s(op->arg);
+		out_s(op->takes == ARG_OPTIONAL ? "]" : "");
+		n += strlen(op->arg) + (op->takes == ARG_OPTIONAL ? 3 : 1);
+	}
+	if (n + 1 < sizeof(pad))
+		out_s(pad + n);
+	else
+		out_s("\n"), out_s(pad);
+	for (const char *h = op->help; *h; h++) {
+		out_c(*h);
+		if (*h == '\n')
+			out_s(pad);
+	}
+	if (op->set == set_mode)
+		for (unsigned i = 0; i < pol->n_modes; i++)
+			out_c(' '), out_s(pol->modes[i]);
+	out_c('\n');
+}
+
 static noreturn void help(const struct aj_policy *pol)
 {
 	out_fd(1);
@@ -35,68 +236,14 @@ static noreturn void help(const struct aj_policy *pol)
 		      "Runs COMMAND in the \"");
 		out_s(pol->name);
 		out_s("\" jail; its name picks the policy's command group.\n"
-		      "  --MODE                the same as --jail-mode=MODE, for the modes below\n"
-		      "  --ro PATH, --rw PATH  the same as --jail-ro=PATH, --jail-rw=PATH\n"
-		      "  --net, --no-net       the same as --jail-net, --jail-no-net\n"
-		      "  --allow-host H[:P]    the same as --jail-allow-host=H[:P]\n"
-		      "  --forward [H:]P       the same as --jail-forward=[H:]P\n"
-		      "  --secret N=H[:P],...  the same as --jail-secret=N=H[:P],...\n"
-		      "  --publish [A:][H:]P   the same as --jail-publish=[A:][H:]P\n"
-		      "  --terminal T          the same as --jail-terminal=T\n"
-		      "  --T, --no-T           the same as --jail-T, --jail-no-T\n"
-		      "  --timeout S           the same as --jail-timeout=S\n"
-		      "  --log FILE            the same as --jail-log=FILE\n"
-		      "  --log-allowed yes|no  the same as --jail-log-allowed=yes|no\n"
-		      "  --status-fd N         the same as --jail-status-fd=N\n");
+		      "Each --jail-NAME[=VALUE] below may also be spelt --NAME [VALUE], and\n"
+		      "--jail-mode=MODE as --MODE.\n");
 	}
-	out_s("  --jail-explain[=json] show what the jail would be, here and now, and exit\n"
-	      "  --jail-mode=NAME      the mode, weakest first:");
-	for (unsigned i = 0; i < pol->n_modes; i++) {
-		out_c(' ');
-		out_s(pol->modes[i]);
-	}
-	out_s("\n  --jail-ro=PATH        also PATH, read-only (a directory or a file; not a\n"
-	      "                        system directory, nor $HOME or a parent of it)\n"
-	      "  --jail-rw=PATH        also PATH, writable (not in a read-only mode)\n"
-	      "  --jail-net            the host's network (not in a mode that takes it away)\n"
-	      "  --jail-net=public     any name, only to public addresses, never the host's\n"
-	      "  --jail-net-max=public the network never wider than public (a 'host'\n"
-	      "                        group gets public; none and allow stay)\n"
-	      "  --jail-no-net         no network at all\n"
-	      "  --jail-allow-host=HOST[:PORT]  also HOST (443 unless PORT), through the jail's\n"
-	      "                        proxy: the network is then the named hosts only\n"
-	      "  --jail-secret=NAME=HOST[:PORT][,...]  your variable NAME, which the jail sees\n"
-	      "                        as a placeholder; its value is added only to https\n"
-	      "                        requests to the HOSTs (docs/keys.md)\n"
-	      "  --jail-forward=[HOST:]PORT  the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n"
-	      "                        ::1) at the jail's own 127.0.0.1:PORT and [::1]:PORT,\n"
-	      "                        beside the policy's 'forward' (at most 8 in all)\n"
-	      "  --jail-publish=[ADDR:][HOSTPORT:]PORT  the jail's 127.0.0.1:PORT on the host's\n"
-	      "                        ADDR:HOSTPORT (127.0.0.1:PORT unless named; at most 8)\n"
-	      "  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
+	for (unsigned i = 0; i < N_OPTIONS; i++)
+		help_row(&options[i], pol);
+	out_s("  --jail-T, --jail-no-T the toggle T on or off (not on in a mode that turns it\n"
 	      "                        off), T one of" AJ_TOGGLES(
 	          AJ_WORD_ITEM) "\n"
-	                        "  --jail-timeout=S      kill everything after S seconds\n"
-	                        "  --jail-log=FILE       append what the jail refused, and each "
-	                        "connection the\n"
-	                        "                        proxy allowed, to FILE as JSON lines (not "
-	                        "one the jail\n"
-	                        "                        can write)\n"
-	                        "  --jail-log-allowed=no only the refusals in --jail-log's FILE\n"
-	                        "  --jail-terminal=passthrough  your terminal to the jail as it is "
-	                        "(the default,\n"
-	                        "                        filter, gives it a pseudo-terminal whose "
-	                        "output goes\n"
-	                        "                        through a filter)\n"
-	                        "  --jail-status-fd=N    when the run ends, one JSON line to fd N "
-	                        "(above 2):\n"
-	                        "                        whether the jail was built, the command "
-	                        "ran, how it\n"
-	                        "                        ended; no process of the jail holds N "
-	                        "(jail(1))\n"
-	                        "  --jail-version        the policy's identity and the compiler's "
-	                        "version\n"
-	                        "  --jail-help           this text\n"
 	                        "  --                    ends the jail's options\n\n"
 	                        "Exit status: the command's; 128+N when it died of signal N; 124 "
 	                        "on timeout;\n"
@@ -112,89 +259,12 @@ static noreturn void help(const struct aj_policy *pol)
 	_exit(0);
 }
 
-/* Which tables, from which compiler: the identity aijail-compile printed. */
-static noreturn void version(const struct aj_policy *pol)
+static const struct option *option_row(const char *name)
 {
-	out_fd(1);
-	out_s(aj_progname);
-	out_s(": policy ");
-	out_s(pol->name);
-	out_s("\nidentity: ");
-	out_s(pol->identity ? pol->identity : "none (compiled before identities)");
-	out_c('\n');
-	out_flush();
-	_exit(0);
-}
-
-static unsigned parse_seconds(const char *s, const char *opt)
-{
-	unsigned long v = 0;
-
-	if (!*s)
-		die_usage("a number of seconds is needed after", opt);
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > 100000000)
-			die_usage("not a number of seconds", opt);
-		v = v * 10 + (unsigned long)(*s - '0');
-	}
-	return (unsigned)v;
-}
-
-struct opts {
-	const char *mode;     /* explicit mode name */
-	const char *mode_opt; /* the option that named it */
-	unsigned timeout;
-	const char *log, *log_opt; /* --jail-log=FILE */
-	bool explain;
-};
-
-/* The options every stub takes, spelt --jail-NAME[=VALUE]; the generic
- * jail also takes them spelt --NAME [VALUE], and --MODE for each mode of
- * the policy. */
-static bool jail_option(const struct aj_policy *pol, const char *name, const char *value,
-                        const char *opt, struct opts *o)
-{
-	if (!strcmp(name, "explain") && (!value || !strcmp(value, "json")))
-		o->explain = true, rp_json = value;
-	else if (!strcmp(name, "help") && !value)
-		help(pol);
-	else if (!strcmp(name, "version") && !value)
-		version(pol);
-	else if (!strcmp(name, "mode") && value)
-		o->mode = value, o->mode_opt = opt;
-	else if (!strcmp(name, "timeout") && value)
-		o->timeout = parse_seconds(value, opt);
-	else if ((!strcmp(name, "ro") || !strcmp(name, "rw")) && value)
-		extra_map(value, name[1] == 'w', opt);
-	else if (!strcmp(name, "net") && !value)
-		extra_net(AJ_NET_HOST, opt);
-	else if (!strcmp(name, "net") && !strcmp(value, "public"))
-		extra_net(AJ_NET_PUBLIC, opt);
-	else if (!strcmp(name, "net-max") && value && !strcmp(value, "public"))
-		extra_net_max(AJ_NET_PUBLIC);
-	else if (!strcmp(name, "no-net") && !value)
-		extra_net(AJ_NET_NONE, opt);
-	else if (!strcmp(name, "log") && value)
-		o->log = value, o->log_opt = opt;
-	else if (!strcmp(name, "log-allowed") && value) {
-		if (strcmp(value, "yes") && strcmp(value, "no"))
-			die_usage("yes or no is needed after", opt);
-		reached_on = value[0] == 'y';
-	} else if (!strcmp(name, "allow-host") && value)
-		egress_allow_host(value, opt);
-	else if (!strcmp(name, "forward") && value)
-		forward_add(value, opt);
-	else if (!strcmp(name, "secret") && value)
-		secret_add(value, opt);
-	else if (!strcmp(name, "publish") && value)
-		publish_add(value, opt);
-	else if (!strcmp(name, "terminal") && value)
-		term_option(value, opt);
-	else if (!strcmp(name, "status-fd") && value)
-		status_option(value, opt);
-	else if (value || !extra_toggle(name, opt))
-		return false;
-	return true;
+	for (unsigned i = 0; i < N_OPTIONS; i++)
+		if (!strcmp(options[i].name, name))
+			return &options[i];
+	return NULL;
 }
 
 static bool is_mode(const struct aj_policy *pol, const char *name)
@@ -210,14 +280,13 @@ static bool is_mode(const struct aj_policy *pol, const char *name)
  * tool's own options never collide with ours. */
 static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts *o)
 {
-	static const char *const takes_value[] = {
-	    "mode",        "timeout", "ro",       "rw",        "allow-host", "log",
-	    "log-allowed", "forward", "terminal", "status-fd", "publish",    "secret"};
 	int i;
 
+	o->pol = pol;
 	for (i = 1; i < argc; i++) {
 		char name[16];
 		const char *opt = argv[i], *a = opt, *eq, *value = NULL;
+		const struct option *op;
 		size_t n;
 
 		if (!strcmp(a, "--"))
@@ -236,18 +305,22 @@ static int parse(const struct aj_policy *pol, int argc, char **argv, struct opts
 			die_usage("unknown option", opt);
 		memcpy(name, a, n);
 		name[n] = '\0';
-		if (eq) {
-			value = eq + 1;
-		} else if (a == opt + 2) { /* --NAME VALUE, the generic jail's spelling */
-			if (is_mode(pol, name)) {
-				o->mode = a, o->mode_opt = opt;
-				continue;
-			}
-			for (unsigned k = 0; k < sizeof(takes_value) / sizeof(takes_value[0]); k++)
-				if (!strcmp(name, takes_value[k]))
-					value = i + 1 < argc ? argv[++i] : "";
+		value = eq ? eq + 1 : NULL;
+		op = option_row(name);
+		if (!eq && a == opt + 2 && !op && is_mode(pol, name)) {
+			o->mode = a, o->mode_opt = opt; /* --MODE, the generic jail's */
+			continue;
 		}
-		if (!jail_option(pol, name, value, opt, o))
+		/* --NAME VALUE, the generic jail's spelling */
+		if (!eq && a == opt + 2 && op && op->takes == ARG_NEEDED)
+			value = i + 1 < argc ? argv[++i] : "";
+		if (op && value && op->takes == ARG_NONE)
+			die_usage("no value is taken by", opt);
+		else if (op && !value && op->takes == ARG_NEEDED)
+			die_usage("a value is needed after", opt);
+		else if (op)
+			op->set(o, value, opt);
+		else if (value || !extra_toggle(name, opt))
 			die_usage("unknown option", opt);
 	}
 	return i;
@@ -400,7 +473,7 @@ static noreturn void init_run(struct run *r)
 	mask_stage();
 	TRACE_MARK("mask-stage");
 	plan_build();
-	trust_mount();
+	trust_mount(secret_ca_pem());
 	TRACE_MARK("mounts");
 	ns_limit_late();
 	TRACE_MARK("userns-limit");
@@ -471,7 +544,6 @@ int main(int argc, char **argv)
 	if (r->mode >= pol->n_modes || r->group >= pol->n_groups)
 		die("read the policy", 0, "a trigger or command names no variant");
 	r->v = &pol->variants[idx];
-	r->timeout = o.timeout ? o.timeout : r->v->timeout;
 
 	r->v = forward_apply(egress_apply(extra_apply(r)));
 	if (!o.explain)
@@ -504,20 +576,20 @@ int main(int argc, char **argv)
 	egress_env(r->v, env_slots, AJ_ENV_MAX);
 	secret_env(r->v, env_slots, AJ_ENV_MAX);
 	trust_env(env_slots, AJ_ENV_MAX);
-	if (run_fallback)
+	if (run_in_fallback(r))
 		fallback_env(env_slots, AJ_ENV_MAX);
-	if (run_fallback && secret_count() && !o.explain)
+	if (run_in_fallback(r) && secret_count() && !o.explain)
 		die("bind a key", 0, "the fallback (no namespaces) has no proxy to add it");
 	limits_resolve(r->v);
 	term_setup(o.explain);
 	if (o.explain) {
 		/* The fallback's walk asks its record: no watcher knows it. */
-		if (run_fallback)
+		if (run_in_fallback(r))
 			record_read(r);
-		watch_scan(run_fallback ? -1 : wfd, r->v);
+		watch_scan(run_in_fallback(r) ? -1 : wfd, r->v);
 		explain(r);
 	}
-	if (run_fallback)
+	if (run_in_fallback(r))
 		fallback_run(r);
 
 	TRACE_MARK("env+limits");

@@ -1,11 +1,12 @@
-# tests.mk: the three test suites behind `make check`, and the probe.
+# tests.mk: the test programs and suites behind `make check` (mk/check.mk
+# lists them all), and the probe.
 #
-#   unit-check         every tests/unit/test_*.c, built with gcc and cmocka, run
+#   unit-check         every tests/unit/ROOM/test_*.c, built with gcc and cmocka, run
 #   corpus-check       tests/policies/run.sh: bad policies give their .err
 #   integration-check  tests/integration/run.sh: real stubs, as a user and root
 #   escape-check       tests/escape/run.sh and soak.sh: escape classes, the soak
 #
-# Unit tests are linked by name, and mirror the folders:
+# Unit tests are linked by name, and mirror the folders (below tests/unit/):
 #   compiler/test_X.c      all compiler objects but main.o, libseccomp, plus
 #                          $(TEST_COMPILER_X_SRC)
 #   ROOM/test_X.c          stub/ROOM/X.c (common/X.c for ROOM common) built
@@ -31,7 +32,7 @@ TEST_STUB_git_SRC := stub/base/out.c
 TEST_STUB_settle_SRC := stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c stub/scan/match.c \
 	stub/scan/guards.c stub/base/out.c
 # The table flattened and back, then classifying as before.
-TEST_STUB_watchtab_SRC := stub/scan/match.c stub/base/out.c
+TEST_STUB_watchtab_SRC := stub/scan/match.c stub/base/out.c stub/variant/own.c
 TEST_STUB_summary_SRC := stub/base/out.c
 TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
 TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c
@@ -39,8 +40,10 @@ TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
 TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
 TEST_STUB_forward_SRC := stub/egress/relay.c stub/egress/publish.c
 TEST_STUB_proxy_SRC := stub/egress/httphead.c common/hosts.c stub/egress/egress.c stub/base/out.c stub/base/wire.c \
+	stub/egress/tell.c stub/egress/upstream.c \
 	stub/egress/relay.c stub/egress/secret.c
 TEST_STUB_resolver_SRC := common/hosts.c stub/base/out.c
+TEST_STUB_upstream_SRC := common/hosts.c stub/base/out.c
 # The tools' rows are the compiler's (follow.c), as a followed variant carries them.
 TEST_STUB_egress_SRC := common/hosts.c stub/variant/env.c stub/variant/vars.c stub/base/glob.c stub/base/out.c \
 	compiler/follow.c compiler/ast.c
@@ -94,9 +97,15 @@ $(B)/obj/test/compiler/%.o: compiler/%.c $(wildcard compiler/*.h) include/aj_tab
 
 # The rooms: each file includes only its room's header or the one below,
 # no file is much over 700 lines, and the files call each other without a
-# cycle (tests/layers/stub.py).
+# cycle (tests/layers/stub.py); no Python file is over 600 lines
+# (tests/layers/python.py); every relative link of the README and docs/
+# leads to a file and heading that exist (tests/layers/links.py); the
+# rooms' table of docs/layout.md names every stub file (rooms_doc.py).
 layers-check: $(patsubst %.c,$(B)/obj/test/%.o,$(STUB_SRC))
 	tests/layers/stub.py $(ROOMS) -- $^
+	tests/layers/python.py python
+	tests/layers/links.py
+	tests/layers/rooms_doc.py
 
 unit-check: $(UNIT_BINS)
 	@fail=0; n=0; \

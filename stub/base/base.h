@@ -101,7 +101,6 @@ struct run {
 	const char *outer;   /* the mode of the jail this runs in, NULL outside any */
 	unsigned floor;      /* the weakest mode it may use (stub/variant/mode.c) */
 	char **argv;         /* the target's argv; argv[0] is searched in PATH */
-	unsigned timeout;
 	const char *project;
 	char **envp;
 	const char *fallback; /* why the namespaces cannot be had, when the fallback runs */
@@ -205,10 +204,11 @@ bool wire_send(int sock, enum wire_msg m, const struct iovec *iov, unsigned n, c
 int wire_recv(int sock, enum wire_msg m, void *buf, size_t len, int *fds, unsigned max);
 bool wire_read(int sock, void *buf, size_t n); /* the rest of a long message */
 
-/* run.c: no pid namespace around the target, the fallback's run
- * (fallback/fallback.c sets it), where the end of the run kills the
- * target's group, not the namespace. */
-extern bool run_fallback;
+/* run.c: the fallback runs (no namespaces: fallback/fallback.c), one fact
+ * of struct run: the namespaces cannot be had (r->fallback) and the
+ * variant declares a fallback.  The supervisor ends the target's group,
+ * not a namespace, and the reports and explain word things otherwise. */
+bool run_in_fallback(const struct run *r);
 
 /* out.c too: copies s at buf + at; the new end. */
 size_t out_str_put(char *buf, size_t at, const char *s);

@@ -1,7 +1,8 @@
-/* run.c: what is true of the whole run and every room may ask.  Here,
- * below them all: the fallback runs (no namespaces; fallback/fallback.c
- * sets it), and the supervisor, the reports and explain word things
- * otherwise. */
+/* run.c: what is true of the whole run and every room may ask, from
+ * struct run alone. */
 #include "base/base.h"
 
-bool run_fallback;
+bool run_in_fallback(const struct run *r)
+{
+	return r->fallback && (r->v->flags & AJ_VARIANT_FALLBACK);
+}

@@ -3,7 +3,8 @@
 #ifndef AJ_STUB_CONFINE_H
 #define AJ_STUB_CONFINE_H
 
-#include "scan/scan.h"
+#include "base/base.h"
+#include "variant/variant.h"
 
 /* landlock.c: landlock_create() is -1 where Landlock is not enforced;
  * every rule goes through landlock_rule() (isdir: 1, 0, or -1 for not
@@ -14,6 +15,7 @@ uint64_t landlock_fs_handled(int abi, unsigned network);
 uint64_t landlock_bind_extra(uint64_t handled, unsigned mode);
 uint64_t landlock_socket_right(int fd);
 bool landlock_net_blocked(const struct aj_variant *v);
+bool landlock_net_private(const struct aj_variant *v); /* a network namespace of its own */
 int landlock_create(const struct aj_variant *v);
 void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *path);
 void landlock_enforce(int ruleset);

@@ -129,6 +129,14 @@ bool landlock_net_blocked(const struct aj_variant *v)
 	       landlock_abi() >= 6;
 }
 
+/* The one test of whether a run gets a network namespace of its own
+ * (proc/ns.c makes it, explain/ says so): every level but 'host' and a
+ * 'blocked' that Landlock scopes. */
+bool landlock_net_private(const struct aj_variant *v)
+{
+	return v->network != AJ_NET_HOST && !landlock_net_blocked(v);
+}
+
 /* The one place a rule's rights are narrowed: to what the ruleset handles
  * (the compiler wrote them for the newest ABI) and, on a file (isdir 0),
  * to the rights that mean something on a file, since the kernel refuses a

@@ -270,6 +270,10 @@ static void add(const char *h)
 void egress_hosts(const struct aj_variant *v, char *const *envp)
 {
 	any_name = v->network == AJ_NET_PUBLIC;
+	/* The caller's own proxy, not the jail's: environ, before the policy
+	 * filtered it, as the jail's variables name the stub's proxy. */
+	if (AJ_NET_PROXIED(v->network))
+		upstream_read(environ);
 	if (v->network != AJ_NET_ALLOW)
 		return;
 	if (v->follow)
@@ -360,7 +364,7 @@ void egress_explain(void)
 		rp_t("\n\t\tthrough ");
 		rp_str("proxy", "http://127.0.0.1:3128");
 		rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
-		secret_explain();
+		upstream_explain();
 		return;
 	}
 	rp_open("hosts", '[');
@@ -386,7 +390,7 @@ void egress_explain(void)
 	rp_t("\n\t\tthrough ");
 	rp_str("proxy", "http://127.0.0.1:3128");
 	rp_t(" (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY)");
-	secret_explain();
+	upstream_explain();
 }
 
 bool egress_allowed(const char *target)

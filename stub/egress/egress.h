@@ -6,6 +6,9 @@
 
 #include <sys/socket.h>
 
+#include "base/base.h"
+#include "variant/variant.h"
+#include "confine/confine.h"
 #include "notify/notify.h"
 #include "common/hosts.h"
 
@@ -66,7 +69,6 @@ void secret_explain(void);
 
 /* trust.c: the run's authority trusted in the jail, only with a key. */
 void trust_env(char **envp, size_t max);
-void trust_mount(void); /* pid 1, after plan_build() */
 
 #define PX_ADDRS 8
 
@@ -105,6 +107,32 @@ void relay_init(struct relay *r);
 bool relay_move(int from, int to, struct relay *r, bool *eof, uint64_t *left, bool readable);
 void relay_release(struct relay *r); /* the pipe back, when the way is closed */
 void relay_end(void);
+
+/* tell.c: a refusal of the jail's connection to target, on stderr once a
+ * host and in the log; hint: 0 the option that allows it, 1 its address
+ * listed, 2 none (an upstream's refusal). */
+void tell_refused(const char *target, bool connect, const char *why, int hint);
+
+/* upstream.c: a corporate proxy upstream (the caller's HTTPS_PROXY,
+ * HTTP_PROXY, NO_PROXY), through which the parent dials out for the jail.
+ * upstream_read(): from the caller's environment (125 naming a variable
+ * whose URL is bad, never its value); upstream_for(): the upstream of
+ * target (normal HOST:PORT; plain: a plain-HTTP request), NULL: directly;
+ * upstream_addrs(): its addresses, to connect to; upstream_send(): the
+ * CONNECT for target, once connected; upstream_answer(): NULL when the
+ * tunnel is up (its head read into buf, *got bytes so far, and no byte
+ * past it), "" to wait for more, else why it failed (naming the upstream,
+ * never its credentials; *denied: it answered 4xx). */
+struct upstream;
+void upstream_read(char *const *envp);
+const struct upstream *upstream_for(const char *target, bool plain);
+void upstream_addrs(const struct upstream *u, struct px_addrs *out);
+const char *upstream_name(const struct upstream *u); /* HOST:PORT */
+const char *upstream_unreachable(const struct upstream *u);
+bool upstream_send(int fd, const struct upstream *u, const char *target);
+const char *upstream_answer(int fd, const struct upstream *u, char *buf, size_t size, size_t *got,
+                            bool *denied);
+void upstream_explain(void);
 
 /* egress.c: whether the run's list names target ("HOST:PORT") (any
  * target under 'network public'); egress_public(): the run is 'public'. */

@@ -62,7 +62,7 @@ void proxy_listen(int parent_sock)
 #define PX_BUF      (PX_HEAD + 512) /* the proxy's own bytes: a rewritten head, a reply */
 #define PX_DROP_MAX (1 << 20)       /* what a client may send past its request */
 
-enum { PX_HEAD_READ, PX_CONNECTING, PX_RELAY, PX_REPLY };
+enum { PX_HEAD_READ, PX_CONNECTING, PX_UPSTREAM, PX_RELAY, PX_REPLY };
 
 /* What goes one way: the proxy's own bytes first (a rewritten head, a
  * reply), then what the other side sent (relay.c). */
@@ -86,7 +86,8 @@ struct conn {
 	size_t head_n;      /* bytes of head */
 	struct px_addrs to; /* the target's addresses, the reachable ones */
 	unsigned next_addr;
-	uint64_t since_ms; /* accepted at, reached_now_ms()'s clock */
+	uint64_t since_ms;          /* accepted at, reached_now_ms()'s clock */
+	const struct upstream *via; /* NULL: directly (upstream.c) */
 	char head[PX_HEAD];
 	char target[AJ_HOST_MAX];
 	struct buf up, down; /* to the host, to the jail */
@@ -97,45 +98,6 @@ static struct conn conns[PX_CONNS];
 /* Out of descriptors, the listener stays readable: it is left alone
  * until a connection ends, rather than polled in a loop. */
 static bool accept_paused;
-
-/* Refusals already reported: one line per host and reason. */
-static char told[32][AJ_HOST_MAX];
-static unsigned n_told;
-
-static void tell(const char *target, bool connect, const char *why, bool literal_hint)
-{
-	char h[AJ_HOST_MAX];
-	const char *c = strrchr(target, ':');
-
-	/* Every refusal counts for the summary; this line is once a host. */
-	refusals_host(connect ? "connection" : "request", target, why);
-	for (unsigned i = 0; i < n_told && i < 32; i++)
-		if (!strcmp(told[i], target))
-			return;
-	memcpy(told[n_told++ % 32], target, strlen(target) + 1);
-	memcpy(h, target, strlen(target) + 1);
-	out_fd(2);
-	out_s(aj_progname);
-	out_s(": refused a connection to ");
-	out_s(target);
-	out_s(": ");
-	out_s(why);
-	out_s(" (policy ");
-	out_s(aj_the_policy->name);
-	if (egress_public()) {
-		out_s("); 'network public' reaches public addresses only; a port of the host "
-		      "by --jail-forward=PORT");
-	} else if (literal_hint) {
-		out_s("); to allow it, list its address: --jail-allow-host=ADDRESS");
-		out_s(c ? c : "");
-	} else {
-		out_s("); --jail-allow-host=");
-		out_s(h);
-		out_s(" allows it");
-	}
-	out_c('\n');
-	out_flush();
-}
 
 static void set_nonblock(int fd)
 {
@@ -197,6 +159,10 @@ static void reply(struct conn *k, const char *status, const char *text)
 
 static void try_connect(struct conn *k)
 {
+	/* Through an upstream, its addresses replace the target's (those were
+	 * for the checks only: the upstream resolves the name again). */
+	if (k->via && !k->next_addr)
+		upstream_addrs(k->via, &k->to);
 	while (k->next_addr < k->to.n) {
 		unsigned i = k->next_addr++;
 		int s = (int)syscall(SYS_socket, k->to.a[i].ss_family,
@@ -211,6 +177,8 @@ static void try_connect(struct conn *k)
 		}
 		close(s);
 	}
+	if (k->via)
+		tell_refused(k->target, k->connect, upstream_unreachable(k->via), 2);
 	reply(k, "502 Bad Gateway", "aijail: the host did not answer");
 }
 
@@ -232,8 +200,9 @@ static void resolve(struct conn *k)
 		host[strlen(host) - 1] = '\0';
 	}
 	k->next_addr = 0;
+	k->via = upstream_for(k->target, !k->connect);
 	resolver_lookup(&k->to, host, pn, literal);
-	if (!k->to.n) {
+	if (!k->to.n && !k->via) {
 		reply(k, "502 Bad Gateway", "aijail: the host's name does not resolve");
 		return;
 	}
@@ -245,7 +214,7 @@ static void resolve(struct conn *k)
 	if (egress_public()) {
 		why = egress_public_refused(&k->to);
 		if (why) {
-			tell(k->target, k->connect, why, false);
+			tell_refused(k->target, k->connect, why, false);
 			reply(k, "403 Forbidden",
 			      "aijail: the host resolves to an address the jail may not reach");
 			return;
@@ -270,12 +239,14 @@ static void resolve(struct conn *k)
 		kept++;
 	}
 	k->to.n = kept;
-	if (!k->to.n) {
+	/* Behind an upstream, which resolves the name again, one refused
+	 * address refuses it whole. */
+	if (why && (!kept || k->via)) {
 		static char msg[160] = "it resolves to ";
 		size_t l = strlen(why);
 
 		memcpy(msg + 15, why, l + 1);
-		tell(k->target, k->connect, msg, true);
+		tell_refused(k->target, k->connect, msg, true);
 		reply(k, "403 Forbidden",
 		      "aijail: the host resolves to an address the jail may not reach");
 		return;
@@ -374,12 +345,13 @@ static void request(struct conn *k, size_t end)
 		put(&k->up, h + end, k->head_n - end);
 	}
 	if (!k->connect && (key = secret_in_plain(h, end))) {
-		tell(k->target, false, key, false);
-		reply(k, "403 Forbidden", "aijail: a key's placeholder goes only over https to its hosts");
+		tell_refused(k->target, false, key, 2);
+		reply(k, "403 Forbidden",
+		      "aijail: a key's placeholder goes only over https to its hosts");
 		return;
 	}
 	if (!egress_allowed(k->target)) {
-		tell(k->target, k->connect, "not in the list", false);
+		tell_refused(k->target, k->connect, "not in the list", false);
 		reply(k, "403 Forbidden", "aijail: this host is not in the jail's network list");
 		return;
 	}
@@ -454,6 +426,32 @@ static bool discard(struct conn *k)
 	return k->dropped <= PX_DROP_MAX;
 }
 
+/* why: NULL, the way is open; else the upstream's failure (denied: 4xx) */
+static void answered(struct conn *k, const char *why, bool denied)
+{
+	if (why) {
+		tell_refused(k->target, k->connect, why, 2);
+		reply(k, denied ? "403 Forbidden" : "502 Bad Gateway",
+		      denied ? "aijail: the network's proxy refused this host"
+		             : "aijail: the host did not answer");
+		return;
+	}
+	/* No pipe yet: relay.c takes one when bytes come. */
+	k->state = PX_RELAY;
+	if (k->connect)
+		puts_(&k->down, "HTTP/1.1 200 Connection established\r\n\r\n");
+}
+
+static void upstream_step(struct conn *k)
+{
+	bool denied = false;
+	const char *why =
+	    upstream_answer(k->u, k->via, k->head, sizeof(k->head), &k->head_n, &denied);
+
+	if (!why || *why)
+		answered(k, why, denied);
+}
+
 static void connected(struct conn *k)
 {
 	int err = 0;
@@ -465,20 +463,26 @@ static void connected(struct conn *k)
 		try_connect(k);
 		return;
 	}
-	/* A bound host: aijail-keys takes both ends (secret.c). */
+	/* A bound host: aijail-keys takes both ends (secret.c); not through
+	 * an upstream proxy yet, whose answer would come first. */
 	if (k->connect && secret_bound(k->target)) {
-		if (k->up.n || !secret_handoff(k->c, k->u, k->target))
-			tell(k->target, true, "its key's process did not take the connection", false);
+		if (k->via || k->up.n || !secret_handoff(k->c, k->u, k->target))
+			tell_refused(k->target, true,
+			             k->via ? "a key's host through an upstream proxy"
+			                    : "its key's process did not take the connection",
+			             2);
 		else
 			reached_conn(k->target, (struct sockaddr *)&k->to.a[k->next_addr - 1], 0, 0,
 			             k->since_ms);
 		conn_close(k);
 		return;
 	}
-	/* No pipe yet: relay.c takes one when bytes come. */
-	k->state = PX_RELAY;
-	if (k->connect)
-		puts_(&k->down, "HTTP/1.1 200 Connection established\r\n\r\n");
+	k->head_n = 0; /* the head is in k->up: head takes the upstream's answer */
+	k->state = k->via ? PX_UPSTREAM : PX_RELAY;
+	if (k->via && !upstream_send(k->u, k->via, k->target))
+		answered(k, upstream_unreachable(k->via), false);
+	else if (!k->via)
+		answered(k, NULL, false);
 }
 
 static bool client_done(const struct conn *k)
@@ -496,9 +500,12 @@ static void step(struct conn *k, short cr, short ur)
 				advance(k);
 		}
 		return;
+	case PX_UPSTREAM:
 	case PX_CONNECTING:
-		if (ur)
+		if (ur && k->state == PX_CONNECTING)
 			connected(k);
+		else if (ur)
+			upstream_step(k);
 		if (k->state == PX_REPLY)
 			goto replying;
 		if (k->state != PX_RELAY)
@@ -625,6 +632,8 @@ static unsigned proxy_fill(struct pollfd *p, unsigned max)
 			ce = POLLIN;
 		else if (k->state == PX_CONNECTING)
 			ue = POLLOUT;
+		else if (k->state == PX_UPSTREAM)
+			ue = POLLIN;
 		else if (k->state == PX_REPLY)
 			ce = POLLOUT;
 		else {

@@ -13,20 +13,8 @@
 
 #include "explain/explain.h"
 
-static const char *const net_names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
 static const char *const toggle_off[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_TOGGLE_OFF_ITEM)};
 static const char *const toggle_warn[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_TOGGLE_WARN_ITEM)};
-
-/* What a level means, after its name. */
-static const char *const net_meaning[AJ_NET_COUNT] = {
-    [AJ_NET_NONE] = "a private network namespace without interfaces",
-    [AJ_NET_BLOCKED] = "the host's network namespace: only Unix sockets, no TCP, the host's "
-                       "abstract sockets scoped away; its network tables stay readable",
-    [AJ_NET_LOOPBACK] = "a private network namespace, lo only",
-    [AJ_NET_ALLOW] = "a private namespace, lo only; the hosts below through the stub's proxy",
-    [AJ_NET_PUBLIC] = "a private namespace, lo only; any name by the proxy, to public addresses",
-    [AJ_NET_HOST] = "the host's network",
-};
 
 /* What would stop the jail here: each one a reason in the last section. */
 #define BLOCKERS_MAX 8
@@ -88,6 +76,8 @@ static void print_mount(const struct plan_entry *e, bool tally);
 static void print_toggles(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
+	unsigned pn;
+	struct plan_entry *pl = plan_entries(&pn);
 
 	rp_open("toggles", '{');
 	for (unsigned t = 0; t < AJ_TOGGLE_COUNT; t++) {
@@ -123,12 +113,12 @@ static void print_toggles(const struct run *r)
 			rp_t(":\n");
 		}
 		rp_open("mounts", '[');
-		for (unsigned i = 0; on && i < plan_n; i++)
-			if (plan[i].m->toggle == t + 1) {
+		for (unsigned i = 0; on && i < pn; i++)
+			if (pl[i].m->toggle == t + 1) {
 				rp_ju(NULL, i);
 				if (!rp_json) {
 					out_s("  ");
-					print_mount(&plan[i], false);
+					print_mount(&pl[i], false);
 				}
 			}
 		rp_close();
@@ -200,7 +190,7 @@ static int print_namespaces(const struct run *r)
 {
 	static const char *const kinds[] = {"user", "pid", "mount", "ipc", "uts", "net"};
 	const struct aj_variant *v = r->v;
-	bool net = v->network != AJ_NET_HOST && !landlock_net_blocked(v);
+	bool net = landlock_net_private(v);
 	int e = 0, status;
 	const char *cause = r->fallback;
 	pid_t pid = cause ? 0 : (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
@@ -237,8 +227,8 @@ static int print_namespaces(const struct run *r)
 	rp_close();
 	rp_t("\n");
 	status = fallback_explain(r, cause);
-	if (status == AJ_EXIT_SETUP && record_refusal())
-		blocked("fallback", NULL, record_refusal());
+	if (status == AJ_EXIT_SETUP && record_refusal(r))
+		blocked("fallback", NULL, record_refusal(r));
 	else if (status == AJ_EXIT_SETUP)
 		blocked("namespaces", NULL, cause);
 	return status;
@@ -339,7 +329,8 @@ static void print_mount(const struct plan_entry *e, bool tally)
 			blocked("mount", e->path, why);
 		break;
 	case AJ_MAKE_TMPFS: {
-		bool dir = plan_scratch_dir((unsigned)(e - plan));
+		unsigned pn;
+		bool dir = plan_scratch_dir((unsigned)(e - plan_entries(&pn)));
 
 		rp_t("\tmode ");
 		if (rp_json) {
@@ -367,8 +358,8 @@ static void print_mount(const struct plan_entry *e, bool tally)
 	case AJ_MAKE_DEV:
 		rp_t("\t");
 		rp_open("nodes", '[');
-		for (unsigned i = 0; dev_nodes[i]; i++) {
-			rp_str(NULL, dev_nodes[i]);
+		for (unsigned i = 0; dev_names()[i]; i++) {
+			rp_str(NULL, dev_names()[i]);
 			rp_t(" ");
 		}
 		for (unsigned i = 0; i < sizeof(more_dev) / sizeof(more_dev[0]); i++) {
@@ -409,167 +400,6 @@ static void print_mount(const struct plan_entry *e, bool tally)
 	rp_close();
 }
 
-/* "mask\t.env\t(any case)": kind, pattern, note. */
-static void print_pattern(const char *p)
-{
-	static const char *const keys[] = {"kind", "pattern", "note"};
-
-	rp_open(NULL, '{');
-	rp_t("  ");
-	for (unsigned k = 0; k < 3; k++) {
-		const char *end = k < 2 ? strchrnul(p, '\t') : p + strlen(p);
-
-		rp_strn(keys[k], *p || k < 2 ? p : NULL, (size_t)(end - p));
-		if (*end)
-			rp_t("\t");
-		p = *end ? end + 1 : end;
-	}
-	rp_t("\n");
-	rp_close();
-}
-
-static void print_hit(unsigned i, bool fenced)
-{
-	static const char *const whys[] = {"name",   "hardlink", "permissions", "depth", "guard",
-	                                   "socket", "length",   "links",       "count", "record"};
-	const struct scan_hit *h = &hits_cur->hits[i];
-	const char *note = git_note(i);
-
-	rp_open(NULL, '{');
-	rp_t("  ");
-	rp_str("kind", !h->kind ? "guard" : h->kind == AJ_PATTERN_DENY ? "deny" : "mask");
-	rp_t("\t");
-	rp_str("path", hits_cur->arena + h->off);
-	rp_bool("dir", h->isdir);
-	if (h->isdir)
-		rp_t("/");
-	rp_jstr("why", h->why < SCAN_BY_N ? whys[h->why] : NULL);
-	if (h->why == SCAN_BY_HARDLINK)
-		rp_t("\t(another name of a matched file)");
-	if (h->why == SCAN_BY_PERM)
-		rp_t("\t(yours but unreadable: its content could not be checked)");
-	if (h->why == SCAN_BY_DEPTH)
-		rp_t("\t(at the depth bound: its content was not checked)");
-	if (h->why == SCAN_BY_RECORD)
-		rp_t("\t(held a secret in an earlier run: renamed, moved or linked since)");
-	if (h->why == SCAN_BY_LONG)
-		rp_t("\t(holds a path too long to check: its content was not checked)");
-	if (h->why == SCAN_BY_LINKS)
-		rp_t("\t(has other hard links, more than the jail tracks: may be a secret's)");
-	if (h->why == SCAN_BY_COUNT)
-		rp_t(
-		    "\t(more secrets below it than the jail covers one by one: its content was not "
-		    "checked)");
-	/* git_note: "\t(tracked by git: …)", "\t(in a git repository whose
-	 * index could not be read: …)", or "". */
-	if (rp_json) {
-		if (!strncmp(note, "\t(in a git", 10))
-			rp_str("git_tracked", NULL);
-		else
-			rp_bool("git_tracked", !strncmp(note, "\t(tracked", 9));
-		rp_strn("git_note", *note ? note + 2 : NULL, *note ? strlen(note) - 3 : 0);
-	} else {
-		out_s(note);
-	}
-	if (h->why == SCAN_BY_SOCKET)
-		rp_t("\t(a Unix socket: no host service without the host's network)");
-	if (h->why != SCAN_BY_GUARD) {
-		const char *how = run_fallback ? NULL : mask_cover_note(i);
-
-		rp_jstr("covered", NULL);
-		rp_jstr("cover", how);
-		if (how)
-			rp_t(*how == 'a'
-			         ? "\t(its folder has one read-only cover: absent there)"
-			         : "\t(its folder has one read-only cover: a stand-in there)");
-	}
-	if (h->why == SCAN_BY_GUARD) {
-		rp_bool("covered", fenced);
-		rp_t(fenced ? "\t(guarded, absent: the fence keeps what appears here unreadable)"
-		            : "\t(guarded, absent: NOT covered, see the fence below)");
-	}
-	rp_t("\n");
-	rp_close();
-}
-
-static void print_scan(const struct run *r)
-{
-	const struct aj_scan *sc = r->v->scan;
-	const char *why, *where;
-	const struct plan_entry *fenced = fence_plan(r->v, &why, &where);
-	unsigned fence_n = fenced ? fence_count(fenced) : 0;
-
-	/* The fallback fences the project whatever its mode (fallback.c). */
-	if (run_fallback) {
-		fence_n = fallback_fence(r, &fenced);
-		why = fenced ? NULL : "nothing is denied or guarded here";
-		where = NULL;
-	}
-
-	rp_open("scan", '{');
-	rp_t("patterns:\n");
-	rp_open("patterns", '[');
-	for (unsigned i = 0; i < sc->n_patterns; i++)
-		print_pattern(sc->patterns[i]);
-	rp_close();
-	rp_field("scan");
-	rp_t("paths of up to ");
-	rp_u("depth", sc->depth);
-	rp_jstr("bound", sc->bound == AJ_SCAN_BOUND_DENY ? "deny" : "stop");
-	rp_t(sc->bound == AJ_SCAN_BOUND_DENY ? " components; a directory deeper is denied\n"
-	                                     : " components; a deeper directory stops the jail\n");
-	rp_field("watcher");
-	rp_str("watcher", watch_explain());
-	rp_t("\n"), appear_explain(r->v); /* names that appear during the run */
-	rp_t("masked and denied in ");
-	rp_str("project", r->project);
-	rp_t(", found by ");
-	rp_str("source", watch_source);
-	rp_t(":\n");
-	if (!hits_cur->n)
-		rp_t("  (nothing)\n");
-	rp_open("found", '[');
-	for (unsigned i = 0; i < hits_cur->n; i++)
-		print_hit(i, fenced);
-	rp_close();
-	rp_open("pruned", '{');
-	rp_t("pruned (not walked, not masked inside): ");
-	rp_u("count", hits_cur->n_pruned);
-	rp_t(hits_cur->n_pruned == 1 ? " directory\n" : " directories\n");
-	rp_open("paths", '[');
-	for (unsigned i = 0; i < hits_cur->n_pruned && i < SCAN_PRUNED_SHOWN; i++) {
-		if (hits_cur->pruned[i] == UINT32_MAX)
-			continue;
-		rp_t("  prune\t");
-		rp_str(NULL, hits_cur->arena + hits_cur->pruned[i]);
-		rp_t("/\n");
-	}
-	rp_close();
-	rp_close();
-	if (hits_cur->n_pruned > SCAN_PRUNED_SHOWN)
-		rp_t("  …\n");
-	rp_close();
-	rp_field("fence");
-	rp_open("fence", '{');
-	rp_jstr("replaces", fenced ? fenced->path : NULL);
-	if (fenced) {
-		rp_u("rules", fence_n);
-		rp_t(" Landlock rules in place of the project's one: nothing denied or guarded "
-		     "is granted\n");
-		rp_jstr("why", NULL);
-		rp_jstr("where", NULL);
-	} else {
-		rp_ju("rules", 0);
-		rp_t("none: ");
-		rp_str("why", why);
-		if (where)
-			rp_t(" ");
-		rp_str("where", where);
-		rp_t("\n");
-	}
-	rp_close();
-}
-
 static void print_buildable(void)
 {
 	rp_field("buildable");
@@ -600,6 +430,8 @@ noreturn void explain(const struct run *r)
 	const struct aj_variant *v = r->v;
 	const char *group = v->command ? v->command : "";
 	int status;
+	unsigned pn;
+	struct plan_entry *pl = plan_entries(&pn);
 
 	out_fd(1);
 	rp_open(NULL, '{');
@@ -631,7 +463,7 @@ noreturn void explain(const struct run *r)
 	rp_t("\n");
 	print_mode(r);
 	line("project", "project", r->project);
-	if (run_fallback) {
+	if (run_in_fallback(r)) {
 		/* No UTS namespace: the container's own name. */
 		struct utsname u;
 
@@ -641,76 +473,32 @@ noreturn void explain(const struct run *r)
 	} else {
 		line("hostname", "hostname", v->hostname);
 	}
-	rp_field("network");
-	rp_open("network", '{');
-	if (run_fallback && v->network != AJ_NET_HOST) {
-		rp_str("level", v->network < AJ_NET_COUNT ? net_names[v->network] : "?");
-		rp_t(" (");
-		rp_str("meaning",
-		       "the fallback: no network namespace; TCP refused by Landlock (ABI "
-		       "4), every socket family but AF_UNIX by seccomp, the container's "
-		       "abstract sockets scoped away (ABI 6); its named sockets and network "
-		       "tables stay reachable; no proxy runs, so no host is reachable");
-		rp_t(")");
-	} else if (v->network == AJ_NET_BLOCKED && !landlock_net_blocked(v)) {
-		rp_str("level", "blocked");
-		rp_t(", ");
-		rp_str("meaning",
-		       "here in a private network namespace without interfaces (Landlock "
-		       "on and its ABI 6 are needed to scope the host's abstract sockets)");
-	} else if (v->network < AJ_NET_COUNT) {
-		rp_str("level", net_names[v->network]);
-		rp_t(" (");
-		rp_str("meaning",
-		       v->network == AJ_NET_NONE && forward_count()
-		           ? "a private network namespace, lo with the forwarded ports only"
-		           : net_meaning[v->network]);
-		rp_t(")");
-	} else {
-		rp_t("?");
-	}
-	rp_jstr("namespace", v->network != AJ_NET_HOST && !landlock_net_blocked(v) && !run_fallback
-	                         ? "private"
-	                         : "host");
-	if (extra_net_option()) {
-		rp_t(" (");
-		rp_str("option", extra_net_option());
-		rp_t(")");
-	} else {
-		rp_jstr("option", NULL);
-	}
-	if (AJ_NET_PROXIED(v->network))
-		egress_explain();
-	else
-		rp_jstr("hosts", NULL);
-	forward_explain();
-	rp_close();
-	rp_t("\n");
+	net_explain(r);
 	term_explain();
 	status = print_namespaces(r);
 	print_landlock(v);
 	print_toggles(r);
 	rp_field("timeout");
-	if (r->timeout || rp_json) {
-		rp_u("timeout", r->timeout);
+	if (r->v->timeout || rp_json) {
+		rp_u("timeout", r->v->timeout);
 		rp_t(" s\n");
 	} else {
 		out_s("none\n");
 	}
-	rp_t(run_fallback ? "mounts, in order (NONE is made here, the fallback has no mount "
-	                    "namespace: the Landlock rules below stand for them):\n"
-	                  : "mounts, in order:\n");
+	rp_t(run_in_fallback(r) ? "mounts, in order (NONE is made here, the fallback has no mount "
+	                          "namespace: the Landlock rules below stand for them):\n"
+	                        : "mounts, in order:\n");
 	rp_open("mounts", '[');
-	for (unsigned i = 0; i < plan_n; i++)
-		print_mount(&plan[i], true);
+	for (unsigned i = 0; i < pn; i++)
+		print_mount(&pl[i], true);
 	rp_close();
-	print_scan(r);
-	sockets_explain(v, status == 2 || run_fallback);
-	if (run_fallback)
+	secrets_explain(r);
+	sockets_explain(v, status == 2 || run_in_fallback(r));
+	if (run_in_fallback(r))
 		fallback_explain_rules(r);
 	else
 		report_landlock_rules(v);
-	report_process(r, fallback_socket_filter(v));
+	report_process(r, fallback_socket_filter(r));
 	print_buildable();
 	rp_close();
 	if (rp_json)

@@ -113,7 +113,7 @@ static void print_rlimits(const struct aj_variant *v)
 }
 
 /* 'limit memory', 'limit processes': the figure, and what holds it here. */
-static void print_bounds(void)
+static void print_bounds(const struct run *r)
 {
 	static const char *const names[LIMIT_N] = {"memory", "processes"};
 
@@ -121,7 +121,7 @@ static void print_bounds(void)
 	rp_t("limits:\n");
 	rp_open("limits", '{');
 	for (unsigned i = 0; i < LIMIT_N; i++) {
-		const struct limit *l = &limits[i];
+		const struct limit *l = limits_at(i);
 		bool mem = i == LIMIT_MEMORY;
 		const char *how = l->by_cgroup           ? "cgroup"
 		                  : !l->value            ? "none"
@@ -177,7 +177,7 @@ static void print_bounds(void)
 		else if (limits_host_root())
 			out_s(": NOT enforced for root without a pids cgroup (RLIMIT_NPROC "
 			      "does not bind the host's root): ");
-		else if (run_fallback)
+		else if (run_in_fallback(r))
 			out_s(": RLIMIT_NPROC, per user: every process of this user in the "
 			      "container counts, not only the jail's: ");
 		else
@@ -326,6 +326,8 @@ static void print_seccomp(const struct aj_variant *v, unsigned fb_filter)
 void report_landlock_rules(const struct aj_variant *v)
 {
 	char path[AJ_PATH_MAX];
+	unsigned pn;
+	struct plan_entry *pl = plan_entries(&pn);
 
 	rp_open("landlock_rules", '[');
 	if (v->landlock == AJ_LANDLOCK_OFF) {
@@ -341,8 +343,8 @@ void report_landlock_rules(const struct aj_variant *v)
 		                      r->path.var, false, r->access);
 	}
 	/* The mounts' own rules, in the plan's order; a skipped mount has none. */
-	for (unsigned i = 0; i < plan_n; i++) {
-		const struct plan_entry *e = &plan[i];
+	for (unsigned i = 0; i < pn; i++) {
+		const struct plan_entry *e = &pl[i];
 
 		if (e->m->landlock)
 			landlock_explain_rule(e->path, e->m->path.var,
@@ -358,6 +360,6 @@ void report_process(const struct run *r, unsigned fb_filter)
 {
 	print_env(r);
 	print_rlimits(r->v);
-	print_bounds();
+	print_bounds(r);
 	print_seccomp(r->v, fb_filter);
 }

@@ -54,7 +54,6 @@ void fallback_prepare(const struct aj_variant *v, bool make)
 
 	if (make && sock)
 		diep("run without namespaces beside", sock, 0, docker_hint);
-	run_fallback = true;
 	private_make(make);
 	vars_set(AJ_VAR_HOME, private_home);
 }
@@ -127,8 +126,8 @@ static void dev_rules(int ruleset, uint64_t access)
 	int fd;
 
 	access &= ~(AJ_LL_MAKE_CHAR | AJ_LL_MAKE_BLOCK | AJ_LL_EXECUTE);
-	for (unsigned i = 0; dev_nodes[i]; i++) {
-		out_str_put(path, out_str_put(path, 0, "/dev/"), dev_nodes[i]);
+	for (unsigned i = 0; dev_names()[i]; i++) {
+		out_str_put(path, out_str_put(path, 0, "/dev/"), dev_names()[i]);
 		fd = fb_fd(path, false);
 		if (fd >= 0)
 			fb_rule(ruleset, fd, access, false, path);
@@ -153,8 +152,8 @@ static void dev_rules(int ruleset, uint64_t access)
 /* The child, before its seccomp filter: every rule, then the domain. */
 static bool fence_needed(void)
 {
-	for (unsigned i = 0; i < hits_cur->n; i++)
-		if (hits_cur->hits[i].kind != AJ_PATTERN_PRUNE)
+	for (unsigned i = 0; i < hits_now()->n; i++)
+		if (hits_now()->hits[i].kind != AJ_PATTERN_PRUNE)
 			return true;
 	return false;
 }
@@ -162,18 +161,21 @@ static bool fence_needed(void)
 /* No empty file can stand for a masked one: it is denied. */
 static void masks_denied(void)
 {
-	for (unsigned i = 0; i < hits_cur->n; i++)
-		if (hits_cur->hits[i].kind == AJ_PATTERN_MASK)
-			hits_cur->hits[i].kind = AJ_PATTERN_DENY;
+	for (unsigned i = 0; i < hits_now()->n; i++)
+		if (hits_now()->hits[i].kind == AJ_PATTERN_MASK)
+			hits_now()->hits[i].kind = AJ_PATTERN_DENY;
 }
 
 /* The project's plan entry, when it is a directory mount of its own. */
 static struct plan_entry *fb_project(const char *project)
 {
-	for (unsigned i = 0; i < plan_n; i++)
-		if (plan[i].path && !plan[i].missing && !strcmp(plan[i].path, project) &&
-		    aj_op_binds(plan[i].m->op))
-			return &plan[i];
+	unsigned pn;
+	struct plan_entry *pl = plan_entries(&pn);
+
+	for (unsigned i = 0; i < pn; i++)
+		if (pl[i].path && !pl[i].missing && !strcmp(pl[i].path, project) &&
+		    aj_op_binds(pl[i].m->op))
+			return &pl[i];
 	return NULL;
 }
 
@@ -185,6 +187,8 @@ static void fallback_rules(const struct run *r, int ruleset, bool describe)
 	struct plan_entry *project = NULL;
 	char path[AJ_PATH_MAX];
 	int fd;
+	unsigned pn;
+	struct plan_entry *pl = plan_entries(&pn);
 
 	if (describe)
 		for (unsigned i = 0; i < v->n_landlock_rules; i++) {
@@ -194,8 +198,8 @@ static void fallback_rules(const struct run *r, int ruleset, bool describe)
 			    vars_path_join(&l->path, path, sizeof(path)) < 0 ? NULL : path,
 			    l->path.var, false, l->access);
 		}
-	for (unsigned i = 0; i < plan_n; i++) {
-		struct plan_entry *e = &plan[i];
+	for (unsigned i = 0; i < pn; i++) {
+		struct plan_entry *e = &pl[i];
 		const struct aj_mount *m = e->m;
 		struct stat st;
 
@@ -324,9 +328,11 @@ static const struct sock_filter unix_only[] = {
 };
 
 /* Its length where the fallback installs it (--jail-explain), else 0. */
-unsigned fallback_socket_filter(const struct aj_variant *v)
+unsigned fallback_socket_filter(const struct run *r)
 {
-	if (!run_fallback || v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED)
+	const struct aj_variant *v = r->v;
+
+	if (!run_in_fallback(r) || v->network == AJ_NET_HOST || v->network == AJ_NET_BLOCKED)
 		return 0;
 	return sizeof(unix_only) / sizeof(unix_only[0]);
 }
@@ -397,7 +403,7 @@ int fallback_explain(const struct run *r, const char *cause)
 	                                                                   : 2;
 	bool listed = declared && !refused && !no_landlock;
 
-	if (run_fallback)
+	if (run_in_fallback(r))
 		masks_denied();
 	rp_open("home", '{');
 	rp_bool("private", private_home_why != NULL);

@@ -4,7 +4,12 @@
 #ifndef AJ_STUB_FALLBACK_H
 #define AJ_STUB_FALLBACK_H
 
-#include "proc/proc.h"
+#include "base/base.h"
+#include "variant/variant.h"
+#include "scan/scan.h"
+#include "confine/confine.h"
+#include "root/root.h"
+#include "term/term.h"
 
 /* fallback.c: the jail without them that a policy may declare
  * (AJ_VARIANT_FALLBACK). */
@@ -27,7 +32,7 @@ int fallback_explain(const struct run *r, const char *cause);
 void fallback_explain_rules(const struct run *r);
 unsigned fallback_fence(const struct run *r, const struct plan_entry **e);
 void record_read(const struct run *r);
-const char *record_refusal(void);
-unsigned fallback_socket_filter(const struct aj_variant *v);
+const char *record_refusal(const struct run *r);
+unsigned fallback_socket_filter(const struct run *r);
 
 #endif

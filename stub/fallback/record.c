@@ -98,32 +98,6 @@ static bool recorded(int dfd, const char *name, uint64_t dev, uint64_t ino)
 	return true;
 }
 
-/* Ours alone: a directory owned by us that nobody else may enter. */
-static bool rec_private(int fd)
-{
-	struct stat st;
-
-	return fd >= 0 && !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
-	       !(st.st_mode & 077);
-}
-
-/* dir/name, made 0700 if missing, if it is ours alone. */
-static int rec_sub(int dir, const char *name, bool make)
-{
-	int fd;
-
-	if (dir < 0)
-		return -1;
-	if (make)
-		(void)mkdirat(dir, name, 0700);
-	fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (rec_private(fd))
-		return fd;
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
 /* Is dir, or any directory above it, one that a writable rule of the jail
  * grants (the project, a writable mount, the private directory)?  By
  * identity, walking up through "..". */
@@ -155,59 +129,37 @@ static bool rec_reachable(int dir, const struct stat *granted, unsigned n)
 	return hit;
 }
 
-/* The record's directories, in order: $XDG_RUNTIME_DIR/aijail,
- * ~/.cache/aijail (the caller's own $HOME, not the jail's), then
+/* The record's directories, in order: the caller's own directories
+ * (variant/own.c: $XDG_RUNTIME_DIR/aijail, the cache's aijail), then
  * /tmp/aijail-UID, then /dev/shm/aijail-UID (for a project in /tmp: the
- * fallback grants no rule on /dev/shm); each only if it is the caller's alone and no writable
- * rule of the jail reaches it.  Every one found is read (a launch may see
- * another $XDG_RUNTIME_DIR than the last); the first is written. */
+ * fallback grants no rule on /dev/shm); each only if it is the caller's
+ * alone and no writable rule of the jail reaches it.  Every one found is
+ * read (a launch may see another $XDG_RUNTIME_DIR than the last); the
+ * first is written. */
+#define REC_DIRS (OWN_DIRS + 2)
 static int rec_candidate(unsigned k, bool make)
 {
-	const char *x = k == 0 ? getenv("XDG_RUNTIME_DIR") : k == 1 ? getenv("HOME") : NULL;
 	char tmp[40];
-	int fd, sub = -1;
+	bool absent;
+	int fd;
 
-	if (k >= 2) {
-		size_t n = out_str_put(tmp, 0, k == 2 ? "/tmp/aijail-" : "/dev/shm/aijail-");
-
-		tmp[n + out_fmt_u(tmp + n, getuid())] = '\0';
-		if (make)
-			(void)mkdir(tmp, 0700);
-		fd = open(tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (rec_private(fd)) {
-			out_str_put(rec_cand, 0, tmp);
-			return fd;
-		}
-		if (fd >= 0)
-			close(fd);
-		return -1;
+	if (k < OWN_DIRS) {
+		fd = own_dir(k, make, rec_cand, sizeof(rec_cand), &absent);
+		return fd >= 0 ? fd : -1;
 	}
-	if (!x || x[0] != '/' || !x[1])
-		return -1;
-	fd = open(x, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (k == 0 && rec_private(fd)) {
-		sub = rec_sub(fd, "aijail", make);
-	} else if (k == 1 && fd >= 0) {
-		struct stat st;
-		int cache;
+	size_t n = out_str_put(tmp, 0, k == OWN_DIRS ? "/tmp/aijail-" : "/dev/shm/aijail-");
 
-		if (!fstat(fd, &st) && st.st_uid == getuid() && !(st.st_mode & 022)) {
-			if (make)
-				(void)mkdirat(fd, ".cache", 0700);
-			cache = openat(fd, ".cache", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (cache >= 0 && !fstat(cache, &st) && st.st_uid == getuid() &&
-			    !(st.st_mode & 022))
-				sub = rec_sub(cache, "aijail", make);
-			if (cache >= 0)
-				close(cache);
-		}
+	tmp[n + out_fmt_u(tmp + n, getuid())] = '\0';
+	if (make)
+		(void)mkdir(tmp, 0700);
+	fd = open(tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (own_is(fd, 077)) {
+		out_str_put(rec_cand, 0, tmp);
+		return fd;
 	}
 	if (fd >= 0)
 		close(fd);
-	if (sub >= 0 && strlen(x) < sizeof(rec_cand) - 16)
-		out_str_put(rec_cand, out_str_put(rec_cand, 0, x),
-		            k ? "/.cache/aijail" : "/aijail");
-	return sub;
+	return -1;
 }
 
 static void rec_read(int dir);
@@ -237,7 +189,7 @@ static void rec_tmp_scan(const struct stat *granted, unsigned ng, bool make)
 			if (strncmp(d->d_name, pre, pl) || strlen(d->d_name) >= 64)
 				continue;
 			fd = openat(tmp, d->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (!rec_private(fd) || rec_reachable(fd, granted, ng)) {
+			if (!own_is(fd, 077) || rec_reachable(fd, granted, ng)) {
 				if (fd >= 0)
 					close(fd);
 				continue;
@@ -268,7 +220,7 @@ static void rec_tmp_scan(const struct stat *granted, unsigned ng, bool make)
 		}
 		fd = openat(tmp, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		/* A project in /tmp reaches it too: none can be kept there. */
-		if (rec_private(fd) && !rec_reachable(fd, granted, ng)) {
+		if (own_is(fd, 077) && !rec_reachable(fd, granted, ng)) {
 			rec_dir = fd;
 			out_str_put(rec_path, out_str_put(rec_path, 0, "/tmp/"), name);
 		} else {
@@ -284,35 +236,40 @@ static void rec_tmp_scan(const struct stat *granted, unsigned ng, bool make)
  * candidate k?  Its path into rec_path if so. */
 static void rec_predict(unsigned k, const struct stat *granted, unsigned ng)
 {
-	const char *x = k == 0 ? getenv("XDG_RUNTIME_DIR") : k == 1 ? getenv("HOME") : NULL;
 	struct stat st;
 	int fd;
 
-	if (k >= 2) {
-		size_t n = out_str_put(rec_path, 0, k == 2 ? "/tmp/aijail-" : "/dev/shm/aijail-");
+	if (k < OWN_DIRS) {
+		bool absent;
+		char up[AJ_PATH_MAX];
 
-		rec_path[n + out_fmt_u(rec_path + n, getuid())] = '\0';
-		fd = open(k == 2 ? "/tmp" : "/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		fd = own_dir(k, false, rec_path, sizeof(rec_path), &absent);
+		if (fd == OWN_UNUSABLE && absent) {
+			/* Not made yet: the nearest directory above it that is. */
+			out_str_put(up, 0, rec_path);
+			do
+				*strrchr(up, '/') = '\0';
+			while ((fd = open(up, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 &&
+			       strchr(up, '/') && up[0]);
+		}
 		if (fd < 0 || rec_reachable(fd, granted, ng))
-			rec_path[0] = '\0';               /* a project there reaches it */
-		else if (k == 2 && !lstat(rec_path, &st)) /* another's: a random name beside it */
-			out_str_put(rec_path, strlen(rec_path), ".XXXXXXXXXXXXXXXX");
-		else if (!lstat(rec_path, &st) || errno != ENOENT)
 			rec_path[0] = '\0';
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
-	if (!x || x[0] != '/' || !x[1] || strlen(x) > sizeof(rec_path) - 32)
-		return;
-	fd = open(x, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (!fstat(fd, &st) && st.st_uid == getuid() && !(st.st_mode & (k ? 022 : 077)) &&
-	    !rec_reachable(fd, granted, ng))
-		out_str_put(rec_path, out_str_put(rec_path, 0, x),
-		            k ? "/.cache/aijail" : "/aijail");
-	close(fd);
+	size_t n = out_str_put(rec_path, 0, k == OWN_DIRS ? "/tmp/aijail-" : "/dev/shm/aijail-");
+
+	rec_path[n + out_fmt_u(rec_path + n, getuid())] = '\0';
+	fd = open(k == OWN_DIRS ? "/tmp" : "/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || rec_reachable(fd, granted, ng))
+		rec_path[0] = '\0';                      /* a project there reaches it */
+	else if (k == OWN_DIRS && !lstat(rec_path, &st)) /* another's: a random name beside it */
+		out_str_put(rec_path, strlen(rec_path), ".XXXXXXXXXXXXXXXX");
+	else if (!lstat(rec_path, &st) || errno != ENOENT)
+		rec_path[0] = '\0';
+	if (fd >= 0)
+		close(fd);
 }
 
 static void rec_read(int dir)
@@ -348,6 +305,8 @@ void record_load(const struct run *r, bool make)
 	unsigned ng = 0;
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int fd;
+	unsigned pn;
+	struct plan_entry *pl = plan_entries(&pn);
 
 	if (stat(project, &pst))
 		diep("inspect", project, errno, NULL);
@@ -363,9 +322,9 @@ void record_load(const struct run *r, bool make)
 	granted[ng++] = pst;
 	if (!stat(private_dir, &granted[ng]))
 		ng++;
-	for (unsigned i = 0; i < plan_n && ng < sizeof(granted) / sizeof(granted[0]); i++)
-		if (plan[i].path && !plan[i].missing && aj_op_is(plan[i].m->op, AJ_OP_WRITES) &&
-		    !stat(plan[i].path, &granted[ng]))
+	for (unsigned i = 0; i < pn && ng < sizeof(granted) / sizeof(granted[0]); i++)
+		if (pl[i].path && !pl[i].missing && aj_op_is(pl[i].m->op, AJ_OP_WRITES) &&
+		    !stat(pl[i].path, &granted[ng]))
 			ng++;
 	/* A variant's own rule that writes ("/" only lists). */
 	for (unsigned i = 0;
@@ -377,7 +336,7 @@ void record_load(const struct run *r, bool make)
 		    vars_path_join(&l->path, path, sizeof(path)) >= 0 && !stat(path, &granted[ng]))
 			ng++;
 	}
-	for (unsigned k = 0; k < 4; k++) {
+	for (unsigned k = 0; k < REC_DIRS; k++) {
 		fd = rec_candidate(k, make && rec_dir < 0);
 		if (fd < 0)
 			continue;
@@ -405,17 +364,18 @@ void record_load(const struct run *r, bool make)
 		}
 	}
 	/* --jail-explain: where the run would make it. */
-	for (unsigned k = 0; rec_dir < 0 && !make && !rec_path[0] && k < 4; k++)
+	for (unsigned k = 0; rec_dir < 0 && !make && !rec_path[0] && k < REC_DIRS; k++)
 		rec_predict(k, granted, ng);
 	if (rec_dir < 0 && !rec_path[0]) {
 		rec_why = "no directory of the caller's alone that the jail cannot write: "
-		          "$XDG_RUNTIME_DIR, ~/.cache and /tmp/aijail-UID are missing, another "
-		          "user's, or reachable from the jail";
+		          "$XDG_RUNTIME_DIR, the cache ($XDG_CACHE_HOME or ~/.cache) and "
+		          "/tmp/aijail-UID are missing, another user's, or reachable from the jail";
 		if (!make)
 			return;
 		diep("keep the record of the project's secrets", NULL, 0,
 		     "no directory of yours alone that the jail cannot write ($XDG_RUNTIME_DIR, "
-		     "~/.cache, /tmp/aijail-UID, /dev/shm/aijail-UID: missing, another user's, or "
+		     "$XDG_CACHE_HOME or ~/.cache, /tmp/aijail-UID, /dev/shm/aijail-UID: missing, "
+		     "another user's, or "
 		     "granted to the jail), "
 		     "and without one a secret renamed in one run would be readable in the next; "
 		     "set XDG_RUNTIME_DIR to a directory of yours, mode 0700, that the policy does "
@@ -431,13 +391,13 @@ void record_load(const struct run *r, bool make)
 				rec[w++] = rec[i];
 		rec_n = w;
 	}
-	scan_recorded = recorded;
+	scan_record_hook(recorded);
 }
 
 /* Why a declared fallback would not start for want of a record. */
-const char *record_refusal(void)
+const char *record_refusal(const struct run *r)
 {
-	return run_fallback ? rec_why : NULL;
+	return run_in_fallback(r) ? rec_why : NULL;
 }
 
 /* --jail-explain's: read, nothing made; its walk asks it too. */
@@ -503,9 +463,9 @@ void record_save(void)
 	if (pfd < 0)
 		diep("scan", ".", errno, NULL);
 	rec_n_add = 0;
-	for (unsigned i = 0; i < hits_cur->n; i++) {
-		const struct scan_hit *h = &hits_cur->hits[i];
-		const char *p = hits_cur->arena + h->off;
+	for (unsigned i = 0; i < hits_now()->n; i++) {
+		const struct scan_hit *h = &hits_now()->hits[i];
+		const char *p = hits_now()->arena + h->off;
 
 		if (!h->kind || !h->ino || h->why == SCAN_BY_DEPTH || h->why == SCAN_BY_SOCKET)
 			continue;

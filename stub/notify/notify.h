@@ -4,6 +4,7 @@
 #ifndef AJ_STUB_NOTIFY_H
 #define AJ_STUB_NOTIFY_H
 
+#include "base/base.h"
 #include "root/root.h"
 
 /* summary.c: refusals of one kind, counted, with the first names. */

@@ -55,7 +55,7 @@ bool refusals_log_begin(const char *kind, bool allowed)
 	struct timespec t = {0};
 	char ms[4];
 
-	if (reflog_fd < 0)
+	if (reflog_descriptor() < 0)
 		return false;
 	if (logged[allowed] == RF_LOGGED) {
 		unlogged[allowed]++;
@@ -63,7 +63,7 @@ bool refusals_log_begin(const char *kind, bool allowed)
 	}
 	logged[allowed]++;
 	syscall(SYS_clock_gettime, CLOCK_REALTIME, &t);
-	out_fd(reflog_fd);
+	out_fd(reflog_descriptor());
 	rp_json = true;
 	rp_reset();
 	out_s("{\"time\":");
@@ -134,7 +134,7 @@ void refusals_report(void)
 	size_t n = summary_line(line, sizeof(line), aj_progname, &conns, &calls);
 
 	for (int a = 0; a < 2; a++)
-		if (reflog_fd >= 0 && unlogged[a]) {
+		if (reflog_descriptor() >= 0 && unlogged[a]) {
 			unsigned count = unlogged[a];
 
 			logged[a] = 0;

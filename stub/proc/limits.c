@@ -37,6 +37,11 @@
 #define JAIL_PREFIX         "aijail."
 
 struct limit limits[LIMIT_N];
+
+const struct limit *limits_at(unsigned i)
+{
+	return &limits[i];
+}
 struct limits_how limits_how;
 
 static const struct {

@@ -148,7 +148,7 @@ pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd)
 {
 	unsigned long flags = SIGCHLD | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
 
-	if (v->network != AJ_NET_HOST && !landlock_net_blocked(v))
+	if (landlock_net_private(v))
 		flags |= CLONE_NEWNET;
 	return ns_clone(flags, parent_fd);
 }
@@ -195,9 +195,9 @@ pid_t ns_clone(unsigned long flags, int *parent_fd)
 void ns_scan_send(int parent_fd)
 {
 	struct iovec iov[4] = {
-	    {hits_cur, offsetof(struct scan_result, hits)},
-	    {hits_cur->hits, hits_cur->n * sizeof(hits_cur->hits[0])},
-	    {hits_cur->arena, hits_cur->used},
+	    {hits_now(), offsetof(struct scan_result, hits)},
+	    {hits_now()->hits, hits_now()->n * sizeof(hits_now()->hits[0])},
+	    {hits_now()->arena, hits_now()->used},
 	    {&limits_how, sizeof(limits_how)},
 	};
 	int fds[LIMIT_N];
@@ -238,15 +238,16 @@ void ns_notify_send(int fd, int err)
 void ns_scan_receive(void)
 {
 	int fds[LIMIT_N];
-	int n = wire_recv(parent_sock, WIRE_SCAN, hits_cur, offsetof(struct scan_result, hits), fds,
-	                  LIMIT_N);
+	int n = wire_recv(parent_sock, WIRE_SCAN, hits_now(), offsetof(struct scan_result, hits),
+	                  fds, LIMIT_N);
 
 	if (n < 0)
 		_exit(AJ_EXIT_SETUP); /* the parent has said why */
-	if (hits_cur->n > AJ_SCAN_MAX || hits_cur->used > AJ_SCAN_ARENA)
+	if (hits_now()->n > AJ_SCAN_MAX || hits_now()->used > AJ_SCAN_ARENA)
 		die("receive the scan", EPROTO, NULL);
-	if (!wire_read(parent_sock, hits_cur->hits, hits_cur->n * sizeof(hits_cur->hits[0])) ||
-	    !wire_read(parent_sock, hits_cur->arena, hits_cur->used) ||
+	if (!wire_read(parent_sock, hits_now()->hits,
+	               hits_now()->n * sizeof(hits_now()->hits[0])) ||
+	    !wire_read(parent_sock, hits_now()->arena, hits_now()->used) ||
 	    !wire_read(parent_sock, &limits_how, sizeof(limits_how)))
 		_exit(AJ_EXIT_SETUP);
 	limits_joined(fds, (unsigned)n);

@@ -4,6 +4,13 @@
 #ifndef AJ_STUB_PROC_H
 #define AJ_STUB_PROC_H
 
+#include "base/base.h"
+#include "variant/variant.h"
+#include "scan/scan.h"
+#include "confine/confine.h"
+#include "root/root.h"
+#include "notify/notify.h"
+#include "egress/egress.h"
 #include "term/term.h"
 
 /* ns.c */
@@ -46,6 +53,7 @@ struct limit {
 	char cgroup[AJ_PATH_MAX];
 };
 extern struct limit limits[LIMIT_N];
+const struct limit *limits_at(unsigned i); /* limits[i], for explain */
 struct limits_how {
 	uint8_t cgroup[LIMIT_N]; /* a cgroup holds this bound */
 	uint8_t join[LIMIT_N];   /* pid 1 joins it itself, through an fd sent with the scan */

@@ -312,10 +312,10 @@ noreturn void supervise_init(const struct run *r)
 	struct timespec deadline = {0};
 	pid_t target;
 
-	if (r->timeout) {
+	if (r->v->timeout) {
 		deadline = now();
-		deadline.tv_sec += r->timeout;
-		alarm(r->timeout);
+		deadline.tv_sec += r->v->timeout;
+		alarm(r->v->timeout);
 	}
 	forget_environment(r->envp);
 	if (publish_keep() >= 0)
@@ -333,12 +333,12 @@ noreturn void supervise_init(const struct run *r)
 		 * timer's own SIGALRM was dropped because one sent from
 		 * inside was pending, that one comes after the deadline. */
 		if (sig == SIGALRM) {
-			if (!r->timeout || !past(&deadline))
+			if (!r->v->timeout || !past(&deadline))
 				continue;
 			/* Without a pid namespace (fallback.c), -1 would be
 			 * every process of the user: the target's group. */
 			status_timeout();
-			kill(run_fallback ? -target : -1, SIGKILL);
+			kill(run_in_fallback(r) ? -target : -1, SIGKILL);
 			_exit(AJ_EXIT_TIMEOUT);
 		}
 		if (sig == SIGIO && publish_keep() >= 0) {
@@ -375,7 +375,7 @@ noreturn void supervise_init(const struct run *r)
 				/* The target wrote into this memory (CLONE_VM). */
 				TRACE_WHO("init");
 				TRACE_MARK("target-ended");
-				if (run_fallback) /* no pid namespace to end the rest */
+				if (run_in_fallback(r)) /* no pid namespace to end the rest */
 					kill(-target, SIGKILL);
 				status_end(status);
 				TRACE_MARK("status-end");

@@ -499,7 +499,7 @@ bool appear_wanted(const struct aj_variant *v)
 	const struct aj_scan *s = v->scan;
 	const char *e = getenv("AIJAIL_APPEAR");
 
-	if (run_fallback || !s || (e && !strcmp(e, "0")))
+	if (!s || (e && !strcmp(e, "0")))
 		return false;
 	for (unsigned i = 0; i < s->n_floating; i++)
 		if (s->floating[i].kind == AJ_PATTERN_MASK ||
@@ -538,7 +538,7 @@ pid_t appear_start(const struct aj_variant *v)
 	"about 1 ms (median 0.3-1.3 ms, max 1.5-16 ms over 200 names, measured here); 50 ms "      \
 	"or more for a name made in the run's first 50 ms"
 
-void appear_explain(const struct aj_variant *v)
+void appear_explain(const struct aj_variant *v, bool fallback)
 {
 	static const char *const never[] = {
 	    "a descriptor opened before the cover stays open (it reads what it read)",
@@ -547,9 +547,9 @@ void appear_explain(const struct aj_variant *v)
 	    "names inside a pruned directory, as at launch",
 	};
 	const char *why = "the policy masks and denies nothing", *e = getenv("AIJAIL_APPEAR");
-	bool on = appear_wanted(v);
+	bool on = !fallback && appear_wanted(v);
 
-	if (run_fallback)
+	if (fallback)
 		why = "the fallback has no covers (Landlock denies what the walk found)";
 	else if (e && !strcmp(e, "0"))
 		why = "AIJAIL_APPEAR=0";

@@ -13,6 +13,11 @@
 
 const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "tty", NULL};
 
+const char *const *dev_names(void)
+{
+	return dev_nodes;
+}
+
 static const struct {
 	const char *name, *target;
 } dev_links[] = {

@@ -41,10 +41,10 @@ static bool fence_target(const struct scan_hit *h)
  * on the way to a target?  Only the targets before hit number first count. */
 static bool on_the_way(const char *rel, size_t len, unsigned first)
 {
-	for (unsigned i = 0; i < first && i < hits_cur->n; i++) {
-		const char *t = hits_cur->arena + hits_cur->hits[i].off;
+	for (unsigned i = 0; i < first && i < hits_now()->n; i++) {
+		const char *t = hits_now()->arena + hits_now()->hits[i].off;
 
-		if (fence_target(&hits_cur->hits[i]) &&
+		if (fence_target(&hits_now()->hits[i]) &&
 		    (!len || (!strncmp(t, rel, len) && t[len] == '/')))
 			return true;
 	}
@@ -53,9 +53,9 @@ static bool on_the_way(const char *rel, size_t len, unsigned first)
 
 static bool is_target(const char *rel)
 {
-	for (unsigned i = 0; i < hits_cur->n; i++)
-		if (fence_target(&hits_cur->hits[i]) &&
-		    !strcmp(hits_cur->arena + hits_cur->hits[i].off, rel))
+	for (unsigned i = 0; i < hits_now()->n; i++)
+		if (fence_target(&hits_now()->hits[i]) &&
+		    !strcmp(hits_now()->arena + hits_now()->hits[i].off, rel))
 			return true;
 	return false;
 }
@@ -86,10 +86,10 @@ static const char *granted_above(const struct aj_variant *v, const char *project
 		if (above(o->path, project))
 			return o->path;
 		if (!strncmp(o->path, project, pl) && o->path[pl] == '/')
-			for (unsigned k = 0; k < hits_cur->n; k++)
-				if (fence_target(&hits_cur->hits[k]) &&
+			for (unsigned k = 0; k < hits_now()->n; k++)
+				if (fence_target(&hits_now()->hits[k]) &&
 				    above(o->path + pl + 1,
-				          hits_cur->arena + hits_cur->hits[k].off))
+				          hits_now()->arena + hits_now()->hits[k].off))
 					return o->path;
 	}
 	for (unsigned i = 0; i < v->n_landlock_rules; i++) {
@@ -109,7 +109,7 @@ const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why
 	const struct plan_entry *e = NULL;
 
 	*why = *where = NULL;
-	if (!on_the_way("", 0, hits_cur->n)) {
+	if (!on_the_way("", 0, hits_now()->n)) {
 		*why = "nothing is denied or guarded here";
 		return NULL;
 	}
@@ -174,7 +174,7 @@ static unsigned fence_dir(int ruleset, const struct plan_entry *e, const char *r
 		if (d->d_type == DT_LNK || base + nl >= sizeof(path))
 			continue;
 		memcpy(path + base, name, nl + 1);
-		if (on_the_way(path + pl + 1, len + !!len + nl, hits_cur->n) ||
+		if (on_the_way(path + pl + 1, len + !!len + nl, hits_now()->n) ||
 		    is_target(path + pl + 1))
 			continue;
 		rules++;
@@ -211,10 +211,10 @@ static unsigned fence_rules(int ruleset, const struct plan_entry *e)
 	rules += fence_dir(ruleset, e, "", 0, access);
 	/* Every other directory on the way, once: each proper prefix of a
 	 * target that no earlier target went through. */
-	for (unsigned i = 0; i < hits_cur->n; i++) {
-		const char *t = hits_cur->arena + hits_cur->hits[i].off;
+	for (unsigned i = 0; i < hits_now()->n; i++) {
+		const char *t = hits_now()->arena + hits_now()->hits[i].off;
 
-		if (!fence_target(&hits_cur->hits[i]))
+		if (!fence_target(&hits_now()->hits[i]))
 			continue;
 		for (const char *sl = strchr(t, '/'); sl; sl = strchr(sl + 1, '/'))
 			if (!on_the_way(t, (size_t)(sl - t), i))

@@ -23,6 +23,10 @@
 
 #include "root/root.h"
 
+#ifndef MOVE_MOUNT_BENEATH
+#define MOVE_MOUNT_BENEATH 0x00000200 /* Linux 6.5 */
+#endif
+
 /* The nodes staged, by kind, type and mode: .aj- then f (mask file), d
  * (mask directory), F, D (deny), then the mode in octal. */
 static uint8_t staged_mode[2][2][07777 / 8 + 1];
@@ -272,12 +276,12 @@ static uint32_t hash_of(const char *p, size_t n)
 
 static const char *hit_path(unsigned i)
 {
-	return hits_cur->arena + hits_cur->hits[i].off;
+	return hits_now()->arena + hits_now()->hits[i].off;
 }
 
 static bool coverable(const struct scan_hit *h)
 {
-	return h->kind && h->ino && strchr(hits_cur->arena + h->off, '/');
+	return h->kind && h->ino && strchr(hits_now()->arena + h->off, '/');
 }
 
 /* Each hit's directory; dir_first/dir_n by directory. */
@@ -285,11 +289,11 @@ static bool grouped;
 static void group(void)
 {
 	grouped = true;
-	for (unsigned i = 0; i < hits_cur->n; i++) {
+	for (unsigned i = 0; i < hits_now()->n; i++) {
 		const char *p = hit_path(i);
 		uint32_t b;
 
-		if (!coverable(&hits_cur->hits[i]))
+		if (!coverable(&hits_now()->hits[i]))
 			continue;
 		hinfo[i].parent_len = (uint32_t)(strrchr(p, '/') - p);
 		b = hash_of(p, hinfo[i].parent_len) & (DIR_HASH - 1);
@@ -304,8 +308,8 @@ static void group(void)
 		hinfo[i].next = dir_first[b];
 		dir_first[b] = i + 1;
 		dir_n[b]++;
-		if (hits_cur->hits[i].dir_entries > dir_ent[b])
-			dir_ent[b] = hits_cur->hits[i].dir_entries;
+		if (hits_now()->hits[i].dir_entries > dir_ent[b])
+			dir_ent[b] = hits_now()->hits[i].dir_entries;
 	}
 }
 
@@ -322,7 +326,7 @@ static unsigned dir_count(unsigned i)
 	const char *p = hit_path(i);
 	uint32_t b;
 
-	if (!coverable(&hits_cur->hits[i]))
+	if (!coverable(&hits_now()->hits[i]))
 		return 0;
 	b = hash_of(p, hinfo[i].parent_len) & (DIR_HASH - 1);
 	while (dir_first[b]) {
@@ -472,7 +476,7 @@ static void cover_dir(int pfd, unsigned first)
 		int sfd, tfd;
 
 		if (j >= 0) {
-			const struct scan_hit *h = &hits_cur->hits[j];
+			const struct scan_hit *h = &hits_now()->hits[j];
 			bool deny = h->kind == AJ_PATTERN_DENY;
 			unsigned char t = d->d_type;
 			unsigned m = 0;
@@ -502,7 +506,7 @@ static void cover_dir(int pfd, unsigned first)
 		/* Any other name of a hit (renamed since the scan) is not
 		 * brought in under it. */
 		for (unsigned i = first + 1; i; i = hinfo[i - 1].next)
-			if (hits_cur->hits[i - 1].ino == d->d_ino)
+			if (hits_now()->hits[i - 1].ino == d->d_ino)
 				diep("cover", path, 0, changed);
 		if (d->d_type == DT_UNKNOWN) {
 			if (fstatat(dfd, nm, &st, AT_SYMLINK_NOFOLLOW))
@@ -586,7 +590,7 @@ void mask_apply(const char *project, const struct aj_variant *v)
 	int pfd = -1;
 	bool big = false;
 
-	if (hits_cur->n >= DIR_MIN && !grouped)
+	if (hits_now()->n >= DIR_MIN && !grouped)
 		group();
 
 	if (v->network != AJ_NET_HOST)
@@ -594,15 +598,15 @@ void mask_apply(const char *project, const struct aj_variant *v)
 			if (plan[i].path && !plan[i].missing && plan[i].isdir && plan[i].fd >= 0 &&
 			    (plan[i].m->flags & AJ_MOUNT_MAP))
 				cover_map_sockets(&plan[i]);
-	for (unsigned i = 0; i < hits_cur->n; i++) {
-		const struct scan_hit *h = &hits_cur->hits[i];
-		const char *rel = hits_cur->arena + h->off;
+	for (unsigned i = 0; i < hits_now()->n; i++) {
+		const struct scan_hit *h = &hits_now()->hits[i];
+		const char *rel = hits_now()->arena + h->off;
 		struct stat st;
 		int tfd;
 
 		if (!h->kind)
 			continue; /* an absent guarded path: only the fence keeps it */
-		if (hits_cur->n >= DIR_MIN && in_big_dir(i)) {
+		if (hits_now()->n >= DIR_MIN && in_big_dir(i)) {
 			big = true;
 			continue;
 		}
@@ -643,7 +647,7 @@ void mask_apply(const char *project, const struct aj_variant *v)
 		cover_fd(pfd, true, false, 0, rel);
 	/* Only a stage a mount hides can outlive the launch: /.aj would
 	 * show in the jail.  Its writable clone is taken now, while the
-	 * root is still writable; it is a detached mount no path reaches. */
+	 * root is still writable; no path reaches it (below). */
 	if (stage_wanted && stage_fd >= 0 && stage_under) {
 		stage_kept = fcntl(stage_fd, F_DUPFD_CLOEXEC, 3);
 		stage_kept_rw = sys_open_tree(stage_fd, "",
@@ -651,6 +655,15 @@ void mask_apply(const char *project, const struct aj_variant *v)
 		if (stage_kept < 0 || stage_kept_rw < 0)
 			die("keep the covers' stage for names that appear during the run", errno,
 			    NULL);
+		/* Attached beneath the mount that hides the stage, where no
+		 * path reaches it either: a detached mount is dissolved when
+		 * its last descriptor goes, at the watching process's exit,
+		 * and that waits for an RCU grace period (1-4 ms here, under load) that
+		 * the end of the jail waits for; an attached one goes with
+		 * the namespace.  A kernel without MOVE_MOUNT_BENEATH (before
+		 * 6.5) keeps it detached, as it was. */
+		(void)sys_move_mount(stage_kept_rw, "", AT_FDCWD, stage_under,
+		                     MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_BENEATH);
 	}
 	if (stage_fd >= 0)
 		unstage();
@@ -668,8 +681,8 @@ void mask_tell_unchecked(void)
 	char num[AJ_DEC_MAX];
 	unsigned n = 0, first = 0;
 
-	for (unsigned i = 0; i < hits_cur->n; i++) {
-		uint8_t w = hits_cur->hits[i].why;
+	for (unsigned i = 0; i < hits_now()->n; i++) {
+		uint8_t w = hits_now()->hits[i].why;
 
 		if (w == SCAN_BY_DEPTH || w == SCAN_BY_LONG || w == SCAN_BY_LINKS ||
 		    w == SCAN_BY_COUNT)
@@ -684,9 +697,9 @@ void mask_tell_unchecked(void)
 	out_s(num);
 	out_s(n == 1 ? " part of the project could not be checked for secrets and is denied ("
 	             : " parts of the project could not be checked for secrets and are denied (");
-	out_s(why[hits_cur->hits[first].why]);
+	out_s(why[hits_now()->hits[first].why]);
 	out_s(": ");
-	out_s(hits_cur->arena + hits_cur->hits[first].off);
+	out_s(hits_now()->arena + hits_now()->hits[first].off);
 	out_s(n == 1 ? "); --jail-explain lists it\n" : ", ...); --jail-explain lists them\n");
 	out_flush();
 	out_fd(1);

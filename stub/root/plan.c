@@ -36,6 +36,13 @@
 
 struct plan_entry plan[AJ_PLAN_MAX];
 unsigned plan_n;
+
+/* The plan, for the rooms above (explain, the fallback): *n entries. */
+struct plan_entry *plan_entries(unsigned *n)
+{
+	*n = plan_n;
+	return plan;
+}
 static bool plan_dirs; /* scratch entries on the root are directories of it (Landlock on) */
 static char plan_arena[AJ_PLAN_ARENA];
 

@@ -12,6 +12,11 @@
 
 int reflog_fd = -1;
 
+int reflog_descriptor(void)
+{
+	return reflog_fd;
+}
+
 /* What the log is: the file's identity, then its directory's and each
  * one's above it (resolve.c), taken once when it is opened.  Every
  * writable source of the plan is compared with these, in the caller for

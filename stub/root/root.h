@@ -5,6 +5,9 @@
 #ifndef AJ_STUB_ROOT_H
 #define AJ_STUB_ROOT_H
 
+#include "base/base.h"
+#include "variant/variant.h"
+#include "scan/scan.h"
 #include "confine/confine.h"
 
 /* plan.c */
@@ -19,6 +22,7 @@ struct plan_entry {
 };
 extern struct plan_entry plan[AJ_PLAN_MAX];
 extern unsigned plan_n;
+struct plan_entry *plan_entries(unsigned *n); /* the same, for the rooms above */
 bool plan_scratch_dir(unsigned i); /* entry i (AJ_OP_ROOT_DIR) is a directory of the root */
 void plan_resolve(const struct aj_variant *v);
 void plan_open_sources(void);
@@ -33,6 +37,7 @@ int plan_open_inside(const char *path, unsigned before);
 
 /* dev.c */
 extern const char *const dev_nodes[];
+const char *const *dev_names(void); /* the same, NULL-ended, for the rooms above */
 void dev_build(const char *path, bool as_dir);
 unsigned dev_match(const char *prefix, const char *path, bool bind);
 
@@ -56,7 +61,7 @@ int mask_cover_new(int tfd, bool deny, bool isdir, unsigned mode);
  * --jail-explain. */
 bool appear_wanted(const struct aj_variant *v);
 pid_t appear_start(const struct aj_variant *v);
-void appear_explain(const struct aj_variant *v);
+void appear_explain(const struct aj_variant *v, bool fallback);
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the
@@ -82,9 +87,14 @@ void sockets_send(void);                          /* the parent */
 int sockets_next(char *what, size_t size);        /* pid 1, from mask_apply */
 void sockets_explain(const struct aj_variant *v, bool fallback);
 
-extern int reflog_fd; /* reflog.c: --jail-log's file, -1: none */
+extern int reflog_fd;        /* reflog.c: --jail-log's file, -1: none */
+int reflog_descriptor(void); /* the same, for notify/ */
 void reflog_open(const char *path, const char *opt);
 bool reflog_named(void);
 void reflog_guard(int fd, const char *path);
+
+/* trust.c: pid 1, after plan_build(): with pem (the run's authority,
+ * egress/secret.c), the jail's bundles covered by the system's plus it. */
+void trust_mount(const char *pem);
 
 #endif

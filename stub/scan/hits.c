@@ -11,6 +11,13 @@
 static struct scan_result result0;
 static struct hits_links links0;
 struct scan_result *hits_cur = &result0;
+
+/* The index in use, for the rooms above: they read it through this, never
+ * the variable, so that only scan/ decides which index is current. */
+struct scan_result *hits_now(void)
+{
+	return hits_cur;
+}
 struct hits_links *hits_lk = &links0;
 
 void hits_use(struct scan_result *r, struct hits_links *l)

@@ -58,6 +58,11 @@ static bool full, reserve; /* no room for a hit; deny_dir's: the reserve may be 
 static _Alignas(8) char dbuf[AJ_SCAN_DEPTH_MAX][SCAN_BUF];
 
 bool (*scan_recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino);
+
+void scan_record_hook(bool (*recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino))
+{
+	scan_recorded = recorded;
+}
 /* settle.c's: told of every directory the walk reads; hits' changes. */
 int (*scan_on_dir)(int fd, unsigned rec);
 unsigned scan_changes;

@@ -4,6 +4,7 @@
 #ifndef AJ_STUB_SCAN_H
 #define AJ_STUB_SCAN_H
 
+#include "base/base.h"
 #include "variant/variant.h"
 
 /* match.c: the compiled mask/deny/prune matcher.  match_classify() returns
@@ -47,6 +48,7 @@ struct scan_result {
 	char arena[AJ_SCAN_ARENA];
 };
 extern struct scan_result *hits_cur; /* the index in use (scan_index_use) */
+struct scan_result *hits_now(void);  /* the same, for the rooms above */
 /* The hard links of matched files (hits.c), the index's. */
 struct hits_links {
 	struct {
@@ -66,6 +68,7 @@ extern int (*scan_on_dir)(int fd, unsigned rec);
 /* The fallback's record of the project's secrets: is this entry one?
  * (ino 0: not known from the listing.) */
 extern bool (*scan_recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino);
+void scan_record_hook(bool (*recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino));
 extern unsigned scan_changes;
 bool scan_needed(const struct aj_variant *v);
 bool scan_walk(int project_fd, const struct aj_variant *v);
@@ -110,6 +113,7 @@ int scan_redo(int project_fd, unsigned rec, const char *name);
  * watch_ask() before any namespace (-1: no watcher), watch_scan() where
  * the walk would run. */
 extern const char *watch_source; /* "the walk" or "the watcher", for explain */
+const char *watch_origin(void);  /* the same, for explain */
 int watch_ask(const struct aj_variant *v, const char *mode);
 const char *watch_explain(void); /* "on: …" or "off, because …" */
 void watch_scan(int fd, const struct aj_variant *v);

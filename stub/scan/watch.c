@@ -53,6 +53,11 @@
 #include "scan/watch.h"
 
 const char *watch_source = "the walk";
+
+const char *watch_origin(void)
+{
+	return watch_source;
+}
 /* For --jail-explain: whether a watcher can serve this launch, and why not. */
 const char *watch_state = "off, because this launch has nothing to scan";
 static bool watching; /* a launch that may start a watcher */

@@ -65,94 +65,34 @@ void watchtab_sun_of(struct sockaddr_un *a, const char *k)
 	watchtab_key_name(a->sun_path + n, k, ".sock");
 }
 
-/* Ours, and nobody else can put anything in it or take it away: owned by
- * us, writable by no one else (private: nor readable, nor searchable). */
-static bool ours(int fd, bool private)
-{
-	struct stat st;
-
-	return fd >= 0 && !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
-	       !(st.st_mode & (private ? 077 : 022));
-}
-
-/* name in dir, a directory of ours (made 0700 when make), or -1. */
-static int sub_dir(int dir, const char *name, bool make, bool private)
-{
-	int fd;
-
-	if (dir < 0)
-		return -1;
-	if (make)
-		(void)mkdirat(dir, name, 0700);
-	fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	watchtab_dir_absent = fd < 0 && errno == ENOENT && !make;
-	close(dir);
-	if (ours(fd, private))
-		return fd;
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
-/* Where the sockets live: somewhere only the caller can make, so that no
- * one else can take the name first.  $XDG_RUNTIME_DIR/aijail when that is
- * a private directory of the caller's, else $XDG_CACHE_HOME/aijail/run or
- * $HOME/.cache/aijail/run, each step a directory of the caller's that no
- * one else may write, the last two 0700.  Never a name in a shared
- * directory (/tmp): another user could make it first.  Made only when a
- * project is marked (make): where none exists, no watcher can. */
+/* Where the sockets live: the caller's own directory (variant/own.c), the
+ * first candidate that applies here; under a cache, its run/ (0700).
+ * Made only when a project is marked (make): where none exists, no
+ * watcher can. */
 int watchtab_runtime_dir(bool make)
 {
-	const char *x = getenv("XDG_RUNTIME_DIR"), *c = getenv("XDG_CACHE_HOME");
-	const char *h = getenv("HOME");
-	int fd;
+	char path[AJ_PATH_MAX];
+	bool absent = false;
 
-	if (x && x[0] == '/') {
-		fd = open(x, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (ours(fd, true))
-			return sub_dir(fd, "aijail", make, true);
-		if (fd >= 0)
-			close(fd);
+	for (unsigned k = 0; k < OWN_DIRS; k++) {
+		int fd = own_dir(k, make, path, sizeof(path), &absent);
+
+		if (fd == OWN_NONE)
+			continue;
+		if (fd >= 0 && k)
+			fd = own_sub(fd, "run", make, 077, &absent);
+		watchtab_dir_absent = fd < 0 && absent && !make;
+		if (fd < 0)
+			watchtab_why_no_dir = k ? "the cache's aijail/run is not a directory of "
+			                          "the caller's alone (0700)"
+			                        : "$XDG_RUNTIME_DIR/aijail is not a directory of "
+			                          "the caller's alone (0700)";
+		return fd < 0 ? -1 : fd;
 	}
-	if (c && c[0] == '/') {
-		fd = open(c, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (!ours(fd, false)) {
-			watchtab_why_no_dir =
-			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
-			    "$XDG_CACHE_HOME is not a directory of the caller's that only the "
-			    "caller may write";
-			if (fd >= 0)
-				close(fd);
-			return -1;
-		}
-	} else {
-		fd = h && h[0] == '/' ? open(h, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-		if (!ours(fd, false)) {
-			watchtab_why_no_dir =
-			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
-			    "$HOME is not a directory of the caller's that only the caller may "
-			    "write";
-			if (fd >= 0)
-				close(fd);
-			return -1;
-		}
-		fd = sub_dir(fd, ".cache", make, false);
-		if (fd < 0) {
-			watchtab_why_no_dir =
-			    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
-			    "$HOME/.cache is not a directory of the caller's that only the "
-			    "caller may write";
-			return -1;
-		}
-	}
-	fd = sub_dir(fd, "aijail", make, true);
-	if (fd >= 0)
-		fd = sub_dir(fd, "run", make, true);
-	if (fd < 0)
-		watchtab_why_no_dir =
-		    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and the "
-		    "cache's aijail/run is not a directory of the caller's alone (0700)";
-	return fd;
+	watchtab_why_no_dir = "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
+	                      "the cache ($XDG_CACHE_HOME, or $HOME/.cache) is not in a "
+	                      "directory of the caller's that only the caller may write";
+	return -1;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)

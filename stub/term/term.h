@@ -5,7 +5,7 @@
 #ifndef AJ_STUB_TERM_H
 #define AJ_STUB_TERM_H
 
-#include "egress/egress.h"
+#include "base/base.h"
 
 /* filter.c: the terminal output filter, a byte-level state machine whose
  * state survives between reads.  It drops what reaches outside the

@@ -1,6 +1,8 @@
 /* extra.c: what the run's options add to the chosen variant: --ro and --rw
  * maps, --net and --no-net, the ceiling --jail-net-max=public, the toggles' --gpu and --no-gpu
- * (each AJ_TOGGLES name, and no-NAME), and their --jail-* spellings.
+ * (each AJ_TOGGLES name, and no-NAME), --timeout, and their --jail-*
+ * spellings.  Every option that overrides a policy's value does it here,
+ * on the variant's copy: what runs reads the variant, never the option.
  *
  * The variant is constant data; a run that changes it works on a copy in
  * fixed-size arrays, nothing allocated.  An extra map is an ordinary bind
@@ -41,6 +43,7 @@ static const char *net_opt;
 static int net_max = -1;                         /* enum aj_network, -1: no ceiling */
 static const char *toggle_opts[AJ_TOGGLE_COUNT]; /* the option that set it, NULL: none */
 static uint8_t toggles_on, toggles_set;          /* AJ_TOGGLE_BIT */
+static long timeout = -1;                        /* seconds, -1: the variant's */
 
 static struct aj_variant custom;
 static struct aj_mount mounts[AJ_MAX_EXTRA];
@@ -229,6 +232,20 @@ static noreturn void toggle_refused(const struct run *r, unsigned t)
 	diep("use", toggle_opts[t], 0, why);
 }
 
+void extra_timeout(const char *s, const char *opt)
+{
+	long t = 0;
+
+	if (!*s)
+		die_usage("a number of seconds is needed after", opt);
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || t > 100000000)
+			die_usage("not a number of seconds", opt);
+		t = t * 10 + (*s - '0');
+	}
+	timeout = t ? t : -1; /* 0: the policy's own, as before the option */
+}
+
 const struct aj_variant *extra_apply(const struct run *r)
 {
 	const struct aj_variant *v = r->v;
@@ -239,9 +256,11 @@ const struct aj_variant *extra_apply(const struct run *r)
 			toggle_refused(r, t);
 	bool lower = net_max >= 0 && (net >= 0 ? net : v->network) > net_max;
 
-	if (!n_maps && net < 0 && !toggles_set && !lower)
+	if (!n_maps && net < 0 && !toggles_set && !lower && timeout < 0)
 		return v;
 	custom = *v;
+	if (timeout > 0)
+		custom.timeout = (uint32_t)timeout;
 	custom.features = (uint8_t)((v->features & ~toggles_set) | toggles_on);
 	if (net >= 0) {
 		if (net > v->network && (v->flags & AJ_VARIANT_NET_FIXED))

@@ -35,6 +35,7 @@ const char *mode_outer(void);
 void extra_map(const char *path, bool rw, const char *opt);
 void extra_net(int network, const char *opt);
 void extra_net_max(int network); /* the network at most this level */
+void extra_timeout(const char *seconds, const char *opt);
 const char *extra_net_option(void);
 bool extra_toggle(const char *name, const char *opt); /* false: not a toggle's NAME or no-NAME */
 const char *extra_toggle_option(unsigned t);          /* the option that set it, or NULL */
@@ -69,5 +70,18 @@ const char *nscause_remedy(const struct aj_variant *v, const char *cause);
 const char *nscause_mount_hint(int err, bool proc);
 bool nscause_proc_covered(const char *proc);
 const char *nscause_blocked(const struct aj_variant *v, bool explain);
+
+/* own.c: the caller's own directory (the watcher's sockets, the
+ * fallback's record), candidate k of OWN_DIRS in the one order: an
+ * O_PATH descriptor; OWN_NONE when candidate k does not apply here (try
+ * the next); OWN_UNUSABLE when it applies but its directory is not the
+ * caller's alone, or is missing (*absent) and make was false.  path: its
+ * name whenever it applies. */
+#define OWN_DIRS     3
+#define OWN_NONE     (-1)
+#define OWN_UNUSABLE (-2)
+int own_dir(unsigned k, bool make, char *path, size_t size, bool *absent);
+int own_sub(int dir, const char *name, bool make, unsigned forbid, bool *absent);
+bool own_is(int fd, unsigned forbid);
 
 #endif

@@ -264,6 +264,25 @@ if c opt-unknown; then
 	fi
 fi
 
+# One table drives the options (stub/main.c): every option --jail-help
+# lists is parsed (not "unknown option") and is in jail(1); the generic
+# jail's --NAME VALUE spelling reads the value the table says it takes.
+if c opt-table; then
+	jrun user -- jail --jail-help
+	names=$(grep -o '^  --jail-[a-z-]*' <<<"$OUT" | sed 's/^  --jail-//' | sort -u)
+	bad=
+	[ -n "$names" ] || bad="no option in --jail-help"
+	for n in $names; do
+		[ "$n" = T ] && continue
+		grep -qF -- "\\-\\-jail\\-${n//-/\\-}" "$root/docs/man/jail.1" || bad+=" $n:not-in-jail.1"
+		jrun user -- jail "--jail-$n" true
+		[[ $ERR == *"unknown option"* ]] && bad+=" $n:unknown"
+	done
+	jrun user -- jail --timeout 7 --jail-explain=json true
+	[[ $OUT == *'"timeout":7'* ]] || bad+=" --timeout-7:$(q "${OUT:0:80}")"
+	if [ -z "$bad" ]; then pass opt-table; else fail opt-table "$bad"; fi
+fi
+
 # --- caches: created when missing, owned by the caller -------------------------------------
 
 if c cache-created-user; then

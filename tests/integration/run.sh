@@ -876,6 +876,27 @@ fi
 . "$root/tests/integration/watch.sh"
 # shellcheck source=tests/integration/appear.sh
 . "$root/tests/integration/appear.sh"
+
+# The covering process's writable stage (root/mask.c) is attached beneath
+# the bind that hides it, not left detached (dissolving a detached mount
+# at the coverer's exit waits for an RCU grace period the jail's end
+# waits for): in the jail's mountinfo, a mount of the jail's tmpfs on /usr
+# is the parent of the /usr bind, and /usr is still the host's, read-only.
+# shellcheck disable=SC2016 # expanded inside the jail
+stage_probe='awk '\''$5 == "/usr" { fs[$1] = $(NF - 2); par[$1] = $2 }
+END { for (i in fs) if (fs[i] != "tmpfs" && fs[par[i]] == "tmpfs") ok = 1; print ok ? "beneath" : "none" }'\'' /proc/self/mountinfo
+test -x /usr/bin/env && echo "host usr"
+touch /usr/aj-stage-probe 2>/dev/null && echo "usr writable"; true'
+if c appear-stage-beneath; then
+	IFS=. read -r kmaj kmin _ <<<"$(uname -r)"
+	if [ "$kmaj" -lt 6 ] || { [ "$kmaj" -eq 6 ] && [ "${kmin%%[!0-9]*}" -lt 5 ]; }; then
+		skip appear-stage-beneath "Linux $(uname -r) has no MOVE_MOUNT_BENEATH (6.5): the stage stays detached"
+	else
+		jrun user -- jail-worker sh -c "$stage_probe"
+		expect appear-stage-beneath 0 "beneath
+host usr"
+	fi
+fi
 # shellcheck source=tests/integration/egress.sh
 . "$root/tests/integration/egress.sh"
 # shellcheck source=tests/integration/refusals.sh
@@ -888,6 +909,8 @@ fi
 . "$root/tests/lib/fallback.sh"
 # shellcheck source=tests/integration/public.sh
 . "$root/tests/integration/public.sh"
+# shellcheck source=tests/integration/upstream.sh
+. "$root/tests/integration/upstream.sh"
 # shellcheck source=tests/integration/term.sh
 . "$root/tests/integration/term.sh"
 # shellcheck source=tests/integration/keys.sh
@@ -1004,7 +1027,7 @@ fb_jrun() {
 	shift
 	jrun "$who" -- unshare -Urm sh -c "$fb_cover" sh "$@"
 }
-for n in fallback-explain fallback-layers fallback-none-declared fallback-docker-socket; do
+for n in fallback-explain fallback-layers fallback-none-declared fallback-docker-socket fallback-record-xdg-cache; do
 	c "$n" && ! fb_ready && skip "$n" "$fb_why"
 done
 if c fallback-explain && fb_ready; then
@@ -1015,6 +1038,24 @@ if c fallback-explain && fb_ready; then
 	else
 		fail fallback-explain "exit status $RC; $(q "$(printf '%s\n' "$OUT" | grep -E '^(namespaces|fallback)' | head -3)")"
 	fi
+fi
+# The fallback's record of secrets is kept where the watcher keeps its
+# sockets, in the one order (stub/variant/own.c): with $XDG_CACHE_HOME
+# set and no $XDG_RUNTIME_DIR, in $XDG_CACHE_HOME/aijail, not ~/.cache.
+if c fallback-record-xdg-cache && fb_ready; then
+	xc=$thome/xdg-cache-test
+	rm -rf "$xc" "$thome/.cache/aijail"
+	mkdir -p "$xc"
+	chown "$tuid:$tgid" "$xc"
+	chmod 0700 "$xc"
+	jrun user XDG_CACHE_HOME="$xc" -- unshare -Urm sh -c "$fb_cover" sh "$bin/jail-worker" true
+	got=$(cd "$xc" 2>/dev/null && ls -d aijail/secrets-* 2>/dev/null)
+	if [ "$RC" = 0 ] && [ -n "$got" ] && ! ls "$thome/.cache/aijail"/secrets-* >/dev/null 2>&1; then
+		pass fallback-record-xdg-cache
+	else
+		fail fallback-record-xdg-cache "exit status $RC, in \$XDG_CACHE_HOME: $(q "$got"), in ~/.cache: $(q "$(ls "$thome/.cache/aijail" 2>&1)"); stderr $(q "${ERR:0:200}")"
+	fi
+	rm -rf "$xc"
 fi
 if c fallback-layers && fb_ready; then
 	fbout=/tmp/aj-fallback-out.$$

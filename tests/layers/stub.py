@@ -6,16 +6,19 @@ Usage: tests/layers/stub.py ROOM... -- OBJ...
   OBJ   the stub's objects built for the unit tests, one per file
 
 From the sources' #include lines (the rule is in them, not in nm):
-  - a file in stub/ROOM/ includes no header but its room's own
+  - a room calls only the rooms EDGES names for it (docs/layout.md draws
+    the same graph); its header includes base/base.h and the headers of
+    those rooms, nothing else, so a room sees what it uses and no more;
+  - a file in stub/ROOM/ includes no project header but its room's own
     (ROOM/ROOM.h, or another in ROOM/ shared by some of its files) and the
-    common/ ones: every room header includes the one
-    just below it, so a room sees its own interface and those below, never
-    one above;
-  - a room header includes only the header of the room just below it;
+    common/ ones;
   - the entry points (stub/*.c) include stub.h (policy.c: aj_table.h alone);
   - no "../" in any include between top-level folders;
   - no .c file directly in stub/ but the three entry points.
-From the objects (nm): no cycle between files, so that no room's files call
+From the objects (nm): a call from one room into another follows EDGES; no
+room reads or writes another room's variable (it calls a function of that
+room: only base/'s hooks and the contract's tables are shared); no
+cycle between files, so that no room's files call
 upwards through a function pointer's back door either, none is much over
 700 lines, and every name a file defines for the others begins with the
 file's own name (prefix = file: plan_ in plan.c, wire_ in wire.c), so that
@@ -30,6 +33,24 @@ import subprocess
 import sys
 
 LIMIT = 720  # "about 700"
+
+# Which rooms each room calls (and so includes), lowest first.  base is
+# under every room.  A new edge is a decision: add it here and to
+# docs/layout.md's graph, and keep the order (no room calls one later in
+# ROOMS).
+EDGES = {
+    "base": [],
+    "variant": ["base"],
+    "scan": ["base", "variant"],
+    "confine": ["base", "variant"],
+    "root": ["base", "variant", "scan", "confine"],
+    "notify": ["base", "root"],
+    "egress": ["base", "variant", "confine", "notify"],
+    "term": ["base"],
+    "proc": ["base", "variant", "scan", "confine", "root", "notify", "egress", "term"],
+    "fallback": ["base", "variant", "scan", "confine", "root", "term"],
+    "explain": ["base", "variant", "scan", "confine", "root", "egress", "term", "proc", "fallback"],
+}
 ENTRY = {"main.c", "fallback.c", "policy.c"}
 
 args = sys.argv[1:]
@@ -59,26 +80,34 @@ for path in sorted(glob.glob("stub/*.c")):
             bad("%s includes \"%s\" (an entry point includes stub.h; policy.c the contract alone)" % (path, inc))
 
 for room in rooms:
+    if room not in EDGES:
+        bad("stub/%s/: a room with no line in EDGES (tests/layers/stub.py)" % room)
+        continue
+    for r in EDGES[room]:
+        if rank.get(r, len(rooms)) >= rank[room]:
+            bad("EDGES: %s calls %s, which is not below it in ROOMS" % (room, r))
     own = "%s/%s.h" % (room, room)
-    below = rank[room] - 1
+    want = ["%s/%s.h" % (r, r) for r in EDGES[room]] + (["aj_table.h"] if room == "base" else [])
     for path in sorted(glob.glob("stub/%s/*.[ch]" % room)):
         for inc in includes(path):
             if ".." in inc.split("/"):
                 bad("%s includes \"%s\": no ../ between folders" % (path, inc))
             elif inc.startswith("common/"):
                 continue
-            elif path.endswith("/" + own.split("/")[1]):
-                want = "%s/%s.h" % (rooms[below], rooms[below]) if below >= 0 else None
-                if inc != want and inc != "aj_table.h":
-                    bad("%s includes \"%s\" (a room header includes the one below: %s)" %
-                        (path, inc, want))
-            elif inc != own and inc.split("/")[0] == room and not path.endswith("/" + own.split("/")[1]):
-                continue  # a header of the room's own, for some of its files
-            elif inc != own:
-                r = inc.split("/")[0]
-                where = "above" if rank.get(r, -1) > rank[room] else "not its own"
-                bad("%s includes \"%s\": %s (a room's file includes %s)" %
-                    (path, inc, where, own))
+            elif path == "stub/" + own:
+                if inc not in want:
+                    bad("%s includes \"%s\" (a room header includes base/base.h and the "
+                        "rooms it calls: %s)" % (path, inc, ", ".join(want)))
+            elif inc.split("/")[0] == room:
+                continue  # its room's header, or one shared by some of its files
+            else:
+                bad("%s includes \"%s\": not its room's (a room's file includes %s)" %
+                    (path, inc, own))
+    if os.path.exists("stub/" + own):
+        got = includes("stub/" + own)
+        for w in want:
+            if w not in got:
+                bad("stub/%s does not include \"%s\" (EDGES says %s calls it)" % (own, w, room))
 for path in sorted(glob.glob("stub/*/")):
     r = os.path.basename(os.path.dirname(path))
     if r not in rank:
@@ -100,6 +129,38 @@ for obj in objs:
         elif len(f) == 2 and f[0] == "U":
             uses[mod].add(f[1])
 graph = {m: {defs[u] for u in us if u in defs and defs[u] != m} for m, us in uses.items()}
+
+
+def room_of(mod):
+    p = mod.split("/")
+    return p[1] if p[0] == "stub" and len(p) == 3 else None
+
+
+# Variables: a room's own.  base/'s are the floor's hooks (die_*, rp_json)
+# every room may set; the entry points wire the rooms together.
+data = {}
+for obj in objs:
+    rel = os.path.relpath(obj).split(os.sep)
+    mod = "/".join(rel[rel.index("test") + 1:])[:-2]
+    out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "DBRC":
+            data[f[2]] = mod
+for m, us in sorted(uses.items()):
+    a = room_of(m)
+    for u in sorted(us):
+        b = room_of(data.get(u, ""))
+        if a and b and a != b and b != "base" and not u.startswith("aj_"):
+            bad("%s.c uses %s, a variable of %s/ (%s.c): a room's variables are its own; "
+                "call a function of %s/" % (m, u, b, data[u], b))
+
+for m, callees in sorted(graph.items()):
+    a = room_of(m)
+    for n in sorted(callees):
+        b = room_of(n)
+        if a and b and a != b and b not in EDGES.get(a, ()):
+            bad("%s.c calls into %s.c: %s does not call %s (EDGES)" % (m, n, a, b))
 
 # The contract's own tables (include/aj_table.h declares them, one file
 # of each program defines them): their names are the contract's, aj_.

@@ -1,4 +1,4 @@
-# scan.aj: the policy test_stub_scan.c walks its temporary trees with,
+# scan.aj: the policy tests/unit/scan/test_scan.c walks its temporary trees with,
 # compiled as the shipped ones are (tests/tests.mk).
 policy scantest {
     network none;

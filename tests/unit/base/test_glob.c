@@ -1,6 +1,6 @@
-/* test_stub_glob.c: the stub's glob matcher (stub/base/glob.c), which the environment
+/* test_glob.c: the stub's glob matcher (stub/base/glob.c), which the environment
  * allowlist and device names use, and the reference the compiled mask
- * matcher is checked against (compiler/test_match.c). */
+ * matcher is checked against (tests/unit/compiler/test_match.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

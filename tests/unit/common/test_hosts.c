@@ -1,4 +1,4 @@
-/* test_stub_hosts.c: the hosts of 'network allow' (stub/hosts.c): their
+/* test_hosts.c: the hosts of 'network allow' (common/hosts.c): their
  * one spelling, how a request's host matches a pattern, which addresses a
  * listed name may not lead to, and the host of a registry's URL. */
 #include <setjmp.h>

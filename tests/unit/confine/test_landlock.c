@@ -1,8 +1,8 @@
-/* test_stub_landlock.c: what the ruleset handles on each ABI
+/* test_landlock.c: what the ruleset handles on each ABI
  * (stub/confine/landlock.c), the part that needs no kernel: this machine's Landlock
  * may be older than ABI 9, whose resolve_unix right is checked here as the
  * table builds it.  The kernel-facing half (a rule on a socket's bind) is
- * in test_stub_mount_plan.c. */
+ * in tests/unit/root/test_plan.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

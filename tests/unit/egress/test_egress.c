@@ -1,5 +1,5 @@
-/* test_stub_egress.c: which hosts a run of 'network allow' may reach, and
- * what its tools are told (stub/egress.c): for npm, pip, uv and cargo, a
+/* test_egress.c: which hosts a run of 'network allow' may reach, and
+ * what its tools are told (stub/egress/egress.c): for npm, pip, uv and cargo, a
  * registry in the tool's own configuration (its variables, then its file
  * below a temporary $HOME) replaces the tool's default host or adds one,
  * and a registry only the file names is handed to the tool in its
@@ -100,6 +100,15 @@ void rp_str(const char *key, const char *s)
 void rp_jstr(const char *key, const char *s)
 {
 	(void)key, (void)s;
+}
+/* The upstream (upstream.c, tested in test_upstream.c): none here,
+ * whatever the test's own environment names. */
+void upstream_read(char *const *envp)
+{
+	(void)envp;
+}
+void upstream_explain(void)
+{
 }
 
 /* ---- the runs ------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* test_stub_httphead.c: the header lines of a plain-HTTP request as the
+/* test_httphead.c: the header lines of a plain-HTTP request as the
  * proxy reads them (stub/egress/httphead.c): the body's length it relays, the
  * lines it drops, and the ones it refuses because a lenient host would
  * read another length from them. */

@@ -1,6 +1,6 @@
-/* test_stub_proxy.c: the proxy of 'network allow' (stub/proxy.c), with the
- * run's list (stub/egress.c's egress_allowed), the hosts' rules
- * (stub/hosts.c) and the header rules (stub/httphead.c), driven from
+/* test_proxy.c: the proxy of 'network allow' (stub/egress/proxy.c), with the
+ * run's list (stub/egress/egress.c's egress_allowed), the hosts' rules
+ * (common/hosts.c) and the header rules (stub/egress/httphead.c), driven from
  * outside as the jail drives it: proxy_run() runs in a child of the test
  * with a listener handed over the socket pair as pid 1 hands it, and the
  * test is the jail's client and the origin server.  The resolver is a

@@ -1,5 +1,5 @@
-/* test_stub_resolver.c: the proxy's own resolver (stub/resolver.c), with
- * stub/hosts.c's DNS messages, on the files it reads by their fixed
+/* test_resolver.c: the proxy's own resolver (stub/egress/resolver.c), with
+ * common/hosts.c's DNS messages, on the files it reads by their fixed
  * paths: the test runs in user, network and mount namespaces of its own,
  * where its /etc/hosts and /etc/resolv.conf are bind mounts of the test's
  * files (nothing is mounted on the host) and lo is the only interface.  A

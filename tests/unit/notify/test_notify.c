@@ -1,5 +1,5 @@
-/* test_stub_notify.c: the refused calls told to the parent
- * (stub/notify.c, with stub/verdict.c's reading of the filter): a child
+/* test_notify.c: the refused calls told to the parent
+ * (stub/notify/notify.c, with stub/notify/verdict.c's reading of the filter): a child
  * of the test installs a small filter through notify_filter(), as pid 1
  * does, hands the listener over the socket pair as pid 1 does, and makes
  * calls; the test, as the parent, answers them with notify_answer().  The

@@ -18,6 +18,10 @@
 static const struct aj_policy fake_policy = {.name = "tpol", .progname = "jail-tpol"};
 const struct aj_policy *const aj_the_policy = &fake_policy;
 int reflog_fd = -1;
+int reflog_descriptor(void)
+{
+	return reflog_fd;
+}
 
 static char text[1 << 20];
 

@@ -1,4 +1,4 @@
-/* test_stub_summary.c: the words of the refusal summary (stub/notify/summary.c):
+/* test_summary.c: the words of the refusal summary (stub/notify/summary.c):
  * counts and plurals, names once each, the first RF_SHOWN of them, and
  * nothing at all when nothing was refused. */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
-/* test_stub_limits.c: where the jail's memory and task bounds go
- * (stub/limits.c): a cgroup v2 beside the caller's, at the root, under
+/* test_limits.c: where the jail's memory and task bounds go
+ * (stub/proc/limits.c): a cgroup v2 beside the caller's, at the root, under
  * /unified, a v1 hierarchy, or the rlimits, on fake trees in a temporary
  * directory (limits_paths points the kernel's files there).  Only the
  * file system's magic is faked (statfs, by path), as are uname() and

@@ -1,4 +1,4 @@
-/* test_stub_fence.c: the fence (stub/root/fence.c), on a real directory tree:
+/* test_fence.c: the fence (stub/root/fence.c), on a real directory tree:
  * which entries get a rule of their own, which are left out (the targets,
  * the directories on the way to them, symlinks), and why a project gets
  * no fence.  The plan and the scan's results are tables of this file;
@@ -23,6 +23,10 @@ struct plan_entry plan[AJ_PLAN_MAX];
 unsigned plan_n;
 static struct scan_result result;
 struct scan_result *hits_cur = &result;
+struct scan_result *hits_now(void)
+{
+	return hits_cur;
+}
 
 static jmp_buf died;
 static char death[512];

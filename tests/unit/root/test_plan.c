@@ -1,4 +1,4 @@
-/* test_stub_mount_plan.c: the mount plan's resolution (stub/root/plan.c,
+/* test_plan.c: the mount plan's resolution (stub/root/plan.c,
  * plan_resolve and plan_scratch_dir), with stub/variant/vars.c for the variables
  * and stub/variant/resolve.c for resolve_within.  Everything that would touch the
  * kernel is a fake below; die() returns here through a longjmp. */

@@ -1,4 +1,4 @@
-/* test_stub_gitindex.c: the git index reader (stub/scan/git.c) on indexes
+/* test_git.c: the git index reader (stub/scan/git.c) on indexes
  * built here byte by byte: versions 2, 3 (extended flags) and 4 (prefix
  * compression), SHA-256 ids, and every way an index the jail wrote could
  * lie: each truncation, lengths that contradict the path, a prefix to drop

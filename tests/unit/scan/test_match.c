@@ -1,7 +1,7 @@
-/* test_stub_match.c: the stub's compiled mask matcher (stub/scan/match.c) on
+/* test_match.c: the stub's compiled mask matcher (stub/scan/match.c) on
  * hand-written steps: each form, the quick filters, token programs with
  * escaped bytes, the automaton's hand-over between directories, and names
- * an attacker chose.  The compiler's side is compiler/test_match.c. */
+ * an attacker chose.  The compiler's side is tests/unit/compiler/test_match.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

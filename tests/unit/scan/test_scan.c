@@ -1,5 +1,5 @@
-/* test_stub_scan.c: the one walk of the project (stub/scan.c, with
- * stub/hits.c's table and stub/match.c's matcher) on temporary trees,
+/* test_scan.c: the one walk of the project (stub/scan/scan.c, with
+ * stub/scan/hits.c's table and stub/scan/match.c's matcher) on temporary trees,
  * with the tables the compiler emits for tests/unit/scan.aj: what is
  * masked and denied by name, a directory covered whole and not entered, a
  * pruned one not entered and counted, the depth bound (denied whole, or

@@ -233,7 +233,7 @@ static char *listing(char *buf, size_t size, uint8_t leave_out_why)
 }
 
 /* The hits of the index in use, one line each, sorted. */
-static const char *hits_now(void)
+static const char *hits_listing(void)
 {
 	static char b[1 << 16];
 
@@ -281,7 +281,7 @@ static void follow_and_compare(void)
 	char now[1 << 16];
 
 	assert_int_equal(follow(), SCAN_EV_SOME);
-	strcpy(now, hits_now());
+	strcpy(now, hits_listing());
 	assert_string_equal(now, hits_fresh(SCAN_BY_N));
 }
 
@@ -309,14 +309,14 @@ static void walk_watches_every_dir(void **state)
 	         AJ_PATTERN_MASK, (unsigned long long)ino_of("proj/config/x/prod.yml"),
 	         AJ_PATTERN_DENY, (unsigned long long)ino_of("proj/lib/secrets"), AJ_PATTERN_MASK,
 	         (unsigned long long)ino_of("proj/src/.env"));
-	assert_string_equal(hits_now(), want);
+	assert_string_equal(hits_listing(), want);
 	assert_int_equal(hits_cur->n_pruned, 1);
 	/* proj src docs data lib config config/x: secrets/ is covered and
 	 * node_modules/ pruned, neither read nor watched. */
 	assert_int_equal(scan_dirs(), 7);
 	assert_int_equal(settle_watches, 7);
 	assert_int_equal(follow(), SCAN_EV_NONE);
-	assert_string_equal(hits_now(), hits_fresh(SCAN_BY_N));
+	assert_string_equal(hits_listing(), hits_fresh(SCAN_BY_N));
 }
 
 /* A secret made: its directory's IN_CREATE adds the hit. */
@@ -420,7 +420,7 @@ static void subtree_moved_out(void **state)
 	put("out/config/x/.env");
 	mk("out/config/x/secrets");
 	assert_int_equal(follow(), SCAN_EV_SOME); /* queued by the old watch */
-	assert_string_equal(hits_now(), hits_fresh(SCAN_BY_N));
+	assert_string_equal(hits_listing(), hits_fresh(SCAN_BY_N));
 	assert_int_equal(hits_cur->n, 2);
 }
 
@@ -506,7 +506,7 @@ static void hard_link_to_masked(void **state)
 			linked = true;
 	}
 	assert_true(linked);
-	strcpy(now, hits_now());
+	strcpy(now, hits_listing());
 	assert_string_equal(now, hits_fresh(SCAN_BY_HARDLINK));
 	assert_string_not_equal(now, hits_fresh(SCAN_BY_N));
 	hits_fresh(SCAN_BY_N);
@@ -530,14 +530,14 @@ static void drop_and_redo(void **state)
 
 	(void)state;
 	assert_true(rc > 0 && rs > 0);
-	strcpy(before, hits_now());
+	strcpy(before, hits_listing());
 	scan_drop(0, "config", true);
 	assert_false(has_hit("config/x/prod.yml"));
 	assert_false(scanidx_live((unsigned)rc));
 	assert_int_equal(scanidx_by_ino(cfg), -1);
 	assert_int_equal(scanidx_by_ino(ino_of("proj/config/x")), -1);
 	assert_int_equal(scan_redo(pfd, 0, "config"), 0);
-	assert_string_equal(hits_now(), before);
+	assert_string_equal(hits_listing(), before);
 	assert_true(scanidx_by_ino(cfg) > rc); /* a new record */
 	assert_true(scanidx_by_ino(ino_of("proj/config/x")) > 0);
 	/* A file's hit alone (tree false), redone by re-listing its
@@ -546,10 +546,10 @@ static void drop_and_redo(void **state)
 	assert_false(has_hit("src/.env"));
 	assert_true(scanidx_live((unsigned)rs));
 	assert_int_equal(scan_redo(pfd, (unsigned)rs, NULL), 0);
-	assert_string_equal(hits_now(), before);
+	assert_string_equal(hits_listing(), before);
 	/* Nothing there by that name. */
 	assert_int_equal(scan_redo(pfd, (unsigned)rs, "nothing"), 1);
-	assert_string_equal(hits_now(), before);
+	assert_string_equal(hits_listing(), before);
 	/* A dead record is not redone. */
 	scan_drop(0, "config", true);
 	assert_int_equal(scan_redo(pfd, (unsigned)rc, NULL), 0);
@@ -571,7 +571,7 @@ static void launch_loop(void **state)
 	put("proj/data/.env");
 	assert_int_equal(settle_events(pfd, 0), SCAN_EV_SOME);
 	assert_true(has_hit("data/.env"));
-	assert_string_equal(hits_now(), hits_fresh(SCAN_BY_N));
+	assert_string_equal(hits_listing(), hits_fresh(SCAN_BY_N));
 }
 
 /* A directory moved in that the watch budget cannot watch: the index
@@ -593,7 +593,7 @@ static void lost(void **state)
 	assert_true(settle_watch_begin() >= 0);
 	assert_true(scan_walk(pfd, &variant));
 	assert_false(settle_over_budget);
-	strcpy(now, hits_now());
+	strcpy(now, hits_listing());
 	assert_string_equal(now, hits_fresh(SCAN_BY_N));
 	assert_true(has_hit("pkg/.env"));
 

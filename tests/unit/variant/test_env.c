@@ -1,4 +1,4 @@
-/* test_stub_env.c: the target's environment (stub/variant/env.c, with stub/base/glob.c
+/* test_env.c: the target's environment (stub/variant/env.c, with stub/base/glob.c
  * for the keep patterns and stub/variant/vars.c for the assigned values). */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* test_stub_extra.c: what a run's options add (stub/variant/extra.c): --ro and --rw
+/* test_extra.c: what a run's options add (stub/variant/extra.c): --ro and --rw
  * maps, made absolute and checked (refused roots, symlinks, kinds), and
  * --net and the toggles, against the variant's flags; with stub/variant/resolve.c,
  * stub/variant/vars.c.
