@@ -14,7 +14,7 @@
 ks_cases="keys-unset keys-unreachable keys-placeholder keys-curl keys-basic keys-header-query
 	keys-keepalive keys-python keys-requests keys-git keys-node keys-memory keys-files
 	keys-scrub keys-plain-refused keys-unbound-tunnel keys-unknown-ca keys-wrong-name keys-smuggle
-	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain"
+	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api"
 want_ks=0
 for n in $ks_cases; do c "$n" && want_ks=1; done
 
@@ -69,7 +69,7 @@ EOF
 	chown -R "$tuid:$tgid" "$kt"
 	cat >"$kt/in.sh" <<'EOF'
 set -u
-T=$1 bin=$2 tuid=$3 tgid=$4 thome=$5
+T=$1 bin=$2 tuid=$3 tgid=$4 thome=$5 pydir=$6
 kt=$T/ks
 real=$(cat "$kt/real")
 mount --bind "$kt/hosts" /etc/hosts || exit 3
@@ -216,11 +216,18 @@ jail keys-oversize $ALLOW $BIND -- python3 -c "$RAW" "GET /big HTTP/1.1\\r\\nHos
 jail keys-bad-chunk $ALLOW $BIND -- python3 -c "$RAW" 'POST /chunk HTTP/1.1\r\nHost: api.keys.test\r\nAuthorization: Bearer TOK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n'
 jail keys-no-key-as-before $ALLOW -- sh -c 'printf "%s|%s|" "${SSL_CERT_FILE:-none}" "${TOKEN:-none}"; grep -c "BEGIN CERT" /etc/ssl/certs/ca-certificates.crt'
 grep -c "BEGIN CERT" /etc/ssl/certs/ca-certificates.crt >"$kt/res/bundle-count"
+# aijail.run_sandboxed(..., secrets=...): the package from the tree
+unshare -U --map-user="$tuid" --map-group="$tgid" env -i HOME="$thome" PATH=/usr/local/bin:/usr/bin:/bin \
+	TOKEN="$real" PYTHONPATH="$pydir" AIJAIL_STUB="$bin/jail" timeout -k 5 60 python3 -c 'import aijail
+cp = aijail.run_sandboxed(["sh", "-c", "curl -s -w \" %{http_code}\" -H \"Authorization: Bearer $TOKEN\" https://api.keys.test/pyapi"],
+                          secrets={"TOKEN": ["api.keys.test"]})
+print(cp.returncode, cp.stdout)' >"$kt/res/keys-python-api.out" 2>"$kt/res/keys-python-api.err" </dev/null
+echo $? >"$kt/res/keys-python-api.rc"
 jail keys-explain $ALLOW $BIND --jail-explain=json -- true
 jail keys-explain-text $ALLOW $BIND --jail-explain -- true
 EOF
 	if [ -z "$ks_why" ]; then
-		"${ks_pre[@]}" unshare -Urnm bash "$kt/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" >"$kt/in.log" 2>&1 &
+		"${ks_pre[@]}" unshare -Urnm bash "$kt/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" "$root/python" >"$kt/in.log" 2>&1 &
 		ks_in=$!
 		bgpids+=($ks_in)
 		while kill -0 "$ks_in" 2>/dev/null && [ ! -e "$kt/res/scrub-ready" ]; do sleep 0.05; done
@@ -351,6 +358,7 @@ real-ok 200" /ka1 /ka2 /ka3
 		[ "$conns" = 1 ] || fail keys-keepalive "three requests came on $conns connections, expected one"
 	fi
 	ks_ok keys-python "200" /urllib
+	ks_ok keys-python-api "0 real-ok 200" /pyapi
 	if c keys-requests; then
 		ks_res keys-requests
 		if [ "$OUT" = no-requests ]; then skip keys-requests "Python's requests is not installed"
