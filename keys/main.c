@@ -18,6 +18,7 @@
 #include <stdnoreturn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -386,6 +387,11 @@ int main(void)
 {
 	struct sigaction sa = {.sa_handler = SIG_IGN, .sa_flags = SA_NOCLDWAIT};
 
+	/* Not dumpable before a value is read: a process of the caller's
+	 * uid (a jailed one cannot name this one, being in its own pid
+	 * namespace) may not attach to it or read its memory. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		_exit(125);
 	sigaction(SIGCHLD, &sa, NULL);
 	setup();
 	keys_filter();
