@@ -14,7 +14,7 @@
 ks_cases="keys-unset keys-unreachable keys-placeholder keys-curl keys-basic keys-header-query
 	keys-keepalive keys-python keys-requests keys-git keys-node keys-memory keys-files
 	keys-scrub keys-plain-refused keys-unbound-tunnel keys-unknown-ca keys-wrong-name keys-smuggle
-	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api"
+	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api keys-mcp"
 want_ks=0
 for n in $ks_cases; do c "$n" && want_ks=1; done
 
@@ -223,6 +223,27 @@ cp = aijail.run_sandboxed(["sh", "-c", "curl -s -w \" %{http_code}\" -H \"Author
                           secrets={"TOKEN": ["api.keys.test"]})
 print(cp.returncode, cp.stdout)' >"$kt/res/keys-python-api.out" 2>"$kt/res/keys-python-api.err" </dev/null
 echo $? >"$kt/res/keys-python-api.rc"
+# aijail-mcp --secret TOKEN=api.keys.test: a request names the key
+unshare -U --map-user="$tuid" --map-group="$tgid" env -i HOME="$thome" PATH=/usr/local/bin:/usr/bin:/bin \
+	TOKEN="$real" timeout -k 5 90 python3 -c 'import json, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "--root", ".", "--profile", "jail", "--stub-dir", sys.argv[2],
+                      "--secret", "TOKEN=api.keys.test"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def call(i, method, params):
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+    p.stdin.flush()
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == i:
+            return m
+call(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}})
+p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+cmd = ["sh", "-c", "curl -s -w \" %{http_code}\" -H \"Authorization: Bearer $TOKEN\" https://api.keys.test/mcp"]
+r = call(2, "tools/call", {"name": "run_command", "arguments": {"command": cmd, "secrets": ["TOKEN"]}})
+print(r["result"]["structuredContent"]["stdout"])
+r = call(3, "tools/call", {"name": "run_command", "arguments": {"command": ["true"], "secrets": ["OTHER"]}})
+print(r["result"].get("isError"), "refused, nothing was run: secrets" in r["result"]["content"][0]["text"])' "$bin/aijail-mcp" "$bin" \
+	>"$kt/res/keys-mcp.out" 2>"$kt/res/keys-mcp.err" </dev/null
+echo $? >"$kt/res/keys-mcp.rc"
 jail keys-explain $ALLOW $BIND --jail-explain=json -- true
 jail keys-explain-text $ALLOW $BIND --jail-explain -- true
 EOF
@@ -359,6 +380,8 @@ real-ok 200" /ka1 /ka2 /ka3
 	fi
 	ks_ok keys-python "200" /urllib
 	ks_ok keys-python-api "0 real-ok 200" /pyapi
+	ks_ok keys-mcp "real-ok 200
+True True" /mcp
 	if c keys-requests; then
 		ks_res keys-requests
 		if [ "$OUT" = no-requests ]; then skip keys-requests "Python's requests is not installed"
