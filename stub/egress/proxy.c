@@ -436,6 +436,18 @@ static void answered(struct conn *k, const char *why, bool denied)
 		             : "aijail: the host did not answer");
 		return;
 	}
+	/* A bound host, reached (directly, or through the upstream's
+	 * tunnel): aijail-keys takes both ends (secret.c). */
+	if (k->connect && secret_bound(k->target)) {
+		if (k->up.n || !secret_handoff(k->c, k->u, k->target))
+			tell_refused(k->target, true, "its key's process did not take the connection",
+			             2);
+		else
+			reached_conn(k->target, (struct sockaddr *)&k->to.a[k->next_addr - 1], 0, 0,
+			             k->since_ms);
+		conn_close(k);
+		return;
+	}
 	/* No pipe yet: relay.c takes one when bytes come. */
 	k->state = PX_RELAY;
 	if (k->connect)
@@ -461,20 +473,6 @@ static void connected(struct conn *k)
 		close(k->u);
 		k->u = -1;
 		try_connect(k);
-		return;
-	}
-	/* A bound host: aijail-keys takes both ends (secret.c); not through
-	 * an upstream proxy yet, whose answer would come first. */
-	if (k->connect && secret_bound(k->target)) {
-		if (k->via || k->up.n || !secret_handoff(k->c, k->u, k->target))
-			tell_refused(k->target, true,
-			             k->via ? "a key's host through an upstream proxy"
-			                    : "its key's process did not take the connection",
-			             2);
-		else
-			reached_conn(k->target, (struct sockaddr *)&k->to.a[k->next_addr - 1], 0, 0,
-			             k->since_ms);
-		conn_close(k);
 		return;
 	}
 	k->head_n = 0; /* the head is in k->up: head takes the upstream's answer */

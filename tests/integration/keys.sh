@@ -14,7 +14,7 @@
 ks_cases="keys-unset keys-unreachable keys-placeholder keys-curl keys-basic keys-header-query
 	keys-keepalive keys-python keys-requests keys-git keys-node keys-memory keys-files
 	keys-scrub keys-plain-refused keys-unbound-tunnel keys-unknown-ca keys-wrong-name keys-smuggle
-	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api keys-mcp"
+	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api keys-mcp keys-upstream"
 want_ks=0
 for n in $ks_cases; do c "$n" && want_ks=1; done
 
@@ -223,6 +223,47 @@ cp = aijail.run_sandboxed(["sh", "-c", "curl -s -w \" %{http_code}\" -H \"Author
                           secrets={"TOKEN": ["api.keys.test"]})
 print(cp.returncode, cp.stdout)' >"$kt/res/keys-python-api.out" 2>"$kt/res/keys-python-api.err" </dev/null
 echo $? >"$kt/res/keys-python-api.rc"
+# a corporate proxy upstream (the caller's https_proxy): the bound host is
+# reached through its tunnel, and the key added inside it all the same
+cat >"$kt/upstream.py" <<'PY'
+import socket, sys, threading
+srv = socket.create_server(("127.0.0.1", 0))
+open(sys.argv[2], "w").write(str(srv.getsockname()[1]))
+def pipe(a, b):
+    try:
+        while True:
+            d = a.recv(65536)
+            if not d:
+                break
+            b.sendall(d)
+        b.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+def serve(c):
+    head = b""
+    while b"\r\n\r\n" not in head:
+        d = c.recv(4096)
+        if not d:
+            return
+        head += d
+    line = head.split(b"\r\n")[0].decode()
+    open(sys.argv[1], "a").write(line + "\n")
+    host, port = line.split(" ")[1].rsplit(":", 1)
+    u = socket.create_connection((host, int(port)), 5)
+    c.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+    threading.Thread(target=pipe, args=(u, c)).start()
+    pipe(c, u)
+while True:
+    threading.Thread(target=serve, args=(srv.accept()[0],)).start()
+PY
+python3 "$kt/upstream.py" "$kt/res/upstream.log" "$kt/res/upstream.port" 2>/dev/null &
+srv="$srv $!"
+for _ in $(seq 100); do [ -s "$kt/res/upstream.port" ] && break; sleep 0.05; done
+unshare -U --map-user="$tuid" --map-group="$tgid" env -i HOME="$thome" PATH=/usr/local/bin:/usr/bin:/bin \
+	TOKEN="$real" https_proxy="http://127.0.0.1:$(cat "$kt/res/upstream.port")" timeout -k 5 60 "$bin/jail" \
+	$ALLOW $BIND -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" https://api.keys.test/upstream' - \
+	>"$kt/res/keys-upstream.out" 2>"$kt/res/keys-upstream.err" </dev/null
+echo $? >"$kt/res/keys-upstream.rc"
 # aijail-mcp --secret TOKEN=api.keys.test: a request names the key
 unshare -U --map-user="$tuid" --map-group="$tgid" env -i HOME="$thome" PATH=/usr/local/bin:/usr/bin:/bin \
 	TOKEN="$real" timeout -k 5 90 python3 -c 'import json, subprocess, sys
@@ -380,6 +421,11 @@ real-ok 200" /ka1 /ka2 /ka3
 	fi
 	ks_ok keys-python "200" /urllib
 	ks_ok keys-python-api "0 real-ok 200" /pyapi
+	if c keys-upstream; then
+		ks_ok keys-upstream "real-ok 200" /upstream
+		grep -qx 'CONNECT api.keys.test:443 HTTP/1.1' "$kt/res/upstream.log" 2>/dev/null ||
+			fail keys-upstream "the upstream saw no CONNECT api.keys.test:443: $(q "$(cat "$kt/res/upstream.log" 2>/dev/null)")"
+	fi
 	ks_ok keys-mcp "real-ok 200
 True True" /mcp
 	if c keys-requests; then
