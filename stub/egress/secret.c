@@ -218,6 +218,15 @@ void secret_spawn(bool explain)
 	}
 }
 
+static size_t env_count(char **envp)
+{
+	size_t n = 0;
+
+	while (envp[n])
+		n++;
+	return n;
+}
+
 /* After env_build(): each bound host reachable at all, and the jail's
  * environment (envp, max slots) with the placeholders for the values. */
 void secret_env(const struct aj_variant *v, char **envp, size_t max)
@@ -238,12 +247,12 @@ void secret_env(const struct aj_variant *v, char **envp, size_t max)
 				        : "a key is added by the jail's proxy: the network must be "
 				          "'allow' (--jail-allow-host=HOST) or 'public' "
 				          "(--jail-net=public)");
-		for (char **e = envp; *e; e++)
-			if (!strncmp(*e, binds[i].name, nl) && (*e)[nl] == '=') {
-				for (char **f = e; *f; f++)
-					f[0] = f[1];
-				e--;
-			}
+		for (size_t k = 0; envp[k];)
+			if (!strncmp(envp[k], binds[i].name, nl) && envp[k][nl] == '=')
+				memmove(&envp[k], &envp[k + 1],
+				        (env_count(envp) - k) * sizeof(*envp));
+			else
+				k++;
 		memcpy(env_entry[i], binds[i].name, nl);
 		env_entry[i][nl] = '=';
 		memcpy(env_entry[i] + nl + 1, binds[i].placeholder,
