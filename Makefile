@@ -39,6 +39,7 @@
 #   mk/build.mk     the compiler, the headers, the stubs, the --build runtime
 #   tests/tests.mk  the test programs and suites
 #   mk/tools.mk     aijail-status, aijail-mcp, the Python package's and man pages' checks
+#   mk/keys.mk      aijail-keys (Mbed TLS from Debian's archive) and its fuzz replay
 #   mk/check.mk     make check, and the checks under qemu
 #   mk/dev.mk       bench, fuzz, format, clean
 #   mk/pkg.mk       install, uninstall, deb, dist, wheel
@@ -62,6 +63,7 @@ include mk/deps.mk
 include mk/build.mk
 include tests/tests.mk
 include mk/tools.mk
+include mk/keys.mk
 include mk/check.mk
 include mk/dev.mk
 include mk/pkg.mk

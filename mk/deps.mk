@@ -7,13 +7,16 @@
 # what make check needs besides (cmocka for the unit tests, file, setpriv
 # and useradd for the shell suites, the real workloads' toolchains, which
 # may build native code, Chromium for the browser profile's tests,
-# iptables and iproute2 for its probe of a nested network namespace, and
-# Dask's distributed for aijail.dask's tests);
+# iptables and iproute2 for its probe of a nested network namespace,
+# Dask's distributed for aijail.dask's tests, openssl and Python's requests
+# for --jail-secret's (the test's authority, a client that reads
+# REQUESTS_CA_BUNDLE); curl fetches Mbed TLS for aijail-keys);
 # what make bench compares against.
-DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev
+DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev curl
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates curl \
-	cargo chromium groff-base iptables iproute2 less python3-distributed openssh-client
+	cargo chromium groff-base iptables iproute2 less python3-distributed openssh-client \
+	python3-requests openssl
 DEB_BENCH := hyperfine bubblewrap
 # make check-docker: a Docker engine, and a static shell for its images.
 DEB_DOCKER := docker.io busybox-static debootstrap

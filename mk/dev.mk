@@ -23,8 +23,9 @@ $(B)/tests/fuzz_replay: tests/fuzz/fuzz_compile.c $(COMPILER_SRC) $(B)/grammar/a
 		tests/fuzz/fuzz_compile.c $(filter-out compiler/main.c,$(COMPILER_SRC)) \
 		$(B)/grammar/aj.tab.c $(B)/grammar/aj.lex.c -lseccomp
 
-fuzz-replay: $(B)/tests/fuzz_replay
+fuzz-replay: $(B)/tests/fuzz_replay $(B)/tests/fuzz_keys_replay
 	$(B)/tests/fuzz_replay policies/*.aj tests/policies/bad/*.aj tests/policies/good/*.aj
+	$(B)/tests/fuzz_keys_replay tests/fuzz/keys/*
 
 
 format:

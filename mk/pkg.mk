@@ -12,7 +12,7 @@ I_SHARE  := $(DESTDIR)$(PREFIX)/share/aijail
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(I_LIB)/include $(I_LIB)/stub $(I_SHARE)/policies
-	install -m 0755 $(B)/bin/aijail-compile $(B)/bin/aijail-status $(STUBS) $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(B)/bin/aijail-compile $(B)/bin/aijail-status $(B)/bin/aijail-keys $(STUBS) $(DESTDIR)$(BINDIR)/
 	sed 's|@PYTHONDIR@|$(PYTHONDIR)|' tools/aijail-mcp >$(DESTDIR)$(BINDIR)/aijail-mcp
 	chmod 0755 $(DESTDIR)$(BINDIR)/aijail-mcp
 	install -m 0644 $(RT)/libaijail-stub.a $(RT)/stub.flags $(I_LIB)/
@@ -28,7 +28,7 @@ install: all
 # What install put, and the folders that are aijail's own once empty
 # (Python's __pycache__ beside the package: made by importing it).
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/aijail-compile $(DESTDIR)$(BINDIR)/aijail-status $(DESTDIR)$(BINDIR)/aijail-mcp \
+	rm -f $(DESTDIR)$(BINDIR)/aijail-compile $(DESTDIR)$(BINDIR)/aijail-status $(DESTDIR)$(BINDIR)/aijail-keys $(DESTDIR)$(BINDIR)/aijail-mcp \
 		$(STUBS:$(B)/bin/%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(I_LIB)/libaijail-stub.a $(I_LIB)/stub.flags $(I_LIB)/include/aj_table.h \
 		$(RT_STUB:$(RT)/%=$(I_LIB)/%) $(SHARE_FILES:$(B)/share/aijail/%=$(I_SHARE)/%) $(I_SHARE)/apparmor/aijail

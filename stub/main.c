@@ -95,6 +95,10 @@ static void set_forward(struct opts *o, const char *v, const char *opt)
 {
 	forward_add(v, opt);
 }
+static void set_secret(struct opts *o, const char *v, const char *opt)
+{
+	secret_add(v, opt);
+}
 static void set_publish(struct opts *o, const char *v, const char *opt)
 {
 	publish_add(v, opt);
@@ -158,6 +162,10 @@ static const struct option {
      "the host's 127.0.0.1:PORT (HOST 127.0.0.1 or\n::1) at the jail's own 127.0.0.1:PORT and "
      "[::1]:PORT,\nbeside the policy's 'forward' (at most 8 in all)",
      ARG_NEEDED, set_forward},
+    {"secret", "NAME=HOST[:PORT][,...]",
+     "your variable NAME, which the jail sees as a\nplaceholder; its value is added only to "
+     "https\nrequests to the HOSTs (docs/keys.md)",
+     ARG_NEEDED, set_secret},
     {"publish", "[ADDR:][HOSTPORT:]PORT",
      "the jail's 127.0.0.1:PORT on the host's\nADDR:HOSTPORT (127.0.0.1:PORT unless named; at "
      "most 8)",
@@ -442,6 +450,8 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	}
 	if ((src[n] = forward_start(fd)))
 		n++;
+	if ((src[n] = secret_source()))
+		n++;
 	if ((src[n] = term_start()))
 		n++;
 	src[n++] = notify_start(r->v, fd);
@@ -470,6 +480,7 @@ static noreturn void init_run(struct run *r)
 	mask_stage();
 	TRACE_MARK("mask-stage");
 	plan_build();
+	trust_mount(secret_ca_pem());
 	TRACE_MARK("mounts");
 	ns_limit_late();
 	TRACE_MARK("userns-limit");
@@ -568,7 +579,8 @@ int main(int argc, char **argv)
 	r->v = forward_apply(egress_apply(extra_apply(r)));
 	if (!o.explain)
 		publish_bind(
-		    AJ_NET_PROXIED(r->v->network)); /* a port in use: 125 before anything exists */
+		    AJ_NET_PROXIED(r->v->network)); /* a port in use: 125 before anything */
+	secret_spawn(o.explain);
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
 	TRACE_MARK("args+project");
@@ -594,8 +606,12 @@ int main(int argc, char **argv)
 	r->envp = env_slots;
 	egress_hosts(r->v, r->envp);
 	egress_env(r->v, env_slots, AJ_ENV_MAX);
+	secret_env(r->v, env_slots, AJ_ENV_MAX);
+	trust_env(env_slots, AJ_ENV_MAX);
 	if (run_in_fallback(r))
 		fallback_env(env_slots, AJ_ENV_MAX);
+	if (run_in_fallback(r) && secret_count() && !o.explain)
+		die("bind a key", 0, "the fallback (no namespaces) has no proxy to add it");
 	limits_resolve(r->v);
 	term_setup(o.explain);
 	if (o.explain) {

@@ -43,7 +43,7 @@ TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.
 TEST_STUB_forward_SRC := stub/egress/relay.c stub/egress/publish.c
 TEST_STUB_proxy_SRC := stub/egress/conn.c stub/egress/httphead.c common/hosts.c stub/egress/egress.c stub/base/out.c stub/base/wire.c \
 	stub/egress/tell.c stub/egress/upstream.c \
-	stub/egress/relay.c
+	stub/egress/relay.c stub/egress/secret.c
 TEST_STUB_resolver_SRC := common/hosts.c stub/base/out.c
 TEST_STUB_upstream_SRC := common/hosts.c stub/base/out.c
 # The tools' rows are the compiler's (follow.c), as a followed variant carries them.
@@ -67,6 +67,8 @@ TEST_STUB_scan_SRC := stub/scan/hits.c stub/scan/match.c stub/scan/scanidx.c
 # in the stub's own code against the reference glob.
 TEST_COMPILER_match_SRC := stub/scan/match.c stub/base/glob.c
 TEST_COMPILER_verdict_SRC := stub/notify/verdict.c
+# aijail-keys's request parser (keys/request.c), alone.
+TEST_test_keys_request_SRC := keys/request.c
 # aarch64_nr.c: the numbers from the kernel's generic table, beside libseccomp's.
 TEST_COMPILER_aarch64_SRC := stub/notify/verdict.c tests/unit/compiler/aarch64_nr.c
 

@@ -241,6 +241,23 @@ def _stub_argv(
     return argv
 
 
+def _secret_options(secrets):
+    """--jail-secret (and --jail-allow-host for its hosts) for each key of
+    secrets, a mapping of variable names to a host or a list of hosts."""
+    out = []
+    for name, hosts in (secrets or {}).items():
+        if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
+            raise ValueError("secrets: %r is not a variable's name" % (name,))
+        if isinstance(hosts, str):
+            hosts = [hosts]
+        hosts = list(hosts)
+        if not hosts or not all(isinstance(h, str) and h and "," not in h for h in hosts):
+            raise ValueError("secrets: %s needs one or more hosts, HOST[:PORT] each" % name)
+        out += ["--jail-allow-host=" + h for h in hosts]
+        out.append("--jail-secret=%s=%s" % (name, ",".join(hosts)))
+    return out
+
+
 def run_sandboxed(
     cmd,
     ro_maps=(),
@@ -257,6 +274,7 @@ def run_sandboxed(
     capture_output=True,
     log=None,
     output_cap=OUTPUT_CAP,
+    secrets=None,
 ):
     """Run cmd (a list of arguments) in the jail; a subprocess.CompletedProcess.
 
@@ -286,6 +304,13 @@ def run_sandboxed(
                       the jail can write.  The stub also ends stderr with one
                       line counting the refusals, when anything was refused
     text, capture_output  as for subprocess.run (captured by default)
+    secrets           {"NAME": ["HOST[:PORT]", ...]}: keys the command may use
+                      and never holds (--jail-secret, docs/keys.md).  NAME is
+                      a variable of env; the jail sees a placeholder, and the
+                      stub adds the value only to https requests to the
+                      hosts, which are allowed too (--jail-allow-host: the
+                      network becomes the listed hosts).  Names only, never
+                      values: the value stays in env
     output_cap        the most bytes read of each of stdout and stderr when
                       captured (default OUTPUT_CAP, 64 MiB): past it the jail
                       is stopped and OutputLimitExceeded raised; nothing
@@ -301,6 +326,7 @@ def run_sandboxed(
         cmd = [cmd]
     stub = find_stub(stub)
     extra = ["--jail-log=" + os.fspath(log)] if log is not None else []
+    extra += _secret_options(secrets)
     _check_cap(output_cap)
     rfd, wfd = os.pipe()
     try:

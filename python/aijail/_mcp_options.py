@@ -53,6 +53,12 @@ def _run_input_schema(opts):
                                        "(--jail-allow-host)%s"
                                        % ("" if opts.allow_hosts else "; refused by this server")},
     }
+    if opts.secrets:
+        props["secrets"] = {
+            "type": "array", "items": {"type": "string", "enum": sorted(opts.secrets)},
+            "description": "keys the command may use, by name (--jail-secret): it sees a "
+                           "placeholder, and the server's own value is added only on https "
+                           "requests to the key's hosts (docs/keys.md)"}
     if opts.allow_net:
         props["net"] = {"type": "boolean", "description": "the host's network (--jail-net)"}
     if opts.allow_maps:
@@ -164,6 +170,10 @@ def parse_options(argv, bindir):
                          "every allowed stub has it)")
     ap.add_argument("--allow-hosts", action="store_true",
                     help="agents may pass allow_hosts (--jail-allow-host)")
+    ap.add_argument("--secret", action="append", default=[], metavar="NAME=HOST[:PORT][,...]",
+                    help="a key requests may bind by name (repeatable): this server's "
+                         "variable NAME, added only on https requests to the HOSTs "
+                         "(--jail-secret); a request names keys, never values")
     ap.add_argument("--allow-net", action="store_true",
                     help="agents may ask for the host's network (--jail-net)")
     for t, what in _TOGGLES:
@@ -219,6 +229,15 @@ def parse_options(argv, bindir):
         bad("--default-profile %s is not an allowed profile" % o.default_profile)
     if o.max_timeout <= 0 or o.max_output < 0 or o.max_concurrent < 1:
         bad("--max-timeout, --max-output and --max-concurrent must be positive")
+    o.secrets = {}
+    for spec in o.secret:
+        name, _, hosts = spec.partition("=")
+        hl = hosts.split(",") if hosts else []
+        if not name.isidentifier() or not name.isascii() or not hl or not all(hl):
+            bad("--secret %s: NAME=HOST[:PORT][,HOST[:PORT]...] is needed" % spec)
+        if name not in os.environ:
+            bad("--secret %s: %s is not set in this server's environment" % (spec, name))
+        o.secrets[name] = hl
     o.status_tool = os.path.join(o.stub_dir or bindir, "aijail-status")
     o.modes = {}
     if o.min_mode is None:
@@ -242,7 +261,7 @@ def parse_options(argv, bindir):
     return o
 
 
-_CONFIG_LISTS = ("root", "profile")
+_CONFIG_LISTS = ("root", "profile", "secret")
 _CONFIG_FLAGS = ("allow_hosts", "allow_net", "allow_maps", "allow_docker", "allow_gpu",
                  "allow_display")
 _CONFIG_VALUES = ("default_profile", "min_mode", "max_timeout", "max_output", "max_concurrent")

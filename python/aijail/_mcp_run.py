@@ -170,6 +170,8 @@ def run_command(opts, args, job):
             allowed.add("net")
         if opts.allow_maps:
             allowed |= {"ro_maps", "rw_maps"}
+        if opts.secrets:
+            allowed.add("secrets")
         if k not in allowed:
             rule = {"net": "--allow-net", "ro_maps": "--allow-maps",
                     "rw_maps": "--allow-maps"}.get(k)
@@ -194,6 +196,10 @@ def run_command(opts, args, job):
             raise Refused("allow_hosts is not allowed by this server: rule --allow-hosts (off)")
         if any(not h or "\0" in h for h in hosts):
             raise Refused("allow_hosts: an empty host or one with a NUL byte")
+    keys = args.get("secrets") or []
+    if not _is_str_list(keys) or any(k not in opts.secrets for k in keys):
+        raise Refused("secrets must be an array of the names this server binds (rule "
+                      "--secret: %s)" % (" ".join(sorted(opts.secrets)) or "none"))
     net = args.get("net", False)
     if not isinstance(net, bool):
         raise Refused("net must be a boolean")
@@ -222,12 +228,16 @@ def run_command(opts, args, job):
             argv.append("--jail-mode=" + mode)
         argv += _server_limits(opts, net)
         argv += ["--jail-allow-host=" + h for h in hosts or ()]
+        env = _clean_env(opts.min_mode)
+        for k in dict.fromkeys(keys):
+            argv += ["--jail-allow-host=" + h for h in opts.secrets[k]]
+            argv.append("--jail-secret=%s=%s" % (k, ",".join(opts.secrets[k])))
+            env[k] = os.environ[k]  # the stub's alone: the jail gets a placeholder
         argv += maps
         argv.append("--")
         argv += command
         started = time.monotonic()
-        proc = _start(job, argv, cwd_fd, _clean_env(opts.min_mode),
-                      stdin is not None, (rec_w,))
+        proc = _start(job, argv, cwd_fd, env, stdin is not None, (rec_w,))
         os.close(rec_w)
         rec_w = -1
         if proc is None:

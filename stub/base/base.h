@@ -114,7 +114,7 @@ struct ev_source {
 	unsigned (*fill)(struct pollfd *p, unsigned max);
 	void (*serve)(const struct pollfd *p, unsigned n);
 };
-#define LOOP_SOURCES 5 /* refusals, the proxy, its names, the forwards, the terminal */
+#define LOOP_SOURCES 6 /* refusals, the proxy, its names, the forwards, the keys, the terminal */
 
 /* The kernel's linux_dirent64; musl's struct dirent has the same layout but
  * a fixed-size name, which would mislead about the buffer. */

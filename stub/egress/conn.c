@@ -187,6 +187,7 @@ static void resolve(struct conn *k)
 static void request(struct conn *k, size_t end)
 {
 	char *h = k->head, *sp1, *sp2, *eol;
+	const char *key;
 	size_t at;
 
 	eol = memchr(h, '\r', end);
@@ -270,6 +271,12 @@ static void request(struct conn *k, size_t end)
 	} else {
 		put(&k->up, h + end, k->head_n - end);
 	}
+	if (!k->connect && (key = secret_in_plain(h, end))) {
+		tell_refused("request", k->target, key, 2);
+		reply(k, "403 Forbidden",
+		      "aijail: a key's placeholder goes only over https to its hosts");
+		return;
+	}
 	if (!egress_allowed(k->target)) {
 		tell_refused(k->connect ? "connection" : "request", k->target, "not in the list",
 		             0);
@@ -352,6 +359,18 @@ static void answered(struct conn *k, const char *why, bool denied)
 		reply(k, denied ? "403 Forbidden" : "502 Bad Gateway",
 		      denied ? "aijail: the network's proxy refused this host"
 		             : "aijail: the host did not answer");
+		return;
+	}
+	/* A bound host, reached (directly, or through the upstream's
+	 * tunnel): aijail-keys takes both ends (secret.c). */
+	if (k->connect && secret_bound(k->target)) {
+		if (k->up.n || !secret_handoff(k->c, k->u, k->target))
+			tell_refused("connection", k->target,
+			             "its key's process did not take the connection", 2);
+		else
+			reached_conn(k->target, (struct sockaddr *)&k->to.a[k->next_addr - 1], 0, 0,
+			             k->since_ms);
+		conn_close(k);
 		return;
 	}
 	/* No pipe yet: relay.c takes one when bytes come. */

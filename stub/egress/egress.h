@@ -63,6 +63,22 @@ uint16_t publish_port(unsigned i);
 int publish_socket(void); /* a socket of the jail's network, from pid 1; -1: none */
 void publish_log(unsigned i, uint64_t up, uint64_t down, uint64_t since_ms);
 
+/* secret.c: --jail-secret, keys the jail uses and never holds
+ * (docs/keys.md). */
+void secret_add(const char *value, const char *opt);
+unsigned secret_count(void);
+void secret_spawn(bool explain);
+void secret_env(const struct aj_variant *v, char **envp, size_t max);
+bool secret_bound(const char *target);
+bool secret_handoff(int c, int u, const char *target);
+const char *secret_in_plain(const char *head, size_t n);
+const char *secret_ca_pem(void);
+const struct ev_source *secret_source(void); /* NULL: no key */
+void secret_explain(void);
+
+/* trust.c: the run's authority trusted in the jail, only with a key. */
+void trust_env(char **envp, size_t max);
+
 #define PX_ADDRS 8
 
 /* A target's addresses, in the order they are tried. */

@@ -58,9 +58,10 @@ void net_explain(const struct run *r)
 	} else {
 		rp_jstr("option", NULL);
 	}
-	if (AJ_NET_PROXIED(v->network))
+	if (AJ_NET_PROXIED(v->network)) {
 		egress_explain();
-	else
+		secret_explain();
+	} else
 		rp_jstr("hosts", NULL);
 	forward_explain();
 	rp_close();

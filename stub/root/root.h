@@ -93,4 +93,8 @@ void reflog_open(const char *path, const char *opt);
 bool reflog_named(void);
 void reflog_guard(int fd, const char *path);
 
+/* trust.c: pid 1, after plan_build(): with pem (the run's authority,
+ * egress/secret.c), the jail's bundles covered by the system's plus it. */
+void trust_mount(const char *pem);
+
 #endif

@@ -13,3 +13,7 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE \
 	$(ls compiler/*.c common/*.c | grep -v "^compiler/main\.c$") build/grammar/aj.tab.c build/grammar/aj.lex.c \
 	-lseccomp
 echo "built $out/fuzz_compile; run: $out/fuzz_compile -max_total_time=60 $out/corpus"
+# aijail-keys's request parser: build/fuzz/fuzz_keys_request tests/fuzz/keys
+clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -I. \
+	-o "$out/fuzz_keys_request" tests/fuzz/fuzz_keys_request.c keys/request.c
+echo "built $out/fuzz_keys_request; run: $out/fuzz_keys_request -max_total_time=60 tests/fuzz/keys"

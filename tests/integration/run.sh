@@ -913,6 +913,8 @@ fi
 . "$root/tests/integration/upstream.sh"
 # shellcheck source=tests/integration/term.sh
 . "$root/tests/integration/term.sh"
+# shellcheck source=tests/integration/keys.sh
+. "$root/tests/integration/keys.sh"
 
 # --- the compiler ---------------------------------------------------------------------
 

@@ -1,0 +1,26 @@
+/* keys.h: what a stub's parent sends aijail-keys (keys/main.c) when
+ * --jail-secret binds keys (stub/egress/secret.c): the one contract
+ * between the two programs, built from the same tree. */
+#ifndef AJ_KEYS_WIRE_H
+#define AJ_KEYS_WIRE_H
+
+#define KEYS_MAX       8    /* keys of one run */
+#define KEYS_HOSTS     8    /* hosts of one key */
+#define KEYS_NAME_MAX  64   /* a variable's name */
+#define KEYS_VALUE_MAX 4096 /* a key's value */
+#define KEYS_HOST_MAX  262  /* HOST:PORT */
+/* "aijail-secret-" NAME "-" and 32 hex digits (128 random bits). */
+#define KEYS_PH_RAND  32
+#define KEYS_PH_MAX   (14 + KEYS_NAME_MAX + 1 + KEYS_PH_RAND + 1)
+#define KEYS_HEAD_MAX 16384 /* a request's head, as the jail sent it */
+#define KEYS_OUT_MAX  (KEYS_HEAD_MAX * 2 + 4 * KEYS_VALUE_MAX)
+
+struct keys_bind {
+	char name[KEYS_NAME_MAX];
+	char value[KEYS_VALUE_MAX];
+	char placeholder[KEYS_PH_MAX];
+	unsigned n_hosts;
+	char hosts[KEYS_HOSTS][KEYS_HOST_MAX]; /* HOST:PORT, as hosts_normal() writes it */
+};
+
+#endif

@@ -1,0 +1,39 @@
+# mk/keys.mk: aijail-keys, the process that adds a bound key (docs/keys.md),
+# and its request parser's fuzz replay.
+
+# Mbed TLS as Debian ships it (the orig tarball of bookworm's source
+# package, checked against its .dsc's SHA-256), built with musl into
+# $(B)/third; only aijail-keys links it, never a stub.
+MBEDTLS_VER := 2.28.3
+MBEDTLS_SHA := 3b4953aa55a681e084d31892d9904cc5328d6b4958ea57b90ae4b4f94ae69a8d
+MBEDTLS_URL ?= http://deb.debian.org/debian/pool/main/m/mbedtls/mbedtls_$(MBEDTLS_VER).orig.tar.gz
+MBED        := $(B)/third/mbedtls
+MBED_LIBS   := $(MBED)/library/libmbedtls.a $(MBED)/library/libmbedx509.a $(MBED)/library/libmbedcrypto.a
+KEYS_SRC    := keys/main.c keys/request.c keys/filter.c
+
+$(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz:
+	@mkdir -p $(dir $@)
+	curl -fsSL -o $@.tmp $(MBEDTLS_URL)
+	echo '$(MBEDTLS_SHA)  $@.tmp' | sha256sum -c --quiet
+	mv $@.tmp $@
+
+$(MBED_LIBS) &: $(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz keys/mbedtls_user.h
+	rm -rf $(MBED) && mkdir -p $(MBED)
+	tar -xzf $< -C $(MBED) --strip-components=1
+	$(MAKE) -C $(MBED)/library CC=$(MUSLCC) AR=ar \
+		CFLAGS='-Os -ffunction-sections -fdata-sections -DMBEDTLS_USER_CONFIG_FILE=\"$(abspath keys/mbedtls_user.h)\"' \
+		libmbedtls.a libmbedx509.a libmbedcrypto.a
+
+$(B)/bin/aijail-keys: $(KEYS_SRC) keys/keys.h $(MBED_LIBS) $(B)/kh/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -I. -I$(MBED)/include -isystem $(B)/kh \
+		-DMBEDTLS_USER_CONFIG_FILE='"$(abspath keys/mbedtls_user.h)"' \
+		-ffunction-sections -fdata-sections -static -s -Wl,--gc-sections -o $@ $(KEYS_SRC) $(MBED_LIBS)
+
+all: $(B)/bin/aijail-keys
+
+# aijail-keys's request parser, the same way (tests/fuzz/fuzz_keys_request.c).
+$(B)/tests/fuzz_keys_replay: tests/fuzz/fuzz_keys_request.c keys/request.c keys/keys.h common/keys.h
+	@mkdir -p $(dir $@)
+	$(CC) -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -DAJ_FUZZ_MAIN \
+		-std=gnu11 -D_GNU_SOURCE $(WARN) -I. -o $@ tests/fuzz/fuzz_keys_request.c keys/request.c
