@@ -75,7 +75,9 @@ if [ "$as_root" -eq 1 ]; then
 	mkdir -p "$u/in/bin"
 	cp -r "$root/python" "$u/in/python"
 	cp "$root/python/README.md" "$root/LICENSE" "$root/tools/wheel.py" "$u/in/"
-	for b in jail jail-python jail-npm jail-pip jail-uv jail-cargo jail-browser jail-worker aijail-status; do
+	# The programs make put in the wheel, by its own list (the stubs of
+	# every shipped policy, aijail-status): none may be left out here.
+	for b in $("$py" -m zipfile -l "$whl" | awk '$1 ~ /\.data\/scripts\// { sub(/.*\//, "", $1); print $1 }'); do
 		cp "$root/build/bin/$b" "$u/in/bin/"
 	done
 	chown -R "$tuid:$tgid" "$u"
