@@ -235,22 +235,14 @@ void ns_notify_send(int fd, int err)
 	parent_sock = -1;
 }
 
+/* The fallback's child: the scan as pid 1 receives it (root/build.c),
+ * with the bounds, and the line on what was denied unchecked. */
 void ns_scan_receive(void)
 {
 	int fds[LIMIT_N];
-	int n = wire_recv(parent_sock, WIRE_SCAN, hits_now(), offsetof(struct scan_result, hits),
-	                  fds, LIMIT_N);
+	unsigned n = build_receive(parent_sock, &limits_how, sizeof(limits_how), fds, LIMIT_N);
 
-	if (n < 0)
-		_exit(AJ_EXIT_SETUP); /* the parent has said why */
-	if (hits_now()->n > AJ_SCAN_MAX || hits_now()->used > AJ_SCAN_ARENA)
-		die("receive the scan", EPROTO, NULL);
-	if (!wire_read(parent_sock, hits_now()->hits,
-	               hits_now()->n * sizeof(hits_now()->hits[0])) ||
-	    !wire_read(parent_sock, hits_now()->arena, hits_now()->used) ||
-	    !wire_read(parent_sock, &limits_how, sizeof(limits_how)))
-		_exit(AJ_EXIT_SETUP);
-	limits_joined(fds, (unsigned)n);
+	limits_joined(fds, n);
 	mask_tell_unchecked();
 }
 
@@ -264,7 +256,10 @@ static void loopback_up(void)
 	close(s);
 }
 
-void ns_init_prepare(const struct aj_variant *v)
+/* pid 1's first step in its namespaces: the host name, the loopback
+ * the listeners bind to (main.c starts them next); returns pid 1's end
+ * of the socket to the parent. */
+int ns_init_prepare(const struct aj_variant *v)
 {
 	const char *h = v->hostname; /* never NULL: the compiler has a default */
 
@@ -273,9 +268,5 @@ void ns_init_prepare(const struct aj_variant *v)
 	/* 'network none' with a forward: a loopback with its ports only. */
 	if (v->network == AJ_NET_LOOPBACK || AJ_NET_PROXIED(v->network) || forward_count())
 		loopback_up();
-	if (AJ_NET_PROXIED(v->network)) {
-		proxy_listen(parent_sock);
-		names_listen(parent_sock);
-	}
-	forward_listen(parent_sock);
+	return parent_sock;
 }

@@ -24,7 +24,7 @@ void ns_scan_receive(void);
 int ns_parent_sock(const struct aj_variant *v);
 void ns_notify_send(int fd, int err);
 
-void ns_init_prepare(const struct aj_variant *v);
+int ns_init_prepare(const struct aj_variant *v);
 
 /* privs.c: keep and keep2 stay open (-1: none) */
 void privs_fds_close(int keep, int keep2, int keep3);
