@@ -55,7 +55,7 @@ static noreturn void fallback_child(struct run *r)
 	 * init, and die with the target's process group at the end. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		die("become the jail's reaper", errno, NULL);
-	privs_rlimits_apply(r->v);
+	limits_rlimits(r->v);
 	limits_apply();
 	/* Without CAP_SYS_ADMIN, Landlock wants it first. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))

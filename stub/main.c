@@ -469,7 +469,7 @@ static noreturn void init_run(struct run *r)
 	int fds[LIMIT_N];
 	struct build_hand h = {.tail = &limits_how, .len = sizeof(limits_how), .fds = fds,
 	                       .max_fds = LIMIT_N, .pem = secret_ca_pem()};
-	int ruleset;
+	int ruleset, keep_status, keep_publish;
 
 	TRACE_WHO("init");
 	TRACE_MARK("running");
@@ -478,34 +478,28 @@ static noreturn void init_run(struct run *r)
 	TRACE_MARK("hostname+lo");
 	mode_seal(r);
 	TRACE_MARK("seal");
-	/* The listeners, in the jail's network namespace and before the
-	 * pivot (names.c reads the host's resolv.conf): the parent starts
+	/* The proxy's listeners, in the jail's network namespace and before
+	 * the pivot (names.c reads the host's resolv.conf): the parent starts
 	 * them while pid 1 builds the root. */
 	if (AJ_NET_PROXIED(r->v->network)) {
 		proxy_listen(h.sock);
 		names_listen(h.sock);
 	}
-	forward_listen(h.sock);
 	build_root(r, &h);
 	supervise_helper = h.appear;
-	limits_joined(fds, h.n_fds);
-	ns_limit_late();
-	TRACE_MARK("userns-limit");
-	privs_rlimits_apply(r->v);
-	limits_apply();
-	TRACE_MARK("rlimits");
-	if ((ruleset = landlock_create(r->v)) >= 0) {
-		plan_landlock(ruleset, fence_apply(ruleset, r->v));
+	limits_take(r->v, fds, h.n_fds);
+	ruleset = landlock_create(r->v);
+	if (ruleset >= 0)
+		fence_apply(ruleset, r->v);
+	/* The forwards' listeners bind no path: here, beside their rule. */
+	forward_listen(h.sock);
+	if (ruleset >= 0)
 		forward_landlock(ruleset);
-		landlock_enforce(ruleset);
-	}
-	TRACE_MARK("landlock");
+	keep_status = status_keep();
+	keep_publish = publish_keep();
 	/* pid 1's socket is kept while a listener is to be handed over
 	 * (ns_notify_send). */
-	privs_fds_close(r->v->n_refused ? h.sock : -1, status_keep(), publish_keep());
-	publish_arm();
-	privs_drop();
-	TRACE_MARK("privs");
+	privs_confine(ruleset, r->v->n_refused ? h.sock : -1, keep_status, keep_publish);
 	seccomp_install(r->v);
 	TRACE_MARK("seccomp");
 	TRACE_FLUSH();

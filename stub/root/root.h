@@ -70,7 +70,8 @@ void appear_explain(const struct aj_variant *v, bool fallback);
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the
  * mount that reaches it, or NULL); fence_count() how many rules it takes;
- * fence_apply() adds them and returns the entry it replaced (NULL: none). */
+ * fence_apply() adds them, then every mount's own (plan_landlock), and
+ * returns the entry it replaced (NULL: none). */
 const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why,
                                     const char **where);
 unsigned fence_count(const struct plan_entry *e);
