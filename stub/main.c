@@ -467,8 +467,11 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 static noreturn void init_run(struct run *r)
 {
 	int fds[LIMIT_N];
-	struct build_hand h = {.tail = &limits_how, .len = sizeof(limits_how), .fds = fds,
-	                       .max_fds = LIMIT_N, .pem = secret_ca_pem()};
+	struct build_hand h = {.tail = &limits_how,
+	                       .len = sizeof(limits_how),
+	                       .fds = fds,
+	                       .max_fds = LIMIT_N,
+	                       .pem = secret_ca_pem()};
 	int ruleset, keep_status, keep_publish;
 
 	TRACE_WHO("init");

@@ -13,8 +13,9 @@
  *                     new one), pivots into the new root's tmpfs, opens the
  *                     covers' stage (mask.c) and walks the table with one
  *                     switch, attaching everything below the new root;
- *  plan_landlock      (pid 1, the root finished) gives each mount it made
- *                     the Landlock rights the compiler gave it.
+ *  plan_landlock      (pid 1, the root finished, from fence_apply) gives
+ *                     each mount it made the Landlock rights the compiler
+ *                     gave it.
  *
  * Where Landlock is enforced, the scratch entries (AJ_MOUNT_SCRATCH: /tmp,
  * /run, /var/tmp, $HOME) and /dev become directories of the new root's own

@@ -49,8 +49,8 @@ unsigned dev_match(const char *prefix, const char *path, bool bind);
 /* mask.c: the covers. */
 void mask_apply(const char *project, const struct aj_variant *v, const struct plan_made *made);
 bool mask_appearing(const struct aj_variant *v); /* appear.c's covers wanted */
-const char *mask_cover_note(unsigned hit); /* NULL, "stand-in" or "absent" */
-void mask_tell_unchecked(void);            /* one line on stderr: what was denied unchecked */
+const char *mask_cover_note(unsigned hit);       /* NULL, "stand-in" or "absent" */
+void mask_tell_unchecked(void);                  /* one line on stderr: what was denied unchecked */
 /* The stage kept for appear.c by mask_apply, adopted by the watching
  * process; mask_cover_new() returns move_mount's errno. */
 bool mask_stage_kept(void);
