@@ -30,35 +30,32 @@ static void fallback_privs(void)
 	privs_caps_clear(-1);
 }
 
-noreturn void fallback_run(struct run *r)
+/* The caller stays the parent: the scan, handed to the child, then the
+ * one loop. */
+static noreturn void fallback_parent(struct run *r, pid_t pid, int fd)
 {
-	pid_t pid;
-	int fd;
+	die_reap = pid;
+	limits_place(pid);
+	record_load(r, true);
+	settle_project(".", r->v);
+	record_save();
+	ns_scan_send(fd);
+	const struct ev_source *src[] = {notify_start(r->v, fd), term_start()};
 
-	supervise_block();
-	/* The launcher is empty (ns_enter says why); here the child and
-	 * the target are of the same user in the same pid namespace. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
-		die("make the supervisor undumpable", errno, NULL);
-	pid = ns_clone(SIGCHLD, &fd);
-	if (pid) {
-		die_reap = pid;
-		limits_place(pid);
-		record_load(r, true);
-		settle_project(".", r->v);
-		record_save();
-		ns_scan_send(fd);
-		const struct ev_source *src[] = {notify_start(r->v, fd), term_start()};
+	supervise_parent(pid, src, src[1] ? 2 : 1);
+}
 
-		supervise_parent(pid, src, src[1] ? 2 : 1);
-	}
+/* The child, in the caller's namespaces: the bounds, Landlock, the
+ * privileges dropped, the filters; then it supervises the target. */
+static noreturn void fallback_child(struct run *r)
+{
 	term_child();
 	ns_scan_receive();
 	/* Orphans of the target come to the supervisor, not the host's
 	 * init, and die with the target's process group at the end. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		die("become the jail's reaper", errno, NULL);
-	privs_rlimits_apply(r->v);
+	limits_rlimits(r->v);
 	limits_apply();
 	/* Without CAP_SYS_ADMIN, Landlock wants it first. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
@@ -72,4 +69,20 @@ noreturn void fallback_run(struct run *r)
 	fallback_unix_only(r->v);
 	seccomp_install(r->v);
 	supervise_init(r);
+}
+
+noreturn void fallback_run(struct run *r)
+{
+	pid_t pid;
+	int fd;
+
+	supervise_block();
+	/* The launcher is empty (ns_enter says why); here the child and
+	 * the target are of the same user in the same pid namespace. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		die("make the supervisor undumpable", errno, NULL);
+	pid = ns_clone(SIGCHLD, &fd);
+	if (pid)
+		fallback_parent(r, pid, fd);
+	fallback_child(r);
 }

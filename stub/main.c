@@ -460,55 +460,49 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	supervise_parent(pid, src, n);
 }
 
-/* pid 1, in the new namespaces: the root, the covers, the bounds, Landlock,
- * the privileges dropped, the filters; then it supervises the target. */
+/* pid 1, in the new namespaces: its listeners, the root (root/build.c),
+ * the bounds, Landlock, the privileges dropped, the filters; then it
+ * supervises the target.  Each file is visited once, in this order
+ * (docs/layout.md, "The processes of a launch"). */
 static noreturn void init_run(struct run *r)
 {
-	int ruleset;
+	int fds[LIMIT_N];
+	struct build_hand h = {.tail = &limits_how,
+	                       .len = sizeof(limits_how),
+	                       .fds = fds,
+	                       .max_fds = LIMIT_N,
+	                       .pem = secret_ca_pem()};
+	int ruleset, keep_status, keep_publish;
 
 	TRACE_WHO("init");
 	TRACE_MARK("running");
 	term_child();
-	ns_init_prepare(r->v);
+	h.sock = ns_init_prepare(r->v);
 	TRACE_MARK("hostname+lo");
 	mode_seal(r);
 	TRACE_MARK("seal");
-	plan_open_sources();
-	TRACE_MARK("open-sources");
-	plan_build_root();
-	TRACE_MARK("root-tmpfs");
-	mask_stage();
-	TRACE_MARK("mask-stage");
-	plan_build();
-	trust_mount(secret_ca_pem());
-	TRACE_MARK("mounts");
-	ns_limit_late();
-	TRACE_MARK("userns-limit");
-	ns_scan_receive();
-	TRACE_MARK("scan-wait");
-	if (appear_wanted(r->v))
-		mask_keep_stage();
-	mask_apply(r->project, r->v);
-	TRACE_MARK("sockets-cover");
-	plan_finish(r->project);
-	TRACE_MARK("pivot");
-	/* Before pid 1 confines itself: covering needs the mount calls that
-	 * Landlock and the filter take away (root/appear.c). */
-	supervise_helper = appear_start(r->v);
-	TRACE_MARK("appear");
-	privs_rlimits_apply(r->v);
-	limits_apply();
-	TRACE_MARK("rlimits");
-	if ((ruleset = landlock_create(r->v)) >= 0) {
-		plan_landlock(ruleset, fence_apply(ruleset, r->v));
-		forward_landlock(ruleset);
-		landlock_enforce(ruleset);
+	/* The proxy's listeners, in the jail's network namespace and before
+	 * the pivot (names.c reads the host's resolv.conf): the parent starts
+	 * them while pid 1 builds the root. */
+	if (AJ_NET_PROXIED(r->v->network)) {
+		proxy_listen(h.sock);
+		names_listen(h.sock);
 	}
-	TRACE_MARK("landlock");
-	privs_fds_close(ns_parent_sock(r->v), status_keep(), publish_keep());
-	publish_arm();
-	privs_drop();
-	TRACE_MARK("privs");
+	build_root(r, &h);
+	supervise_helper = h.appear;
+	limits_take(r->v, fds, h.n_fds);
+	ruleset = landlock_create(r->v);
+	if (ruleset >= 0)
+		fence_apply(ruleset, r->v);
+	/* The forwards' listeners bind no path: here, beside their rule. */
+	forward_listen(h.sock);
+	if (ruleset >= 0)
+		forward_landlock(ruleset);
+	keep_status = status_keep();
+	keep_publish = publish_keep();
+	/* pid 1's socket is kept while a listener is to be handed over
+	 * (ns_notify_send). */
+	privs_confine(ruleset, r->v->n_refused ? h.sock : -1, keep_status, keep_publish);
 	seccomp_install(r->v);
 	TRACE_MARK("seccomp");
 	TRACE_FLUSH();

@@ -464,3 +464,88 @@ void limits_apply(void)
 	if (t->value && limits_nproc_here())
 		privs_rlimit_tighten(RLIMIT_NPROC, t->value);
 }
+
+/* A user namespace cannot raise a hard limit above the host's (that needs
+ * CAP_SYS_RESOURCE in the initial namespace), so a limit the host already
+ * keeps lower is kept as the host has it: the policy can only tighten. */
+void limits_rlimits(const struct aj_variant *v)
+{
+	for (unsigned i = 0; i < v->n_rlimits; i++) {
+		const struct aj_rlimit *r = &v->rlimits[i];
+		struct rlimit rl = {.rlim_cur = r->soft, .rlim_max = r->hard};
+		struct rlimit cur;
+
+		/* prlimit, not setrlimit: musl's setrlimit synchronises
+		 * threads we do not have, and brings their machinery along. */
+		if (!syscall(SYS_prlimit64, 0, r->resource, &rl, &cur))
+			continue;
+		if (errno != EPERM || syscall(SYS_prlimit64, 0, r->resource, NULL, &cur))
+			die("set a resource limit", errno, NULL);
+		if (rl.rlim_max > cur.rlim_max)
+			rl.rlim_max = cur.rlim_max;
+		if (rl.rlim_cur > rl.rlim_max)
+			rl.rlim_cur = rl.rlim_max;
+		if (syscall(SYS_prlimit64, 0, r->resource, &rl, NULL))
+			die("set a resource limit", errno, NULL);
+	}
+}
+
+/* The jail's user.max_user_namespaces, in its own user namespace (the
+ * value is per namespace, whichever procfs it is written through). */
+static const char max_userns[] = "/proc/sys/user/max_user_namespaces";
+static char userns_max[AJ_DEC_MAX + 1];
+static size_t userns_len;
+
+static int write_limit(void)
+{
+	int fd = openat(AT_FDCWD, max_userns, O_WRONLY | O_CLOEXEC);
+	int ok = fd >= 0 && write(fd, userns_max, userns_len) == (ssize_t)userns_len;
+	int e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : e;
+}
+
+/* The caller, in its new user namespace (ns_enter): where the host's
+ * /proc/sys is read-only (a container runtime covers it), the write is
+ * left to pid 1, through the jail's own procfs (userns_late). */
+void limits_userns(const struct aj_variant *v)
+{
+	int e;
+
+	userns_len = out_fmt_u(userns_max, v->userns);
+	userns_max[userns_len++] = '\n';
+	e = write_limit();
+	if (!e)
+		userns_len = 0;
+	else if (e != EROFS && e != EACCES)
+		diep("limit the nested user namespaces through", max_userns, e, NULL);
+}
+
+/* pid 1, its own /proc mounted: the write left to it, or the jail does
+ * not start. */
+static void userns_late(void)
+{
+	int e;
+
+	if (!userns_len || !(e = write_limit())) {
+		userns_len = 0;
+		return;
+	}
+	diep("limit the nested user namespaces through", max_userns, e,
+	     "the host's /proc/sys is read-only and the policy mounts no writable /proc");
+}
+
+/* pid 1's bounds, in one call, the root built: the cgroups' fds that came
+ * with the scan (n of them), the nested user namespaces, the policy's
+ * rlimits, then the cgroups joined or the rlimits that stand for them. */
+void limits_take(const struct aj_variant *v, const int *fds, unsigned n)
+{
+	limits_joined(fds, n);
+	userns_late();
+	TRACE_MARK("userns-limit");
+	limits_rlimits(v);
+	limits_apply();
+	TRACE_MARK("rlimits");
+}

@@ -31,38 +31,6 @@ static void write_file(const char *path, const char *s, size_t n)
 	close(fd);
 }
 
-/* The jail's user.max_user_namespaces, in its own user namespace (the
- * value is per namespace, whichever procfs it is written through). */
-static const char max_userns[] = "/proc/sys/user/max_user_namespaces";
-static char userns_max[AJ_DEC_MAX + 1];
-static size_t userns_len;
-
-static int write_limit(void)
-{
-	int fd = openat(AT_FDCWD, max_userns, O_WRONLY | O_CLOEXEC);
-	int ok = fd >= 0 && write(fd, userns_max, userns_len) == (ssize_t)userns_len;
-	int e = errno;
-
-	if (fd >= 0)
-		close(fd);
-	return ok ? 0 : e;
-}
-
-/* pid 1, once its own /proc is mounted: where the host's /proc/sys is
- * read-only (a container runtime covers it), the limit is written
- * through the jail's procfs instead, or the jail does not start. */
-void ns_limit_late(void)
-{
-	int e;
-
-	if (!userns_len || !(e = write_limit())) {
-		userns_len = 0;
-		return;
-	}
-	diep("limit the nested user namespaces through", max_userns, e,
-	     "the host's /proc/sys is read-only and the policy mounts no writable /proc");
-}
-
 /* "ID ID 1\n": the caller keeps its own ids, root included. */
 static void write_map(const char *path, unsigned long id)
 {
@@ -80,7 +48,6 @@ static void write_map(const char *path, unsigned long id)
 /* Returns 0, or the errno of a failed unshare (nothing changed then). */
 int ns_enter(const struct aj_variant *v)
 {
-	int e;
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 
@@ -94,13 +61,7 @@ int ns_enter(const struct aj_variant *v)
 	 * (a browser's sandbox).  The value is this namespace's own, written
 	 * while we hold its capabilities; the jail's processes do not, so
 	 * they cannot raise it, and a namespace below cannot exceed it. */
-	userns_len = out_fmt_u(userns_max, v->userns);
-	userns_max[userns_len++] = '\n';
-	e = write_limit();
-	if (!e)
-		userns_len = 0;
-	else if (e != EROFS && e != EACCES)
-		diep("limit the nested user namespaces through", max_userns, e, NULL);
+	limits_userns(v);
 	/* The launcher is empty: neither this process nor pid 1 (which
 	 * inherits it) is dumpable, so no process of the jail, though of the
 	 * same uid, reads our memory, environment, fds or maps through /proc
@@ -235,22 +196,14 @@ void ns_notify_send(int fd, int err)
 	parent_sock = -1;
 }
 
+/* The fallback's child: the scan as pid 1 receives it (root/build.c),
+ * with the bounds, and the line on what was denied unchecked. */
 void ns_scan_receive(void)
 {
 	int fds[LIMIT_N];
-	int n = wire_recv(parent_sock, WIRE_SCAN, hits_now(), offsetof(struct scan_result, hits),
-	                  fds, LIMIT_N);
+	unsigned n = build_receive(parent_sock, &limits_how, sizeof(limits_how), fds, LIMIT_N);
 
-	if (n < 0)
-		_exit(AJ_EXIT_SETUP); /* the parent has said why */
-	if (hits_now()->n > AJ_SCAN_MAX || hits_now()->used > AJ_SCAN_ARENA)
-		die("receive the scan", EPROTO, NULL);
-	if (!wire_read(parent_sock, hits_now()->hits,
-	               hits_now()->n * sizeof(hits_now()->hits[0])) ||
-	    !wire_read(parent_sock, hits_now()->arena, hits_now()->used) ||
-	    !wire_read(parent_sock, &limits_how, sizeof(limits_how)))
-		_exit(AJ_EXIT_SETUP);
-	limits_joined(fds, (unsigned)n);
+	limits_joined(fds, n);
 	mask_tell_unchecked();
 }
 
@@ -264,7 +217,10 @@ static void loopback_up(void)
 	close(s);
 }
 
-void ns_init_prepare(const struct aj_variant *v)
+/* pid 1's first step in its namespaces: the host name, the loopback
+ * the listeners bind to (main.c's init_run starts them); returns pid 1's
+ * end of the socket to the parent. */
+int ns_init_prepare(const struct aj_variant *v)
 {
 	const char *h = v->hostname; /* never NULL: the compiler has a default */
 
@@ -273,9 +229,5 @@ void ns_init_prepare(const struct aj_variant *v)
 	/* 'network none' with a forward: a loopback with its ports only. */
 	if (v->network == AJ_NET_LOOPBACK || AJ_NET_PROXIED(v->network) || forward_count())
 		loopback_up();
-	if (AJ_NET_PROXIED(v->network)) {
-		proxy_listen(parent_sock);
-		names_listen(parent_sock);
-	}
-	forward_listen(parent_sock);
+	return parent_sock;
 }

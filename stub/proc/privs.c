@@ -45,31 +45,6 @@ slow:
 			close((int)fd);
 }
 
-/* A user namespace cannot raise a hard limit above the host's (that needs
- * CAP_SYS_RESOURCE in the initial namespace), so a limit the host already
- * keeps lower is kept as the host has it: the policy can only tighten. */
-void privs_rlimits_apply(const struct aj_variant *v)
-{
-	for (unsigned i = 0; i < v->n_rlimits; i++) {
-		const struct aj_rlimit *r = &v->rlimits[i];
-		struct rlimit rl = {.rlim_cur = r->soft, .rlim_max = r->hard};
-		struct rlimit cur;
-
-		/* prlimit, not setrlimit: musl's setrlimit synchronises
-		 * threads we do not have, and brings their machinery along. */
-		if (!syscall(SYS_prlimit64, 0, r->resource, &rl, &cur))
-			continue;
-		if (errno != EPERM || syscall(SYS_prlimit64, 0, r->resource, NULL, &cur))
-			die("set a resource limit", errno, NULL);
-		if (rl.rlim_max > cur.rlim_max)
-			rl.rlim_max = cur.rlim_max;
-		if (rl.rlim_cur > rl.rlim_max)
-			rl.rlim_cur = rl.rlim_max;
-		if (syscall(SYS_prlimit64, 0, r->resource, &rl, NULL))
-			die("set a resource limit", errno, NULL);
-	}
-}
-
 /* A bound the policy adds on top of its rlimits ('limit memory', 'limit
  * processes'): lower than what is set, never higher. */
 void privs_rlimit_tighten(int resource, uint64_t v)
@@ -134,4 +109,19 @@ void privs_drop(void)
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
 		die("clear ambient capabilities", errno, NULL);
 	privs_caps_clear(-1);
+}
+
+/* pid 1's last steps before its filter, in one call: Landlock enforced
+ * (ruleset, -1: none), every descriptor closed but the ones kept, the
+ * published ports armed (egress/publish.c: after Landlock, which rules
+ * what it serves), the privileges dropped. */
+void privs_confine(int ruleset, int keep, int keep2, int keep3)
+{
+	if (ruleset >= 0)
+		landlock_enforce(ruleset);
+	TRACE_MARK("landlock");
+	privs_fds_close(keep, keep2, keep3);
+	publish_arm();
+	privs_drop();
+	TRACE_MARK("privs");
 }

@@ -15,7 +15,6 @@
 
 /* ns.c */
 int ns_enter(const struct aj_variant *v);
-void ns_limit_late(void);
 const char *ns_start(const struct aj_variant *v);
 pid_t ns_clone(unsigned long flags, int *parent_fd);
 pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd);
@@ -24,15 +23,15 @@ void ns_scan_receive(void);
 int ns_parent_sock(const struct aj_variant *v);
 void ns_notify_send(int fd, int err);
 
-void ns_init_prepare(const struct aj_variant *v);
+int ns_init_prepare(const struct aj_variant *v);
 
 /* privs.c: keep and keep2 stay open (-1: none) */
 void privs_fds_close(int keep, int keep2, int keep3);
-void privs_rlimits_apply(const struct aj_variant *v);
 void privs_rlimit_tighten(int resource, uint64_t v);
 void privs_caps_clear(int keep);
 void privs_caps_raise(int cap);
 void privs_drop(void);
+void privs_confine(int ruleset, int keep, int keep2, int keep3);
 
 /* limits.c: a variant's memory and task bounds, resolved for this host
  * (limits_resolve, in the caller), and how they are enforced: the parent
@@ -76,6 +75,9 @@ int limits_keep(void);
 bool limits_nproc_here(void);
 bool limits_host_root(void);
 void limits_apply(void);
+void limits_rlimits(const struct aj_variant *v);
+void limits_userns(const struct aj_variant *v); /* the caller, from ns_enter */
+void limits_take(const struct aj_variant *v, const int *fds, unsigned n); /* pid 1 */
 
 /* seccomp.c */
 void seccomp_install(const struct aj_variant *v);

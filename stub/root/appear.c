@@ -496,19 +496,7 @@ static noreturn void appear_run(const struct aj_variant *v)
 
 bool appear_wanted(const struct aj_variant *v)
 {
-	const struct aj_scan *s = v->scan;
-	const char *e = getenv("AIJAIL_APPEAR");
-
-	if (!s || (e && !strcmp(e, "0")))
-		return false;
-	for (unsigned i = 0; i < s->n_floating; i++)
-		if (s->floating[i].kind == AJ_PATTERN_MASK ||
-		    s->floating[i].kind == AJ_PATTERN_DENY)
-			return true;
-	for (unsigned i = 0; i < s->n_steps; i++)
-		if (s->steps[i].kind == AJ_PATTERN_MASK || s->steps[i].kind == AJ_PATTERN_DENY)
-			return true;
-	return false;
+	return mask_appearing(v);
 }
 
 pid_t appear_start(const struct aj_variant *v)

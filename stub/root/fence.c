@@ -243,5 +243,8 @@ const struct plan_entry *fence_apply(int ruleset, const struct aj_variant *v)
 
 	if (e)
 		fence_rules(ruleset, e);
+	/* The root's other rules, one per mount, from here: pid 1 asks
+	 * root/ once for the whole root's Landlock. */
+	plan_landlock(ruleset, e);
 	return e;
 }

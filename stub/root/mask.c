@@ -1,6 +1,6 @@
 /* mask.c: masks and denies, from the scan's results.
  *
- * The covers are staged in the new root's tmpfs (mask_stage says where): for a mask, an
+ * The covers are staged in the new root's tmpfs (plan.c, stage_open, says where): for a mask, an
  * empty file or directory with the original's permission bits (one node
  * per distinct mode, so `ls -l` shows the mode it would; present, empty),
  * for a deny the same with mode 000 (present, EACCES, since the target
@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -32,7 +33,7 @@
 static uint8_t staged_mode[2][2][07777 / 8 + 1];
 static int stage_fd = -1;
 /* Where nodes are made: stage_fd, or for appear.c a writable clone of
- * it, the new root being read-only by then (plan_finish). */
+ * it, the new root being read-only by then (build.c). */
 static int stage_mk = -1;
 static const char *stage_under; /* the mount point that hides it */
 static mode_t umask_saved;
@@ -45,30 +46,6 @@ static void node_name(char p[12], bool deny, bool isdir, unsigned mode)
 	for (int i = 0; i < 4; i++)
 		p[5 + i] = (char)('0' + ((mode >> (9 - 3 * i)) & 7));
 	p[9] = '\0';
-}
-
-/* Before the plan's mounts: the stage is the root tmpfs's own directory
- * that a directory bind will be mounted on (/usr, say), held open, where
- * no path leads once the bind is there.  The covers' nodes then stay
- * linked, so that a covered file shows one link and a directory two, as
- * an unlinked stage would not; and nothing needs removing at the end (a
- * detached clone of the root to move the stage there afterwards would cost
- * an RCU grace period when closed, about 100 us). */
-void mask_stage(void)
-{
-	for (unsigned i = 0; i < plan_n; i++) {
-		const struct plan_entry *e = &plan[i];
-
-		if (!e->path || e->missing || e->fd < 0 || !e->isdir || !aj_op_binds(e->m->op) ||
-		    e->path[0] != '/' || !e->path[1] || strchr(e->path + 1, '/'))
-			continue;
-		fs_mkdir_p(e->path);
-		stage_fd = open(e->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (stage_fd < 0)
-			diep("open", e->path, errno, NULL);
-		stage_under = e->path;
-		return;
-	}
 }
 
 /* No mount to hide it under: /.aj, removed at the end. */
@@ -174,12 +151,25 @@ static void cover_fd(int tfd, bool deny, bool isdir, unsigned mode, const char *
 
 /* appear.c's: the stage kept past mask_apply (pid 1 closes it: only the
  * watching process holds it), and a cover from it. */
-static bool stage_wanted;
 static int stage_kept = -1, stage_kept_rw = -1;
 
-void mask_keep_stage(void)
+/* Are names that appear during the run to be covered too (appear.c)?
+ * Here, below appear.c, so that mask_apply keeps the stage for them. */
+bool mask_appearing(const struct aj_variant *v)
 {
-	stage_wanted = true;
+	const struct aj_scan *s = v->scan;
+	const char *e = getenv("AIJAIL_APPEAR");
+
+	if (!s || (e && !strcmp(e, "0")))
+		return false;
+	for (unsigned i = 0; i < s->n_floating; i++)
+		if (s->floating[i].kind == AJ_PATTERN_MASK ||
+		    s->floating[i].kind == AJ_PATTERN_DENY)
+			return true;
+	for (unsigned i = 0; i < s->n_steps; i++)
+		if (s->steps[i].kind == AJ_PATTERN_MASK || s->steps[i].kind == AJ_PATTERN_DENY)
+			return true;
+	return false;
 }
 
 bool mask_stage_kept(void)
@@ -585,10 +575,16 @@ static void cover_dirs(int pfd)
 		}
 }
 
-void mask_apply(const char *project, const struct aj_variant *v)
+/* The covers, from the scan just received: the stage plan_make opened,
+ * kept past the launch when names that appear are covered too. */
+void mask_apply(const char *project, const struct aj_variant *v, const struct plan_made *made)
 {
 	int pfd = -1;
 	bool big = false;
+
+	stage_fd = made->stage_fd;
+	stage_under = made->stage_under;
+	mask_tell_unchecked();
 
 	if (hits_now()->n >= DIR_MIN && !grouped)
 		group();
@@ -648,7 +644,7 @@ void mask_apply(const char *project, const struct aj_variant *v)
 	/* Only a stage a mount hides can outlive the launch: /.aj would
 	 * show in the jail.  Its writable clone is taken now, while the
 	 * root is still writable; no path reaches it (below). */
-	if (stage_wanted && stage_fd >= 0 && stage_under) {
+	if (stage_fd >= 0 && stage_under && mask_appearing(v)) {
 		stage_kept = fcntl(stage_fd, F_DUPFD_CLOEXEC, 3);
 		stage_kept_rw = sys_open_tree(stage_fd, "",
 		                              OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);

@@ -1,19 +1,21 @@
 /* plan.c: the interpreter of the mount table.
  *
- * Four passes over one table:
+ * Three calls over one table:
  *  plan_resolve       (caller, before any namespace) substitutes the
  *                     runtime variables and orders the entries by rank
  *                     (aj_table.h);
- *  plan_open_sources  (pid 1, still seeing the host's tree) clones every
- *                     RO/RW source with open_tree().  Sources are opened
- *                     here, not later through the old root, because an
- *                     absolute symlink on the way (Debian's /var/run ->
- *                     /run, a $HOME under a linked /home) must resolve
- *                     against the host's "/", not the new one;
- *  plan_build         (pid 1, after pivot_root) walks the table with one
- *                     switch and attaches everything below the new root;
- *  plan_landlock      (pid 1, the root finished) gives each mount it made
- *                     the Landlock rights the compiler gave it.
+ *  plan_make          (pid 1, from build.c) in one call: clones every
+ *                     RO/RW source with open_tree() while still seeing the
+ *                     host's tree (open_sources: not later through the old
+ *                     root, because an absolute symlink on the way
+ *                     (Debian's /var/run -> /run, a $HOME under a linked
+ *                     /home) must resolve against the host's "/", not the
+ *                     new one), pivots into the new root's tmpfs, opens the
+ *                     covers' stage (mask.c) and walks the table with one
+ *                     switch, attaching everything below the new root;
+ *  plan_landlock      (pid 1, the root finished, from fence_apply) gives
+ *                     each mount it made the Landlock rights the compiler
+ *                     gave it.
  *
  * Where Landlock is enforced, the scratch entries (AJ_MOUNT_SCRATCH: /tmp,
  * /run, /var/tmp, $HOME) and /dev become directories of the new root's own
@@ -24,7 +26,7 @@
  * without Landlock the root stays read-only and each gets its tmpfs.
  *
  * The new root is a tmpfs mounted on /tmp of our private mount namespace;
- * the host's root hangs below it at /oldroot until plan_finish detaches
+ * the host's root hangs below it at /oldroot until build.c detaches
  * it.  It must stay attached while we build: a fresh procfs may only be
  * mounted while a full procfs is visible (the kernel's
  * mount_too_revealing()), and /dev's nodes are bound from /oldroot/dev. */
@@ -198,7 +200,7 @@ static void open_source(struct plan_entry *e)
 		diep("restrict", e->path, errno, NULL);
 }
 
-void plan_open_sources(void)
+static void open_sources(void)
 {
 	/* Our mounts must not propagate to the host, nor its to us.  This
 	 * comes first: a clone of a shared mount would join its peer group. */
@@ -209,7 +211,7 @@ void plan_open_sources(void)
 			open_source(&plan[i]);
 }
 
-void plan_build_root(void)
+static void pivot(void)
 {
 	if (mount("aijail", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"))
 		die("mount the new root", errno, NULL);
@@ -324,7 +326,7 @@ static void attach(unsigned i)
 	close(dfd);
 }
 
-void plan_build(void)
+static void build(void)
 {
 	for (unsigned i = 0; i < plan_n; i++) {
 		struct plan_entry *e = &plan[i];
@@ -372,6 +374,45 @@ void plan_build(void)
 	}
 }
 
+/* The covers' stage (mask.c), before the plan's mounts: the root tmpfs's
+ * own directory that a top-level directory bind will be mounted on (/usr,
+ * say), held open, where no path leads once the bind is there.  The
+ * covers' nodes then stay linked, so that a covered file shows one link
+ * and a directory two, as an unlinked stage would not; and nothing needs
+ * removing at the end (a detached clone of the root to move the stage
+ * there afterwards would cost an RCU grace period when closed, about
+ * 100 us). */
+static void stage_open(struct plan_made *made)
+{
+	for (unsigned i = 0; i < plan_n; i++) {
+		const struct plan_entry *e = &plan[i];
+
+		if (!e->path || e->missing || e->fd < 0 || !e->isdir || !aj_op_binds(e->m->op) ||
+		    e->path[0] != '/' || !e->path[1] || strchr(e->path + 1, '/'))
+			continue;
+		fs_mkdir_p(e->path);
+		made->stage_fd = open(e->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (made->stage_fd < 0)
+			diep("open", e->path, errno, NULL);
+		made->stage_under = e->path;
+		return;
+	}
+}
+
+/* pid 1's mounts that need no scan, in one call (build.c): the parent
+ * walks the project meanwhile. */
+void plan_make(struct plan_made *made)
+{
+	*made = (struct plan_made){.stage_fd = -1, .root_ro = !plan_dirs};
+	open_sources();
+	TRACE_MARK("open-sources");
+	pivot();
+	TRACE_MARK("root-tmpfs");
+	stage_open(made);
+	TRACE_MARK("mask-stage");
+	build();
+}
+
 /* Each mount the plan made gets the rights the compiler gave it beneath
  * it, but skip, whose rule the fence replaces (fence.c).  A bind's rule
  * goes on the clone's fd, still open: the mount's root, the very inode a
@@ -396,20 +437,6 @@ void plan_landlock(int ruleset, const struct plan_entry *skip)
 		              e->m->landlock | (bind && !e->isdir ? landlock_socket_right(fd) : 0),
 		              bind ? e->isdir : 1, e->path);
 	}
-}
-
-void plan_finish(const char *project)
-{
-	if (umount2("/oldroot", MNT_DETACH))
-		die("detach the old root", errno, NULL);
-	if (rmdir("/oldroot"))
-		die("remove /oldroot", errno, NULL);
-	if (!plan_dirs &&
-	    mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL))
-		die("make the new root read-only", errno, NULL);
-	if (chdir(project))
-		diep("enter the project", project, errno,
-		     "the policy does not bring the project into the jail");
 }
 
 /* Once the plan is resolved, in the caller: the early refusal.  Each

@@ -25,13 +25,18 @@ extern unsigned plan_n;
 struct plan_entry *plan_entries(unsigned *n); /* the same, for the rooms above */
 bool plan_scratch_dir(unsigned i); /* entry i (AJ_OP_ROOT_DIR) is a directory of the root */
 void plan_resolve(const struct aj_variant *v);
-void plan_open_sources(void);
 int plan_source_open(const struct aj_mount *m, const char *path, const char **why);
 bool plan_has_devices(void);
-void plan_build_root(void);
-void plan_build(void);
+/* What plan_make leaves for the rest of the build (build.c): the covers'
+ * stage (-1: none; stage_under, the mount that hides it), and whether the
+ * root is remounted read-only at the end (no Landlock). */
+struct plan_made {
+	int stage_fd;
+	const char *stage_under;
+	bool root_ro;
+};
+void plan_make(struct plan_made *made);
 void plan_landlock(int ruleset, const struct plan_entry *skip);
-void plan_finish(const char *project);
 void plan_log_check(void);
 int plan_open_inside(const char *path, unsigned before);
 
@@ -42,21 +47,20 @@ void dev_build(const char *path, bool as_dir);
 unsigned dev_match(const char *prefix, const char *path, bool bind);
 
 /* mask.c: the covers. */
-void mask_stage(void); /* between plan_build_root() and plan_build() */
-void mask_apply(const char *project, const struct aj_variant *v);
-const char *mask_cover_note(unsigned hit); /* NULL, "stand-in" or "absent" */
-void mask_tell_unchecked(void);            /* one line on stderr: what was denied unchecked */
-/* The stage kept for appear.c: asked before mask_apply, adopted by the
- * watching process; mask_cover_new() returns move_mount's errno. */
-void mask_keep_stage(void);
+void mask_apply(const char *project, const struct aj_variant *v, const struct plan_made *made);
+bool mask_appearing(const struct aj_variant *v); /* appear.c's covers wanted */
+const char *mask_cover_note(unsigned hit);       /* NULL, "stand-in" or "absent" */
+void mask_tell_unchecked(void);                  /* one line on stderr: what was denied unchecked */
+/* The stage kept for appear.c by mask_apply, adopted by the watching
+ * process; mask_cover_new() returns move_mount's errno. */
 bool mask_stage_kept(void);
 void mask_stage_adopt(void);
 void mask_stage_fds(int fds[2]);
 int mask_cover_new(int tfd, bool deny, bool isdir, unsigned mode);
 
 /* appear.c: names that appear in the project during the run, covered by
- * a process pid 1 forks before it confines itself.  appear_wanted() in
- * pid 1 before mask_apply; appear_start() after plan_finish returns the
+ * a process pid 1 forks before it confines itself.  appear_start(), the
+ * root's last step (build.c), returns the
  * process (0: none, a warning said why); appear_explain() for
  * --jail-explain. */
 bool appear_wanted(const struct aj_variant *v);
@@ -66,7 +70,8 @@ void appear_explain(const struct aj_variant *v, bool fallback);
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the
  * mount that reaches it, or NULL); fence_count() how many rules it takes;
- * fence_apply() adds them and returns the entry it replaced (NULL: none). */
+ * fence_apply() adds them, then every mount's own (plan_landlock), and
+ * returns the entry it replaced (NULL: none). */
 const struct plan_entry *fence_plan(const struct aj_variant *v, const char **why,
                                     const char **where);
 unsigned fence_count(const struct plan_entry *e);
@@ -93,8 +98,26 @@ void reflog_open(const char *path, const char *opt);
 bool reflog_named(void);
 void reflog_guard(int fd, const char *path);
 
-/* trust.c: pid 1, after plan_build(): with pem (the run's authority,
+/* trust.c: pid 1, after plan_make(): with pem (the run's authority,
  * egress/secret.c), the jail's bundles covered by the system's plus it. */
 void trust_mount(const char *pem);
+
+/* build.c: pid 1's one way through the root (main.c's init_run), and the
+ * scan's hand-over it receives on the way.  sock: pid 1's end of the
+ * socket to the parent; tail, len: where the bytes that follow the scan
+ * go (proc/'s bounds); fds, max_fds: the descriptors that come with them
+ * (n_fds, how many came); pem: the run's authority (egress/secret.c) or
+ * NULL; appear: the covering process (appear.c), 0 for none. */
+struct build_hand {
+	int sock;
+	void *tail;
+	size_t len;
+	int *fds;
+	unsigned max_fds, n_fds;
+	const char *pem;
+	pid_t appear;
+};
+void build_root(const struct run *r, struct build_hand *h);
+unsigned build_receive(int sock, void *tail, size_t len, int *fds, unsigned max_fds);
 
 #endif

@@ -51,6 +51,13 @@ static struct {
 } rules[MAX_RULES];
 static unsigned n_rules;
 
+/* The mounts' own rules are test_plan.c's. */
+void plan_landlock(int ruleset, const struct plan_entry *skip)
+{
+	(void)ruleset;
+	(void)skip;
+}
+
 void landlock_rule(int ruleset, int fd, uint64_t access, int isdir, const char *path)
 {
 	assert_int_equal(ruleset, 7);
