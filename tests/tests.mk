@@ -27,7 +27,7 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 # Extra sources per stub test (its own file is always linked); add a
 # line here when a stub test needs more than its own file.
 TEST_STUB_env_SRC := stub/base/glob.c stub/variant/vars.c stub/base/out.c
-TEST_STUB_git_SRC := stub/base/out.c
+TEST_STUB_git_SRC := stub/base/out.c stub/scan/gitindex.c
 # The index event by event: the walk, its records, its hits, the matcher.
 TEST_STUB_settle_SRC := stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c stub/scan/match.c \
 	stub/scan/guards.c stub/base/out.c
