@@ -27,19 +27,19 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 # Extra sources per stub test (its own file is always linked); add a
 # line here when a stub test needs more than its own file.
 TEST_STUB_env_SRC := stub/base/glob.c stub/variant/vars.c stub/base/out.c
-TEST_STUB_git_SRC := stub/base/out.c
+TEST_STUB_git_SRC := stub/base/out.c stub/scan/gitindex.c
 # The index event by event: the walk, its records, its hits, the matcher.
 TEST_STUB_settle_SRC := stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c stub/scan/match.c \
 	stub/scan/guards.c stub/base/out.c
 # The table flattened and back, then classifying as before.
 TEST_STUB_watchtab_SRC := stub/scan/match.c stub/base/out.c stub/variant/own.c
 TEST_STUB_summary_SRC := stub/base/out.c
-TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
+TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/variant/xauth.c stub/base/contract.c
 TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c
 TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
 # The rule for every source, in a scratch tree: the project is a variable.
-TEST_STUB_resolve_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c
-TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/base/contract.c
+TEST_STUB_resolve_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c stub/variant/xauth.c
+TEST_STUB_extra_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/variant/xauth.c stub/base/contract.c
 TEST_STUB_forward_SRC := stub/egress/relay.c stub/egress/publish.c
 TEST_STUB_proxy_SRC := stub/egress/conn.c stub/egress/httphead.c common/hosts.c stub/egress/egress.c stub/base/out.c stub/base/wire.c \
 	stub/egress/tell.c stub/egress/upstream.c \
@@ -52,9 +52,9 @@ TEST_STUB_egress_SRC := common/hosts.c stub/variant/env.c stub/variant/vars.c st
 # supervise.c's calls into other rooms are the test's own stand-ins.
 TEST_STUB_supervise_SRC := stub/base/out.c
 # die() and die_cleanup are the test's own.
-TEST_STUB_private_SRC := stub/base/out.c stub/variant/vars.c stub/variant/resolve.c stub/base/contract.c
+TEST_STUB_private_SRC := stub/base/out.c stub/variant/vars.c stub/variant/resolve.c stub/variant/xauth.c stub/base/contract.c
 # The plan and the rooms sockets.c calls are the test's own.
-TEST_STUB_sockets_SRC := stub/base/out.c stub/variant/vars.c stub/variant/resolve.c stub/base/contract.c
+TEST_STUB_sockets_SRC := stub/base/out.c stub/variant/vars.c stub/variant/resolve.c stub/variant/xauth.c stub/base/contract.c
 # The scan's result, the plan and the report are the test's own.
 TEST_STUB_record_SRC := stub/base/out.c stub/variant/vars.c stub/variant/own.c stub/base/contract.c
 TEST_STUB_limits_SRC := stub/base/out.c

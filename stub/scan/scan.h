@@ -115,7 +115,7 @@ int scan_redo(int project_fd, unsigned rec, const char *name);
 
 /* git.c: which hits a git repository tracks, from its index (the
  * masks among them become denies; one warning line names them).
- * git_index_parse() calls fn on each entry's path until fn returns nonzero;
+ * gitindex_parse() (gitindex.c) calls fn on each entry's path until fn returns nonzero;
  * it returns the entries seen, or a GI_E* error.  git_note() is
  * --jail-explain's word on hit i ("\t(...)", or ""). */
 #define GI_ESIG     (-1) /* not an index ("DIRC") */
@@ -130,7 +130,8 @@ int scan_redo(int project_fd, unsigned rec, const char *name);
  * what the index would have said stays unknown (the masks stay masks). */
 #define GI_INDEX_MAX (64u << 20)
 typedef int git_index_fn(void *ctx, const char *path, size_t len, uint32_t mode);
-int git_index_parse(const unsigned char *p, size_t len, size_t hashsz, git_index_fn *fn, void *ctx);
+int gitindex_parse(const unsigned char *p, size_t len, size_t hashsz, git_index_fn *fn, void *ctx);
+int gitindex_read(int fd, size_t size, git_index_fn *fn, void *ctx); /* the file, bounded by size */
 void git_tracked_scan(struct scan_result *res, int project_fd, const char *project);
 const char *git_note(unsigned hit);
 /* The watcher's: git_memo nonzero, an index's look is replayed while the

@@ -345,61 +345,6 @@ void resolve_fd_path(char *buf, int fd)
 	out_fmt_u(buf + 14, (unsigned)fd);
 }
 
-/* The Xauthority format: records of a 16-bit family and four counted
- * strings (address, display number, auth name, auth data), big-endian,
- * to the end of the file.  A key, a token file or a config file is not
- * that, so it is never shown as one. */
-static bool xauth_format(int pfd)
-{
-	static const char *const names[] = {"MIT-MAGIC-COOKIE-1", "XDM-AUTHORIZATION-1",
-	                                    "SUN-DES-1", "MIT-KERBEROS-5"};
-	static unsigned char buf[65536];
-	char link[32];
-	size_t n = 0, off = 0;
-	unsigned records = 0;
-	int fd;
-
-	/* Read through the checked descriptor, never the name again. */
-	resolve_fd_path(link, pfd);
-	fd = openat(AT_FDCWD, link, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return false;
-	n = out_read(fd, (char *)buf, sizeof(buf));
-	close(fd);
-	if (n == 0 || n == sizeof(buf))
-		return false;
-	while (off < n) {
-		size_t name = 0, name_len = 0;
-
-		if (off + 2 > n)
-			return false;
-		off += 2; /* family */
-		for (int f = 0; f < 4; f++) {
-			size_t l;
-
-			if (off + 2 > n)
-				return false;
-			l = (size_t)buf[off] << 8 | buf[off + 1];
-			off += 2;
-			if (off + l > n)
-				return false;
-			if (f == 2) {
-				name = off;
-				name_len = l;
-			}
-			off += l;
-		}
-		bool known = false;
-		for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			known |=
-			    name_len == strlen(names[i]) && !memcmp(buf + name, names[i], name_len);
-		if (!known)
-			return false;
-		records++;
-	}
-	return records > 0;
-}
-
 static const char *const system_trees[] = AJ_REFUSED_TREES;
 static const char *const system_dirs[] = AJ_REFUSED_DIRS;
 
@@ -527,7 +472,7 @@ static const char *source_check(const struct aj_mount *m, const char *path, int 
 			return "it is not a regular file";
 		if (st.st_uid != getuid())
 			return "the file is not yours";
-		if (!xauth_format(fd))
+		if (!xauth_is(fd))
 			return "it is not an X authority file";
 		return NULL;
 	case AJ_VAR_HOME:

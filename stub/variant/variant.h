@@ -84,4 +84,7 @@ int own_dir(unsigned k, bool make, char *path, size_t size, bool *absent);
 int own_sub(int dir, const char *name, bool make, unsigned forbid, bool *absent);
 bool own_is(int fd, unsigned forbid);
 
+/* xauth.c: the file at descriptor pfd is in the Xauthority format. */
+bool xauth_is(int pfd);
+
 #endif

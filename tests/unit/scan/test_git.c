@@ -144,7 +144,7 @@ static int parse(size_t len, size_t hashsz, struct seen *s)
 {
 	memset(s->paths, 0, sizeof(s->paths));
 	s->n = 0;
-	return git_index_parse(guarded(len), len, hashsz, collect, s);
+	return gitindex_parse(guarded(len), len, hashsz, collect, s);
 }
 
 static const struct ent sample[] = {
