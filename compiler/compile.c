@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const net_names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
-
 /* One mode block of a policy, lowered. */
 struct mode_block {
 	int mode;
@@ -195,8 +193,8 @@ static bool check_mode_order(const struct compiled *c)
 					why = ast_printf("it turns %s on", aj_toggle_names[t]);
 			if (!why && s->network > w->network)
 				why = ast_printf("its network is %s, mode '%s' has %s",
-				                 net_names[s->network], w->mode,
-				                 net_names[w->network]);
+				                 aj_network_names[s->network], w->mode,
+				                 aj_network_names[w->network]);
 			for (int k = 0; !why && s->network == AJ_NET_ALLOW &&
 			                w->network == AJ_NET_ALLOW && k < s->n_hosts;
 			     k++) {

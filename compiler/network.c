@@ -30,7 +30,7 @@ static struct loc inside(const struct atom *a, size_t at, size_t len)
  * ones the tool's configured registry replaces at run time. */
 static bool lower_allow(struct change *c, const struct atom *a)
 {
-	static const char *const follows[AJ_FOLLOW_COUNT] = {AJ_FOLLOWS(AJ_NAME_ITEM)};
+	const char *const *follows = aj_follow_names;
 	const char *fixed[AJ_HOSTS_MAX], *followed[AJ_HOSTS_MAX];
 	const struct atom *where[AJ_HOSTS_MAX * 2];
 	int n_fixed = 0, n_followed = 0;
@@ -105,7 +105,7 @@ static bool lower_allow(struct change *c, const struct atom *a)
 
 bool network_lower(struct lowering *lw, const struct stmt *s)
 {
-	static const char *const names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
+	const char *const *names = aj_network_names;
 	char usage[160] = "network ";
 	for (int i = 0; i < AJ_NET_COUNT; i++)
 		snprintf(usage + strlen(usage), sizeof(usage) - strlen(usage), "%s%s", i ? "|" : "",
@@ -298,7 +298,7 @@ void network_forwards_keep_block(struct variant *v, const void *block)
 
 bool network_forwards_check(const struct variant *v)
 {
-	static const char *const names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
+	const char *const *names = aj_network_names;
 	const char *in = v->command[0] ? ast_printf(", command group '%s'", v->command) : "";
 	if (!v->forwards.n)
 		return true;

@@ -140,7 +140,7 @@ void publishes_keep_block(struct variant *v, const void *block)
 
 bool publishes_check(const struct variant *v)
 {
-	static const char *const names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
+	const char *const *names = aj_network_names;
 	const char *in = v->command[0] ? ast_printf(", command group '%s'", v->command) : "";
 
 	if (!v->publishes.n)

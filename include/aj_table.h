@@ -354,6 +354,8 @@ enum aj_landlock_level {
 	X(AJ_NET_HOST, "host")
 
 enum aj_network { AJ_NETWORKS(AJ_ENUM_ITEM) AJ_NET_COUNT };
+/* [level]: as a policy and --jail-explain spell it (AJ_TABLE_DEFINE). */
+extern const char *const aj_network_names[AJ_NET_COUNT];
 
 /* The levels whose traffic goes through the stub's proxy. */
 #define AJ_NET_PROXIED(n) ((n) == AJ_NET_ALLOW || (n) == AJ_NET_PUBLIC)
@@ -403,6 +405,8 @@ struct aj_publish {
 	X(AJ_FOLLOW_OPENCODE, "opencode")
 
 enum aj_follow { AJ_FOLLOWS(AJ_ENUM_ITEM) AJ_FOLLOW_COUNT };
+/* [tool]: as 'follow TOOL' names it (AJ_TABLE_DEFINE). */
+extern const char *const aj_follow_names[AJ_FOLLOW_COUNT];
 
 /* Where the followed tool names its registry, as the compiler knows it
  * (compiler/follow.c) and emits it for the variants that follow the tool:
@@ -667,6 +671,8 @@ struct aj_policy {
 const struct aj_mount_op_info aj_mount_ops[AJ_MOUNT_OP_COUNT] = {
     AJ_MOUNT_OPS(AJ_MOUNT_OP_INFO_ITEM)};
 const char *const aj_toggle_names[AJ_TOGGLE_COUNT] = {AJ_TOGGLES(AJ_NAME_ITEM)};
+const char *const aj_network_names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
+const char *const aj_follow_names[AJ_FOLLOW_COUNT] = {AJ_FOLLOWS(AJ_NAME_ITEM)};
 #endif
 
 #endif

@@ -5,8 +5,6 @@
  * facts, not at the end of explain.c. */
 #include "explain/explain.h"
 
-static const char *const net_names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
-
 /* What a level means, after its name. */
 static const char *const net_meaning[AJ_NET_COUNT] = {
     [AJ_NET_NONE] = "a private network namespace without interfaces",
@@ -25,7 +23,7 @@ void net_explain(const struct run *r)
 	rp_field("network");
 	rp_open("network", '{');
 	if (run_in_fallback(r) && v->network != AJ_NET_HOST) {
-		rp_str("level", v->network < AJ_NET_COUNT ? net_names[v->network] : "?");
+		rp_str("level", v->network < AJ_NET_COUNT ? aj_network_names[v->network] : "?");
 		rp_t(" (");
 		rp_str("meaning",
 		       "the fallback: no network namespace; TCP refused by Landlock (ABI "
@@ -40,7 +38,7 @@ void net_explain(const struct run *r)
 		       "here in a private network namespace without interfaces (Landlock "
 		       "on and its ABI 6 are needed to scope the host's abstract sockets)");
 	} else if (v->network < AJ_NET_COUNT) {
-		rp_str("level", net_names[v->network]);
+		rp_str("level", aj_network_names[v->network]);
 		rp_t(" (");
 		rp_str("meaning",
 		       v->network == AJ_NET_NONE && forward_count()

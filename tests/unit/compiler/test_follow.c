@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const tool_names[AJ_FOLLOW_COUNT] = {AJ_FOLLOWS(AJ_NAME_ITEM)};
-
 static char *header_of(const char *policy)
 {
 	struct compiled *c = compile_str(policy);
@@ -78,9 +76,9 @@ static void assert_words(const char *text, int tool, const char *s, bool present
 	char *q = args_quoted(s);
 
 	if (present && !strstr(text, q))
-		fail_msg("the %s stub lacks %s", tool_names[tool], q);
+		fail_msg("the %s stub lacks %s", aj_follow_names[tool], q);
 	if (!present && strstr(text, q) && !tool_has(tool, s))
-		fail_msg("the %s stub carries %s, another tool's", tool_names[tool], q);
+		fail_msg("the %s stub carries %s, another tool's", aj_follow_names[tool], q);
 	free(q);
 }
 
@@ -89,8 +87,9 @@ static void only_the_followed_tools_rows(void **state)
 {
 	(void)state;
 	for (int t = AJ_FOLLOW_NONE + 1; t < AJ_FOLLOW_COUNT; t++) {
-		char *text = header_of(ast_printf(
-		    "policy p { network allow follow %s \"h.example:443\"; }\n", tool_names[t]));
+		char *text = header_of(
+		    ast_printf("policy p { network allow follow %s \"h.example:443\"; }\n",
+		               aj_follow_names[t]));
 
 		assert_int_equal(count(text, "static const struct aj_follow_conf "), 1);
 		assert_int_equal(count(text, ".follow = aj_a"), 1);
@@ -173,7 +172,7 @@ static void the_rows_hold_together(void **state)
 			if (!read)
 				fail_msg(
 				    "%s: %s is not a variable the tool reads its registry from",
-				    tool_names[t], c->files[i].var);
+				    aj_follow_names[t], c->files[i].var);
 		}
 	}
 }
