@@ -14,7 +14,7 @@
 ks_cases="keys-unset keys-unreachable keys-placeholder keys-curl keys-basic keys-header-query
 	keys-keepalive keys-python keys-requests keys-git keys-node keys-memory keys-files
 	keys-scrub keys-plain-refused keys-unbound-tunnel keys-unknown-ca keys-wrong-name keys-smuggle
-	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api keys-mcp keys-upstream"
+	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api keys-mcp keys-upstream keys-policy keys-policy-explain"
 want_ks=0
 for n in $ks_cases; do c "$n" && want_ks=1; done
 
@@ -66,6 +66,20 @@ elif [ $want_ks = 1 ]; then
 203.0.113.7 api.keys.test other.keys.test git.keys.test unknown.keys.test wrong.keys.test
 EOF
 	cp "$root/tests/keys/standin.py" "$kt/standin.py"
+	# the statement: a stub whose policy binds TOKEN, no option
+	cat >"$kt/keytest.aj" <<'EOF'
+include "base.aj";
+
+policy keytest extends base {
+    network allow "api.keys.test" "other.keys.test";
+    secret TOKEN "api.keys.test";
+}
+EOF
+	if ! "$build/bin/aijail-compile" --build -I "$root/policies" -o "$bin/jail-keytest" "$kt/keytest.aj" \
+		>"$kt/build.log" 2>&1; then
+		ks_why="aijail-compile --build of the test policy failed: $(cat "$kt/build.log")"
+	fi
+	chmod 0755 "$bin/jail-keytest" 2>/dev/null
 	chown -R "$tuid:$tgid" "$kt"
 	cat >"$kt/in.sh" <<'EOF'
 set -u
@@ -127,7 +141,7 @@ jail() { # NAME ARGS…: the stub as the test user, in a user namespace mapping 
 	local name=$1
 	shift
 	unshare -U --map-user="$tuid" --map-group="$tgid" env -i HOME="$thome" PATH=/usr/local/bin:/usr/bin:/bin \
-		TOKEN="$real" timeout -k 5 60 "$bin/jail" "$@" >"$kt/res/$name.out" 2>"$kt/res/$name.err" </dev/null
+		TOKEN="$real" timeout -k 5 60 "$bin/${stub:-jail}" "$@" >"$kt/res/$name.out" 2>"$kt/res/$name.err" </dev/null
 	echo $? >"$kt/res/$name.rc"
 }
 CURL='curl -s -m 20 -w " %{http_code}\n" "$@"'
@@ -286,6 +300,9 @@ print(r["result"].get("isError"), "refused, nothing was run: secrets" in r["resu
 	>"$kt/res/keys-mcp.out" 2>"$kt/res/keys-mcp.err" </dev/null
 echo $? >"$kt/res/keys-mcp.rc"
 jail keys-explain $ALLOW $BIND --jail-explain=json -- true
+# 'secret TOKEN "api.keys.test";' in the policy, no option
+stub=jail-keytest jail keys-policy -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" https://api.keys.test/policy https://other.keys.test/policy-unbound' -
+stub=jail-keytest jail keys-policy-explain --jail-explain=json -- true
 jail keys-explain-text $ALLOW $BIND --jail-explain -- true
 EOF
 	if [ -z "$ks_why" ]; then
@@ -547,6 +564,21 @@ for l in open(sys.argv[1]):
 		elif grep -qF -- "$real" <<<"$OUT$text"; then
 			fail keys-explain "--jail-explain shows the value"
 		else pass keys-explain; fi
+	fi
+	if c keys-policy; then
+		ks_ok keys-policy "real-ok 200
+no-key 401" /policy
+		ks_seen ' /policy-unbound' | grep -qF -- "$real" &&
+			fail keys-policy "the real value went to other.keys.test, which the policy does not bind"
+	fi
+	if c keys-policy-explain; then
+		ks_res keys-policy-explain
+		keys=$("$py" -c 'import json, sys; print(json.load(sys.stdin)["network"]["keys"])' <<<"$OUT" 2>&1)
+		if [ "$RC" != 0 ] || [ "$keys" != "[{'name': 'TOKEN', 'hosts': ['api.keys.test:443']}]" ]; then
+			fail keys-policy-explain "exit $RC, keys $(q "$keys"); stderr $(q "$ERR")"
+		elif grep -qF -- "$real" <<<"$OUT$ERR"; then
+			fail keys-policy-explain "--jail-explain shows the value"
+		else pass keys-policy-explain; fi
 	fi
 	if c keys-no-key-as-before; then
 		ks_res keys-no-key-as-before
