@@ -24,7 +24,7 @@ $(MBED_LIBS) &: $(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz keys/mbedtls_user.
 		CFLAGS='-Os -ffunction-sections -fdata-sections -DMBEDTLS_USER_CONFIG_FILE=\"$(abspath keys/mbedtls_user.h)\"' \
 		libmbedtls.a libmbedx509.a libmbedcrypto.a
 
-$(B)/bin/aijail-keys: $(KEYS_SRC) keys/keys.h $(MBED_LIBS) $(B)/kh/.stamp
+$(B)/bin/aijail-keys: $(KEYS_SRC) keys/keys.h common/keys.h $(MBED_LIBS) $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
 	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -I. -I$(MBED)/include -isystem $(B)/kh \
 		-DMBEDTLS_USER_CONFIG_FILE='"$(abspath keys/mbedtls_user.h)"' \

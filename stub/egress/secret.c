@@ -298,16 +298,18 @@ void secret_env(const struct aj_variant *v, char **envp, size_t max)
 	}
 }
 
-/* The proxy (proxy.c), a CONNECT to target connected to the host at u:
+/* The proxy (conn.c), a connection to target connected to the host at
+ * u, a CONNECT (answer: its client waits for the 200) or the relay's:
  * true when aijail-keys has taken both ends (the proxy then closes its
  * copies); false: not a bound host, or it could not be handed over (the
  * connection is closed, and said so). */
-bool secret_handoff(int c, int u, const char *target)
+bool secret_handoff(int c, int u, const char *target, bool answer)
 {
 	char cbuf[CMSG_SPACE(2 * sizeof(int))] = {0};
-	struct iovec iov = {(void *)target, strlen(target)};
+	char how = answer ? KEYS_HAND_CONNECT : KEYS_HAND_RELAY;
+	struct iovec iov[2] = {{&how, 1}, {(void *)target, strlen(target)}};
 	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	    .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 	int fds[2] = {c, u};
 
@@ -315,7 +317,7 @@ bool secret_handoff(int c, int u, const char *target)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
-	return sendmsg(ctl, &m, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)iov.iov_len;
+	return sendmsg(ctl, &m, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)(1 + iov[1].iov_len);
 }
 
 /* A plain-HTTP head (n bytes): NULL, or why it is refused, naming the key
