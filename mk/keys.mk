@@ -11,13 +11,15 @@ MBED        := $(B)/third/mbedtls
 MBED_LIBS   := $(MBED)/library/libmbedtls.a $(MBED)/library/libmbedx509.a $(MBED)/library/libmbedcrypto.a
 KEYS_SRC    := keys/main.c keys/request.c keys/filter.c
 
-$(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz:
+MBED_TGZ    := $(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz
+
+$(MBED_TGZ):
 	@mkdir -p $(dir $@)
 	curl -fsSL -o $@.tmp $(MBEDTLS_URL)
 	echo '$(MBEDTLS_SHA)  $@.tmp' | sha256sum -c --quiet
 	mv $@.tmp $@
 
-$(MBED_LIBS) &: $(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz keys/mbedtls_user.h
+$(MBED_LIBS) &: $(MBED_TGZ) keys/mbedtls_user.h
 	rm -rf $(MBED) && mkdir -p $(MBED)
 	tar -xzf $< -C $(MBED) --strip-components=1
 	$(MAKE) -C $(MBED)/library CC=$(MUSLCC) AR=ar \

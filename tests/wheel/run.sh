@@ -75,7 +75,9 @@ if [ "$as_root" -eq 1 ]; then
 	mkdir -p "$u/in/bin"
 	cp -r "$root/python" "$u/in/python"
 	cp "$root/python/README.md" "$root/LICENSE" "$root/tools/wheel.py" "$u/in/"
-	for b in jail jail-python jail-npm jail-pip jail-uv jail-cargo jail-browser jail-worker aijail-status; do
+	# the binaries make wheel packed, whatever the list of policies
+	for b in $("$py" -c 'import sys, zipfile
+print(" ".join(n.rsplit("/", 1)[1] for n in zipfile.ZipFile(sys.argv[1]).namelist() if "/scripts/" in n))' "$whl"); do
 		cp "$root/build/bin/$b" "$u/in/bin/"
 	done
 	chown -R "$tuid:$tgid" "$u"
@@ -141,7 +143,7 @@ mkdir -p "$x"
 "$py" -m zipfile -e "$whl" "$x"
 dyn=
 missing=
-for b in jail jail-worker jail-python jail-npm jail-pip jail-uv jail-cargo jail-browser aijail-status; do
+for b in jail jail-worker jail-python jail-npm jail-pip jail-uv jail-cargo jail-browser aijail-status aijail-keys; do
 	f=$x/aijail-$version.data/scripts/$b
 	if [ ! -f "$f" ]; then
 		missing="$missing $b"
@@ -150,7 +152,7 @@ for b in jail jail-worker jail-python jail-npm jail-pip jail-uv jail-cargo jail-
 	fi
 done
 if [ -z "$missing$dyn" ]; then
-	pass contents "the stubs and aijail-status, static"
+	pass contents "the stubs, aijail-status and aijail-keys, static"
 else
 	ERR=
 	fail contents "missing:${missing:- none}; not static:${dyn:- none}"
@@ -196,6 +198,17 @@ one() {
 	else
 		ERR=$(cat "$d/err")
 		fail "$who-jail-python" "VENV/bin/jail-python -c 'print(1)': exit $rc, output $(printf '%q' "$out")"
+	fi
+	# a bound key: the venv's jail starts the venv's aijail-keys beside it
+	# (no connection is made; the jail sees the placeholder)
+	out=$(run env K=v "$venv/bin/jail" --jail-allow-host=example.org --jail-secret=K=example.org \
+		-- sh -c 'echo "$K"' 2>"$d/err")
+	rc=$?
+	ERR=$(cat "$d/err")
+	if [ $rc -eq 0 ] && [[ $out =~ ^aijail-secret-K-[0-9a-f]{32}$ ]]; then
+		pass "$who-keys" "--jail-secret starts the venv's aijail-keys; the jail sees the placeholder"
+	else
+		fail "$who-keys" "VENV/bin/jail --jail-secret: exit $rc, output $(printf '%q' "$out")"
 	fi
 	out=$(run "$venv/bin/python3" -c 'import aijail, json, sys
 s = aijail.status()
