@@ -175,6 +175,31 @@ bool keys_check(const struct variant *v)
 	return true;
 }
 
+/* Why the stricter mode s binds more than the weaker w (a key w does not
+ * bind, or to a host w does not add it on), or NULL: a key is a use the
+ * jail gets, which a stricter mode must not widen. */
+const char *keys_wider(const struct variant *s, const struct variant *w)
+{
+	for (size_t i = 0; i < s->keys.n; i++) {
+		const struct m_key *k = &s->keys.v[i], *o = NULL;
+		for (size_t j = 0; j < w->keys.n && !o; j++)
+			if (!strcmp(w->keys.v[j].name, k->name))
+				o = &w->keys.v[j];
+		if (!o)
+			return ast_printf("it binds the key %s, which mode '%s' does not", k->name,
+			                  w->mode);
+		for (int h = 0; h < k->n_hosts; h++) {
+			int g = 0;
+			while (g < o->n_hosts && strcmp(o->hosts[g], k->hosts[h]))
+				g++;
+			if (g == o->n_hosts)
+				return ast_printf("it binds the key %s to %s, which mode '%s' does not",
+				                  k->name, k->hosts[h], w->mode);
+		}
+	}
+	return NULL;
+}
+
 /* The variant's initialiser line for its keys, "" for none.  Names and
  * normal hosts hold no byte a C literal would have to escape. */
 const char *keys_init(const struct variant *v, keys_array_fn *array, void *o)
