@@ -12,10 +12,15 @@ MBED_LIBS   := $(MBED)/library/libmbedtls.a $(MBED)/library/libmbedx509.a $(MBED
 KEYS_SRC    := keys/main.c keys/request.c keys/filter.c
 
 MBED_TGZ    := $(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz
+# A copy in the tree's third/ (outside build/, so make clean and a
+# package build's clean keep it) is taken instead of the network: make
+# deb puts one in its copy, and an offline build puts it there by hand
+# (docs/install.md).  Checked the same way.
+MBED_LOCAL  := third/mbedtls_$(MBEDTLS_VER).orig.tar.gz
 
 $(MBED_TGZ):
 	@mkdir -p $(dir $@)
-	curl -fsSL -o $@.tmp $(MBEDTLS_URL)
+	if [ -f $(MBED_LOCAL) ]; then cp $(MBED_LOCAL) $@.tmp; else curl -fsSL -o $@.tmp $(MBEDTLS_URL); fi
 	echo '$(MBEDTLS_SHA)  $@.tmp' | sha256sum -c --quiet
 	mv $@.tmp $@
 

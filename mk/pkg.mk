@@ -46,8 +46,8 @@ uninstall:
 # the user's build/ never ends up in a package; the packages land in
 # build/deb, lintian fails it on an error.  Mbed TLS's tarball
 # (mk/keys.mk, aijail-keys) is fetched here, once, and put in the copy's
-# build/third, so that the package's own build needs no network: offline,
-# put it in build/third by hand (docs/install.md).
+# third/ (its clean empties build/), so that the package's own build
+# needs no network: offline, put it in third/ by hand (docs/install.md).
 DEB_DIR  := $(B)/deb
 # dpkg-buildpackage runs make -j1 unless told: two jobs, as make -j2.
 DEB_JOBS ?= 2
@@ -58,7 +58,7 @@ deb: $(MBED_TGZ)
 	else \
 		tar --exclude=./$(B) -cf - . | tar -xf - -C $(DEB_DIR)/src; \
 	fi
-	mkdir -p $(DEB_DIR)/src/build/third && cp $(MBED_TGZ) $(DEB_DIR)/src/build/third/
+	mkdir -p $(DEB_DIR)/src/third && cp $(MBED_TGZ) $(DEB_DIR)/src/third/
 	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b -J$(DEB_JOBS)
 	rm -rf $(DEB_DIR)/src
 	@if command -v lintian >/dev/null; then \
