@@ -15,6 +15,13 @@
 #define KEYS_HEAD_MAX 16384 /* a request's head, as the jail sent it */
 #define KEYS_OUT_MAX  (KEYS_HEAD_MAX * 2 + 4 * KEYS_VALUE_MAX)
 
+/* A connection handed over (SCM_RIGHTS: the jail's end, the host's) comes
+ * with one of these bytes, then HOST:PORT: the jail's client asked
+ * CONNECT and waits for its 200, or it reached the relay (egress/names.c)
+ * and speaks TLS at once. */
+#define KEYS_HAND_CONNECT 'C'
+#define KEYS_HAND_RELAY   'T'
+
 struct keys_bind {
 	char name[KEYS_NAME_MAX];
 	char value[KEYS_VALUE_MAX];

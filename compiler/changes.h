@@ -27,6 +27,7 @@ enum change_kind {
 	CH_NETWORK,          /* .network */
 	CH_FORWARD,          /* .forward: a port of the host's loopback, given once */
 	CH_PUBLISH,          /* .publish: a port of the jail's on the host, given once */
+	CH_KEY,              /* .key: replaces the key of the same name */
 	CH_LANDLOCK,         /* .landlock */
 	CH_SCALAR,           /* .scalar: one of M_SCALARS */
 	CH_TOGGLE,           /* .toggle */
@@ -45,6 +46,7 @@ struct change {
 		struct m_env_pattern env;
 		struct m_env_set env_set;
 		struct m_rlimit rlimit;
+		struct m_key key;
 		m_rule_list rules;
 		const char *hostname;
 		uint64_t number;

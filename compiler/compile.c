@@ -12,6 +12,7 @@
 #include "compile.h"
 #include "bounds.h"
 #include "diag.h"
+#include "network.h"
 #include "patterns.h"
 #include "settings.h"
 #include "structure.h"
@@ -219,6 +220,8 @@ static bool check_mode_order(const struct compiled *c)
 					    "it forwards port %u, which mode '%s' does not",
 					    s->forwards.v[k].port, w->mode);
 			}
+			if (!why)
+				why = keys_wider(s, w);
 			for (size_t k = 0; k < s->patterns.n && !why; k++)
 				if (s->patterns.v[k].kind == AJ_PATTERN_PRUNE &&
 				    !patterns_in(w, &s->patterns.v[k]))

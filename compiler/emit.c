@@ -6,6 +6,7 @@
 #include "explain.h"
 #include "follow.h"
 #include "identity.h"
+#include "network.h"
 #include "sysnames.h"
 #include "toggles.h"
 #include "variant.h"
@@ -431,6 +432,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	        ? ast_printf("\t\t.publishes = %s, .n_publishes = %zu,\n",
 	                     array(o, "struct aj_publish", b, v->publishes.n), v->publishes.n)
 	        : "";
+	const char *keys = keys_init(v, follow_array, o);
 	const char *memory = v->memory & AJ_MEMORY_PERCENT
 	                         ? ast_printf("AJ_MEMORY_PERCENT | %llu,",
 	                                      (unsigned long long)(v->memory & ~AJ_MEMORY_PERCENT))
@@ -465,7 +467,7 @@ static void emit_variant(struct out *o, size_t idx, char **init)
 	if (v->userns)
 		LINE(".userns = %d,", v->userns);
 #undef LINE
-	*init = ast_printf("%s%s%s%s%s\t},\n", s, hosts, forwards, publishes, refused);
+	*init = ast_printf("%s%s%s%s%s%s\t},\n", s, hosts, forwards, publishes, keys, refused);
 }
 
 /* Everything of the header but its first comment and the identity: what

@@ -31,4 +31,17 @@ void publish_put(struct variant *v, const struct change *c, const void *block);
 void publishes_keep_block(struct variant *v, const void *block);
 bool publishes_check(const struct variant *v);
 
+/* keys.c: secret NAME "HOST[:PORT]"…; (aj_key), kept per block as
+ * forwards are; each host reachable through the jail's proxy. */
+bool keys_lower(struct lowering *lw, const struct stmt *s);
+void keys_put(struct variant *v, const struct change *c, const void *block);
+void keys_keep_block(struct variant *v, const void *block);
+bool keys_check(const struct variant *v);
+/* Why a stricter mode's keys are wider than the weaker one's, or NULL. */
+const char *keys_wider(const struct variant *s, const struct variant *w);
+/* The header's ".keys = …, .n_keys = …," line, "" for none; array() is
+ * the emitter's (follow.h). */
+typedef const char *keys_array_fn(void *o, const char *type, const char *body, size_t n);
+const char *keys_init(const struct variant *v, keys_array_fn *array, void *o);
+
 #endif

@@ -87,12 +87,16 @@ bool replay_block(struct variant *v, const change_list *block)
 				v->flags |= AJ_VARIANT_NET_FIXED;
 			network_forwards_keep_block(v, block);
 			publishes_keep_block(v, block);
+			keys_keep_block(v, block);
 			break;
 		case CH_FORWARD:
 			network_forward_put(v, c, block);
 			break;
 		case CH_PUBLISH:
 			publish_put(v, c, block);
+			break;
+		case CH_KEY:
+			keys_put(v, c, block);
 			break;
 		case CH_LANDLOCK:
 			v->landlock = c->landlock.level;
@@ -191,5 +195,5 @@ bool replay_finish(struct variant *v)
 		mounts_landlock(v);
 	network_rules(v);
 	namespaces_rules(v);
-	return network_forwards_check(v) && publishes_check(v) && bpf_build(v);
+	return network_forwards_check(v) && publishes_check(v) && keys_check(v) && bpf_build(v);
 }

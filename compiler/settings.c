@@ -45,6 +45,7 @@ static const struct setting settings[] = {
 	{"network", network_lower, IN_BLOCKS, 0},
 	{"forward", network_forward_lower, IN_BLOCKS, 0},
 	{"publish", publish_lower, IN_BLOCKS, 0},
+	{"secret", keys_lower, IN_BLOCKS, 0},
 	{"landlock", lower_landlock, IN_BLOCKS, 0},
 	AJ_MOUNT_OPS(MOUNT_SETTING)
 	{"mask", patterns_lower, IN_BLOCKS, AJ_PATTERN_MASK},

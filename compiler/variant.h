@@ -137,6 +137,18 @@ struct m_publish {
 	const void *block;
 };
 
+/* 'secret NAME "HOST[:PORT]"…;' (aj_key): the caller's NAME, a placeholder
+ * in the jail, its value added on the way to the hosts (docs/keys.md);
+ * kept per block as forwards are. */
+struct m_key {
+	const char *name;
+	const char **hosts; /* normal: NAME:PORT */
+	struct loc *host_locs;
+	int n_hosts;
+	struct loc loc;
+	const void *block;
+};
+
 struct variant {
 	const char *mode;
 	const char *command;
@@ -147,6 +159,7 @@ struct variant {
 	struct loc network_loc; /* the statement that set the network */
 	VEC(struct m_forward) forwards;
 	VEC(struct m_publish) publishes;
+	VEC(struct m_key) keys;
 	int landlock;
 	int landlock_min_abi;
 	int features;

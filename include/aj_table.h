@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 21
+#define AJ_ABI 22
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -389,6 +389,18 @@ struct aj_publish {
 	uint16_t port;
 };
 
+/* 'secret NAME "HOST[:PORT]"…;' (compiler/keys.c, stub/egress/secret.c):
+ * the caller's variable NAME, a placeholder in the jail, its value added
+ * by aijail-keys on the way to the hosts, as --jail-secret binds it
+ * (docs/keys.md).  Hosts in their normal spelling, each one the variant's
+ * proxy lets through.  At most KEYS_MAX keys of KEYS_HOSTS hosts
+ * (common/keys.h). */
+struct aj_key {
+	const char *name;
+	const char *const *hosts;
+	uint8_t n_hosts;
+};
+
 /* 'network allow follow TOOL': the registry that the tool's own
  * configuration names at run time replaces the statement's hosts (its
  * documented default); stub/egress/egress.c reads where, from the
@@ -576,6 +588,8 @@ struct aj_variant {
 	/* 'publish PORT;': the jail's ports on the host, before a run's
 	 * --jail-publish. */
 	const struct aj_publish *publishes;
+	/* 'secret NAME "HOST"…;': keys bound under a run's --jail-secret. */
+	const struct aj_key *keys;
 	/* The calls a run reports (AJ_ERRNO_QUIET above), by number, and
 	 * their names in the same order, one space between. */
 	const uint16_t *refused;
@@ -603,6 +617,7 @@ struct aj_variant {
 	uint8_t n_followed; /* hosts[0 .. n_followed) are the followed tool's default */
 	uint8_t n_forwards;
 	uint8_t n_publishes;
+	uint8_t n_keys;
 	uint8_t landlock; /* enum aj_landlock_level */
 	uint8_t landlock_min_abi;
 	uint8_t features; /* AJ_FEATURE_* switched on */

@@ -220,7 +220,7 @@ static void reply(mbedtls_ssl_context *s, const char *status, const char *why)
 	mbedtls_ssl_close_notify(s);
 }
 
-static noreturn void serve(int c, int u, const char *target)
+static noreturn void serve(int c, int u, const char *target, bool answer)
 {
 	static const char *alpn[] = {"http/1.1", NULL};
 	static struct keys_req q;
@@ -246,7 +246,7 @@ static noreturn void serve(int c, int u, const char *target)
 		fatal("make the host's certificate", ret);
 	if ((ret = mbedtls_x509_crt_parse_der(&leaf, ca_crt.raw.p, ca_crt.raw.len)))
 		fatal("chain the host's certificate", ret);
-	if (write(c, ok, sizeof(ok) - 1) != (ssize_t)(sizeof(ok) - 1))
+	if (answer && write(c, ok, sizeof(ok) - 1) != (ssize_t)(sizeof(ok) - 1))
 		_exit(0);
 
 	mbedtls_ssl_config_init(&sc);
@@ -413,6 +413,11 @@ int main(void)
 		if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(2 * sizeof(int)))
 			continue;
 		memcpy(fds, CMSG_DATA(cm), sizeof(fds));
+		if (r < 2 || (target[0] != KEYS_HAND_CONNECT && target[0] != KEYS_HAND_RELAY)) {
+			close(fds[0]);
+			close(fds[1]);
+			continue;
+		}
 		/* The proxy's ends are non-blocking; a child per connection
 		 * waits on them in turn. */
 		fcntl(fds[0], F_SETFL, 0);
@@ -420,7 +425,7 @@ int main(void)
 		/* The child keeps the control socket to say what it refused,
 		 * and reads nothing from it. */
 		if (!fork())
-			serve(fds[0], fds[1], target);
+			serve(fds[0], fds[1], target + 1, target[0] == KEYS_HAND_CONNECT);
 		close(fds[0]);
 		close(fds[1]);
 	}

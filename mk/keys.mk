@@ -11,20 +11,27 @@ MBED        := $(B)/third/mbedtls
 MBED_LIBS   := $(MBED)/library/libmbedtls.a $(MBED)/library/libmbedx509.a $(MBED)/library/libmbedcrypto.a
 KEYS_SRC    := keys/main.c keys/request.c keys/filter.c
 
-$(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz:
+MBED_TGZ    := $(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz
+# A copy in the tree's third/ (outside build/, so make clean and a
+# package build's clean keep it) is taken instead of the network: make
+# deb puts one in its copy, and an offline build puts it there by hand
+# (docs/install.md).  Checked the same way.
+MBED_LOCAL  := third/mbedtls_$(MBEDTLS_VER).orig.tar.gz
+
+$(MBED_TGZ):
 	@mkdir -p $(dir $@)
-	curl -fsSL -o $@.tmp $(MBEDTLS_URL)
+	if [ -f $(MBED_LOCAL) ]; then cp $(MBED_LOCAL) $@.tmp; else curl -fsSL -o $@.tmp $(MBEDTLS_URL); fi
 	echo '$(MBEDTLS_SHA)  $@.tmp' | sha256sum -c --quiet
 	mv $@.tmp $@
 
-$(MBED_LIBS) &: $(B)/third/mbedtls_$(MBEDTLS_VER).orig.tar.gz keys/mbedtls_user.h
+$(MBED_LIBS) &: $(MBED_TGZ) keys/mbedtls_user.h
 	rm -rf $(MBED) && mkdir -p $(MBED)
 	tar -xzf $< -C $(MBED) --strip-components=1
 	$(MAKE) -C $(MBED)/library CC=$(MUSLCC) AR=ar \
 		CFLAGS='-Os -ffunction-sections -fdata-sections -DMBEDTLS_USER_CONFIG_FILE=\"$(abspath keys/mbedtls_user.h)\"' \
 		libmbedtls.a libmbedx509.a libmbedcrypto.a
 
-$(B)/bin/aijail-keys: $(KEYS_SRC) keys/keys.h $(MBED_LIBS) $(B)/kh/.stamp
+$(B)/bin/aijail-keys: $(KEYS_SRC) keys/keys.h common/keys.h $(MBED_LIBS) $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
 	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -I. -I$(MBED)/include -isystem $(B)/kh \
 		-DMBEDTLS_USER_CONFIG_FILE='"$(abspath keys/mbedtls_user.h)"' \

@@ -44,17 +44,21 @@ uninstall:
 # dpkg-buildpackage in a copy of the sources (what git tracks, and new
 # files it does not ignore; everything but build/ outside git), so that
 # the user's build/ never ends up in a package; the packages land in
-# build/deb, lintian fails it on an error.
+# build/deb, lintian fails it on an error.  Mbed TLS's tarball
+# (mk/keys.mk, aijail-keys) is fetched here, once, and put in the copy's
+# third/ (its clean empties build/), so that the package's own build
+# needs no network: offline, put it in third/ by hand (docs/install.md).
 DEB_DIR  := $(B)/deb
 # dpkg-buildpackage runs make -j1 unless told: two jobs, as make -j2.
 DEB_JOBS ?= 2
-deb:
+deb: $(MBED_TGZ)
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
 	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
 		git ls-files -z -co --exclude-standard | tar --null -T - -cf - | tar -xf - -C $(DEB_DIR)/src; \
 	else \
 		tar --exclude=./$(B) -cf - . | tar -xf - -C $(DEB_DIR)/src; \
 	fi
+	mkdir -p $(DEB_DIR)/src/third && cp $(MBED_TGZ) $(DEB_DIR)/src/third/
 	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b -J$(DEB_JOBS)
 	rm -rf $(DEB_DIR)/src
 	@if command -v lintian >/dev/null; then \
@@ -73,7 +77,8 @@ DIST_B   := $(if $(filter x86_64,$(ARCH)),build,build-$(ARCH))
 DIST_D   := build/dist
 DIST_N   := aijail-$(AIJAIL_VERSION)-$(ARCH)-linux
 DIST_TGZ := $(DIST_D)/$(DIST_N).tar.gz
-DIST_BIN := $(foreach p,$(POLICIES),$(DIST_B)/bin/$(call stub_name,$(p))) $(DIST_B)/bin/aijail-status
+DIST_BIN := $(foreach p,$(POLICIES),$(DIST_B)/bin/$(call stub_name,$(p))) $(DIST_B)/bin/aijail-status \
+	$(DIST_B)/bin/aijail-keys
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 dist:
 	@for f in $(DIST_BIN); do [ -x $$f ] || { \
@@ -83,11 +88,12 @@ dist:
 	install -m 0755 $(DIST_BIN) $(DIST_D)/$(DIST_N)/bin/
 	install -m 0644 policies/*.aj $(DIST_D)/$(DIST_N)/share/aijail/policies/
 	mkdir -p $(DIST_D)/$(DIST_N)/share/aijail/apparmor
-	contrib/apparmor/profile.sh /usr/local/bin $(notdir $(filter-out %/aijail-status,$(DIST_BIN))) \
+	contrib/apparmor/profile.sh /usr/local/bin $(notdir $(filter-out %/aijail-status %/aijail-keys,$(DIST_BIN))) \
 		>$(DIST_D)/$(DIST_N)/share/aijail/apparmor/aijail
 	install -m 0644 $(MAN1) $(DIST_D)/$(DIST_N)/share/man/man1/
 	install -m 0644 $(MAN5) $(DIST_D)/$(DIST_N)/share/man/man5/
 	install -m 0644 LICENSE $(DIST_D)/$(DIST_N)/
+	install -m 0644 $(DIST_B)/third/mbedtls/LICENSE $(DIST_D)/$(DIST_N)/LICENSE.mbedtls
 	sed 's/@VERSION@/$(AIJAIL_VERSION)/g; s/@ARCH@/$(ARCH)/g' tools/INSTALL.dist >$(DIST_D)/$(DIST_N)/INSTALL
 	cd $(DIST_D)/$(DIST_N) && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' | \
 		xargs sha256sum >SHA256SUMS
@@ -100,7 +106,8 @@ dist:
 	@cat $(DIST_TGZ).sha256
 
 # The wheel: the Python package, aijail-mcp as its console script, and
-# the static stubs and aijail-status as scripts that pip or uv copy into
+# the static stubs, aijail-status and aijail-keys (which a stub finds
+# beside itself, docs/keys.md) as scripts that pip or uv copy into
 # the environment's bin/, where the package finds them (RECORD); tagged
 # for any glibc or musl Linux of ARCH (tools/wheel.py says why).  Not
 # aijail-compile: it links glibc and libseccomp dynamically, and its
@@ -109,7 +116,7 @@ dist:
 # Written by tools/wheel.py with the standard library only, no PyPI; as
 # reproducible as make dist (the last commit's time, fixed modes, order).
 WHEEL_D   := build/wheel
-WHEEL_BIN := $(STUBS) $(B)/bin/aijail-status
+WHEEL_BIN := $(STUBS) $(B)/bin/aijail-status $(B)/bin/aijail-keys
 wheel: $(WHEEL_BIN)
 	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(PYTHON) tools/wheel.py --version $(AIJAIL_VERSION) \
 		--arch $(ARCH) --out $(WHEEL_D) --python python --readme python/README.md --license LICENSE \

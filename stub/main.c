@@ -574,7 +574,7 @@ int main(int argc, char **argv)
 	if (!o.explain)
 		publish_bind(
 		    AJ_NET_PROXIED(r->v->network)); /* a port in use: 125 before anything */
-	secret_spawn(o.explain);
+	secret_spawn(r->v, o.explain);
 	/* Before any namespace: a watcher found is outside them all, one
 	 * started stays so. */
 	TRACE_MARK("args+project");

@@ -362,9 +362,10 @@ static void answered(struct conn *k, const char *why, bool denied)
 		return;
 	}
 	/* A bound host, reached (directly, or through the upstream's
-	 * tunnel): aijail-keys takes both ends (secret.c). */
+	 * tunnel): aijail-keys takes both ends (secret.c), and answers the
+	 * 200 where the client asked CONNECT (the relay's asked nothing). */
 	if (k->connect && secret_bound(k->target)) {
-		if (k->up.n || !secret_handoff(k->c, k->u, k->target))
+		if (k->up.n || !secret_handoff(k->c, k->u, k->target, !k->transparent))
 			tell_refused("connection", k->target,
 			             "its key's process did not take the connection", 2);
 		else

@@ -67,10 +67,10 @@ void publish_log(unsigned i, uint64_t up, uint64_t down, uint64_t since_ms);
  * (docs/keys.md). */
 void secret_add(const char *value, const char *opt);
 unsigned secret_count(void);
-void secret_spawn(bool explain);
+void secret_spawn(const struct aj_variant *v, bool explain);
 void secret_env(const struct aj_variant *v, char **envp, size_t max);
 bool secret_bound(const char *target);
-bool secret_handoff(int c, int u, const char *target);
+bool secret_handoff(int c, int u, const char *target, bool answer);
 const char *secret_in_plain(const char *head, size_t n);
 const char *secret_ca_pem(void);
 const struct ev_source *secret_source(void); /* NULL: no key */

@@ -84,6 +84,34 @@ void secret_add(const char *value, const char *opt)
 	n_binds++;
 }
 
+/* The variant's 'secret' statements (compiler/keys.c), under the run's
+ * --jail-secret: a key the option binds keeps the option's hosts. */
+static void secret_policy(const struct aj_variant *v)
+{
+	for (unsigned k = 0; k < v->n_keys; k++) {
+		const struct aj_key *p = &v->keys[k];
+		struct keys_bind *b;
+		bool bound = false;
+
+		for (unsigned i = 0; i < n_binds; i++)
+			bound |= !strcmp(binds[i].name, p->name);
+		if (bound)
+			continue;
+		if (n_binds == KEYS_MAX || p->n_hosts > KEYS_HOSTS ||
+		    strlen(p->name) >= KEYS_NAME_MAX)
+			die("bind the policy's keys", E2BIG,
+			    "at most 8 keys of 8 hosts, with --jail-secret's");
+		b = &binds[n_binds++];
+		memcpy(b->name, p->name, strlen(p->name) + 1);
+		for (unsigned h = 0; h < p->n_hosts; h++) {
+			if (strlen(p->hosts[h]) >= KEYS_HOST_MAX)
+				die("bind the policy's keys", E2BIG, NULL);
+			memcpy(b->hosts[h], p->hosts[h], strlen(p->hosts[h]) + 1);
+		}
+		b->n_hosts = p->n_hosts;
+	}
+}
+
 unsigned secret_count(void)
 {
 	return n_binds;
@@ -137,12 +165,13 @@ static int helper_open(void)
  * else is forked from it (the watcher): read the values, start
  * aijail-keys with them, and wipe them here, the caller's own environment
  * block included, so that no later copy of this memory holds one. */
-void secret_spawn(bool explain)
+void secret_spawn(const struct aj_variant *v, bool explain)
 {
 	int sp[2], exe;
 	pid_t pid;
 	ssize_t r;
 
+	secret_policy(v);
 	if (!n_binds)
 		return;
 	for (unsigned i = 0; i < n_binds; i++) {
@@ -269,16 +298,18 @@ void secret_env(const struct aj_variant *v, char **envp, size_t max)
 	}
 }
 
-/* The proxy (proxy.c), a CONNECT to target connected to the host at u:
+/* The proxy (conn.c), a connection to target connected to the host at
+ * u, a CONNECT (answer: its client waits for the 200) or the relay's:
  * true when aijail-keys has taken both ends (the proxy then closes its
  * copies); false: not a bound host, or it could not be handed over (the
  * connection is closed, and said so). */
-bool secret_handoff(int c, int u, const char *target)
+bool secret_handoff(int c, int u, const char *target, bool answer)
 {
 	char cbuf[CMSG_SPACE(2 * sizeof(int))] = {0};
-	struct iovec iov = {(void *)target, strlen(target)};
+	char how = answer ? KEYS_HAND_CONNECT : KEYS_HAND_RELAY;
+	struct iovec iov[2] = {{&how, 1}, {(void *)target, strlen(target)}};
 	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	    .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 	int fds[2] = {c, u};
 
@@ -286,7 +317,7 @@ bool secret_handoff(int c, int u, const char *target)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
-	return sendmsg(ctl, &m, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)iov.iov_len;
+	return sendmsg(ctl, &m, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)(1 + iov[1].iov_len);
 }
 
 /* A plain-HTTP head (n bytes): NULL, or why it is refused, naming the key

@@ -74,8 +74,8 @@ not listed or missing: $(diff <(echo "$listed") <(echo "$present") | grep '^[<>]
 fi
 missing=
 for f in bin/jail bin/jail-worker bin/jail-python bin/jail-npm bin/jail-pip bin/jail-uv bin/jail-cargo \
-	bin/jail-browser bin/aijail-status share/aijail/policies/base.aj share/man/man1/jail.1 \
-	share/man/man5/aijail.aj.5 LICENSE INSTALL SHA256SUMS; do
+	bin/jail-browser bin/aijail-status bin/aijail-keys share/aijail/policies/base.aj share/man/man1/jail.1 \
+	share/man/man5/aijail.aj.5 LICENSE LICENSE.mbedtls INSTALL SHA256SUMS; do
 	[ -f "$x/$name/$f" ] || missing="$missing $f"
 done
 dyn=
@@ -120,6 +120,19 @@ if [ "$rc" -eq 0 ] && [ "$OUT" = "$(printf '|\nvisible')" ]; then
 	pass jail-runs "$(sed -n 's/^identity: //p' <(env -i "$prefix/bin/jail-worker" --jail-version 2>&1))"
 else
 	fail jail-runs "the archive's jail-worker as $tuser: exit $rc, output $(printf '%q' "$OUT") (wanted .env empty, readme.txt read)"
+fi
+
+# a bound key: the archive's jail starts its aijail-keys, beside it (no
+# connection is made; the jail sees the placeholder)
+OUT=$(cd "$proj" && timeout -k 5 60 "${pre[@]}" env -i HOME="$uhome" USER="$tuser" LOGNAME="$tuser" \
+	PATH="$prefix/bin:/usr/bin:/bin" K=v jail --jail-allow-host=example.org --jail-secret=K=example.org \
+	-- /bin/sh -c 'echo "$K"' 2>"$tmp/err" </dev/null)
+rc=$?
+ERR=$(cat "$tmp/err")
+if [ "$rc" -eq 0 ] && [[ $OUT =~ ^aijail-secret-K-[0-9a-f]{32}$ ]]; then
+	pass jail-keys "--jail-secret starts the archive's aijail-keys; the jail sees the placeholder"
+else
+	fail jail-keys "the archive's jail --jail-secret as $tuser: exit $rc, output $(printf '%q' "$OUT")"
 fi
 
 echo "dist-check: $npass passed, $nfail failed, $nskip skipped"

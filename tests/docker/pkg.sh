@@ -98,6 +98,9 @@ fi
 useradd -m -s /bin/sh u && mkdir /home/u/p && echo SECRET=x >/home/u/p/.env && chown -R u: /home/u/p
 step jail-python as_u "jail-python -c 'print(1)'"
 step masked as_u "jail-python -c 'print(repr(open(\".env\").read()))'"
+# aijail-keys beside the stubs: a bound key starts it, the jail sees the
+# placeholder (no connection is made)
+step keys as_u "K=v jail --jail-allow-host=example.org --jail-secret=K=example.org -- sh -c 'echo \$K'"
 step install-dev apt-get install -y --no-install-recommends ./aijail-dev_*.deb ./python3-aijail_*.deb
 printf 'include "base.aj";\n\npolicy mine extends base {\n    mask "*.secret";\n}\n' >/home/u/p/mine.aj
 echo hunter2 >/home/u/p/db.secret && chown u: /home/u/p/mine.aj /home/u/p/db.secret
@@ -153,6 +156,7 @@ for rel in ${AJ_PKG_RELEASES:-bookworm trixie}; do
 	fi
 	pkg_step "$out" jail-python '^1$' "$rel: jail-python -c 'print(1)' as a user prints 1"
 	pkg_step "$out" masked "^''$" "$rel: ... and the project's .env reads empty"
+	pkg_step "$out" keys '^aijail-secret-K-[0-9a-f]{32}$' "$rel: --jail-secret starts /usr/bin/aijail-keys; the jail sees the placeholder"
 	pkg_step "$out" install-dev '' "$rel: apt install ./aijail-dev_*.deb ./python3-aijail_*.deb"
 	pkg_step "$out" build 'jail-mine.*sha256:[0-9a-f]{64} \(aijail-compile [^,]+, libseccomp [0-9.]+\)' \
 		"$rel: aijail-compile --build of a policy on base.aj, as the user"

@@ -88,7 +88,7 @@ if ! "$make" -C "$root" --no-print-directory install DESTDIR="$dest" PREFIX=/usr
 	exit 1
 fi
 missing=
-for f in usr/bin/aijail-compile usr/bin/aijail-mcp usr/bin/jail usr/bin/jail-worker \
+for f in usr/bin/aijail-compile usr/bin/aijail-mcp usr/bin/aijail-keys usr/bin/jail usr/bin/jail-worker \
 	usr/lib/aijail/libaijail-stub.a usr/lib/aijail/stub.flags \
 	usr/lib/aijail/include/aj_table.h usr/lib/aijail/stub/policy.c \
 	usr/share/aijail/policies/base.aj usr/share/aijail/policies/worker.aj; do

@@ -14,7 +14,7 @@
 ks_cases="keys-unset keys-unreachable keys-placeholder keys-curl keys-basic keys-header-query
 	keys-keepalive keys-python keys-requests keys-git keys-node keys-memory keys-files
 	keys-scrub keys-plain-refused keys-unbound-tunnel keys-unknown-ca keys-wrong-name keys-smuggle
-	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api keys-mcp keys-upstream"
+	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api keys-mcp keys-upstream keys-policy keys-policy-explain"
 want_ks=0
 for n in $ks_cases; do c "$n" && want_ks=1; done
 
@@ -54,7 +54,7 @@ elif [ $want_ks = 1 ]; then
 			openssl x509 -req -in "$1.csr" -CA "$2.pem" -CAkey "$2.key" -CAcreateserial -days 2 \
 				-extfile "$1.ext" -out "$1.pem"
 		}
-		leaf good ca "DNS:api.keys.test,DNS:other.keys.test,DNS:git.keys.test"
+		leaf good ca "DNS:api.keys.test,DNS:other.keys.test,DNS:git.keys.test,DNS:node.keys.test"
 		leaf bad stranger "DNS:unknown.keys.test"
 		leaf wrong ca "DNS:someone.else.test"
 	) >"$kt/pki.log" 2>&1 || ks_why="openssl could not make the test's certificates"
@@ -65,7 +65,21 @@ elif [ $want_ks = 1 ]; then
 127.0.0.1 localhost
 203.0.113.7 api.keys.test other.keys.test git.keys.test unknown.keys.test wrong.keys.test
 EOF
-	cp "$root/tests/keys/standin.py" "$kt/standin.py"
+	cp "$root/tests/keys/standin.py" "$root/tests/keys/dns.py" "$kt/"
+	# the statement: a stub whose policy binds TOKEN, no option
+	cat >"$kt/keytest.aj" <<'EOF'
+include "base.aj";
+
+policy keytest extends base {
+    network allow "api.keys.test" "other.keys.test";
+    secret TOKEN "api.keys.test";
+}
+EOF
+	if ! "$build/bin/aijail-compile" --build -I "$root/policies" -o "$bin/jail-keytest" "$kt/keytest.aj" \
+		>"$kt/build.log" 2>&1; then
+		ks_why="aijail-compile --build of the test policy failed: $(cat "$kt/build.log")"
+	fi
+	chmod 0755 "$bin/jail-keytest" 2>/dev/null
 	chown -R "$tuid:$tgid" "$kt"
 	cat >"$kt/in.sh" <<'EOF'
 set -u
@@ -101,10 +115,25 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a): pass
 http.server.HTTPServer(("203.0.113.7", 8080), H).serve_forever()' "$kt/res/seen.8080" >/dev/null 2>&1 &
 srv="$srv $!"
+# node.keys.test is in no /etc/hosts: a nameserver stand-in wherever
+# resolv.conf points (127.0.0.1 when it names none) answers it, for the
+# stub's parent; in the jail the relay answers it (Node's fetch)
+nss=$(awk '$1 == "nameserver" { print $2 }' /etc/resolv.conf | head -n 3)
+[ -n "$nss" ] || nss=127.0.0.1
+for a in $nss; do
+	case $a in
+	127.* | ::1) ;;
+	*:*) ip addr add "$a/128" dev lo nodad ;;
+	*) ip addr add "$a/32" dev lo ;;
+	esac
+done
+# shellcheck disable=SC2086 # one argument an address
+python3 "$kt/dns.py" node.keys.test=203.0.113.7 $nss >"$kt/res/dns.log" 2>&1 &
+srv="$srv $!"
 trap 'kill $srv $out 2>/dev/null' EXIT
 # controls: each stand-in answers from here, verified as the jail's
 # host will verify it (none of this is the jail)
-for u in https://api.keys.test/ https://wrong.keys.test:9443/; do
+for u in https://api.keys.test/ https://wrong.keys.test:9443/ https://node.keys.test/; do
 	ok=
 	for _ in $(seq 100); do
 		code=$(curl -s -m 5 --noproxy '*' -k -o /dev/null -w '%{http_code}' "$u")
@@ -127,7 +156,7 @@ jail() { # NAME ARGS…: the stub as the test user, in a user namespace mapping 
 	local name=$1
 	shift
 	unshare -U --map-user="$tuid" --map-group="$tgid" env -i HOME="$thome" PATH=/usr/local/bin:/usr/bin:/bin \
-		TOKEN="$real" timeout -k 5 60 "$bin/jail" "$@" >"$kt/res/$name.out" 2>"$kt/res/$name.err" </dev/null
+		TOKEN="$real" timeout -k 5 60 "$bin/${stub:-jail}" "$@" >"$kt/res/$name.out" 2>"$kt/res/$name.err" </dev/null
 	echo $? >"$kt/res/$name.rc"
 }
 CURL='curl -s -m 20 -w " %{http_code}\n" "$@"'
@@ -148,6 +177,12 @@ try:
 except ImportError:
     print("no-requests"); raise SystemExit
 print(requests.get("https://api.keys.test/requests", headers={"Authorization": "Bearer " + os.environ["TOKEN"]}, timeout=20).status_code)'
+# Node's fetch reads no proxy variable: it resolves the name in the jail,
+# where the relay (egress/names.c) answers it, and connects there
+if command -v node >/dev/null; then
+	jail keys-node --jail-allow-host=node.keys.test --jail-secret=TOKEN=node.keys.test -- node -e 'fetch("https://node.keys.test/node", {headers: {Authorization: "Bearer " + process.env.TOKEN}})
+	.then(async r => console.log(r.status, (await r.text()).trim()), e => { console.log("error", e.cause || e); process.exit(1); })'
+fi
 jail keys-git $ALLOW $BIND -- sh -c 'git -c credential.helper="!f() { echo username=me; echo password=\$TOKEN; }; f" ls-remote https://git.keys.test/repo.git 2>&1'
 jail keys-memory $ALLOW $BIND -- python3 -c 'import os, re
 real = open("/proc/self/environ", "rb").read()
@@ -286,6 +321,9 @@ print(r["result"].get("isError"), "refused, nothing was run: secrets" in r["resu
 	>"$kt/res/keys-mcp.out" 2>"$kt/res/keys-mcp.err" </dev/null
 echo $? >"$kt/res/keys-mcp.rc"
 jail keys-explain $ALLOW $BIND --jail-explain=json -- true
+# 'secret TOKEN "api.keys.test";' in the policy, no option
+stub=jail-keytest jail keys-policy -- sh -c "$CURL"' -H "Authorization: Bearer $TOKEN" https://api.keys.test/policy https://other.keys.test/policy-unbound' -
+stub=jail-keytest jail keys-policy-explain --jail-explain=json -- true
 jail keys-explain-text $ALLOW $BIND --jail-explain -- true
 EOF
 	if [ -z "$ks_why" ]; then
@@ -441,7 +479,10 @@ True True" /mcp
 			fail keys-git "the stand-in never got the real value from git"
 		else pass keys-git; fi
 	fi
-	c keys-node && skip keys-node "Node's fetch ignores HTTPS_PROXY: it needs the transparent relay (issue 32 item 3), not in this branch"
+	if c keys-node; then
+		if ! command -v node >/dev/null; then skip keys-node "node is not installed"
+		else ks_ok keys-node "200 real-ok" /node; fi
+	fi
 	if c keys-memory; then
 		ks_res keys-memory
 		if [ "$RC" != 0 ] || ! [[ $OUT == "scanned "*" placeholder-seen True" ]] || [[ $OUT == "scanned 0 "* ]] ||
@@ -547,6 +588,21 @@ for l in open(sys.argv[1]):
 		elif grep -qF -- "$real" <<<"$OUT$text"; then
 			fail keys-explain "--jail-explain shows the value"
 		else pass keys-explain; fi
+	fi
+	if c keys-policy; then
+		ks_ok keys-policy "real-ok 200
+no-key 401" /policy
+		ks_seen ' /policy-unbound' | grep -qF -- "$real" &&
+			fail keys-policy "the real value went to other.keys.test, which the policy does not bind"
+	fi
+	if c keys-policy-explain; then
+		ks_res keys-policy-explain
+		keys=$("$py" -c 'import json, sys; print(json.load(sys.stdin)["network"]["keys"])' <<<"$OUT" 2>&1)
+		if [ "$RC" != 0 ] || [ "$keys" != "[{'name': 'TOKEN', 'hosts': ['api.keys.test:443']}]" ]; then
+			fail keys-policy-explain "exit $RC, keys $(q "$keys"); stderr $(q "$ERR")"
+		elif grep -qF -- "$real" <<<"$OUT$ERR"; then
+			fail keys-policy-explain "--jail-explain shows the value"
+		else pass keys-policy-explain; fi
 	fi
 	if c keys-no-key-as-before; then
 		ks_res keys-no-key-as-before

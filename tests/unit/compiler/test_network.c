@@ -176,6 +176,59 @@ static void forwards_need_a_namespace(void **state)
 	assert_int_equal(c->variants.v[1].forwards.n, 1);
 }
 
+/* 'secret': a key in the table with its hosts in their normal spelling;
+ * a later block's key of the same name replacing the earlier one (and a
+ * stricter mode's no wider than the weaker's); a mode's
+ * 'network' keeping its own block's keys only; a host the variant's
+ * proxy would not let through refused. */
+static void keys_follow_their_blocks(void **state)
+{
+	(void)state;
+	struct compiled *c =
+	    compile_str("policy p {\n"
+	                "    network public;\n"
+	                "    secret A_KEY \"API.Example.com\" \"b.org:8443\";\n"
+	                "    secret B_KEY \"d.org\";\n"
+	                "    mode worker { secret A_KEY \"b.org:8443\"; }\n"
+	                "    mode lockdown { network none; }\n"
+	                "}\n");
+	assert_non_null(c);
+	assert_string_equal(diags(), "");
+	assert_int_equal(c->variants.n, 3);
+	const struct variant *n = &c->variants.v[0], *w = &c->variants.v[1], *l = &c->variants.v[2];
+	assert_int_equal(n->keys.n, 2);
+	assert_string_equal(n->keys.v[0].name, "A_KEY");
+	assert_int_equal(n->keys.v[0].n_hosts, 2);
+	assert_string_equal(n->keys.v[0].hosts[0], "api.example.com:443");
+	assert_string_equal(n->keys.v[0].hosts[1], "b.org:8443");
+	assert_int_equal(w->keys.n, 2);
+	assert_int_equal(w->keys.v[0].n_hosts, 1);
+	assert_string_equal(w->keys.v[0].hosts[0], "b.org:8443");
+	assert_int_equal(l->keys.n, 0);
+	ast_arena_free();
+	/* a stricter mode gives no key, nor a host of one, the weaker does not */
+	assert_null(compile_str("policy p { network public; secret K \"a.org\";\n"
+	                        "    mode ci { secret K \"a.org\" \"b.org\"; } }\n"));
+	assert_non_null(strstr(diags(), "it binds the key K to b.org:443, which mode 'normal' does not"));
+	ast_arena_free();
+	c = compile_str(
+	    "policy p { network allow \"*.example.com\"; secret K \"api.example.com\"; }\n");
+	assert_non_null(c);
+	ast_arena_free();
+	assert_null(compile_str(
+	    "policy p { network allow \"*.example.com\"; secret K \"example.com\"; }\n"));
+	assert_non_null(
+	    strstr(diags(), "the key K is bound to example.com:443, which the jail cannot reach"));
+	ast_arena_free();
+	assert_null(compile_str("policy p { network loopback; secret K \"a.org\"; }\n"));
+	assert_non_null(strstr(diags(), "which 'network loopback' does not have"));
+	ast_arena_free();
+	/* the followed tool's default is replaced by its registry at run time */
+	assert_null(compile_str("policy p { network allow follow npm \"registry.npmjs.org\"; "
+	                        "secret K \"registry.npmjs.org\"; }\n"));
+	assert_non_null(strstr(diags(), "'network allow' does not list the host"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +240,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(allow_lists_hosts, setup, teardown),
 		cmocka_unit_test_setup_teardown(forwards_follow_their_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(forwards_need_a_namespace, setup, teardown),
+		cmocka_unit_test_setup_teardown(keys_follow_their_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(allow_ranks_between_loopback_and_host, setup,
 						teardown),
 	};

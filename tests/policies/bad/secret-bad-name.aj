@@ -1,0 +1,4 @@
+policy p {
+    network public;
+    secret "API_KEY" "a.example.com";
+}
