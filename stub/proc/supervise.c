@@ -135,6 +135,8 @@ void supervise_signal(pid_t child, int sig)
 			die_cleanup(); /* the fallback's private directory */
 		status_report(exit_code(status), NULL, NULL);
 		TRACE_MARK("report");
+		appear_end(); /* the covering process's inotify instance, off the caller's wait */
+		TRACE_MARK("handoff");
 		TRACE_FLUSH();
 		_exit(exit_code(status));
 	}
