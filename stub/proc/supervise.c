@@ -135,9 +135,9 @@ void supervise_signal(pid_t child, int sig)
 			die_cleanup(); /* the fallback's private directory */
 		status_report(exit_code(status), NULL, NULL);
 		TRACE_MARK("report");
-		appear_end(); /* the covering process's inotify instance, off the caller's wait */
-		TRACE_MARK("handoff");
 		TRACE_FLUSH();
+		/* Last: it may close every descriptor, stderr too. */
+		appear_end();
 		_exit(exit_code(status));
 	}
 }

@@ -26,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -529,6 +530,31 @@ void appear_prepare(const struct aj_variant *v)
 
 static _Alignas(16) char handoff_stack[4096];
 
+/* Every descriptor but the three given (-1: none); raw calls, for the
+ * process below too. */
+static void close_but(int a, int b, int c)
+{
+	int k[4] = {a, b, c, INT_MAX};
+	unsigned lo = 0;
+
+	for (unsigned i = 1; i < 3; i++)
+		for (unsigned j = i; j > 0 && k[j - 1] > k[j]; j--) {
+			int t = k[j];
+
+			k[j] = k[j - 1], k[j - 1] = t;
+		}
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned hi = i < 3 ? (unsigned)k[i] : ~0U;
+
+		if (k[i] < (int)lo)
+			continue;
+		if (hi > lo && syscall(SYS_close_range, lo, hi - 1, 0U))
+			for (unsigned fd = lo; fd < hi && fd < 1024; fd++)
+				syscall(SYS_close, fd);
+		lo = hi + 1;
+	}
+}
+
 /* Holds the last reference until the parent has let go of its own, then
  * drops it and pays the grace period; nobody waits for it (the parent
  * has exited, the caller waits for the parent).  It shares the parent's
@@ -537,17 +563,12 @@ static _Alignas(16) char handoff_stack[4096];
  * directory of the caller's, no capability. */
 static int handoff_main(void *arg)
 {
-	int rfd = (int)(intptr_t)arg, lo = ifd < rfd ? ifd : rfd, hi = ifd < rfd ? rfd : ifd;
+	int rfd = (int)(intptr_t)arg;
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct none[2] = {{0}};
 	char c;
 
-	if (syscall(SYS_close_range, 0U, (unsigned)lo - 1, 0U) ||
-	    (hi > lo + 1 && syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U)) ||
-	    syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U))
-		for (int fd = 0; fd < 1024; fd++)
-			if (fd != ifd && fd != rfd)
-				syscall(SYS_close, fd);
+	close_but(ifd, rfd, -1); /* the pipe's write end */
 	syscall(SYS_chdir, "/");
 	syscall(SYS_capset, &hdr, none);
 	/* End of file: the parent has closed its copy of the instance. */
@@ -575,16 +596,20 @@ void appear_end(void)
 	ms = (t.tv_sec - ifd_made.tv_sec) * 1000L + (t.tv_nsec - ifd_made.tv_nsec) / 1000000L;
 	if (ms < APPEAR_DELAY_MS || pipe2(p, O_CLOEXEC))
 		return;
+	/* What the caller reads to its end (our stdout and stderr) is closed
+	 * now, by us: a new process may wait long for its first turn on a
+	 * loaded machine, and it would hold them until then. */
+	close_but(ifd, p[0], p[1]);
 	if (clone(handoff_main, handoff_stack + sizeof(handoff_stack), CLONE_VM | SIGCHLD,
 	          (void *)(intptr_t)p[0]) < 0) {
 		close(p[0]);
 		close(p[1]);
 		return;
 	}
-	close(ifd);
+	syscall(SYS_close, ifd);
+	syscall(SYS_close, p[0]);
+	syscall(SYS_close, p[1]);
 	ifd = -1;
-	close(p[0]);
-	close(p[1]);
 }
 
 bool appear_wanted(const struct aj_variant *v)
