@@ -11,9 +11,11 @@ time.sleep(0.1)'`, and the first again with AIJAIL_APPEAR=0 (no covering
 process, for reference), in a 10-file project with one .env.  The caller
 captures stdout and stderr to their end and waits, as run_sandboxed does.
 Per command, medians and lower quartiles in ms of: pid 1's end to its
-reaping (TRACE marks init status-end to parent reaped), the parent's
-reaping to its last mark, and the caller's whole wait (spawn to the exit
-status, both pipes at end of file).  As root, USER runs the jails
+reaping (TRACE marks init status-end to parent reaped), the parent's last
+mark (its report; the hand-over of the inotify instance follows it) to
+the caller's end of waiting (both pipes at end of file, the exit status
+read; the same CLOCK_MONOTONIC), and the caller's whole wait (spawn to
+the exit status).  As root, USER runs the jails
 (setpriv)."""
 import os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -52,9 +54,9 @@ try:
             b, c = cases[(r + k) % len(cases)]
             stub, args, extra = cmds[c]
             argv = pre + env + extra + [os.path.join(builds[b], stub)] + args
-            t0 = time.perf_counter()
+            t0 = time.monotonic_ns()
             p = subprocess.run(argv, cwd=proj, capture_output=True, text=True)
-            t1 = time.perf_counter()
+            t1 = time.monotonic_ns()
             if p.returncode:
                 raise SystemExit("%s %s: exit %d: %s" % (b, c, p.returncode, p.stderr[-400:]))
             if not r:
@@ -68,8 +70,8 @@ try:
                     if f[1] == "parent":
                         last = max(last, int(f[4]))
             res[(b, c)]["end"].append(marks[("parent", "reaped")] - marks[("init", "status-end")])
-            res[(b, c)]["tail"].append(last - marks[("parent", "reaped")])
-            res[(b, c)]["wait"].append((t1 - t0) * 1e9)
+            res[(b, c)]["tail"].append(t1 - last)
+            res[(b, c)]["wait"].append(t1 - t0)
 finally:
     shutil.rmtree(proj, ignore_errors=True)
 
@@ -81,7 +83,7 @@ def ms(v, q):
 
 print("%d rounds, interleaved, %s; ms, median (lower quartile)" % (rounds, user or "root"))
 print()
-print("| command | build | pid 1's end to reaping | reaping to the parent's last mark "
+print("| command | build | pid 1's end to reaping | the parent's report to the caller's end "
       "| the caller's wait |")
 print("|---|---|---:|---:|---:|")
 for b, c in sorted(cases, key=lambda k: (list(cmds).index(k[1]), k[0] != "before")):
