@@ -36,7 +36,7 @@ if user:
     for n in os.listdir(proj):
         shutil.chown(os.path.join(proj, n), user)
     pre = ["setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups"]
-home = os.path.expanduser("~" + user) if user else proj
+home = os.path.expanduser("~" + user) if user else tempfile.mkdtemp(prefix="apend-home-", dir="/tmp")
 env = ["env", "-i", "HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin"]
 
 cmds = {
@@ -74,6 +74,8 @@ try:
             res[(b, c)]["wait"].append(t1 - t0)
 finally:
     shutil.rmtree(proj, ignore_errors=True)
+    if not user:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def ms(v, q):
