@@ -11,7 +11,8 @@
  * a mount) and CAP_DAC_READ_SEARCH (inotify wants read permission on each
  * directory) in the jail's user namespace and nothing else, sets
  * no_new_privs, drops the bounding set, and holds only the project's
- * directories, the covers' empty nodes, an inotify descriptor and stderr.
+ * directories, the covers' empty nodes, an inotify descriptor (the
+ * parent's instance: appear_prepare, appear_end) and stderr.
  * It is outside the target's Landlock domain, so from Landlock ABI 6
  * nothing in the jail can signal it; below, a jailed process of the same
  * user could kill or stop it, and pid 1 then ends the jail (exit 125):
