@@ -515,8 +515,9 @@ void appear_prepare(const struct aj_variant *v)
 		ifd_err = errno;
 		return;
 	}
-	/* A caller that closed stdin would give the target this as its fd
-	 * 0: pid 1 closes 3 and above before the target starts. */
+	/* Not 0 to 2 (a caller that closed them): pid 1 closes 3 and above
+	 * before it confines itself, and would keep this for the whole run
+	 * (the target's exec drops it, O_CLOEXEC). */
 	if (ifd < 3) {
 		int hi = fcntl(ifd, F_DUPFD_CLOEXEC, 3);
 

@@ -113,10 +113,11 @@ if c appear-coverer-inside; then
 fi
 
 # The covering process's inotify instance is made by the parent (so that
-# its end, an SRCU grace period, is paid outside the jail): pid 1 and the
-# target never hold it, not even as the lowest free number, 0 to 2, for a
-# caller that closed its standard descriptors.  pid 2 being the covering
-# process shows the instance existed.
+# its end, an SRCU grace period, is paid outside the jail) and inherited:
+# the target never holds it (pid 1 closes it, the exec too), not even for
+# a caller that closed its standard descriptors, where it would be the
+# lowest free number.  pid 2 being the covering process shows the
+# instance existed.
 # shellcheck disable=SC2016 # expanded inside the jail
 if c appear-inotify-not-inside; then
 	rm -f "$P/fds.out"
