@@ -112,23 +112,6 @@ if c appear-coverer-inside; then
 	fi
 fi
 
-# The covering process's inotify instance is made by the parent (so that
-# its end, an SRCU grace period, is paid outside the jail) and inherited:
-# the target never holds it (pid 1 closes it, the exec too), not even for
-# a caller that closed its standard descriptors, where it would be the
-# lowest free number.  pid 2 being the covering process shows the
-# instance existed.
-# shellcheck disable=SC2016 # expanded inside the jail
-if c appear-inotify-not-inside; then
-	rm -f "$P/fds.out"
-	jrun user -- sh -c 'exec <&- >&- 2>&-; exec "$@"' sh "$bin/jail-worker" sh -c \
-		'{ cat /proc/2/comm; ls -l /proc/self/fd/ | grep -c inotify || :; } >fds.out'
-	OUT=$(cat "$P/fds.out" 2>/dev/null)
-	rm -f "$P/fds.out"
-	expect appear-inotify-not-inside 0 "aijail-cover
-0"
-fi
-
 # Killed from outside (the same user may): the jail ends, exit 125, saying so.
 if c appear-coverer-killed; then
 	ap=$T/appear-killed
