@@ -621,6 +621,7 @@ int main(int argc, char **argv)
 	TRACE_MARK("env+limits");
 	sockets_prepare(r->v);
 	supervise_block();
+	appear_prepare(r->v);
 	pid = ns_fork_init(r->v, &fd);
 	if (pid) {
 		TRACE_MARK("clone");

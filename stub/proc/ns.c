@@ -1,9 +1,8 @@
 /* ns.c: the namespaces, the caller's ids inside them, and the clone that
  * makes pid 1 of the new pid namespace.
  *
- * The caller's process joins only the user and pid namespaces (the pid
- * namespace only for its children); pid 1 is cloned into new mount, IPC,
- * UTS and network namespaces (none for 'network host', nor for 'network
+ * The caller's process joins only the user namespace; pid 1 is cloned
+ * into new pid, mount, IPC, UTS and network namespaces (none for 'network host', nor for 'network
  * blocked' where Landlock scopes abstract sockets: landlock_net_blocked()).
  * The parent keeps the host's view of the files, which its scan of the
  * project needs while pid 1 builds the root (see main.c), and the jail's
@@ -51,7 +50,7 @@ int ns_enter(const struct aj_variant *v)
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 
-	if (unshare(CLONE_NEWUSER | CLONE_NEWPID))
+	if (unshare(CLONE_NEWUSER))
 		return errno;
 	write_file("/proc/self/setgroups", "deny\n", 5);
 	write_map("/proc/self/uid_map", uid);
@@ -107,7 +106,10 @@ const char *ns_start(const struct aj_variant *v)
  * either way.  *parent_fd receives the parent's end. */
 pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd)
 {
-	unsigned long flags = SIGCHLD | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
+	/* The pid namespace by the clone, not by an unshare before it: the
+	 * parent's own children stay in the caller's pid namespace, so the
+	 * parent can still fork once pid 1 has ended (appear_end). */
+	unsigned long flags = SIGCHLD | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS;
 
 	if (landlock_net_private(v))
 		flags |= CLONE_NEWNET;

@@ -136,6 +136,8 @@ void supervise_signal(pid_t child, int sig)
 		status_report(exit_code(status), NULL, NULL);
 		TRACE_MARK("report");
 		TRACE_FLUSH();
+		/* Last: it may close every descriptor, stderr too. */
+		appear_end();
 		_exit(exit_code(status));
 	}
 }

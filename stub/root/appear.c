@@ -11,7 +11,8 @@
  * a mount) and CAP_DAC_READ_SEARCH (inotify wants read permission on each
  * directory) in the jail's user namespace and nothing else, sets
  * no_new_privs, drops the bounding set, and holds only the project's
- * directories, the covers' empty nodes, an inotify descriptor and stderr.
+ * directories, the covers' empty nodes, an inotify descriptor (the
+ * parent's instance: appear_prepare, appear_end) and stderr.
  * It is outside the target's Landlock domain, so from Landlock ABI 6
  * nothing in the jail can signal it; below, a jailed process of the same
  * user could kill or stop it, and pid 1 then ends the jail (exit 125):
@@ -26,6 +27,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +57,10 @@
 #define APPEAR_MASK     (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
 
 static const struct aj_scan *sc;
-static int ifd = -1;
+/* Made by the parent (appear_prepare), inherited by pid 1 and this
+ * process; ifd_err: why it could not be made. */
+static int ifd = -1, ifd_err;
+static struct timespec ifd_made;
 static dev_t project_dev;
 static unsigned watched, budget, unwatched;
 static bool told;
@@ -424,21 +430,21 @@ static noreturn void appear_run(const struct aj_variant *v)
 	/* pid 1's working directory is the project, as the jail sees it. */
 	pfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* Not at once: an inotify instance with watches costs an SRCU grace
-	 * period when it goes (fsnotify_destroy_group, 5-20 ms here), which
-	 * the end of the jail waits for (the pid namespace's last process).
-	 * A command shorter than this never pays it; a name made meanwhile
-	 * is found by the first listing, which follows the watch. */
+	 * period when it goes (fsnotify_destroy_group, 5-40 ms here), and
+	 * the parent has to hand it over to pay that off the caller's wait
+	 * (appear_end).  A command shorter than this needs neither; a name
+	 * made meanwhile is found by the first listing, which follows the
+	 * watch. */
 	{
 		struct timespec ts = {0, APPEAR_DELAY_MS * 1000000L};
 
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
 	}
-	ifd = inotify_init1(IN_CLOEXEC);
 	if (pfd < 0 || ifd < 0) {
 		warn(pfd < 0 ? "cannot open the project to watch it"
 		             : "cannot watch the project (inotify)",
-		     errno);
+		     pfd < 0 ? errno : ifd_err);
 		_exit(0);
 	}
 	keep[0] = pfd, keep[1] = ifd;
@@ -492,6 +498,120 @@ static noreturn void appear_run(const struct aj_variant *v)
 				entry(d, e->name, e->mask & IN_ISDIR ? DT_DIR : DT_UNKNOWN);
 		}
 	}
+}
+
+/* The parent makes the inotify instance, so that the last reference to
+ * it is the parent's, not a process of the jail's: whoever drops it waits
+ * for an SRCU grace period (fsnotify_destroy_group flushes the mark
+ * reaper), and the end of the pid namespace waits for every process in
+ * it.  Watches added by the covering process resolve its paths in the
+ * jail's mount namespace, as before. */
+void appear_prepare(const struct aj_variant *v)
+{
+	if (!appear_wanted(v))
+		return;
+	ifd = inotify_init1(IN_CLOEXEC);
+	if (ifd < 0) {
+		ifd_err = errno;
+		return;
+	}
+	/* Not 0 to 2 (a caller that closed them): pid 1 closes 3 and above
+	 * before it confines itself, and would keep this for the whole run
+	 * (the target's exec drops it, O_CLOEXEC). */
+	if (ifd < 3) {
+		int hi = fcntl(ifd, F_DUPFD_CLOEXEC, 3);
+
+		close(ifd);
+		ifd = hi;
+		ifd_err = hi < 0 ? errno : 0;
+		if (hi < 0)
+			return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ifd_made);
+}
+
+static _Alignas(16) char handoff_stack[4096];
+
+/* Every descriptor but the three given (-1: none); raw calls, for the
+ * process below too. */
+static void close_but(int a, int b, int c)
+{
+	int k[4] = {a, b, c, INT_MAX};
+	unsigned lo = 0;
+
+	for (unsigned i = 1; i < 3; i++)
+		for (unsigned j = i; j > 0 && k[j - 1] > k[j]; j--) {
+			int t = k[j];
+
+			k[j] = k[j - 1], k[j - 1] = t;
+		}
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned hi = i < 3 ? (unsigned)k[i] : ~0U;
+
+		if (k[i] < (int)lo)
+			continue;
+		if (hi > lo && syscall(SYS_close_range, lo, hi - 1, 0U))
+			for (unsigned fd = lo; fd < hi && fd < 1024; fd++)
+				syscall(SYS_close, fd);
+		lo = hi + 1;
+	}
+}
+
+/* Holds the last reference until the parent has let go of its own, then
+ * drops it and pays the grace period; nobody waits for it (the parent
+ * has exited, the caller waits for the parent).  It shares the parent's
+ * memory (CLONE_VM), so raw calls only; it holds no other descriptor (a
+ * caller reading our stdout to its end is not kept waiting), no
+ * directory of the caller's, no capability. */
+static int handoff_main(void *arg)
+{
+	int rfd = (int)(intptr_t)arg;
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct none[2] = {{0}};
+	char c;
+
+	close_but(ifd, rfd, -1); /* the pipe's write end */
+	syscall(SYS_chdir, "/");
+	syscall(SYS_capset, &hdr, none);
+	/* End of file: the parent has closed its copy of the instance. */
+	while (syscall(SYS_read, rfd, &c, 1) != 0 && errno == EINTR)
+		;
+	syscall(SYS_close, ifd);
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+/* The parent, its status known: the instance's last reference goes to a
+ * process of its own that outlives it, or nowhere if no watch was ever
+ * added (the covering process waits APPEAR_DELAY_MS first: closing it is
+ * then free).  If the hand-over cannot be made, the parent's exit pays,
+ * as it would have. */
+void appear_end(void)
+{
+	struct timespec t;
+	int p[2];
+	long ms;
+
+	if (ifd < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ms = (t.tv_sec - ifd_made.tv_sec) * 1000L + (t.tv_nsec - ifd_made.tv_nsec) / 1000000L;
+	if (ms < APPEAR_DELAY_MS || pipe2(p, O_CLOEXEC))
+		return;
+	/* What the caller reads to its end (our stdout and stderr) is closed
+	 * now, by us: a new process may wait long for its first turn on a
+	 * loaded machine, and it would hold them until then. */
+	close_but(ifd, p[0], p[1]);
+	if (clone(handoff_main, handoff_stack + sizeof(handoff_stack), CLONE_VM | SIGCHLD,
+	          (void *)(intptr_t)p[0]) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	syscall(SYS_close, ifd);
+	syscall(SYS_close, p[0]);
+	syscall(SYS_close, p[1]);
+	ifd = -1;
 }
 
 bool appear_wanted(const struct aj_variant *v)

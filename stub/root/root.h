@@ -59,12 +59,16 @@ void mask_stage_fds(int fds[2]);
 int mask_cover_new(int tfd, bool deny, bool isdir, unsigned mode);
 
 /* appear.c: names that appear in the project during the run, covered by
- * a process pid 1 forks before it confines itself.  appear_start(), the
- * root's last step (build.c), returns the
- * process (0: none, a warning said why); appear_explain() for
+ * a process pid 1 forks before it confines itself.  appear_prepare() in
+ * the parent before pid 1 is cloned (the inotify instance, which pid 1
+ * inherits); appear_start(), the root's last step (build.c), returns the
+ * process (0: none, a warning said why); appear_end() in the parent just
+ * before it exits; appear_explain() for
  * --jail-explain. */
+void appear_prepare(const struct aj_variant *v);
 bool appear_wanted(const struct aj_variant *v);
 pid_t appear_start(const struct aj_variant *v);
+void appear_end(void);
 void appear_explain(const struct aj_variant *v, bool fallback);
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan

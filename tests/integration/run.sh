@@ -877,6 +877,23 @@ fi
 # shellcheck source=tests/integration/appear.sh
 . "$root/tests/integration/appear.sh"
 
+# The covering process's inotify instance is made by the parent (so that
+# its end, an SRCU grace period, is paid outside the jail) and inherited:
+# the target never holds it (pid 1 closes it, the exec too), not even for
+# a caller that closed its standard descriptors, where it would be the
+# lowest free number.  The target being pid 3 shows the covering process
+# (pid 2, forked before the target) was started, whatever its first turn.
+# shellcheck disable=SC2016 # expanded inside the jail
+if c appear-inotify-not-inside; then
+	rm -f "$P/fds.out"
+	jrun user -- sh -c 'exec <&- >&- 2>&-; exec "$@"' sh "$bin/jail-worker" sh -c \
+		'{ echo $$; ls -l /proc/self/fd/ | grep -c inotify || :; } >fds.out'
+	OUT=$(cat "$P/fds.out" 2>/dev/null)
+	rm -f "$P/fds.out"
+	expect appear-inotify-not-inside 0 "3
+0"
+fi
+
 # The covering process's writable stage (root/mask.c) is attached beneath
 # the bind that hides it, not left detached (dissolving a detached mount
 # at the coverer's exit waits for an RCU grace period the jail's end

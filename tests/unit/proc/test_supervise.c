@@ -75,6 +75,10 @@ void limits_release(void)
 {
 	logs("limits_release ");
 }
+void appear_end(void)
+{
+	logs(" appear_end");
+}
 void status_ran(void)
 {
 }
@@ -258,12 +262,13 @@ static void reaped_in_order(void **state)
 	(void)state;
 	reap(3, &code, logged, sizeof(logged));
 	assert_int_equal(code, 3);
+	/* The hand-over of the inotify instance last: it closes stderr. */
 	assert_string_equal(logged, "term_end proxy_end forward_end refusals_report "
-	                            "limits_release cleanup status_report 3");
+	                            "limits_release cleanup status_report 3 appear_end");
 	reap(-SIGKILL, &code, logged, sizeof(logged));
 	assert_int_equal(code, 128 + SIGKILL);
-	assert_string_equal(logged + strlen(logged) - strlen("status_report 137"),
-	                    "status_report 137");
+	assert_string_equal(logged + strlen(logged) - strlen("status_report 137 appear_end"),
+	                    "status_report 137 appear_end");
 }
 
 /* The caller's death: the jail goes with it, but the same signal sent
