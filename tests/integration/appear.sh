@@ -99,7 +99,10 @@ fi
 # from inside, and it cannot be stopped quietly.  From Landlock ABI 6 the
 # jail cannot signal it at all; below, killing it ends the jail (125).
 # shellcheck disable=SC2016 # expanded inside the jail
-coverer_probe='test "$(cat /proc/2/comm)" = aijail-cover || echo "pid 2 is $(cat /proc/2/comm)"
+# pid 2 names itself on its first turn, which a loaded machine may give
+# it after the target's first: wait for the name (5 s at most).
+coverer_probe='i=0; while [ "$(cat /proc/2/comm 2>/dev/null)" != aijail-cover ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+test "$(cat /proc/2/comm)" = aijail-cover || echo "pid 2 is $(cat /proc/2/comm)"
 for f in environ mem maps; do cat /proc/2/$f >/dev/null 2>&1 && echo "$f readable"; done
 kill -STOP 2 2>/dev/null && echo stopped; kill -9 2 2>/dev/null && echo killed; sleep 0.5
 echo done'
