@@ -41,6 +41,8 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$T/bin" "$T/proj"
 cp "$build/bin/jail-worker" "$T/bin/"
+# --jail-secret's process, found beside the stub (stub/egress/secret.c).
+[ -x "$build/bin/aijail-keys" ] && cp "$build/bin/aijail-keys" "$T/bin/"
 chmod 0755 "$T/bin/jail-worker"
 [ $as_root -eq 1 ] || {
 	thome=$T/home
@@ -68,6 +70,13 @@ for line in sys.stdin:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.raise_signal(signal.SIGTERM)
     print("reply " + line.strip(), flush=True)
+PY
+# A worker that says what its key is, once a request.
+cat >"$T/proj/keyworker.py" <<'PY'
+import os, sys
+print("ready", flush=True)
+for line in sys.stdin:
+    print("token " + os.environ.get("TOKEN", "-"), flush=True)
 PY
 # A worker that never reads stdin (a runner polling its own queue).
 cat >"$T/proj/busy.py" <<'PY'
@@ -165,6 +174,50 @@ finish orch-signal-status $((128 + 15))
 start
 expect_line orch-ready-4 ready
 finish orch-stdin-eof 0 # the orchestrator closes the pipe: the worker reads EOF
+
+# --- a key bound to its host, for the worker's whole life (docs/keys.md) ----------------
+
+# start_key: jail-worker --jail-secret=TOKEN=keys.test python3 keyworker.py,
+# TOKEN's real value in the orchestrator's environment.
+start_key() {
+	cd "$T/proj" || exit 1
+	coproc W { exec "${pre[@]}" "${run_env[@]}" TOKEN=orch-real-value-5150 "$T/bin/jail-worker" \
+		--jail-allow-host=keys.test --jail-secret=TOKEN=keys.test python3 -u keyworker.py 2>/dev/null; }
+	cd - >/dev/null || exit 1
+	JW=$W_PID
+	started+=("$JW")
+	exec {W_IN}>&"${W[1]}" {W_OUT}<&"${W[0]}"
+	eval "exec ${W[1]}>&- ${W[0]}<&-"
+}
+# token NAME: one request; the token the worker holds into TOK.
+token() {
+	TOK=
+	echo "token?" >&"$W_IN"
+	IFS= read -r -t "$wait_s" TOK <&"$W_OUT" || TOK="(no line within ${wait_s}s)"
+}
+if [ ! -x "$T/bin/aijail-keys" ]; then
+	skip orch-key "aijail-keys is not built ($build/bin)"
+else
+	start_key
+	expect_line orch-key-ready ready
+	token
+	t1=$TOK
+	token
+	t2=$TOK
+	finish orch-key-status 0
+	start_key
+	expect_line orch-key-ready-2 ready
+	token
+	t3=$TOK
+	finish orch-key-status-2 0
+	if [[ $t1 =~ ^token\ aijail-secret-TOKEN-[0-9a-f]{16,}$ ]] && [ "$t1" = "$t2" ] &&
+		[[ $t3 == "token aijail-secret-TOKEN-"* ]] && [ "$t3" != "$t1" ] &&
+		[[ "$t1$t2$t3" != *orch-real-value-5150* ]]; then
+		pass orch-key
+	else
+		fail orch-key "requests saw $(printf '%q' "$t1"), $(printf '%q' "$t2"); the next worker $(printf '%q' "$t3"): want one placeholder a worker, a new one the next, never the value"
+	fi
+fi
 
 # --- the orchestrator dies ----------------------------------------------------------
 
