@@ -378,7 +378,11 @@ static void setup(void)
 		if ((ret = mbedtls_x509_crt_parse_file(&trust, stores[i])) >= 0 && trust.version)
 			break;
 	if (!trust.version)
-		fatal("read the system's trust store (/etc/ssl/certs/ca-certificates.crt)", ret);
+		fatal(
+		    "read the system's trust store (/etc/ssl/certs/ca-certificates.crt, "
+		    "/etc/pki/tls/certs/ca-bundle.crt or /etc/ssl/cert.pem; on Debian and Ubuntu, "
+		    "install ca-certificates)",
+		    ret);
 	if (send(CTL, ca_pem, strlen(ca_pem), MSG_NOSIGNAL) < 0)
 		_exit(125);
 }
