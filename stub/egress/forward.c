@@ -19,6 +19,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 
 #include "egress/egress.h"
@@ -261,6 +262,7 @@ struct fconn {
 };
 
 static struct fconn conns[FW_CONNS];
+static bool relaying; /* conns[] is set up (forward_start()) */
 static uint8_t slot_conn[2 * FW_CONNS], slot_up[2 * FW_CONNS];
 
 /* A connection that reached the host's port: its line in --jail-log. */
@@ -443,10 +445,38 @@ static void forward_serve(const struct pollfd *p, unsigned n)
 
 static const struct ev_source forward_source = {forward_fill, forward_serve};
 
-/* The run ends: the connections still open are closed, and logged. */
+/* The run ends.  What the jail wrote before it ended (a published
+ * server's last reply, a forward's last request) may still be in the
+ * kernel's buffers, and the jail's network lives on while a socket of it
+ * is open here: it is relayed to its end first, no new connection taken,
+ * for FW_DRAIN_MS at most; then what is still open is closed, and
+ * logged. */
+#define FW_DRAIN_MS 2000
 void forward_end(void)
 {
-	for (unsigned i = 0; n_fw + publish_count() && i < FW_CONNS; i++)
+	struct pollfd p[FW_MAX + AJ_PUBLISH_MAX + 2 * FW_CONNS];
+	unsigned nl = n_fw + publish_count();
+	struct timespec t0, t;
+	long left = FW_DRAIN_MS;
+
+	if (!nl || !relaying)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (left > 0) {
+		unsigned n = forward_fill(p, sizeof(p) / sizeof(p[0]));
+
+		if (n == nl)
+			break; /* none open */
+		for (unsigned i = 0; i < nl; i++)
+			p[i].fd = -1;
+		if (poll(p, n, (int)left) <= 0)
+			break;
+		forward_serve(p, n);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = FW_DRAIN_MS - (t.tv_sec - t0.tv_sec) * 1000 -
+		       (t.tv_nsec - t0.tv_nsec) / 1000000;
+	}
+	for (unsigned i = 0; i < FW_CONNS; i++)
 		if (conns[i].c >= 0)
 			conn_close(&conns[i]);
 }
@@ -474,5 +504,6 @@ const struct ev_source *forward_start(int fd)
 		relay_init(&conns[i].up);
 		relay_init(&conns[i].down);
 	}
+	relaying = true;
 	return &forward_source;
 }

@@ -9,7 +9,7 @@
 # lockdown too, where its mode block says so, and the run adds none.
 # Sourced by run.sh (its helpers, fixture and counters); not run alone.
 
-pb_cases="publish-reach publish-log publish-in-use publish-lockdown publish-explain publish-policy-lockdown"
+pb_cases="publish-reach publish-log publish-drain publish-in-use publish-lockdown publish-explain publish-policy-lockdown"
 want_pb=0
 for n in $pb_cases; do c "$n" && want_pb=1; done
 
@@ -58,6 +58,45 @@ if [ $want_pb = 1 ]; then
 		pb_stop
 		if [ "$got" = publish-ok ]; then pass publish-reach; else
 			fail publish-reach "curl http://127.0.0.1:$hp/p.txt got $(q "$got"); expected publish-ok"
+		fi
+	fi
+	# A server that writes its last reply and exits at once: what is still
+	# in the kernel's buffers when the jail ends reaches the host's client
+	# whole (the parent drains before it ends: stub/egress/forward.c).  The
+	# client reads slowly, so the buffers are full when the server exits.
+	if c publish-drain; then
+		hp=$(pb_port) jp=$(pb_port)
+		bg jail-worker --jail-no-net --jail-timeout=60 --jail-publish="$hp:$jp" python3 -c '
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(1)
+c, _ = s.accept()
+c.sendall(b"x" * (8 << 20))
+c.close()' "$jp"
+		bgpids+=("$BGPID")
+		got=$($py -c '
+import socket, sys, time
+for _ in range(300):
+    try:
+        c = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+        first = c.recv(65536)
+    except OSError:
+        first = b""
+    if first:
+        break
+    time.sleep(0.2)
+n = len(first)
+while True:
+    time.sleep(0.01)
+    b = c.recv(65536)
+    if not b:
+        break
+    n += len(b)
+print(n)' "$hp")
+		wait "$BGPID" 2>/dev/null
+		if [ "$got" = $((8 << 20)) ]; then pass publish-drain; else
+			fail publish-drain "the host's client got $(q "$got") bytes of the jail's last reply, expected $((8 << 20))"
 		fi
 	fi
 	if c publish-log; then
