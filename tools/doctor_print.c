@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "status.h"
 
 /* Every snprintf here builds a message to print: a cut is never acted on. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -26,25 +27,6 @@
 static const char *const state_word[] = {"ok", "falls back", "fails", "info"};
 static const char *const state_json[] = {"ok", "fallback", "fails", "info"};
 
-static void json_s(const char *s)
-{
-	if (!s) {
-		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
 
 static void json_n(long v)
 {
@@ -90,18 +72,18 @@ void doctor_print_json(const struct facts *d, const struct check *checks)
 	enum state v = doctor_print_overall(checks);
 
 	printf("{\n  \"doctor\": 1,\n  \"uid\": %u,\n  \"kernel\": ", (unsigned)d->uid);
-	json_s(d->kernel);
+	status_json_str(d->kernel);
 	printf(",\n  \"verdict\": \"%s\",\n  \"summary\": ", state_json[v]);
-	json_s(verdict_text(d, checks, v));
+	status_json_str(verdict_text(d, checks, v));
 	fputs(",\n  \"checks\": [\n", stdout);
 	for (int i = 0; i < N_CHECKS; i++) {
 		const struct check *c = &checks[i];
 
 		printf("    {\"name\": \"%s\", \"state\": \"%s\", \"detail\": ", c->name,
 		       state_json[c->state]);
-		json_s(c->detail);
+		status_json_str(c->detail);
 		fputs(", \"fix\": ", stdout);
-		json_s(c->fix[0] ? c->fix : NULL);
+		status_json_str(c->fix[0] ? c->fix : NULL);
 		fputs(i + 1 < N_CHECKS ? "},\n" : "}\n", stdout);
 	}
 	fputs("  ],\n  \"userns\": {\"max_user_namespaces\": ", stdout);
@@ -111,9 +93,9 @@ void doctor_print_json(const struct facts *d, const struct check *checks)
 	fputs(", \"available\": ", stdout);
 	json_b(d->ns_available);
 	fputs(", \"why\": ", stdout);
-	json_s(d->ns_why[0] ? d->ns_why : NULL);
+	status_json_str(d->ns_why[0] ? d->ns_why : NULL);
 	fputs(", \"asked\": ", stdout);
-	json_s(d->explainer);
+	status_json_str(d->explainer);
 	fputs("},\n  \"apparmor\": {\"enabled\": ", stdout);
 	json_b(d->aa_enabled);
 	fputs(", \"restrict_unprivileged_userns\": ", stdout);
@@ -121,7 +103,7 @@ void doctor_print_json(const struct facts *d, const struct check *checks)
 	fputs(", \"profiles_readable\": ", stdout);
 	json_b(d->profiles_readable);
 	fputs(", \"profile_file\": ", stdout);
-	json_s(d->profile_file[0] ? d->profile_file : NULL);
+	status_json_str(d->profile_file[0] ? d->profile_file : NULL);
 	fputs(", \"stubs\": [", stdout);
 	for (unsigned i = 0, k = 0; i < N_STUBS; i++) {
 		const struct stub *s = &d->stubs[i];
@@ -129,7 +111,7 @@ void doctor_print_json(const struct facts *d, const struct check *checks)
 		if (!s->present)
 			continue;
 		printf("%s{\"stub\": \"%s\", \"path\": ", k++ ? ", " : "", s->name);
-		json_s(s->path);
+		status_json_str(s->path);
 		fputs(", \"covered\": ", stdout);
 		json_b(s->covered);
 		putchar('}');
@@ -149,27 +131,27 @@ void doctor_print_json(const struct facts *d, const struct check *checks)
 	fputs("},\n  \"cgroups\": {\"version\": ", stdout);
 	json_n(d->cg_version > 0 ? d->cg_version : -1);
 	fputs(", \"cgroup\": ", stdout);
-	json_s(d->cg_path[0] ? d->cg_path : NULL);
+	status_json_str(d->cg_path[0] ? d->cg_path : NULL);
 	fputs(", \"writable\": ", stdout);
 	json_b(d->cg_writable);
 	fputs(", \"controllers\": ", stdout);
-	json_s(d->cg_controllers);
+	status_json_str(d->cg_controllers);
 	fputs(", \"memory_by\": ", stdout);
-	json_s(d->mem_by[0] ? d->mem_by : NULL);
+	status_json_str(d->mem_by[0] ? d->mem_by : NULL);
 	fputs(", \"processes_by\": ", stdout);
-	json_s(d->pids_by[0] ? d->pids_by : NULL);
+	status_json_str(d->pids_by[0] ? d->pids_by : NULL);
 	fputs("},\n  \"ia32_emulation\": ", stdout);
 	json_b(d->ia32);
 	fputs(",\n  \"proc_covered\": ", stdout);
 	json_b(d->proc_covered);
 	fputs(",\n  \"docker_socket\": ", stdout);
-	json_s(d->docker[0] ? d->docker : NULL);
+	status_json_str(d->docker[0] ? d->docker : NULL);
 	fputs(",\n  \"fallback\": {\"declared\": ", stdout);
 	json_b(d->fb_declared);
 	fputs(", \"runs\": ", stdout);
 	json_b(d->fb_runs);
 	fputs(", \"why\": ", stdout);
-	json_s(d->fb_why[0] ? d->fb_why : NULL);
+	status_json_str(d->fb_why[0] ? d->fb_why : NULL);
 	fputs("},\n  \"runs\": [", stdout);
 	for (int i = 0, k = 0; i < 2; i++) {
 		const struct run *r = &d->runs[i];
@@ -180,7 +162,7 @@ void doctor_print_json(const struct facts *d, const struct check *checks)
 		       k++ ? ", " : "", r->stub, r->stub);
 		json_n(r->status);
 		fputs(", \"stderr\": ", stdout);
-		json_s(r->status ? r->err : NULL);
+		status_json_str(r->status ? r->err : NULL);
 		putchar('}');
 	}
 	fputs("]\n}\n", stdout);
