@@ -20,15 +20,9 @@ for n in $ks_cases; do c "$n" && want_ks=1; done
 
 ks_why=
 if [ $want_ks = 1 ]; then
-	for t in unshare nsenter ip curl openssl; do
-		command -v "$t" >/dev/null || ks_why="$t is not installed"
-	done
-	[ -x "$bin/aijail-keys" ] || ks_why="build/bin/aijail-keys is not built"
-	ks_pre=()
-	[ "$as_root" -eq 1 ] && ks_pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups)
-	if [ -z "$ks_why" ] && ! "${ks_pre[@]}" unshare -Urnm sh -c 'ip link set lo up && unshare -U --map-user=1 true' 2>/dev/null; then
-		ks_why="the test user cannot make user and network namespaces here (unshare -Urnm)"
-	fi
+	ks_why=$(netns_why unshare nsenter ip curl openssl)
+	[ -n "$ks_why" ] || [ -x "$bin/aijail-keys" ] || ks_why="build/bin/aijail-keys is not built"
+	ks_pre=("${netns_pre[@]}")
 fi
 
 if [ $want_ks = 1 ] && [ -n "$ks_why" ]; then

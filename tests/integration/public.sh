@@ -31,14 +31,8 @@ for n in $pb_cases; do c "$n" && want_pb=1; done
 
 pb_why=
 if [ $want_pb = 1 ]; then
-	for t in unshare nsenter ip curl; do
-		command -v "$t" >/dev/null || pb_why="$t is not installed"
-	done
-	pb_pre=()
-	[ "$as_root" -eq 1 ] && pb_pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups)
-	if [ -z "$pb_why" ] && ! "${pb_pre[@]}" unshare -Urnm sh -c 'ip link set lo up && unshare -U --map-user=1 true' 2>/dev/null; then
-		pb_why="the test user cannot make user and network namespaces here (unshare -Urnm)"
-	fi
+	pb_why=$(netns_why unshare nsenter ip curl)
+	pb_pre=("${netns_pre[@]}")
 fi
 
 if [ $want_pb = 1 ] && [ -n "$pb_why" ]; then

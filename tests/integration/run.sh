@@ -50,6 +50,8 @@ q() {
 
 # shellcheck source=tests/lib/user.sh
 . "$root/tests/lib/user.sh"
+# shellcheck source=tests/lib/netns.sh
+. "$root/tests/lib/netns.sh"
 
 for b in aijail-compile jail jail-python jail-worker; do
 	if [ ! -x "$build/bin/$b" ]; then

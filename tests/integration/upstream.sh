@@ -22,14 +22,8 @@ for n in $up_cases; do c "$n" && want_up=1; done
 
 up_why=
 if [ $want_up = 1 ]; then
-	for t in unshare nsenter ip curl; do
-		command -v "$t" >/dev/null || up_why="$t is not installed"
-	done
-	up_pre=()
-	[ "$as_root" -eq 1 ] && up_pre=(setpriv --reuid="$tuser" --regid="$tuser" --init-groups)
-	if [ -z "$up_why" ] && ! "${up_pre[@]}" unshare -Urnm sh -c 'ip link set lo up && unshare -U --map-user=1 true' 2>/dev/null; then
-		up_why="the test user cannot make user and network namespaces here (unshare -Urnm)"
-	fi
+	up_why=$(netns_why unshare nsenter ip curl)
+	up_pre=("${netns_pre[@]}")
 fi
 
 if [ $want_up = 1 ] && [ -n "$up_why" ]; then
