@@ -83,8 +83,8 @@ int main(int argc, char **argv)
 	for (int a = 1; a < argc; a++) {
 		struct program prog;
 		struct compiled c;
-		program_init(&prog, dirs, 1);
-		if (!program_load(&prog, argv[a], NULL) || !program_resolve(&prog) ||
+		load_init(&prog, dirs, 1);
+		if (!load_program(&prog, argv[a], NULL) || !load_resolve(&prog) ||
 		    !compile_policy(&prog, prog.last_in_main, &c))
 			return 1;
 		for (size_t i = 0; i < c.variants.n; i++) {
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 			printf("| %s | %s | %s | %.0f / %.0f | %.0f / %.0f |\n", c.policy->name, v->mode,
 			       lens, load[0], median(load, RUNS), bare, filt);
 		}
-		arena_free();
+		ast_arena_free();
 		diag_reset();
 	}
 	return 0;
