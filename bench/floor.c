@@ -1,6 +1,6 @@
 /* floor.c: the kernel's floor under jail-worker's start-up (issue 13).
  *
- *   floor [-n] [-r] PROGRAM [ARG...]
+ *   floor [-n] [-r] [-l FILTER] PROGRAM [ARG...]
  *
  * The least a launcher with jail-worker's namespaces can do: one clone
  * into new user, pid, mount, IPC, UTS and network namespaces (-n: without
@@ -20,7 +20,21 @@
  * from the old root, as the stub's dev.c does, no pts, no shm), the
  * working directory (the project) bound read-write the same way, the old
  * root detached, the working directory entered.  No masks, no scan, no
- * /etc, no Landlock, no seccomp. */
+ * /etc, no Landlock, no seccomp.
+ *
+ * -l FILTER (with -r), the layers floor: the root floor plus the layers
+ * every jail of this design has and the root floor leaves out, each done
+ * the least way: a Landlock ruleset handling every filesystem right of
+ * the kernel's ABI, with one rule per mount of the root (read and execute
+ * on /usr, read-write on the project and /dev, read on /proc), enforced;
+ * no_new_privs, the bounding set emptied, every capability cleared; the
+ * seccomp filter in FILTER (raw struct sock_filter, as bench/run.sh
+ * writes jail-worker's own from its generated table) loaded; then pid 1
+ * stays as a supervisor: the target is its child in a session of its
+ * own, and pid 1 waits for it and exits with its status.  What is left
+ * between this and jail-worker is the stub's own work: the policy, the
+ * scan and masks, the covering process, the limits, the refusal record,
+ * the parent's loop. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +44,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -51,6 +66,40 @@
 struct attr {
 	uint64_t set, clr, propagation, userns_fd;
 };
+
+/* Landlock's calls and structures (ABI 1 on), as the uapi header has
+ * them: musl's include path may not carry linux/landlock.h. */
+#define NR_ll_create   444
+#define NR_ll_add_rule 445
+#define NR_ll_restrict 446
+#define LL_VERSION     1
+#define LL_RULE_PATH   1
+#define LL_EXECUTE     (1ULL << 0)
+#define LL_READ_FILE   (1ULL << 2)
+#define LL_READ_DIR    (1ULL << 3)
+
+struct ll_attr {
+	uint64_t fs;
+};
+
+struct ll_path {
+	uint64_t allowed;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+struct bpf_insn {
+	uint16_t code;
+	uint8_t jt, jf;
+	uint32_t k;
+};
+
+struct bpf_prog {
+	unsigned short len;
+	struct bpf_insn *filter;
+};
+
+static struct bpf_insn filter[4096];
+static unsigned filter_len;
 
 static int sync_pipe[2];
 
@@ -154,11 +203,87 @@ static void root_build(void)
 		fail("detach the old root");
 }
 
+/* Every filesystem right of this kernel's ABI: the lowest bit up to the
+ * highest the ABI defines (ABI 1: 13 rights, each one more on 2, 3, 5). */
+static uint64_t ll_all(int abi)
+{
+	int n = abi >= 5 ? 16 : abi >= 3 ? 15 : abi >= 2 ? 14 : 13;
+
+	return (1ULL << n) - 1;
+}
+
+static void ll_rule(int ruleset, const char *path, uint64_t allowed)
+{
+	struct ll_path r = {.allowed = allowed};
+
+	r.parent_fd = open(path, O_PATH | O_CLOEXEC);
+	if (r.parent_fd < 0 || syscall(NR_ll_add_rule, ruleset, LL_RULE_PATH, &r, 0))
+		fail(path);
+	close(r.parent_fd);
+}
+
+static void layers(const char *cwd)
+{
+	static const int keep_none[2][3];
+	int abi = (int)syscall(NR_ll_create, NULL, 0, LL_VERSION), ruleset;
+	uint64_t all, rx = LL_EXECUTE | LL_READ_FILE | LL_READ_DIR;
+	struct bpf_prog prog = {(unsigned short)filter_len, filter};
+
+	if (abi < 1)
+		fail("landlock");
+	all = ll_all(abi);
+	ruleset = (int)syscall(NR_ll_create, &(struct ll_attr){all}, sizeof(struct ll_attr), 0);
+	if (ruleset < 0)
+		fail("landlock_create_ruleset");
+	ll_rule(ruleset, "/usr", rx);
+	ll_rule(ruleset, "/proc", LL_READ_FILE | LL_READ_DIR);
+	ll_rule(ruleset, "/dev", all);
+	ll_rule(ruleset, cwd, all);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || syscall(NR_ll_restrict, ruleset, 0))
+		fail("landlock_restrict_self");
+	close(ruleset);
+	for (int cap = 0; !prctl(PR_CAPBSET_DROP, cap, 0, 0, 0); cap++)
+		;
+	if (syscall(SYS_capset, &(uint32_t[2]){0x20080522, 0}, keep_none))
+		fail("capset");
+	if (syscall(SYS_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0, &prog))
+		fail("seccomp");
+}
+
+/* pid 1 as a supervisor: the target its child, in a session of its own. */
+static void supervise(char **argv)
+{
+	int status;
+	pid_t pid = vfork();
+
+	if (pid < 0)
+		fail("vfork");
+	if (!pid) {
+		setsid();
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		_exit(125);
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+static void filter_read(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, filter, sizeof(filter));
+
+	if (n <= 0 || n % (ssize_t)sizeof(filter[0]))
+		fail(path);
+	filter_len = (unsigned)(n / (ssize_t)sizeof(filter[0]));
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	int flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
 	            CLONE_NEWNET,
-	    first = 1, status, root = 0;
+	    first = 1, status, root = 0, layered = 0;
 	char path[64], map[64];
 	pid_t pid;
 
@@ -167,10 +292,13 @@ int main(int argc, char **argv)
 			flags &= ~CLONE_NEWNET;
 		else if (!strcmp(argv[first], "-r"))
 			root = 1;
-		else
+		else if (!strcmp(argv[first], "-l") && first + 1 < argc) {
+			filter_read(argv[++first]);
+			root = layered = 1;
+		} else
 			break;
 	if (first >= argc || argv[first][0] == '-') {
-		fputs("usage: floor [-n] [-r] PROGRAM [ARG...]\n", stderr);
+		fputs("usage: floor [-n] [-r] [-l FILTER] PROGRAM [ARG...]\n", stderr);
 		return 2;
 	}
 	if (pipe2(sync_pipe, O_CLOEXEC))
@@ -190,6 +318,14 @@ int main(int argc, char **argv)
 			_exit(125);
 		if (root)
 			root_build();
+		if (layered) {
+			char cwd[4096];
+
+			if (!getcwd(cwd, sizeof(cwd)))
+				fail("getcwd");
+			layers(cwd);
+			supervise(argv + first);
+		}
 		execv(argv[first], argv + first);
 		_exit(127);
 	}

@@ -162,6 +162,17 @@ def issue13(d, meta, rounds):
         targets.append(("small project: (jail-worker − bare) / (root floor − bare), the floor that also "
                         "builds the least root (issue 38)", fmt_range(v, "{:.2f}"), f"≤ {T38_ROOT}",
                         verdict(st.median(v), T38_ROOT)))
+    if {STUB, "bare", "layers floor"} <= have:
+        v = per_round(rounds, lambda s, b, f: (s - b) / (f - b), STUB, "bare", "layers floor")
+        targets.append(("small project: (jail-worker − bare) / (layers floor − bare), the root floor plus "
+                        "Landlock, the capability drop, jail-worker's seccomp filter and a supervising pid 1",
+                        fmt_range(v, "{:.2f}"), "reported", "–"))
+        for fl, bound in (("floor", T13_FLOOR), ("root floor", T38_ROOT)):
+            if fl in have:
+                v = per_round(rounds, lambda s, b, f: (s - b) / (f - b), "layers floor", "bare", fl)
+                targets.append((f"the layers floor itself: (layers floor − bare) / ({fl} − bare), "
+                                f"against jail-worker's bound ≤ {bound}", fmt_range(v, "{:.2f}"), "reported",
+                                "–"))
     if {STUB, "bare", "bwrap"} <= have:
         v = per_round(rounds, lambda s, b, w: (s - b) / (w - b), STUB, "bare", "bwrap")
         targets.append(("small project: (jail-worker − bare) / (bwrap − bare)", fmt_range(v, "{:.3f}"),

@@ -204,6 +204,10 @@ if [ -x "$bin/jail-worker" ]; then
 			note "build/bin/jail-worker is not what the current stub sources build; Landlock on/off compares jail-worker-landlock (rebuilt now) with jail-worker-nolandlock, both from the same sources"
 		fi
 		chmod 755 "$bin"/jail-worker-*
+		# The layers floor (floor -l) loads jail-worker's own filter.
+		python3 "$here/bpfdump.py" "$vb/gen/worker.h" "$work/tools/worker.bpf" >/dev/null &&
+			chmod 644 "$work/tools/worker.bpf" ||
+			note "layers floor: could not take jail-worker's filter from its table; its row is skipped"
 	else
 		note "jail-worker-nolandlock, jail-worker-blocked: build failed, Landlock on/off and network blocked skipped: $(tail -3 "$work/variant.log" | tr '\n' ' ')"
 	fi
@@ -414,6 +418,8 @@ run_pass() {
 		[ -x "$work/tools/floor" ] && add "$f" floor bare "$work/tools/floor /bin/true"
 		[ -x "$work/tools/floor" ] && add "$f" "floor -n" bare "$work/tools/floor -n /bin/true"
 		[ -x "$work/tools/floor" ] && add "$f" "root floor" bare "$work/tools/floor -r /bin/true"
+		[ -x "$work/tools/floor" ] && [ -s "$work/tools/worker.bpf" ] &&
+			add "$f" "layers floor" bare "$work/tools/floor -l $work/tools/worker.bpf /bin/true"
 		[ -n "$bw" ] && add "$f" bwrap bare "$bw /bin/true"
 		[ -x "$bin/jail-worker" ] && add "$f" jail-worker bare "$bin/jail-worker /bin/true"
 		[ -x "$bin/jail-worker-landlock" ] && add "$f" jail-worker-landlock bare "$bin/jail-worker-landlock /bin/true"
