@@ -44,7 +44,11 @@ watchers() {
 	WPIDS=
 	for p in $(pgrep -u "$tuid" -x aijail-watch 2>/dev/null); do
 		# A zombie has given way already (pid 1 here may reap late).
-		[ "$(awk '/^NSpid:/ {print NF - 1}' "/proc/$p/status" 2>/dev/null)" = 1 ] &&
+		# Only this suite's: its descriptor 3 is the runtime directory
+		# (watchd.c); another run of the tests as the same user has
+		# watchers of its own.
+		[ "$(readlink "/proc/$p/fd/3" 2>/dev/null)" = "$(readlink -m "$wx/aijail")" ] &&
+			[ "$(awk '/^NSpid:/ {print NF - 1}' "/proc/$p/status" 2>/dev/null)" = 1 ] &&
 			! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null &&
 			WPIDS="$WPIDS $p"
 	done
