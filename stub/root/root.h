@@ -77,6 +77,13 @@ pid_t appear_start(const struct aj_variant *v);
 void appear_end(void);
 void appear_explain(const struct aj_variant *v, bool fallback);
 
+/* cage.c: the bounds of appear.c's covering process: how many directories
+ * it may watch (at most most), its capabilities, its descriptors (all but
+ * stderr and keep[]) and its system calls. */
+unsigned cage_budget(bool raise, unsigned most);
+void cage_caps(void);
+void cage_fds(int *keep, unsigned n);
+void cage_filter(void);
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the
