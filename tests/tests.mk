@@ -35,6 +35,9 @@ TEST_STUB_settle_SRC := stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c st
 TEST_STUB_watchtab_SRC := stub/scan/match.c stub/base/out.c stub/variant/own.c
 TEST_STUB_summary_SRC := stub/base/out.c
 TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/variant/xauth.c stub/base/contract.c
+# The covers, one per hit and one per directory full of them; the scan's
+# answer and the plan are the test's own.
+TEST_STUB_mask_SRC := stub/root/maskdir.c stub/base/out.c
 TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c
 TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
 # The rule for every source, in a scratch tree: the project is a variable.
