@@ -71,7 +71,7 @@ static void print_hit(const struct run *r, unsigned i, bool fenced)
 	if (h->why == SCAN_BY_SOCKET)
 		rp_t("\t(a Unix socket: no host service without the host's network)");
 	if (h->why != SCAN_BY_GUARD) {
-		const char *how = run_in_fallback(r) ? NULL : mask_cover_note(i);
+		const char *how = run_in_fallback(r) ? NULL : maskdir_note(i);
 
 		rp_jstr("covered", NULL);
 		rp_jstr("cover", how);

@@ -29,28 +29,21 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <time.h>
-#include <linux/audit.h>
 #include <linux/capability.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 
 #include "root/root.h"
 
 #define TMPFS_MAGIC_ 0x01021994
-/* The share of fs.inotify.max_user_watches one jail's watch may take (the
- * project's watcher keeps all watchers to a share of their own,
- * aj_watchstate.h), and the most this table holds. */
-#define APPEAR_SHARE    10
+/* The most directories this table holds (cage.c takes a share of the
+ * user's watches, at most this). */
 #define APPEAR_MAX      32768
 #define APPEAR_HASH     (2 * APPEAR_MAX)
 #define APPEAR_DELAY_MS 50
@@ -276,140 +269,7 @@ static void relist(void)
 			list(&tab[i]);
 }
 
-static unsigned long proc_num(const char *path, unsigned long dflt)
-{
-	char b[32];
-	unsigned long v = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return dflt;
-	for (ssize_t i = 0; i < n && b[i] >= '0' && b[i] <= '9'; i++)
-		v = v * 10 + (unsigned long)(b[i] - '0');
-	return v ? v : dflt;
-}
-
-static unsigned budget_of(bool raise)
-{
-	unsigned long max = proc_num("/proc/sys/fs/inotify/max_user_watches", 8192);
-	unsigned long b = max * APPEAR_SHARE / 100;
-	struct rlimit rl;
-	const char *e = getenv("AIJAIL_APPEAR_WATCHES");
-
-	if (e && *e)
-		b = strtoul(e, NULL, 10);
-	/* One descriptor per directory watched. */
-	if (!syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl)) {
-		rl.rlim_cur = rl.rlim_max;
-		if (raise)
-			syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
-		if (rl.rlim_cur < b + 16)
-			b = rl.rlim_cur > 16 ? rl.rlim_cur - 16 : 0;
-	}
-	return b > APPEAR_MAX ? APPEAR_MAX : (unsigned)b;
-}
-
-static void caps_keep(void)
-{
-	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct data[2] = {{0}};
-	uint32_t keep = (1u << CAP_SYS_ADMIN) | (1u << CAP_DAC_READ_SEARCH);
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		die("set no_new_privs", errno, NULL);
-	for (unsigned cap = 0;; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno == EINVAL)
-			break;
-	data[0].permitted = data[0].effective = keep;
-	if (syscall(SYS_capset, &hdr, data))
-		die("drop capabilities", errno, NULL);
-}
-
-/* What this process calls once it watches, and nothing else: it runs
- * beside a jail that names what it opens, so a bug here must not become a
- * way out.  Other calls fail (EPERM, then a message and the jail ends);
- * another architecture's are killed.  The numbers are musl's SYS_*, the
- * same that built this code. */
-#if defined(__x86_64__)
-#define APPEAR_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define APPEAR_ARCH AUDIT_ARCH_AARCH64
-#endif
-static void filter_install(void)
-{
-#ifdef APPEAR_ARCH
-	static const unsigned allowed[] = {
-	    SYS_read,       SYS_write,      SYS_close,
-	    SYS_openat,     SYS_newfstatat, SYS_fstatfs,
-	    SYS_getdents64, SYS_fchdir,     SYS_inotify_add_watch,
-	    SYS_open_tree,  SYS_move_mount, SYS_mount_setattr,
-	    SYS_mkdirat,    SYS_mknodat,    SYS_exit,
-	    SYS_exit_group,
-#ifdef SYS_fstat
-	    SYS_fstat,
-#endif
-	};
-	enum { N = sizeof(allowed) / sizeof(allowed[0]) };
-	struct sock_filter f[4 + N + 2];
-	unsigned k = 0;
-
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	                                      offsetof(struct seccomp_data, arch));
-	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, APPEAR_ARCH, 1, 0);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	                                      offsetof(struct seccomp_data, nr));
-	/* Each match jumps to the ALLOW at the end; x32's numbers (bit
-	 * 30) match none. */
-	for (unsigned i = 0; i < N; i++)
-		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, allowed[i],
-		                                      (uint8_t)(N - i), 0);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	struct sock_fprog prog = {(unsigned short)k, f};
-
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
-		die("install the seccomp filter of the process that covers new names", errno, NULL);
-#endif
-}
-
 extern char **environ;
-
-/* Every descriptor but stderr and keep[]: pid 1's socket to the parent,
- * the plan's sources and the caller's stdin are not this process's. */
-static void fds_keep(int *keep, unsigned n)
-{
-	unsigned lo = 3;
-
-	for (unsigned i = 0; i < n; i++)
-		for (unsigned j = i + 1; j < n; j++)
-			if (keep[j] < keep[i]) {
-				int t = keep[i];
-
-				keep[i] = keep[j];
-				keep[j] = t;
-			}
-	for (unsigned i = 0; i <= n; i++) {
-		unsigned hi = i < n ? (unsigned)keep[i] : ~0U;
-
-		if (hi < lo)
-			continue;
-		if (hi > lo && syscall(SYS_close_range, lo, i < n ? hi - 1 : ~0U, 0U))
-			die("close inherited file descriptors", errno, NULL);
-		lo = hi + 1;
-	}
-	for (int fd = 0; fd < 2; fd++) {
-		bool kept = false;
-
-		for (unsigned i = 0; i < n; i++)
-			kept |= keep[i] == fd;
-		if (!kept)
-			close(fd);
-	}
-}
 
 static noreturn void appear_run(const struct aj_variant *v)
 {
@@ -421,7 +281,7 @@ static noreturn void appear_run(const struct aj_variant *v)
 	die_reap = 0;
 	die_undo = die_cleanup = die_term = NULL;
 	prctl(PR_SET_NAME, "aijail-cover", 0, 0, 0);
-	budget = budget_of(true); /* before the variables go: AIJAIL_APPEAR_WATCHES */
+	budget = cage_budget(true, APPEAR_MAX); /* before the variables go: AIJAIL_APPEAR_WATCHES */
 	/* The caller's variables: this copy of pid 1's memory needs none. */
 	for (char **h = environ; h && *h; h++)
 		explicit_bzero(*h, strlen(*h));
@@ -449,12 +309,12 @@ static noreturn void appear_run(const struct aj_variant *v)
 	}
 	keep[0] = pfd, keep[1] = ifd;
 	mask_stage_fds(keep + 2);
-	fds_keep(keep, 4);
-	caps_keep();
+	cage_fds(keep, 4);
+	cage_caps();
 	if (fstat(pfd, &st))
 		die("inspect the project", errno, NULL);
 	project_dev = st.st_dev;
-	filter_install();
+	cage_filter();
 	add(pfd, sc->start, 0);
 	if (unwatched) {
 		char num[AJ_DEC_MAX];
@@ -676,7 +536,7 @@ void appear_explain(const struct aj_variant *v, bool fallback)
 	rp_t("\n           ");
 	rp_str("window", APPEAR_WINDOW);
 	rp_t("\n           (a watch of up to ");
-	rp_u("watches", budget_of(false));
+	rp_u("watches", cage_budget(false, APPEAR_MAX));
 	rp_t(" directories, 10% of fs.inotify.max_user_watches; past them,\n"
 	     "           the next launch)\n");
 	rp_t("           not covered: ");

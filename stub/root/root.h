@@ -49,7 +49,6 @@ unsigned dev_match(const char *prefix, const char *path, bool bind);
 /* mask.c: the covers. */
 void mask_apply(const char *project, const struct aj_variant *v, const struct plan_made *made);
 bool mask_appearing(const struct aj_variant *v); /* appear.c's covers wanted */
-const char *mask_cover_note(unsigned hit);       /* NULL, "stand-in" or "absent" */
 void mask_tell_unchecked(void);                  /* one line on stderr: what was denied unchecked */
 /* The stage kept for appear.c by mask_apply, adopted by the watching
  * process; mask_cover_new() returns move_mount's errno. */
@@ -57,6 +56,13 @@ bool mask_stage_kept(void);
 void mask_stage_adopt(void);
 void mask_stage_fds(int fds[2]);
 int mask_cover_new(int tfd, bool deny, bool isdir, unsigned mode);
+
+/* maskdir.c: a directory full of hits, one cover for all of them
+ * (mask_apply's): which hits it covers, and --jail-explain's word. */
+void maskdir_group(void);
+bool maskdir_holds(unsigned hit);
+void maskdir_cover(int project_fd);
+const char *maskdir_note(unsigned hit); /* NULL, "stand-in" or "absent" */
 
 /* appear.c: names that appear in the project during the run, covered by
  * a process pid 1 forks before it confines itself.  appear_prepare() in
@@ -70,6 +76,14 @@ bool appear_wanted(const struct aj_variant *v);
 pid_t appear_start(const struct aj_variant *v);
 void appear_end(void);
 void appear_explain(const struct aj_variant *v, bool fallback);
+
+/* cage.c: the bounds of appear.c's covering process: how many directories
+ * it may watch (at most most), its capabilities, its descriptors (all but
+ * stderr and keep[]) and its system calls. */
+unsigned cage_budget(bool raise, unsigned most);
+void cage_caps(void);
+void cage_fds(int *keep, unsigned n);
+void cage_filter(void);
 
 /* fence.c: Landlock behind the covers.  fence_plan() says which plan
  * entry the fence replaces the rule of, or why there is none (where: the

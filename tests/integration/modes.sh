@@ -264,7 +264,7 @@ if c opt-unknown; then
 	fi
 fi
 
-# One table drives the options (stub/main.c): every option --jail-help
+# One table drives the options (stub/options.c): every option --jail-help
 # lists is parsed (not "unknown option") and is in jail(1); the generic
 # jail's --NAME VALUE spelling reads the value the table says it takes.
 if c opt-table; then

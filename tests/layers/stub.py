@@ -14,13 +14,13 @@ From the sources' #include lines (the rule is in them, not in nm):
     common/ ones and the include/ ones SHARED gives its room;
   - the entry points (stub/*.c) include stub.h (policy.c: aj_table.h alone);
   - no "../" in any include between top-level folders;
-  - no .c file directly in stub/ but the three entry points.
+  - no .c file directly in stub/ but the entry points (ENTRY).
 From the objects (nm): a call from one room into another follows EDGES; no
 room reads or writes another room's variable (it calls a function of that
 room: only base/'s hooks and the contract's tables are shared); no
 cycle between files, so that no room's files call
-upwards through a function pointer's back door either, none is much over
-700 lines, and every name a file defines for the others begins with the
+upwards through a function pointer's back door either, none is over
+600 lines (LIMIT; OVER names the exceptions on their way out), and every name a file defines for the others begins with the
 file's own name (prefix = file: plan_ in plan.c, wire_ in wire.c), so that
 a call says where to look; but the contract's own tables (aj_table.h's
 extern aj_ names, defined in base/contract.c).
@@ -32,7 +32,11 @@ import re
 import subprocess
 import sys
 
-LIMIT = 720  # "about 700"
+LIMIT = 600
+# Files still over LIMIT while their split is under way, by name, each
+# with the limit it keeps meanwhile: scan/scan.c is split on the secrets
+# branch (issue 38), which drops this line when it lands.
+OVER = {"stub/scan/scan.c": 720}
 
 # Which rooms each room calls (and so includes), lowest first.  base is
 # under every room.  A new edge is a decision: add it here and to
@@ -53,7 +57,7 @@ EDGES = {
     "explain": ["base", "variant", "scan", "watch", "confine", "root", "egress", "term", "proc",
                 "fallback"],
 }
-ENTRY = {"main.c", "fallback.c", "policy.c"}
+ENTRY = {"main.c", "options.c", "fallback.c", "policy.c"}
 # include/'s headers another program reads too, and the rooms that may
 # include them (aj_table.h: base.h alone, as EDGES' "want" says).
 SHARED = {"aj_watchstate.h": {"watch"}}
@@ -199,8 +203,8 @@ for m in sorted(graph):
 
 for m in sorted(src_of):
     n = sum(1 for _ in open(src_of[m], encoding="utf-8"))
-    if n > LIMIT:
-        bad("%s: %d lines (about 700 at most)" % (src_of[m], n))
+    if n > OVER.get(src_of[m], LIMIT):
+        bad("%s: %d lines (%d at most)" % (src_of[m], n, OVER.get(src_of[m], LIMIT)))
 print("stub layers: %d rooms, %d files, %s" % (len(rooms), len(src_of),
                                                 "a wrong include, a cycle or a long file"
                                                 if fail else "no upward include, no cycle"))
