@@ -39,6 +39,10 @@ TEST_STUB_watchd_SRC := stub/watch/watchtab.c stub/scan/scan.c stub/scan/scanidx
 	stub/scan/match.c stub/scan/guards.c stub/scan/settle.c stub/scan/git.c stub/scan/gitindex.c \
 	stub/base/out.c stub/base/die.c stub/base/glob.c stub/variant/vars.c stub/variant/own.c
 TEST_STUB_summary_SRC := stub/base/out.c
+# explain/: its writer (rp.c, out.c) and the contract's names; the rooms
+# a section asks are the test's stand-ins.
+TEST_STUB_net_SRC := stub/base/rp.c stub/base/out.c stub/base/run.c stub/base/contract.c
+TEST_STUB_secrets_SRC := stub/base/rp.c stub/base/out.c stub/base/run.c
 TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/variant/xauth.c stub/base/contract.c
 TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c
 TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
