@@ -48,4 +48,16 @@ static const char *capture_end(void)
 	return captured;
 }
 
+/* One section of the report, as explain.c's document holds it: in JSON,
+ * inside an object of its own. */
+static const char *capture_section(void (*section)(const struct run *), const struct run *r,
+                                   bool json)
+{
+	capture_begin(json);
+	rp_open(NULL, '{');
+	section(r);
+	rp_close();
+	return capture_end();
+}
+
 #endif

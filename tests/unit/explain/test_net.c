@@ -61,38 +61,24 @@ static int reset(void **state)
 	return 0;
 }
 
-/* The section in a JSON object of its own, as explain.c's document holds it. */
-static const char *json_of(void)
-{
-	capture_begin(true);
-	rp_open(NULL, '{');
-	net_explain(&r);
-	rp_close();
-	return capture_end();
-}
-
-static const char *text_of(void)
-{
-	capture_begin(false);
-	net_explain(&r);
-	return capture_end();
-}
-
 static void none_private(void **state)
 {
-	assert_string_equal(text_of(), "network:   none (a private network namespace without "
-	                               "interfaces) [forwards]\n");
-	assert_string_equal(json_of(), "{\"network\":{\"level\":\"none\",\"meaning\":\"a private "
-	                               "network namespace without interfaces\",\"namespace\":"
-	                               "\"private\",\"option\":null,\"hosts\":null,\"forwards\":"
-	                               "\"F\"}}");
+	assert_string_equal(capture_section(net_explain, &r, false),
+	                    "network:   none (a private network namespace without "
+	                    "interfaces) [forwards]\n");
+	assert_string_equal(capture_section(net_explain, &r, true),
+	                    "{\"network\":{\"level\":\"none\",\"meaning\":\"a private "
+	                    "network namespace without interfaces\",\"namespace\":"
+	                    "\"private\",\"option\":null,\"hosts\":null,\"forwards\":"
+	                    "\"F\"}}");
 }
 
 static void none_with_forwards(void **state)
 {
 	forwards = 2;
-	assert_string_equal(text_of(), "network:   none (a private network namespace, lo with the "
-	                               "forwarded ports only) [forwards]\n");
+	assert_string_equal(capture_section(net_explain, &r, false),
+	                    "network:   none (a private network namespace, lo with the "
+	                    "forwarded ports only) [forwards]\n");
 }
 
 static void host_and_its_option(void **state)
@@ -100,11 +86,12 @@ static void host_and_its_option(void **state)
 	v.network = AJ_NET_HOST;
 	ll_private = false;
 	net_option = "--jail-net=host";
-	assert_string_equal(text_of(),
+	assert_string_equal(capture_section(net_explain, &r, false),
 	                    "network:   host (the host's network) (--jail-net=host) [forwards]\n");
-	assert_string_equal(json_of(), "{\"network\":{\"level\":\"host\",\"meaning\":\"the host's "
-	                               "network\",\"namespace\":\"host\",\"option\":\"--jail-net="
-	                               "host\",\"hosts\":null,\"forwards\":\"F\"}}");
+	assert_string_equal(capture_section(net_explain, &r, true),
+	                    "{\"network\":{\"level\":\"host\",\"meaning\":\"the host's "
+	                    "network\",\"namespace\":\"host\",\"option\":\"--jail-net="
+	                    "host\",\"hosts\":null,\"forwards\":\"F\"}}");
 }
 
 /* blocked without Landlock's network scoping: a namespace instead, said so. */
@@ -112,22 +99,25 @@ static void blocked_without_landlock(void **state)
 {
 	v.network = AJ_NET_BLOCKED;
 	ll_blocked = false;
-	assert_string_equal(text_of(), "network:   blocked, here in a private network namespace "
-	                               "without interfaces (Landlock on and its ABI 6 are needed "
-	                               "to scope the host's abstract sockets) [forwards]\n");
+	assert_string_equal(capture_section(net_explain, &r, false),
+	                    "network:   blocked, here in a private network namespace "
+	                    "without interfaces (Landlock on and its ABI 6 are needed "
+	                    "to scope the host's abstract sockets) [forwards]\n");
 }
 
 /* A proxied level: the egress's hosts and the secrets follow. */
 static void allow_has_the_proxy(void **state)
 {
 	v.network = AJ_NET_ALLOW;
-	assert_string_equal(text_of(), "network:   allow (a private namespace, lo only; the hosts "
-	                               "below through the stub's proxy) [hosts] [secrets] "
-	                               "[forwards]\n");
-	assert_string_equal(json_of(), "{\"network\":{\"level\":\"allow\",\"meaning\":\"a private "
-	                               "namespace, lo only; the hosts below through the stub's "
-	                               "proxy\",\"namespace\":\"private\",\"option\":null,"
-	                               "\"hosts\":\"H\",\"secrets\":\"S\",\"forwards\":\"F\"}}");
+	assert_string_equal(capture_section(net_explain, &r, false),
+	                    "network:   allow (a private namespace, lo only; the hosts "
+	                    "below through the stub's proxy) [hosts] [secrets] "
+	                    "[forwards]\n");
+	assert_string_equal(capture_section(net_explain, &r, true),
+	                    "{\"network\":{\"level\":\"allow\",\"meaning\":\"a private "
+	                    "namespace, lo only; the hosts below through the stub's "
+	                    "proxy\",\"namespace\":\"private\",\"option\":null,"
+	                    "\"hosts\":\"H\",\"secrets\":\"S\",\"forwards\":\"F\"}}");
 }
 
 /* The fallback has no namespace, whatever the level asked. */
@@ -136,12 +126,12 @@ static void fallback_has_none(void **state)
 	v.network = AJ_NET_ALLOW;
 	v.flags = AJ_VARIANT_FALLBACK;
 	r.fallback = "no user namespaces";
-	const char *t = text_of();
+	const char *t = capture_section(net_explain, &r, false);
 
 	assert_non_null(strstr(t, "network:   allow (the fallback: no network namespace; TCP "
 	                          "refused by Landlock"));
 	assert_non_null(strstr(t, "no proxy runs, so no host is reachable) [hosts]"));
-	assert_non_null(strstr(json_of(), "\"namespace\":\"host\""));
+	assert_non_null(strstr(capture_section(net_explain, &r, true), "\"namespace\":\"host\""));
 }
 
 /* An option's bytes as JSON has them: quotes, backslashes, controls,
@@ -149,9 +139,11 @@ static void fallback_has_none(void **state)
 static void option_escaped(void **state)
 {
 	net_option = "a\"b\\c\n\t\x01 \xc3\xa9 \xff\xc3";
-	assert_non_null(strstr(json_of(), "\"option\":\"a\\\"b\\\\c\\n\\t\\u0001 \xc3\xa9 "
-	                                  "\\u00ff\\u00c3\""));
-	assert_non_null(strstr(text_of(), " (a\"b\\c\n\t\x01 \xc3\xa9 \xff\xc3)"));
+	assert_non_null(strstr(capture_section(net_explain, &r, true),
+	                       "\"option\":\"a\\\"b\\\\c\\n\\t\\u0001 \xc3\xa9 "
+	                       "\\u00ff\\u00c3\""));
+	assert_non_null(strstr(capture_section(net_explain, &r, false),
+	                       " (a\"b\\c\n\t\x01 \xc3\xa9 \xff\xc3)"));
 }
 
 int main(void)

@@ -98,26 +98,10 @@ static int setup(void **state)
 	return 0;
 }
 
-static const char *text_of(void)
-{
-	capture_begin(false);
-	secrets_explain(&r);
-	return capture_end();
-}
-
-static const char *json_of(void)
-{
-	capture_begin(true);
-	rp_open(NULL, '{');
-	secrets_explain(&r);
-	rp_close();
-	return capture_end();
-}
-
 static void text_whole(void **state)
 {
 	assert_string_equal(
-	    text_of(),
+	    capture_section(secrets_explain, &r, false),
 	    "patterns:\n"
 	    "  mask\t.env\t(any case)\n"
 	    "  deny\tsecrets/\n"
@@ -139,7 +123,7 @@ static void text_whole(void **state)
 static void json_whole(void **state)
 {
 	assert_string_equal(
-	    json_of(),
+	    capture_section(secrets_explain, &r, true),
 	    "{\"scan\":{\"patterns\":["
 	    "{\"kind\":\"mask\",\"pattern\":\".env\",\"note\":\"(any case)\"},"
 	    "{\"kind\":\"deny\",\"pattern\":\"secrets/\",\"note\":null}],"
@@ -163,12 +147,13 @@ static void json_whole(void **state)
 static void no_fence(void **state)
 {
 	fenced = false;
-	const char *t = text_of();
+	const char *t = capture_section(secrets_explain, &r, false);
 
 	assert_non_null(strstr(t, "fence:     none: nothing is denied or guarded\n"));
 	assert_non_null(strstr(t, "(guarded, absent: NOT covered, see the fence below)"));
-	assert_non_null(strstr(json_of(), "\"fence\":{\"replaces\":null,\"rules\":0,\"why\":"
-	                                  "\"nothing is denied or guarded\",\"where\":null}"));
+	assert_non_null(strstr(capture_section(secrets_explain, &r, true),
+	                       "\"fence\":{\"replaces\":null,\"rules\":0,\"why\":"
+	                       "\"nothing is denied or guarded\",\"where\":null}"));
 }
 
 int main(void)
