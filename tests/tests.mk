@@ -43,6 +43,7 @@ TEST_STUB_summary_SRC := stub/base/out.c
 # a section asks are the test's stand-ins.
 TEST_STUB_net_SRC := stub/base/rp.c stub/base/out.c stub/base/run.c stub/base/contract.c
 TEST_STUB_secrets_SRC := stub/base/rp.c stub/base/out.c stub/base/run.c
+TEST_STUB_report_SRC := stub/base/rp.c stub/base/out.c stub/base/run.c
 TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/variant/xauth.c stub/base/contract.c
 TEST_STUB_fence_SRC := stub/variant/vars.c stub/base/out.c stub/base/contract.c
 TEST_STUB_landlock_SRC := stub/variant/vars.c stub/base/out.c stub/base/rp.c
