@@ -93,7 +93,7 @@ COMPILER_OBJ := $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/grammar/aj.tab.o $(B)/
 # The stub's rooms, lowest first: a room includes only its own header and
 # the one below it (docs/layout.md; tests/layers/stub.py checks it).
 ROOMS        := base variant scan watch confine root notify egress term proc fallback explain
-STUB_HDR     := $(wildcard stub/*.h $(ROOMS:%=stub/%/*.h) common/*.h) include/aj_watchstate.h
+STUB_HDR     := $(wildcard stub/*.h $(ROOMS:%=stub/%/*.h) common/*.h) include/aj_watchstate.h include/aj_owndir.h
 STUB_SRC     := $(filter-out stub/policy.c,$(wildcard stub/*.c $(ROOMS:%=stub/%/*.c) common/*.c))
 STUB_OBJ     := $(STUB_SRC:%.c=$(B)/obj/%.musl.o)
 

@@ -20,7 +20,7 @@ $(B)/bin/aijail-mcp: tools/aijail-mcp $(wildcard python/aijail/*.py)
 
 STATUS_SRC := tools/main.c tools/status.c tools/watchers.c tools/doctor.c tools/doctor_judge.c \
 	tools/doctor_print.c tools/doctor_probe.c
-$(B)/bin/aijail-status: $(STATUS_SRC) tools/doctor.h tools/status.h include/aj_watchstate.h $(B)/kh/.stamp
+$(B)/bin/aijail-status: $(STATUS_SRC) tools/doctor.h tools/status.h include/aj_watchstate.h include/aj_owndir.h $(B)/kh/.stamp
 	@mkdir -p $(dir $@)
 	$(MUSLCC) -Os -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -isystem $(B)/kh -ffunction-sections -fdata-sections \
 		-fno-asynchronous-unwind-tables -static -s -Wl,--gc-sections -o $@ $(STATUS_SRC)

@@ -33,7 +33,17 @@ TEST_STUB_settle_SRC := stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c st
 	stub/scan/guards.c stub/base/out.c
 # The table flattened and back, then classifying as before.
 TEST_STUB_watchtab_SRC := stub/scan/match.c stub/base/out.c stub/variant/own.c
+# The watcher's daemon forked as a launch forks it: the real walk, index
+# and hits behind it.
+TEST_STUB_watchd_SRC := stub/watch/watchtab.c stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c \
+	stub/scan/match.c stub/scan/guards.c stub/scan/settle.c stub/scan/git.c stub/scan/gitindex.c \
+	stub/base/out.c stub/base/die.c stub/base/glob.c stub/variant/vars.c stub/variant/own.c
 TEST_STUB_summary_SRC := stub/base/out.c
+# explain/: its writer (rp.c, out.c) and the contract's names; the rooms
+# a section asks are the test's stand-ins.
+TEST_STUB_net_SRC := stub/base/rp.c stub/base/out.c stub/base/run.c stub/base/contract.c
+TEST_STUB_secrets_SRC := stub/base/rp.c stub/base/out.c stub/base/run.c
+TEST_STUB_report_SRC := stub/base/rp.c stub/base/out.c stub/base/run.c
 TEST_STUB_plan_SRC := stub/variant/vars.c stub/base/out.c stub/variant/resolve.c stub/variant/xauth.c stub/base/contract.c
 # The covers, one per hit and one per directory full of them; the scan's
 # answer and the plan are the test's own.

@@ -14,52 +14,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aj_owndir.h"
 #include "aj_watchstate.h"
 #include "status.h"
 
-/* A directory of ours that no one else may write (private: nor read). */
-static int own_dir(int dir, const char *name, bool private)
-{
-	struct stat sb;
-	int fd = dir == AT_FDCWD || dir >= 0
-	             ? openat(dir, name,
-	                      O_PATH | O_DIRECTORY | O_CLOEXEC | (dir == AT_FDCWD ? 0 : O_NOFOLLOW))
-	             : -1;
-
-	if (dir >= 0)
-		close(dir);
-	if (fd < 0 || fstat(fd, &sb) || sb.st_uid != getuid() ||
-	    (sb.st_mode & (private ? 077 : 022))) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Where the stubs put their watchers' sockets (stub/watch/watch.c,
- * runtime_dir): $XDG_RUNTIME_DIR/aijail, else the cache's aijail/run. */
+/* Where the stubs put their watchers' sockets: the same order the stub
+ * takes (include/aj_owndir.h, stub/watch/watchtab.c). */
 static int watch_dir(char *where, size_t size)
 {
-	const char *x = getenv("XDG_RUNTIME_DIR"), *c = getenv("XDG_CACHE_HOME"),
-	           *h = getenv("HOME");
-	int fd;
+	bool absent;
+	unsigned k;
+	int fd = owndir_watch(false, where, size, &absent, &k);
 
-	if (x && x[0] == '/' && (fd = own_dir(AT_FDCWD, x, true)) >= 0) {
-		snprintf(where, size, "%s/aijail", x);
-		return own_dir(fd, "aijail", true);
-	}
-	if (c && c[0] == '/') {
-		snprintf(where, size, "%s/aijail/run", c);
-		fd = own_dir(AT_FDCWD, c, false);
-	} else if (h && h[0] == '/') {
-		snprintf(where, size, "%s/.cache/aijail/run", h);
-		fd = own_dir(own_dir(AT_FDCWD, h, false), ".cache", false);
-	} else {
-		snprintf(where, size, "(none: no $XDG_RUNTIME_DIR, no $HOME)");
-		return -1;
-	}
-	return own_dir(own_dir(fd, "aijail", true), "run", true);
+	if (fd == OWN_NONE)
+		snprintf(where, size,
+		         "(none: no $XDG_RUNTIME_DIR, $XDG_CACHE_HOME or $HOME of "
+		         "the caller's alone)");
+	return fd >= 0 ? fd : -1;
 }
 
 /* The same share the watchers keep to (include/aj_watchstate.h). */

@@ -5,6 +5,7 @@
 #define AJ_STUB_VARIANT_H
 
 #include "base/base.h"
+#include "aj_owndir.h"
 
 /* vars.c: runtime variables.  vars_value() is NULL when the variable cannot
  * be resolved; vars_why() then says why, for a hint. */
@@ -72,16 +73,12 @@ bool nscause_proc_covered(const char *proc);
 const char *nscause_blocked(const struct aj_variant *v, bool explain);
 
 /* own.c: the caller's own directory (the watcher's sockets, the
- * fallback's record), candidate k of OWN_DIRS in the one order: an
- * O_PATH descriptor; OWN_NONE when candidate k does not apply here (try
- * the next); OWN_UNUSABLE when it applies but its directory is not the
- * caller's alone, or is missing (*absent) and make was false.  path: its
- * name whenever it applies. */
-#define OWN_DIRS     3
-#define OWN_NONE     (-1)
-#define OWN_UNUSABLE (-2)
+ * fallback's record), in the one order of include/aj_owndir.h (OWN_DIRS,
+ * OWN_NONE, OWN_UNUSABLE there).  own_dir: candidate k; own_watch: the
+ * watchers' directory, the first candidate that applies (its run/ under
+ * a cache). */
 int own_dir(unsigned k, bool make, char *path, size_t size, bool *absent);
-int own_sub(int dir, const char *name, bool make, unsigned forbid, bool *absent);
+int own_watch(bool make, char *path, size_t size, bool *absent, unsigned *k);
 bool own_is(int fd, unsigned forbid);
 
 /* xauth.c: the file at descriptor pfd is in the Xauthority format. */

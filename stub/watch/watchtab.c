@@ -65,34 +65,30 @@ void watchtab_sun_of(struct sockaddr_un *a, const char *k)
 	watchtab_key_name(a->sun_path + n, k, ".sock");
 }
 
-/* Where the sockets live: the caller's own directory (variant/own.c), the
- * first candidate that applies here; under a cache, its run/ (0700).
- * Made only when a project is marked (make): where none exists, no
- * watcher can. */
+/* Where the sockets live: the watchers' directory (include/aj_owndir.h,
+ * through variant/own.c), which aijail-status --watchers lists.  Made only
+ * when a project is marked (make): where none exists, no watcher can. */
 int watchtab_runtime_dir(bool make)
 {
 	char path[AJ_PATH_MAX];
 	bool absent = false;
+	unsigned k;
+	int fd = own_watch(make, path, sizeof(path), &absent, &k);
 
-	for (unsigned k = 0; k < OWN_DIRS; k++) {
-		int fd = own_dir(k, make, path, sizeof(path), &absent);
-
-		if (fd == OWN_NONE)
-			continue;
-		if (fd >= 0 && k)
-			fd = own_sub(fd, "run", make, 077, &absent);
-		watchtab_dir_absent = fd < 0 && absent && !make;
-		if (fd < 0)
-			watchtab_why_no_dir = k ? "the cache's aijail/run is not a directory of "
-			                          "the caller's alone (0700)"
-			                        : "$XDG_RUNTIME_DIR/aijail is not a directory of "
-			                          "the caller's alone (0700)";
-		return fd < 0 ? -1 : fd;
+	if (fd == OWN_NONE) {
+		watchtab_why_no_dir =
+		    "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
+		    "the cache ($XDG_CACHE_HOME, or $HOME/.cache) is not in a "
+		    "directory of the caller's that only the caller may write";
+		return -1;
 	}
-	watchtab_why_no_dir = "$XDG_RUNTIME_DIR is unset or not the caller's alone (0700), and "
-	                      "the cache ($XDG_CACHE_HOME, or $HOME/.cache) is not in a "
-	                      "directory of the caller's that only the caller may write";
-	return -1;
+	watchtab_dir_absent = fd < 0 && absent && !make;
+	if (fd < 0)
+		watchtab_why_no_dir = k ? "the cache's aijail/run is not a directory of "
+		                          "the caller's alone (0700)"
+		                        : "$XDG_RUNTIME_DIR/aijail is not a directory of "
+		                          "the caller's alone (0700)";
+	return fd < 0 ? -1 : fd;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)

@@ -59,7 +59,7 @@ elif [ $want_ks = 1 ]; then
 127.0.0.1 localhost
 203.0.113.7 api.keys.test other.keys.test git.keys.test unknown.keys.test wrong.keys.test
 EOF
-	cp "$root/tests/keys/standin.py" "$root/tests/keys/dns.py" "$kt/"
+	cp "$root/tests/keys/standin.py" "$root/tests/keys/dns.py" "$root/tests/lib/connectproxy.py" "$kt/"
 	# the statement: a stub whose policy binds TOKEN, no option
 	cat >"$kt/keytest.aj" <<'EOF'
 include "base.aj";
@@ -77,22 +77,15 @@ EOF
 	chown -R "$tuid:$tgid" "$kt"
 	cat >"$kt/in.sh" <<'EOF'
 set -u
-T=$1 bin=$2 tuid=$3 tgid=$4 thome=$5 pydir=$6
+T=$1 bin=$2 tuid=$3 tgid=$4 thome=$5 pydir=$6 lib=$7
 kt=$T/ks
 real=$(cat "$kt/real")
 mount --bind "$kt/hosts" /etc/hosts || exit 3
 mount --bind "$kt/ssl" /etc/ssl || exit 3
-ip link set lo up
-unshare -n sleep 3600 &
-out=$!
-for _ in $(seq 100); do
-	[ "$(readlink /proc/$out/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
-	sleep 0.05
-done
-ip link add va type veth peer name vb netns "$out" || exit 4
-ip addr add 203.0.113.1/24 dev va
-ip link set va up
-nsenter -t "$out" -n sh -c 'ip link set lo up && ip link set vb up && ip addr add 203.0.113.7/24 dev vb' || exit 5
+# shellcheck source=tests/lib/netns.sh
+. "$lib/netns.sh"
+netns_outside 203.0.113 || exit
+out=$netns_out
 srv=
 for p in "443 good" "8443 bad" "9443 wrong"; do
 	set -- $p
@@ -112,15 +105,7 @@ srv="$srv $!"
 # node.keys.test is in no /etc/hosts: a nameserver stand-in wherever
 # resolv.conf points (127.0.0.1 when it names none) answers it, for the
 # stub's parent; in the jail the relay answers it (Node's fetch)
-nss=$(awk '$1 == "nameserver" { print $2 }' /etc/resolv.conf | head -n 3)
-[ -n "$nss" ] || nss=127.0.0.1
-for a in $nss; do
-	case $a in
-	127.* | ::1) ;;
-	*:*) ip addr add "$a/128" dev lo nodad ;;
-	*) ip addr add "$a/32" dev lo ;;
-	esac
-done
+nss=$(netns_nameservers)
 # shellcheck disable=SC2086 # one argument an address
 python3 "$kt/dns.py" node.keys.test=203.0.113.7 $nss >"$kt/res/dns.log" 2>&1 &
 srv="$srv $!"
@@ -254,38 +239,8 @@ print(cp.returncode, cp.stdout)' >"$kt/res/keys-python-api.out" 2>"$kt/res/keys-
 echo $? >"$kt/res/keys-python-api.rc"
 # a corporate proxy upstream (the caller's https_proxy): the bound host is
 # reached through its tunnel, and the key added inside it all the same
-cat >"$kt/upstream.py" <<'PY'
-import socket, sys, threading
-srv = socket.create_server(("127.0.0.1", 0))
-open(sys.argv[2], "w").write(str(srv.getsockname()[1]))
-def pipe(a, b):
-    try:
-        while True:
-            d = a.recv(65536)
-            if not d:
-                break
-            b.sendall(d)
-        b.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass
-def serve(c):
-    head = b""
-    while b"\r\n\r\n" not in head:
-        d = c.recv(4096)
-        if not d:
-            return
-        head += d
-    line = head.split(b"\r\n")[0].decode()
-    open(sys.argv[1], "a").write(line + "\n")
-    host, port = line.split(" ")[1].rsplit(":", 1)
-    u = socket.create_connection((host, int(port)), 5)
-    c.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
-    threading.Thread(target=pipe, args=(u, c)).start()
-    pipe(c, u)
-while True:
-    threading.Thread(target=serve, args=(srv.accept()[0],)).start()
-PY
-python3 "$kt/upstream.py" "$kt/res/upstream.log" "$kt/res/upstream.port" 2>/dev/null &
+# (the stand-in, tests/lib/connectproxy.py)
+python3 "$kt/connectproxy.py" "$kt/res/upstream.log" "$kt/res/upstream.port" 2>/dev/null &
 srv="$srv $!"
 for _ in $(seq 100); do [ -s "$kt/res/upstream.port" ] && break; sleep 0.05; done
 unshare -U --map-user="$tuid" --map-group="$tgid" env -i HOME="$thome" PATH=/usr/local/bin:/usr/bin:/bin \
@@ -321,7 +276,7 @@ stub=jail-keytest jail keys-policy-explain --jail-explain=json -- true
 jail keys-explain-text $ALLOW $BIND --jail-explain -- true
 EOF
 	if [ -z "$ks_why" ]; then
-		"${ks_pre[@]}" unshare -Urnm bash "$kt/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" "$root/python" >"$kt/in.log" 2>&1 &
+		"${ks_pre[@]}" unshare -Urnm bash "$kt/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" "$root/python" "$root/tests/lib" >"$kt/in.log" 2>&1 &
 		ks_in=$!
 		bgpids+=($ks_in)
 		while kill -0 "$ks_in" 2>/dev/null && [ ! -e "$kt/res/scrub-ready" ]; do sleep 0.05; done
@@ -455,7 +410,7 @@ real-ok 200" /ka1 /ka2 /ka3
 	ks_ok keys-python-api "0 real-ok 200" /pyapi
 	if c keys-upstream; then
 		ks_ok keys-upstream "real-ok 200" /upstream
-		grep -qx 'CONNECT api.keys.test:443 HTTP/1.1' "$kt/res/upstream.log" 2>/dev/null ||
+		grep -qx 'CONNECT api.keys.test:443 HTTP/1.1 | -' "$kt/res/upstream.log" 2>/dev/null ||
 			fail keys-upstream "the upstream saw no CONNECT api.keys.test:443: $(q "$(cat "$kt/res/upstream.log" 2>/dev/null)")"
 	fi
 	ks_ok keys-mcp "real-ok 200

@@ -106,24 +106,13 @@ EOF
 	# res/NAME: the jail's exit status, stdout, then stderr.
 	cat >"$T/pb/in.sh" <<'EOF'
 set -u
-T=$1 bin=$2 tuid=$3 tgid=$4 thome=$5
+T=$1 bin=$2 tuid=$3 tgid=$4 thome=$5 lib=$6
 pb=$T/pb
 mount --bind "$pb/hosts" /etc/hosts || exit 3
-ip link set lo up
-unshare -n sleep 3600 &
-out=$!
-for _ in $(seq 100); do
-	[ "$(readlink /proc/$out/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
-	sleep 0.05
-done
-ip link add va type veth peer name vb netns "$out" || exit 4
-ip addr add 198.51.100.1/24 dev va
-ip link set va up
-ip route add 10.1.2.3/32 dev va
-ip route add 169.254.169.254/32 dev va
-nsenter -t "$out" -n sh -c 'ip link set lo up && ip link set vb up &&
-	ip addr add 198.51.100.7/24 dev vb && ip addr add 10.1.2.3/32 dev vb &&
-	ip addr add 169.254.169.254/32 dev vb && ip route add 198.51.100.1/32 dev vb' || exit 5
+# shellcheck source=tests/lib/netns.sh
+. "$lib/netns.sh"
+netns_outside 198.51.100 10.1.2.3 169.254.169.254 || exit
+out=$netns_out
 # the outside: one server on every address of the other namespace
 nsenter -t "$out" -n python3 -m http.server --bind 0.0.0.0 --directory "$pb/www" 8080 >/dev/null 2>&1 &
 srv1=$!
@@ -138,15 +127,7 @@ nsenter -t "$out" -n python3 -m http.server --bind 0.0.0.0 --directory "$pb/www"
 srv4=$!
 nsenter -t "$out" -n python3 "$pb/banner.py" >/dev/null 2>&1 &
 srv5=$!
-nss=$(awk '$1 == "nameserver" { print $2 }' /etc/resolv.conf | head -n 3)
-[ -n "$nss" ] || nss=127.0.0.1
-for a in $nss; do
-	case $a in
-	127.* | ::1) ;;
-	*:*) ip addr add "$a/128" dev lo nodad ;;
-	*) ip addr add "$a/32" dev lo ;;
-	esac
-done
+nss=$(netns_nameservers)
 # shellcheck disable=SC2086 # one argument an address
 python3 "$pb/dns.py" "$pb/dns" $nss >"$pb/res/dns.log" 2>&1 &
 srv6=$!
@@ -260,7 +241,7 @@ STUB=jail-relaytest jail relay-nameservers python3 -c 'import socket, subprocess
 print(sorted(a.split()[3] for a in subprocess.run(["ip", "-o", "-4", "addr", "show", "lo"], capture_output=True, text=True).stdout.splitlines()))
 print(socket.gethostbyname("rl.test"))'
 EOF
-	"${pb_pre[@]}" unshare -Urnm bash "$T/pb/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" \
+	"${pb_pre[@]}" unshare -Urnm bash "$T/pb/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" "$root/tests/lib" \
 		>"$T/pb/in.log" 2>&1
 	pb_rc=$?
 	ERR=$(cat "$T/pb/in.log")

@@ -274,26 +274,11 @@ while True:
 	if c toggles-rt-docker-layouts; then
 		cat >"$T/tog/layout.sh" <<'EOF'
 set -e
-layout=$1 py=$2 user=$3 home=$4 jail=$5 proj=$6 code=$7
-if [ "$layout" = link ]; then
-	[ -L /var/run ] || { echo "skip: /var/run is not a link here"; exit 0; }
-	mount -t tmpfs -o mode=0755 aj-run /run
-else
-	mount -t tmpfs -o mode=0755 aj-var /var
-	mkdir -m 0755 /var/run
-	mkdir -m 1777 /var/tmp
-fi
-"$py" -c 'import os, socket
-s = socket.socket(socket.AF_UNIX)
-s.bind("/var/run/docker.sock")
-os.chmod("/var/run/docker.sock", 0o666)
-s.listen(8)
-while True:
-    c, _ = s.accept()
-    c.sendall(b"ok")
-    c.close()' </dev/null >/dev/null 2>&1 &
-lpid=$!
-for _ in $(seq 100); do [ -S /var/run/docker.sock ] && break; sleep 0.05; done
+layout=$1 py=$2 user=$3 home=$4 jail=$5 proj=$6 code=$7 lib=$8
+# shellcheck source=tests/lib/dockersock.sh
+. "$lib/dockersock.sh"
+dockersock_layout "$layout" || { echo "skip: $dockersock_why"; exit 0; }
+dockersock_serve "$py"
 cd "$proj"
 for opt in --no-docker --docker; do
 	setpriv --reuid="$user" --regid="$user" --init-groups --reset-env env -i HOME="$home" \
@@ -302,15 +287,10 @@ for opt in --no-docker --docker; do
 		PATH=/usr/bin:/bin "$jail" "$opt" --jail-explain 2>&1 | grep -A1 "^docker:" | tr '\n\t' '  '
 	echo
 done
-kill "$lpid"
+kill "$dockersock_pid"
 EOF
-		lcode='import socket, errno
-s = socket.socket(socket.AF_UNIX)
-try:
-    s.connect("/var/run/docker.sock")
-    print("docker", s.recv(8).decode())
-except OSError as e:
-    print("docker", errno.errorcode.get(e.errno, e))'
+		# shellcheck source=tests/lib/dockersock.sh
+		. "$root/tests/lib/dockersock.sh"
 		lbad=
 		# A container's root may lack CAP_SYS_ADMIN: no mount namespace
 		# of the case's own, so no stand-in socket; skip, naming it.
@@ -320,7 +300,7 @@ except OSError as e:
 		for layout in link dir; do
 			[ -n "$lbad" ] && break
 			lout=$(unshare -m --propagation private bash "$T/tog/layout.sh" "$layout" "$py" "$tuser" \
-				"$thome" "$bin/jail" "$P" "$lcode" 2>&1)
+				"$thome" "$bin/jail" "$P" "$dockersock_probe" "$root/tests/lib" 2>&1)
 			case $lout in skip:*) lbad="$lbad $layout: $lout;"; continue ;; esac
 			off=$(sed -n 1p <<<"$lout") on=$(sed -n 2p <<<"$lout")
 			# Off: no socket, and --jail-explain says off; on: the stand-in

@@ -53,79 +53,26 @@ EOF
 		fi
 		chmod 0755 "$bin/jail-up$lvl"
 	done
-	# The stand-in upstream: CONNECT only, names from its own table,
-	# one line per request in its log: the request line, then the
-	# Proxy-Authorization header's value ("-" when none).
-	cat >"$T/up/upstream.py" <<'EOF'
-import socket, sys, threading
-names = {"up.test": "198.51.100.7"}
-srv = socket.create_server(("127.0.0.1", 0))
-open(sys.argv[2], "w").write(str(srv.getsockname()[1]))
-log = sys.argv[1]
-def pipe(a, b):
-    try:
-        while True:
-            d = a.recv(65536)
-            if not d:
-                break
-            b.sendall(d)
-        b.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass
-def serve(c):
-    head = b""
-    while b"\r\n\r\n" not in head:
-        d = c.recv(4096)
-        if not d:
-            return
-        head += d
-    lines = head.split(b"\r\n\r\n")[0].decode().split("\r\n")
-    auth = [l.split(":", 1)[1].strip() for l in lines[1:] if l.lower().startswith("proxy-authorization:")]
-    with open(log, "a") as f:
-        f.write(lines[0] + " | " + (auth[0] if auth else "-") + "\n")
-    method, target = lines[0].split(" ")[:2]
-    host, port = target.rsplit(":", 1)
-    if method != "CONNECT" or host == "deny.test":
-        c.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
-        c.close()
-        return
-    try:
-        u = socket.create_connection((names.get(host, host), int(port)), 5)
-    except OSError:
-        c.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
-        c.close()
-        return
-    c.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
-    threading.Thread(target=pipe, args=(u, c)).start()
-    pipe(c, u)
-while True:
-    threading.Thread(target=serve, args=(srv.accept()[0],)).start()
-EOF
+	# The stand-in upstream (tests/lib/connectproxy.py): CONNECT only,
+	# up.test from its own table, one line per request in its log: the
+	# request line, then the Proxy-Authorization header's value ("-" when
+	# none).
+	cp "$root/tests/lib/connectproxy.py" "$T/up/upstream.py"
 	chown -R "$tuid:$tgid" "$T/up"
 	# Run inside the namespaces: one case a file in res/NAME.{rc,out,err}.
 	cat >"$T/up/in.sh" <<'EOF'
 set -u
-T=$1 bin=$2 tuid=$3 tgid=$4 thome=$5
+T=$1 bin=$2 tuid=$3 tgid=$4 thome=$5 lib=$6
 up=$T/up
 mount --bind "$up/hosts" /etc/hosts || exit 3
 mount --bind "$up/resolv.conf" /etc/resolv.conf || exit 3
-ip link set lo up
-unshare -n sleep 3600 &
-out=$!
-for _ in $(seq 100); do
-	[ "$(readlink /proc/$out/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
-	sleep 0.05
-done
-ip link add va type veth peer name vb netns "$out" || exit 4
-ip addr add 198.51.100.1/24 dev va
-ip link set va up
-ip route add 10.1.2.3/32 dev va
-nsenter -t "$out" -n sh -c 'ip link set lo up && ip link set vb up &&
-	ip addr add 198.51.100.7/24 dev vb && ip addr add 10.1.2.3/32 dev vb &&
-	ip route add 198.51.100.1/32 dev vb' || exit 5
+# shellcheck source=tests/lib/netns.sh
+. "$lib/netns.sh"
+netns_outside 198.51.100 10.1.2.3 || exit
+out=$netns_out
 nsenter -t "$out" -n python3 -m http.server --bind 0.0.0.0 --directory "$up/www" 8080 >/dev/null 2>&1 &
 srv1=$!
-python3 "$up/upstream.py" "$up/res/upstream.log" "$up/res/port" 2>"$up/res/upstream.err" &
+python3 "$up/upstream.py" "$up/res/upstream.log" "$up/res/port" up.test=198.51.100.7 2>"$up/res/upstream.err" &
 srv2=$!
 trap 'kill $srv1 $srv2 $out 2>/dev/null' EXIT
 ok=
@@ -174,7 +121,7 @@ wait $srv2 2>/dev/null
 jail upstream-down --jail-log="$up/res/down.jsonl" sh -c "$CODE" - http://up.test:8080/hi.txt
 echo "$port" >"$up/res/port"
 EOF
-	"${up_pre[@]}" unshare -Urnm bash "$T/up/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" \
+	"${up_pre[@]}" unshare -Urnm bash "$T/up/in.sh" "$T" "$bin" "$tuid" "$tgid" "$thome" "$root/tests/lib" \
 		>"$T/up/in.log" 2>&1
 	up_rc=$?
 	ERR=$(cat "$T/up/in.log")

@@ -60,7 +60,7 @@ EDGES = {
 ENTRY = {"main.c", "options.c", "fallback.c", "policy.c"}
 # include/'s headers another program reads too, and the rooms that may
 # include them (aj_table.h: base.h alone, as EDGES' "want" says).
-SHARED = {"aj_watchstate.h": {"watch"}}
+SHARED = {"aj_watchstate.h": {"watch"}, "aj_owndir.h": {"variant"}}
 
 args = sys.argv[1:]
 sep = args.index("--")
