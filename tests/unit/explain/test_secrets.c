@@ -29,7 +29,7 @@ const char *git_note(unsigned hit)
 {
 	return notes[hit] ? notes[hit] : "";
 }
-const char *mask_cover_note(unsigned hit)
+const char *maskdir_note(unsigned hit)
 {
 	return covers[hit];
 }
