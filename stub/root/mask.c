@@ -238,12 +238,12 @@ static void cover_map_sockets(const struct plan_entry *e)
  * STAND_IN_MAX hits the hits get no stand-in (absent).  What is new in
  * that directory during the run cannot be made there (the tmpfs is
  * read-only); docs/secrets.md says so. */
-#define DIR_MIN 16
+#define DIR_MIN SCAN_DIR_MIN /* the walk's too (scan.h) */
 /* Past this many in one directory, its hits get no stand-in: they are
  * absent (ENOENT), the directory showing only its other entries.  A name
  * on a tmpfs costs about 3 us to make and free: 5,000 of them cost ten
  * times a launch. */
-#define STAND_IN_MAX 256
+#define STAND_IN_MAX SCAN_STAND_IN_MAX
 #define DIR_HASH     (2 * AJ_SCAN_MAX)
 
 static struct {
