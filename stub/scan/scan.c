@@ -168,8 +168,8 @@ static void walk_all(int fd, const struct stat *st, const char *project)
 			syscall(SYS_clock_gettime, CLOCK_REALTIME, &now);
 			syscall(SYS_clock_getres, CLOCK_REALTIME_COARSE, &tick);
 			walk_st.recent = scanidx_ns(&now) - (scanidx_ns(&tick) < SCAN_RECENT_NS / 2
-			                                 ? 2 * scanidx_ns(&tick)
-			                                 : SCAN_RECENT_NS);
+			                                         ? 2 * scanidx_ns(&tick)
+			                                         : SCAN_RECENT_NS);
 		}
 		rel[0] = '\0';
 		if (lseek(fd, 0, SEEK_SET))
@@ -313,7 +313,7 @@ int scan_redo(int pfd, unsigned rec, const char *name)
 	relisting = true;
 	if (name && (gone = fstatat(fd, name, &es, AT_SYMLINK_NOFOLLOW) != 0, 1))
 		walk_entry(fd, st.st_dev, name, 0, T_UNKNOWN, len, strlen(name), d->depth + 1u,
-		      d->state);
+		           d->state);
 	else if (!walk_on_dir || walk_on_dir(fd, rec) >= 0)
 		walk_dir(fd, st.st_dev, len, d->depth, d->state);
 	else

@@ -20,10 +20,10 @@ struct scan_hit {
 	uint8_t isdir;
 	uint8_t why; /* SCAN_BY_* */
 	uint8_t islink;
-	uint32_t off;  /* relative path in the arena */
-	uint64_t dev;  /* what the scan saw there: a cover goes on that object only */
-	uint64_t ino;  /* 0: not known (an entry in a directory it could not search) */
-	uint16_t mode; /* its permission bits, as the scan saw them (a stand-in shows them) */
+	uint32_t off;   /* relative path in the arena */
+	uint64_t dev;   /* what the scan saw there: a cover goes on that object only */
+	uint64_t ino;   /* 0: not known (an entry in a directory it could not search) */
+	uint16_t mode;  /* its permission bits, as the scan saw them (a stand-in shows them) */
 	uint8_t listed; /* dev and ino are its listing's (the directory's device, d_ino): not
 	                 * looked at, pid 1 covering its folder whole (SCAN_DIR_MIN) */
 	uint32_t dir_entries; /* entries its directory had when listed (0: not known) */
@@ -79,7 +79,7 @@ extern int (*walk_on_dir)(int fd, unsigned rec);
  * (ino 0: not known from the listing.) */
 extern bool (*walk_recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino);
 void scan_record_hook(bool (*recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino));
-extern unsigned walk_changes; /* the hits' changes */
+extern unsigned walk_changes;     /* the hits' changes */
 unsigned scan_change_count(void); /* the same, for the watcher */
 bool scan_needed(const struct aj_variant *v);
 bool scan_walk(int project_fd, const struct aj_variant *v);

@@ -329,8 +329,8 @@ static void enter(int dfd, dev_t dev, const char *name, uint64_t ino, size_t len
 		walk_add_hit(dfd, name, ino, AJ_PATTERN_DENY, T_DIR, SCAN_BY_PERM, len);
 }
 
-void walk_entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned char type,
-                size_t len, size_t nl, unsigned depth, uint64_t state)
+void walk_entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned char type, size_t len,
+                size_t nl, unsigned depth, uint64_t state)
 {
 	uint64_t inside = 0;
 	uint8_t kind, why;

@@ -22,10 +22,10 @@ struct walk_state {
 	 * leads to another object now): the walk starts again. */
 	bool unstable;
 	bool second_pass;
-	bool relisting; /* re-reading a directory that changed after the walk read it */
-	bool deferring; /* the first walk: a matched file waits for its folder (walk.c) */
-	bool full;      /* no room for a hit */
-	bool broken;    /* a directory it could not watch */
+	bool relisting;  /* re-reading a directory that changed after the walk read it */
+	bool deferring;  /* the first walk: a matched file waits for its folder (walk.c) */
+	bool full;       /* no room for a hit */
+	bool broken;     /* a directory it could not watch */
 	uint64_t recent; /* the walk's start, less two ticks */
 };
 extern struct walk_state walk_st;
@@ -44,8 +44,8 @@ void walk_add_hit(int dfd, const char *name, uint64_t ino, uint8_t kind, unsigne
                   uint8_t why, size_t len);
 void walk_deny_dir(int fd, size_t len, uint8_t why);
 void walk_dir(int dfd, dev_t dev, size_t len, unsigned depth, uint64_t state);
-void walk_entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned char type,
-                size_t len, size_t nl, unsigned depth, uint64_t state);
+void walk_entry(int dfd, dev_t dev, const char *name, uint64_t ino, unsigned char type, size_t len,
+                size_t nl, unsigned depth, uint64_t state);
 void walk_links_listed(int pfd);
 
 #endif

@@ -3,7 +3,9 @@
  * with the tables the compiler emits for tests/unit/scan.aj: what is
  * masked and denied by name, a directory covered whole and not entered, a
  * pruned one not entered and counted, the depth bound (denied whole, or
- * the run refused), another hard link of a matched file, a socket, a
+ * the run refused), another hard link of a matched file (also of one
+ * known by its listing alone, in a folder covered whole, and such a file
+ * a mount hides), a socket, a
  * symlink named like a denied directory, and a directory of ours it
  * cannot read (not when the test runs as root, whom permissions do not
  * stop).  die() returns here through a longjmp. */
@@ -278,7 +280,7 @@ static void listed_links(void **state)
 static void listed_mount_point(void **state)
 {
 	char p[64];
-	struct stat below, other;
+	struct stat below;
 	int st, fd;
 	pid_t pid;
 
@@ -289,7 +291,6 @@ static void listed_mount_point(void **state)
 	}
 	make("other.txt");
 	assert_int_equal(lstat(at("vault/k05.sec"), &below), 0);
-	assert_int_equal(lstat(at("other.txt"), &other), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
@@ -314,7 +315,11 @@ static void listed_mount_point(void **state)
 			_exit(77);
 		walk(variant());
 		const struct scan_hit *h = hit("vault/k05.sec");
-		_exit(!h ? 2 : !h->listed ? 3 : h->ino != below.st_ino ? 4 : h->dev != below.st_dev ? 5 : 0);
+		_exit(!h                       ? 2
+		      : !h->listed             ? 3
+		      : h->ino != below.st_ino ? 4
+		      : h->dev != below.st_dev ? 5
+		                               : 0);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
@@ -323,7 +328,6 @@ static void listed_mount_point(void **state)
 		return;
 	}
 	assert_int_equal(WEXITSTATUS(st), 0);
-	(void)other;
 }
 
 /* A socket, without the host's network, and a symlink named like a
