@@ -29,13 +29,13 @@ COMPILER_TEST_OBJ := $(filter-out $(B)/obj/compiler/main.o,$(COMPILER_OBJ))
 TEST_STUB_env_SRC := stub/base/glob.c stub/variant/vars.c stub/base/out.c
 TEST_STUB_git_SRC := stub/base/out.c stub/scan/gitindex.c
 # The index event by event: the walk, its records, its hits, the matcher.
-TEST_STUB_settle_SRC := stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c stub/scan/match.c \
+TEST_STUB_settle_SRC := stub/scan/scan.c stub/scan/walk.c stub/scan/scanidx.c stub/scan/hits.c stub/scan/match.c \
 	stub/scan/guards.c stub/base/out.c
 # The table flattened and back, then classifying as before.
 TEST_STUB_watchtab_SRC := stub/scan/match.c stub/base/out.c stub/variant/own.c
 # The watcher's daemon forked as a launch forks it: the real walk, index
 # and hits behind it.
-TEST_STUB_watchd_SRC := stub/watch/watchtab.c stub/scan/scan.c stub/scan/scanidx.c stub/scan/hits.c \
+TEST_STUB_watchd_SRC := stub/watch/watchtab.c stub/scan/scan.c stub/scan/walk.c stub/scan/scanidx.c stub/scan/hits.c \
 	stub/scan/match.c stub/scan/guards.c stub/scan/settle.c stub/scan/git.c stub/scan/gitindex.c \
 	stub/base/out.c stub/base/die.c stub/base/glob.c stub/variant/vars.c stub/variant/own.c
 TEST_STUB_summary_SRC := stub/base/out.c
@@ -75,7 +75,7 @@ TEST_STUB_status_SRC := stub/base/out.c
 TEST_STUB_notify_SRC := stub/notify/verdict.c stub/base/wire.c
 # The log's writer is the refusals' (with the summary's count), through rp.c.
 TEST_STUB_reached_SRC := stub/notify/refusals.c stub/notify/summary.c stub/base/rp.c stub/base/out.c
-TEST_STUB_scan_SRC := stub/scan/hits.c stub/scan/match.c stub/scan/scanidx.c
+TEST_STUB_scan_SRC := stub/scan/walk.c stub/scan/hits.c stub/scan/match.c stub/scan/scanidx.c
 # A compiler test may name stub sources too: the compiled scan automaton runs
 # in the stub's own code against the reference glob.
 TEST_COMPILER_match_SRC := stub/scan/match.c stub/base/glob.c

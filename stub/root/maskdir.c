@@ -19,12 +19,12 @@
 
 #include "root/root.h"
 
-#define DIR_MIN 16
+#define DIR_MIN SCAN_DIR_MIN /* the walk's too (scan.h) */
 /* Past this many in one directory, its hits get no stand-in: they are
  * absent (ENOENT), the directory showing only its other entries.  A name
  * on a tmpfs costs about 3 us to make and free: 5,000 of them cost ten
  * times a launch. */
-#define STAND_IN_MAX 256
+#define STAND_IN_MAX SCAN_STAND_IN_MAX
 #define DIR_HASH     (2 * AJ_SCAN_MAX)
 
 static struct {

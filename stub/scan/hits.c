@@ -35,10 +35,42 @@ void hits_use(struct scan_result *r, struct hits_links *l)
 #define n_links    (hits_lk->n)
 #define links_full (hits_lk->full)
 
+/* The unmatched regular files' identities, as listed: 2^20 bits, 128 KiB
+ * (a 100,000-file project sets about a tenth; a set bit only costs a
+ * look).  One table for every index: it is only read at the end of a
+ * walk that filled it. */
+#define SEEN_BITS 20
+static uint64_t seen[(1u << SEEN_BITS) / 64];
+static bool seen_any;
+
+static uint32_t seen_bit(uint64_t dev, uint64_t ino)
+{
+	return (uint32_t)(((ino ^ (dev * 0xff51afd7ed558ccdULL)) * 0x9e3779b97f4a7c15ULL) >>
+	                  (64 - SEEN_BITS));
+}
+
+void hits_seen_add(uint64_t dev, uint64_t ino)
+{
+	uint32_t b = seen_bit(dev, ino);
+
+	seen[b / 64] |= 1ULL << (b % 64);
+	seen_any = true;
+}
+
+bool hits_seen(uint64_t dev, uint64_t ino)
+{
+	uint32_t b = seen_bit(dev, ino);
+
+	return seen[b / 64] & (1ULL << (b % 64));
+}
+
 void hits_links_reset(void)
 {
 	n_links = 0;
 	links_full = false;
+	if (seen_any) /* a launch's first walk finds it untouched */
+		memset(seen, 0, sizeof(seen));
+	seen_any = false;
 }
 
 /* A matched file (st): its other names are looked for when it has some.

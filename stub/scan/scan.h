@@ -14,16 +14,18 @@ bool match_step(const struct aj_scan *sc, const struct aj_step *st, const char *
 uint8_t match_classify(const struct aj_scan *sc, const char *name, size_t len, bool isdir,
                        uint64_t state, uint64_t *inside);
 
-/* scan.c */
+/* scan.c (walk.c below it) */
 struct scan_hit {
 	uint8_t kind; /* AJ_PATTERN_MASK or AJ_PATTERN_DENY; 0: no cover (SCAN_BY_GUARD) */
 	uint8_t isdir;
 	uint8_t why; /* SCAN_BY_* */
 	uint8_t islink;
-	uint32_t off;  /* relative path in the arena */
-	uint64_t dev;  /* what the scan saw there: a cover goes on that object only */
-	uint64_t ino;  /* 0: not known (an entry in a directory it could not search) */
-	uint16_t mode; /* its permission bits, as the scan saw them (a stand-in shows them) */
+	uint32_t off;   /* relative path in the arena */
+	uint64_t dev;   /* what the scan saw there: a cover goes on that object only */
+	uint64_t ino;   /* 0: not known (an entry in a directory it could not search) */
+	uint16_t mode;  /* its permission bits, as the scan saw them (a stand-in shows them) */
+	uint8_t listed; /* dev and ino are its listing's (the directory's device, d_ino): not
+	                 * looked at, pid 1 covering its folder whole (SCAN_DIR_MIN) */
 	uint32_t dir_entries; /* entries its directory had when listed (0: not known) */
 };
 #define SCAN_BY_NAME     0
@@ -39,6 +41,13 @@ struct scan_hit {
 #define SCAN_BY_RECORD    9 /* an object that held a secret in an earlier run (fallback.c) */
 #define SCAN_BY_N         10
 #define SCAN_PRUNED_SHOWN 8 /* pruned directories --jail-explain names */
+/* A folder holding at least SCAN_DIR_MIN hits of its own, at least half of
+ * its entries, gets one cover for all of them (root/mask.c); past
+ * SCAN_STAND_IN_MAX hits they get no stand-in (absent).  The walk's too:
+ * such a folder's denied files, or all its files past that bound, need
+ * no look of their own (scan.c, defer_settle). */
+#define SCAN_DIR_MIN      16
+#define SCAN_STAND_IN_MAX 256
 struct scan_result {
 	uint32_t n;
 	uint32_t used;                      /* bytes of arena */
@@ -63,13 +72,14 @@ void hits_use(struct scan_result *r, struct hits_links *l); /* NULL: the launch'
 void settle_project(const char *project, const struct aj_variant *v);
 unsigned scan_dirs(void);
 void guards_scan(int project_fd, const struct aj_variant *v);
-/* The index the watcher keeps (scanidx.c's records and hits.c's hits, watchd.c). */
-extern int (*scan_on_dir)(int fd, unsigned rec);
+/* The index the watcher keeps (scanidx.c's records and hits.c's hits, watchd.c);
+ * walk.c's hook: settle.c's, told of every directory the walk reads. */
+extern int (*walk_on_dir)(int fd, unsigned rec);
 /* The fallback's record of the project's secrets: is this entry one?
  * (ino 0: not known from the listing.) */
-extern bool (*scan_recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino);
+extern bool (*walk_recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino);
 void scan_record_hook(bool (*recorded)(int dfd, const char *name, uint64_t dev, uint64_t ino));
-extern unsigned scan_changes;
+extern unsigned walk_changes;     /* the hits' changes */
 unsigned scan_change_count(void); /* the same, for the watcher */
 bool scan_needed(const struct aj_variant *v);
 bool scan_walk(int project_fd, const struct aj_variant *v);
@@ -87,6 +97,11 @@ void hits_drop_below(const char *path, size_t len);
 void hits_note_entries(unsigned first, size_t len, unsigned entries);
 void scan_add_guard(const char *path, size_t len); /* guards.c's */
 void hits_links_clear(void);
+/* Which (device, inode) an unmatched regular file of the walk had, by its
+ * listing: a superset (a bit per hash), read for the matched files never
+ * looked at (scan.c, links_listed). */
+void hits_seen_add(uint64_t dev, uint64_t ino);
+bool hits_seen(uint64_t dev, uint64_t ino);
 /* settle.c: the walk's watches and their events (settle_project is there). */
 #define SCAN_EV_NONE 0  /* no event */
 #define SCAN_EV_SOME 1  /* events, applied to the index */

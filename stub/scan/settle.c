@@ -96,7 +96,7 @@ int settle_watch_begin(void)
 	settle_watches = 0;
 	settle_over_budget = false;
 	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	scan_on_dir = ifd >= 0 ? on_dir : NULL;
+	walk_on_dir = ifd >= 0 ? on_dir : NULL;
 	return ifd;
 }
 
@@ -105,7 +105,7 @@ void settle_watch_end(void)
 	if (ifd >= 0)
 		close(ifd);
 	ifd = -1;
-	scan_on_dir = NULL;
+	walk_on_dir = NULL;
 }
 
 static int rec_of(int wd)
@@ -222,7 +222,7 @@ static void settle(int pfd)
 	unsigned links = hits_links();
 
 	for (unsigned round = 0;; round++) {
-		unsigned hits = scan_changes, lost = settle_unresolved;
+		unsigned hits = walk_changes, lost = settle_unresolved;
 		bool fresh = false;
 		int r;
 
@@ -244,7 +244,7 @@ static void settle(int pfd)
 		 * on the way. */
 		(void)scan_verify(pfd);
 		if (round == SETTLE_ROUNDS) {
-			if (settle_unresolved != lost || scan_changes != hits)
+			if (settle_unresolved != lost || walk_changes != hits)
 				die("scan the project", 0, moving);
 			break;
 		}
@@ -277,7 +277,7 @@ void settle_project(const char *project, const struct aj_variant *v)
 		if (any && settle_watch_begin() >= 0) {
 			memset(watched, 0, sizeof(watched));
 			settle(fd);
-			scan_on_dir = NULL;
+			walk_on_dir = NULL;
 			late = ifd; /* closed by settle_watch_close() */
 			ifd = -1;
 		}

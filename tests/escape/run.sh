@@ -1591,6 +1591,24 @@ if c many-links; then
 	many_run many-links "$d" "$m" 'cat k0.pem k39.pem harmless.txt other/notes 2>/dev/null; grep -rh LINKSECRET . 2>/dev/null; grep -q plain top.txt && echo ok'
 fi
 
+# A folder the jail covers whole, its denied files known to the walk by
+# their listing alone (stub/scan/walk.c): their other hard links are
+# still denied, in the folder itself and in folders listed before and
+# after it, and under the project's top.
+if c many-keys-links; then
+	d=$T/many-keys-links
+	m="KEYLINK-$tag"
+	mkdir -p "$d/keys" "$d/a" "$d/z"
+	(cd "$d/keys" && for i in $(seq 300); do printf '%s\n' "$m" >"k$i.key"; done)
+	printf 'plain\n' >"$d/keys/README"
+	ln "$d/keys/k1.key" "$d/keys/aa.txt"
+	ln "$d/keys/k2.key" "$d/a/notes.txt"
+	ln "$d/keys/k3.key" "$d/z/notes.txt"
+	ln "$d/keys/k300.key" "$d/top.txt"
+	printf 'plain\n' >"$d/plain.txt"
+	many_run many-keys-links "$d" "$m" 'cat keys/aa.txt a/notes.txt z/notes.txt top.txt keys/k1.key keys/k300.key 2>/dev/null; grep -rh KEYLINK . 2>/dev/null; grep -q plain plain.txt && grep -q plain keys/README && echo ok'
+fi
+
 if c no-leftovers; then
 	leftovers_wait 20
 	ERR=

@@ -3,7 +3,7 @@
 policy scantest {
     network none;
     mask ".env" "*.pem";
-    deny "secrets/" "/top/only.key";
+    deny "secrets/" "/top/only.key" "*.sec";
     scan prune "node_modules";
     scan depth 4 deny;
 }

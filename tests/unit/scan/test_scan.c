@@ -3,7 +3,9 @@
  * with the tables the compiler emits for tests/unit/scan.aj: what is
  * masked and denied by name, a directory covered whole and not entered, a
  * pruned one not entered and counted, the depth bound (denied whole, or
- * the run refused), another hard link of a matched file, a socket, a
+ * the run refused), another hard link of a matched file (also of one
+ * known by its listing alone, in a folder covered whole, and such a file
+ * a mount hides), a socket, a
  * symlink named like a denied directory, and a directory of ours it
  * cannot read (not when the test runs as root, whom permissions do not
  * stop).  die() returns here through a longjmp. */
@@ -18,7 +20,11 @@
 #include <cmocka.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
@@ -212,6 +218,118 @@ static void hard_links(void **state)
 	                                     "key.pem mask name\n");
 }
 
+/* The hit named path (NULL: none). */
+static const struct scan_hit *hit(const char *path)
+{
+	for (unsigned i = 0; i < hits_cur->n; i++)
+		if (!strcmp(hits_cur->arena + hits_cur->hits[i].off, path))
+			return &hits_cur->hits[i];
+	return NULL;
+}
+
+/* A folder pid 1 covers whole (SCAN_DIR_MIN denied files, most of its
+ * entries): its files are known by their listing, not looked at one by
+ * one; their other names are still found, in the folder itself and in
+ * folders listed before and after it.  A folder of masks under
+ * SCAN_STAND_IN_MAX keeps its look (its stand-ins show each mode). */
+static void listed_links(void **state)
+{
+	char p[64];
+	struct stat st;
+
+	(void)state;
+	for (int i = 0; i < 40; i++) {
+		snprintf(p, sizeof(p), "vault/k%02d.sec", i);
+		make(p);
+	}
+	make("vault/README");
+	for (int i = 0; i < 17; i++) {
+		snprintf(p, sizeof(p), "certs/c%02d.pem", i);
+		make(p);
+	}
+	assert_int_equal(chmod(at("certs/c03.pem"), 0640), 0);
+	make("a/");
+	make("z/");
+	assert_int_equal(link(at("vault/k01.sec"), at("vault/aa.txt")), 0);
+	assert_int_equal(link(at("vault/k02.sec"), at("a/notes.txt")), 0);
+	assert_int_equal(link(at("vault/k03.sec"), at("z/notes.txt")), 0);
+	assert_int_equal(link(at("certs/c04.pem"), at("z/c.txt")), 0);
+	const char *out = walk(variant());
+	assert_non_null(strstr(out, "a/notes.txt deny hardlink\n"));
+	assert_non_null(strstr(out, "vault/aa.txt deny hardlink\n"));
+	assert_non_null(strstr(out, "z/notes.txt deny hardlink\n"));
+	assert_non_null(strstr(out, "z/c.txt mask hardlink\n"));
+	assert_non_null(strstr(out, "vault/k39.sec deny name\n"));
+	assert_int_equal(hits_cur->n, 40 + 17 + 4);
+	/* The shortcut was taken: the listing's identity, no mode. */
+	assert_non_null(hit("vault/k10.sec"));
+	assert_int_equal(hit("vault/k10.sec")->listed, 1);
+	assert_int_equal(lstat(at("vault/k10.sec"), &st), 0);
+	assert_int_equal(hit("vault/k10.sec")->ino, st.st_ino);
+	assert_int_equal(hit("vault/k10.sec")->dev, st.st_dev);
+	assert_non_null(hit("certs/c03.pem"));
+	assert_int_equal(hit("certs/c03.pem")->listed, 0);
+	assert_int_equal(hit("certs/c03.pem")->mode, 0640);
+}
+
+/* A file a mount hides, in a folder covered whole: its hit is what the
+ * listing says (the inode below the mount, the folder's device), which is
+ * what pid 1's listing shows when it covers the folder (mask.c); the
+ * mount goes under that cover with the rest.  In a user and mount
+ * namespace of the test's own; skipped where none can be made. */
+static void listed_mount_point(void **state)
+{
+	char p[64];
+	struct stat below;
+	int st, fd;
+	pid_t pid;
+
+	(void)state;
+	for (int i = 0; i < 20; i++) {
+		snprintf(p, sizeof(p), "vault/k%02d.sec", i);
+		make(p);
+	}
+	make("other.txt");
+	assert_int_equal(lstat(at("vault/k05.sec"), &below), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		uid_t uid = getuid();
+		char map[64];
+
+		if (uid && unshare(CLONE_NEWUSER | CLONE_NEWNS))
+			_exit(77);
+		if (!uid && unshare(CLONE_NEWNS))
+			_exit(77);
+		if (uid) {
+			snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
+			fd = open("/proc/self/setgroups", O_WRONLY);
+			if (fd >= 0 && (write(fd, "deny", 4) < 0 || close(fd)))
+				_exit(77);
+			fd = open("/proc/self/uid_map", O_WRONLY);
+			if (fd < 0 || write(fd, map, strlen(map)) < 0 || close(fd))
+				_exit(77);
+		}
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount(at("other.txt"), at("vault/k05.sec"), NULL, MS_BIND, NULL))
+			_exit(77);
+		walk(variant());
+		const struct scan_hit *h = hit("vault/k05.sec");
+		_exit(!h                       ? 2
+		      : !h->listed             ? 3
+		      : h->ino != below.st_ino ? 4
+		      : h->dev != below.st_dev ? 5
+		                               : 0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		skip(); /* no namespace of our own here (a container's seccomp, a sysctl) */
+		return;
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* A socket, without the host's network, and a symlink named like a
  * denied directory (whatever it points at). */
 static void sockets_and_symlinks(void **state)
@@ -253,6 +371,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(classification_and_prune, fresh, drop),
 	    cmocka_unit_test_setup_teardown(depth_bound, fresh, drop),
 	    cmocka_unit_test_setup_teardown(hard_links, fresh, drop),
+	    cmocka_unit_test_setup_teardown(listed_links, fresh, drop),
+	    cmocka_unit_test_setup_teardown(listed_mount_point, fresh, drop),
 	    cmocka_unit_test_setup_teardown(sockets_and_symlinks, fresh, drop),
 	    cmocka_unit_test_setup_teardown(unreadable_dir, fresh, drop),
 	};

@@ -245,14 +245,14 @@ static const char *hits_listing(void)
 static const char *hits_fresh(uint8_t leave_out_why)
 {
 	static char b[1 << 16];
-	int (*on_dir)(int, unsigned) = scan_on_dir;
+	int (*on_dir)(int, unsigned) = walk_on_dir;
 
-	scan_on_dir = NULL;
+	walk_on_dir = NULL;
 	scan_index_use(fresh, &variant);
 	assert_true(scan_walk(pfd, &variant));
 	listing(b, sizeof(b), leave_out_why);
 	scan_index_use(kept, &variant);
-	scan_on_dir = on_dir;
+	walk_on_dir = on_dir;
 	return b;
 }
 
