@@ -130,6 +130,8 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	TRACE_MARK("scan-send");
 	sockets_send();
 	TRACE_MARK("sockets-list");
+	ns_net_send(fd);
+	TRACE_MARK("net-send");
 	settle_watch_close(); /* after the hand-over: it may wait for the kernel */
 	TRACE_MARK("settle-close");
 	if (AJ_NET_PROXIED(r->v->network) && (src[n] = proxy_start(fd))) {
@@ -178,7 +180,14 @@ static noreturn void init_run(struct run *r)
 		names_listen(h.sock);
 	}
 	build_root(r, &h);
-	supervise_helper = h.appear;
+	if (ns_net_later(r->v))
+		ns_net_join(r->v);
+	TRACE_MARK("net-join");
+	/* Before pid 1 confines itself: covering needs the mount calls that
+	 * Landlock and the filter take away (appear.c); after the join: the
+	 * covering process is of the jail's network namespace too. */
+	supervise_helper = appear_start(r->v);
+	TRACE_MARK("appear");
 	limits_take(r->v, fds, h.n_fds);
 	ruleset = landlock_create(r->v);
 	if (ruleset >= 0)

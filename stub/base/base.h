@@ -196,7 +196,7 @@ static inline int sys_pivot_root(const char *new_root, const char *put_old)
  * the list).  wire_send() sends tag m, the iov and up to 8 fds as one
  * message; wire_recv() takes message m's first len bytes into buf, all of
  * them, and up to max fds: how many, or -1 (not m, or the sender gone). */
-enum wire_msg { WIRE_SCAN = 1, WIRE_PROXY, WIRE_NAMES, WIRE_FORWARD, WIRE_NOTIFY };
+enum wire_msg { WIRE_SCAN = 1, WIRE_PROXY, WIRE_NAMES, WIRE_FORWARD, WIRE_NOTIFY, WIRE_NET };
 #define WIRE_IOVS 4
 struct iovec;
 bool wire_send(int sock, enum wire_msg m, const struct iovec *iov, unsigned n, const int *fds,

@@ -4,6 +4,9 @@
  *   WIRE_SCAN    parent -> pid 1  the scan (its header, hits and paths) and
  *                                 which bounds a cgroup holds, with the fds
  *                                 of the cgroups pid 1 joins itself
+ *   WIRE_NET     parent -> pid 1  the jail's network namespace, made beside
+ *                                 pid 1 (proc/ns.c), when pid 1 joins it
+ *                                 once its root is built
  *   WIRE_PROXY   pid 1 -> parent  the proxy's listener ('network allow')
  *   WIRE_NAMES   pid 1 -> parent  with the proxy's: the UDP sockets on the
  *                                 nameservers' addresses (names.c)

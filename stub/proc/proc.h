@@ -19,6 +19,9 @@ const char *ns_start(const struct aj_variant *v);
 pid_t ns_clone(unsigned long flags, int *parent_fd);
 pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd);
 void ns_scan_send(int parent_fd);
+bool ns_net_later(const struct aj_variant *v); /* pid 1 joins its network namespace late */
+void ns_net_send(int parent_fd);
+void ns_net_join(const struct aj_variant *v);
 void ns_scan_receive(void);
 int ns_parent_sock(const struct aj_variant *v);
 void ns_notify_send(int fd, int err);

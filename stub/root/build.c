@@ -1,7 +1,8 @@
 /* build.c: pid 1's one way through the root, in one call (main.c's
  * init_run): the plan's mounts (plan.c), the trust bundle (trust.c), the
- * scan's hand-over, the covers (mask.c), the old root gone, the covering
- * process (appear.c).  Each file is visited once, in this order.
+ * scan's hand-over, the covers (mask.c), the old root gone.  Each file is
+ * visited once, in this order; pid 1 then starts the covering process
+ * (appear.c) itself, once it is in its network namespace (proc/ns.c).
  *
  * The parent walks the project while pid 1 mounts: the hand-over is
  * received after every mount that does not need the scan, so that the
@@ -62,8 +63,4 @@ void build_root(const struct run *r, struct build_hand *h)
 	TRACE_MARK("sockets-cover");
 	finish(r->project, made.root_ro);
 	TRACE_MARK("pivot");
-	/* Before pid 1 confines itself: covering needs the mount calls that
-	 * Landlock and the filter take away (appear.c). */
-	h->appear = appear_start(r->v);
-	TRACE_MARK("appear");
 }

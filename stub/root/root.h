@@ -67,7 +67,7 @@ const char *maskdir_note(unsigned hit); /* NULL, "stand-in" or "absent" */
 /* appear.c: names that appear in the project during the run, covered by
  * a process pid 1 forks before it confines itself.  appear_prepare() in
  * the parent before pid 1 is cloned (the inotify instance, which pid 1
- * inherits); appear_start(), the root's last step (build.c), returns the
+ * inherits); appear_start(), by pid 1 once its root is built (main.c), returns the
  * process (0: none, a warning said why); appear_end() in the parent just
  * before it exits; appear_explain() for
  * --jail-explain. */
@@ -133,7 +133,6 @@ struct build_hand {
 	int *fds;
 	unsigned max_fds, n_fds;
 	const char *pem;
-	pid_t appear;
 };
 void build_root(const struct run *r, struct build_hand *h);
 unsigned build_receive(int sock, void *tail, size_t len, int *fds, unsigned max_fds);

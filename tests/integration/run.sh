@@ -722,6 +722,53 @@ except OSError as e:
 	srv=
 fi
 
+# Every process of a jail with a network namespace of its own is in it:
+# pid 1 joins the one made beside it (proc/ns.c) before the covering
+# process and the target exist, so only the parent is left in the host's.
+if c net-ns-every-process; then
+	nc_caps=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
+	if [ "$as_root" -eq 0 ] || ! (((0x${nc_caps:-0} >> 19) & 1)); then
+		skip net-ns-every-process "reading the namespaces of the jail's non-dumpable processes needs root with CAP_SYS_PTRACE (CapEff $nc_caps)"
+	else
+		np=$T/netns-every
+		mkdir -p "$np"
+		printf 'S=1' >"$np/.env" # a mask: the covering process runs too
+		chown -R "$tuid:$tgid" "$np"
+		(CWD=$np jrun user -- jail-worker sh -c 'touch ready; sleep 2') &
+		bg=$!
+		for _ in $(seq 200); do
+			[ -e "$np/ready" ] && break
+			sleep 0.05
+		done
+		# The stub's parent: the first jail-worker below the job; then
+		# everything below it, with its network namespace.
+		nc_list=$(ps -A -o pid=,ppid=,comm= | awk -v top="$bg" '
+			{ parent[$1] = $2; name[$1] = $3 }
+			END {
+				for (p in name) for (q = p; q > 1; q = parent[q]) if (q == top) { below[p] = 1; break }
+				for (p in below) if (name[p] == "jail-worker" && name[parent[p]] != "jail-worker") stub = p
+				for (p in below) for (q = parent[p]; q > 1; q = parent[q]) if (q == stub) { print p, name[p]; break }
+			}')
+		nc_host=$(readlink /proc/self/ns/net)
+		nc_seen= nc_bad=
+		while read -r p n; do
+			[ -n "$p" ] || continue
+			ns=$(readlink "/proc/$p/ns/net" 2>/dev/null) || continue
+			nc_seen="$nc_seen $n:$ns"
+			[ "$ns" = "$nc_host" ] && nc_bad="$nc_bad $n($p)"
+		done <<<"$nc_list"
+		wait "$bg"
+		if [ -n "$nc_bad" ]; then
+			fail net-ns-every-process "in the host's network namespace:$nc_bad (seen:$nc_seen)"
+		elif [ "$(tr ' ' '\n' <<<"$nc_seen" | sed -n 's/.*:net/net/p' | sort -u | wc -l)" != 1 ] ||
+			[[ $nc_seen != *jail-worker:* ]] || [[ $nc_seen != *aijail-cover:* ]] || [[ $nc_seen != *sleep:* ]]; then
+			fail net-ns-every-process "expected pid 1, the covering process and the target in one namespace, seen:$(q "$nc_seen")"
+		else
+			pass net-ns-every-process
+		fi
+	fi
+fi
+
 # --- namespaces ---------------------------------------------------------------------
 
 if c hostname; then

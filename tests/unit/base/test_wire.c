@@ -95,8 +95,10 @@ static void every_message_in_order(void **state)
 	(void)state;
 	for (int i = 0; i < WIRE_FDS_TEST; i++)
 		l[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	/* parent -> pid 1: the scan; pid 1 -> parent: proxy, forwards, notify. */
+	/* parent -> pid 1: the scan, the network namespace; pid 1 -> parent:
+	 * proxy, forwards, notify. */
 	send_scan(pair[0], &h, "hits!", "arena-bytes", cg, 2);
+	assert_true(wire_send(pair[0], WIRE_NET, &e, 1, &cg[1], 1));
 	assert_true(wire_send(pair[1], WIRE_PROXY, NULL, 0, &l[0], 1));
 	assert_true(wire_send(pair[1], WIRE_FORWARD, NULL, 0, l, WIRE_FDS_TEST));
 	err = 95; /* EOPNOTSUPP: no listener, and why */
@@ -114,6 +116,9 @@ static void every_message_in_order(void **state)
 	same_file(cg[1], fds[1]);
 	close(fds[0]);
 	close(fds[1]);
+	assert_int_equal(wire_recv(pair[1], WIRE_NET, &err, sizeof(err), fds, 1), 1);
+	same_file(cg[1], fds[0]);
+	close(fds[0]);
 
 	assert_int_equal(wire_recv(pair[0], WIRE_PROXY, NULL, 0, fds, 1), 1);
 	same_file(l[0], fds[0]);
