@@ -130,7 +130,7 @@ static noreturn void parent_run(const struct run *r, pid_t pid, int fd, int wfd)
 	TRACE_MARK("scan-send");
 	sockets_send();
 	TRACE_MARK("sockets-list");
-	ns_net_send(fd);
+	netns_send(fd);
 	TRACE_MARK("net-send");
 	settle_watch_close(); /* after the hand-over: it may wait for the kernel */
 	TRACE_MARK("settle-close");
@@ -180,8 +180,8 @@ static noreturn void init_run(struct run *r)
 		names_listen(h.sock);
 	}
 	build_root(r, &h);
-	if (ns_net_later(r->v))
-		ns_net_join(r->v);
+	if (netns_later(r->v))
+		netns_join(r->v, h.sock);
 	TRACE_MARK("net-join");
 	/* Before pid 1 confines itself: covering needs the mount calls that
 	 * Landlock and the filter take away (appear.c); after the join: the

@@ -19,9 +19,13 @@ const char *ns_start(const struct aj_variant *v);
 pid_t ns_clone(unsigned long flags, int *parent_fd);
 pid_t ns_fork_init(const struct aj_variant *v, int *parent_fd);
 void ns_scan_send(int parent_fd);
-bool ns_net_later(const struct aj_variant *v); /* pid 1 joins its network namespace late */
-void ns_net_send(int parent_fd);
-void ns_net_join(const struct aj_variant *v);
+/* netns.c: the network namespace made beside pid 1, where it can be */
+bool netns_later(const struct aj_variant *v);
+void netns_spawn(void);
+void netns_send(int parent_fd);
+void netns_join(const struct aj_variant *v, int sock);
+void netns_loopback_up(void);
+
 void ns_scan_receive(void);
 int ns_parent_sock(const struct aj_variant *v);
 void ns_notify_send(int fd, int err);
