@@ -267,6 +267,23 @@ static void add(const char *h)
 		hosts[n_hosts++] = h;
 }
 
+/* Once per run: the key that follows the tool (secret.c) asks before the
+ * proxy's list is made, from the caller's environment, which the
+ * profile's 'env keep' passes the tool's variables from unchanged. */
+void egress_follow(const struct aj_variant *v, char *const *envp)
+{
+	static bool done;
+
+	if (!done && v->network == AJ_NET_ALLOW && v->follow)
+		conf_follow(v->follow, envp);
+	done = true;
+}
+
+const char *egress_followed_host(void)
+{
+	return conf_replaces ? conf[0] : NULL;
+}
+
 void egress_hosts(const struct aj_variant *v, char *const *envp)
 {
 	any_name = v->network == AJ_NET_PUBLIC;
@@ -276,8 +293,7 @@ void egress_hosts(const struct aj_variant *v, char *const *envp)
 		upstream_read(environ);
 	if (v->network != AJ_NET_ALLOW)
 		return;
-	if (v->follow)
-		conf_follow(v->follow, envp);
+	egress_follow(v, envp);
 	for (unsigned i = 0; i < n_conf; i++)
 		add(conf[i]);
 	for (unsigned i = conf_replaces ? v->n_followed : 0; i < v->n_hosts; i++)

@@ -91,11 +91,12 @@ static void secret_policy(const struct aj_variant *v)
 	for (unsigned k = 0; k < v->n_keys; k++) {
 		const struct aj_key *p = &v->keys[k];
 		struct keys_bind *b;
+		const char *moved;
 		bool bound = false;
 
 		for (unsigned i = 0; i < n_binds; i++)
 			bound |= !strcmp(binds[i].name, p->name);
-		if (bound)
+		if (bound || (p->follows && !getenv(p->name)))
 			continue;
 		if (n_binds == KEYS_MAX || p->n_hosts > KEYS_HOSTS ||
 		    strlen(p->name) >= KEYS_NAME_MAX)
@@ -103,6 +104,17 @@ static void secret_policy(const struct aj_variant *v)
 			    "at most 8 keys of 8 hosts, with --jail-secret's");
 		b = &binds[n_binds++];
 		memcpy(b->name, p->name, strlen(p->name) + 1);
+		/* The tool's setting moved its API host: the key goes there, and
+		 * no longer to the default the tool does not use. */
+		if (p->follows)
+			egress_follow(v, environ);
+		if (p->follows && (moved = egress_followed_host())) {
+			if (strlen(moved) >= KEYS_HOST_MAX)
+				die("bind the policy's keys", E2BIG, NULL);
+			memcpy(b->hosts[0], moved, strlen(moved) + 1);
+			b->n_hosts = 1;
+			continue;
+		}
 		for (unsigned h = 0; h < p->n_hosts; h++) {
 			if (strlen(p->hosts[h]) >= KEYS_HOST_MAX)
 				die("bind the policy's keys", E2BIG, NULL);
