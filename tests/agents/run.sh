@@ -396,6 +396,101 @@ if c agents-jail-claude; then
 		"$build/bin/jail" --jail-forward="$port" claude -p "$prompt" --allowedTools Bash
 fi
 
+# --- the key by placeholder (secret NAME follow) --------------------------------------------
+
+# jail-claude binds ANTHROPIC_API_KEY to its API host, and the host moves
+# with ANTHROPIC_BASE_URL: here https://api.agents.test, the stand-in over
+# TLS behind a veth pair (keyns.sh).  The agent's shell tool prints the
+# variable it holds; the stand-in logs the key each request came with.
+# Passes when the jail held the placeholder, the stand-in got the real key
+# on every request, and the real key is in nothing the agent sent back.
+# Over plain HTTP (a base URL of http://) the placeholder is refused by
+# the jail's proxy before it leaves, by design (docs/keys.md).
+# shellcheck source=tests/lib/netns.sh
+. "$root/tests/lib/netns.sh"
+key_why=
+if c agents-claude-key || c agents-claude-key-plain; then
+	key_why=$(netns_why unshare nsenter ip curl openssl)
+	[ -n "$key_why" ] || [ -x "$build/bin/aijail-keys" ] || key_why="build/bin/aijail-keys is not built"
+	[ -n "$key_why" ] && for n in agents-claude-key agents-claude-key-plain; do c "$n" && skip "$n" "$key_why"; done
+fi
+# key_run NAME BASE-URL: one turn of jail-claude in keyns.sh; $K, $real.
+key_run() {
+	local name=$1 url=$2
+	fresh "$name"
+	K=$T/$name/ns
+	mkdir -p "$K/pki"
+	real="sk-ant-real-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+	(
+		cd "$K/pki" || exit 1
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+			-subj "/CN=aijail agents test authority" -keyout ca.key -out ca.pem &&
+			openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=api.agents.test" \
+				-keyout good.key -out good.csr &&
+			printf 'subjectAltName=DNS:api.agents.test\nbasicConstraints=CA:FALSE\n' >good.ext &&
+			openssl x509 -req -in good.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+				-extfile good.ext -out good.pem
+	) >"$K/pki.log" 2>&1 || { fail "$name" "openssl could not make the test's certificates"; return 1; }
+	cp -a /etc/ssl "$K/ssl"
+	rm -f "$K/ssl/certs/ca-certificates.crt"
+	cat /etc/ssl/certs/ca-certificates.crt "$K/pki/ca.pem" >"$K/ssl/certs/ca-certificates.crt"
+	printf '127.0.0.1 localhost\n203.0.113.7 api.agents.test\n' >"$K/hosts"
+	chown -R "$tuid:$tgid" "$K"
+	(cd "$P" && "${netns_pre[@]}" unshare -Urnm "$root/tests/agents/keyns.sh" "$K" "$tuid" "$tgid" \
+		"$root/tests/agents/standin.py" "$tool_cmd; echo \"KEY=\$ANTHROPIC_API_KEY\"" -- \
+		HOME="$H" USER="$tuser" LOGNAME="$tuser" PATH="$H/.npm-global/bin:/usr/local/bin:/usr/bin:/bin" \
+		LANG=C.UTF-8 ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY="$real" -- \
+		timeout -k 5 "$tmo" "$build/bin/jail-claude" -p "$prompt" --allowedTools Bash) >"$K/ns.log" 2>&1
+	if [ "$(cat "$K/control" 2>/dev/null)" != ok ]; then
+		fail "$name" "the namespaces or the stand-in: $(cat "$K/control" "$K/ns.log" 2>/dev/null | head -c 300)"
+		return 1
+	fi
+	RC=$(cat "$K/rc" 2>/dev/null)
+	OUT=$(cat "$K/stdout")
+	ERR=$(cat "$K/stderr")
+}
+if [ -z "$key_why" ] && c agents-claude-key && key_run agents-claude-key https://api.agents.test; then
+	res=$($py - "$K/seen.443.jsonl" "$real" <<'PY'
+import json, sys
+real, keys, results = sys.argv[2], [], []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("path", "").split("?")[0].endswith("/messages"):
+        keys.append(r["headers"].get("x-api-key") or r["headers"].get("X-Api-Key"))
+        t = json.dumps(r.get("body"))
+        if "tool_result" in t:
+            results.append(t)
+print("requests %d, with the real key %d" % (len(keys), sum(k == real for k in keys)))
+print("real in a body: %s" % any(real in json.dumps(json.loads(l).get("body")) for l in open(sys.argv[1])))
+print("placeholder in a result: %s" % any("KEY=aijail-secret-ANTHROPIC_API_KEY-" in t for t in results))
+print("readme in a result: %s" % any("README-MARKER" in t for t in results))
+PY
+)
+	if [ "$RC" != 0 ] || [[ $OUT != *STANDIN-FINAL-ANSWER* ]]; then
+		fail agents-claude-key "exit status $RC, stdout $(q "${OUT:0:200}"), stderr $(q "${ERR:0:300}")"
+	elif [[ $res != *"placeholder in a result: True"* ]] || [[ $res != *"readme in a result: True"* ]]; then
+		fail agents-claude-key "the jail did not hold the placeholder: $(q "$res")"
+	elif ! [[ $res =~ requests\ ([1-9][0-9]*),\ with\ the\ real\ key\ ([0-9]+) ]] ||
+		[ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ]; then
+		fail agents-claude-key "the stand-in did not get the real key on every request: $(q "$res")"
+	elif [[ $res != *"real in a body: False"* ]] || [[ "$OUT$ERR" == *"$real"* ]]; then
+		fail agents-claude-key "the real key came back from the jail: $(q "$res")"
+	else
+		pass agents-claude-key "${res//$'\n'/; }"
+	fi
+fi
+if [ -z "$key_why" ] && c agents-claude-key-plain && key_run agents-claude-key-plain http://api.agents.test:8080; then
+	if [ "$RC" = 0 ] || [ -s "$K/seen.8080.jsonl" ]; then
+		fail agents-claude-key-plain "exit status $RC; the plain host got: $(q "$(head -c 300 "$K/seen.8080.jsonl")")"
+	elif [[ $ERR != *"in plain HTTP"* ]]; then
+		fail agents-claude-key-plain "no refusal in stderr: $(q "${ERR:0:400}")"
+	elif [[ "$OUT$ERR" == *"$real"* ]]; then
+		fail agents-claude-key-plain "the real value is in the output"
+	else
+		pass agents-claude-key-plain "exit status $RC, refused by the jail's proxy"
+	fi
+fi
+
 # --jail-explain names each agent's state directories and the API host its
 # base-URL setting names, through its stub and through `jail NAME`.
 explain_case() {
