@@ -396,6 +396,71 @@ if c agents-jail-claude; then
 		"$build/bin/jail" --jail-forward="$port" claude -p "$prompt" --allowedTools Bash
 fi
 
+# --- the interface through the pty relay ---------------------------------------------------
+
+# jail-claude on a terminal of its own (tui.py): it draws its input box and
+# turns bracketed paste on, redraws at the new size after a TIOCSWINSZ,
+# takes a bracketed paste as its prompt and draws the turn's answer, quits
+# on ^C.  The first-run screens are answered as a person who ran it before
+# has them (~/.claude.json: onboarding done, the folder trusted; the key
+# from an apiKeyHelper): the onboarding's connection check goes to
+# api.anthropic.com whatever the base URL.  The program it runs is a
+# wrapper that first writes what the terminal filter must drop (OSC 52,
+# the clipboard; CSI 21 t, a report typed back), as a tricked agent would:
+# bare, the terminal gets them (the control); jailed, the same session
+# works and they are gone.
+if c agents-claude-tui; then
+	fresh claude-tui
+	printf '{"hasCompletedOnboarding": true, "theme": "dark", "projects": {"%s": {"hasTrustDialogAccepted": true}}}\n' \
+		"$P" >"$H/.claude.json"
+	mkdir -p "$H/.claude" "$H/.local/bin" "$T/claude-tui/tty"
+	printf '{"apiKeyHelper": "echo standin-key"}\n' >"$H/.claude/settings.json"
+	cat >"$H/.local/bin/claude" <<SH
+#!/bin/sh
+printf 'WRAP-START\033]52;c;UFdORUQ=\007\033[21tWRAP-END\r\n'
+exec "$H/.npm-global/bin/claude" "\$@"
+SH
+	chmod 0755 "$H/.local/bin/claude"
+	chown -R "$tuid:$tgid" "$H/.claude.json" "$H/.claude" "$H/.local" "$T/claude-tui/tty"
+	standin
+	tui=()
+	rcs=
+	for how in bare jailed; do
+		cmd=("$H/.local/bin/claude")
+		[ $how = jailed ] && cmd=("$build/bin/jail-claude" --jail-forward="$port")
+		run TERM=xterm-256color ANTHROPIC_BASE_URL="http://127.0.0.1:$port" \
+			PATH="$H/.local/bin:$H/.npm-global/bin:/usr/local/bin:/usr/bin:/bin" -- \
+			$py "$root/tests/agents/tui.py" "$T/claude-tui/tty/$how" "PASTE-MARKER-$$" -- \
+			"${cmd[@]}" --allowedTools Bash
+		tui+=("$how: rc $RC, $(echo "$OUT" | tr '\n' ' ')")
+		rcs="$rcs$RC"
+	done
+	standin_stop
+	seqs() { # FILE: the control sequences that matter here, by kind
+		$py - "$1" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+for name, s in (("osc52", b"\x1b]52;"), ("csi21t", b"\x1b[21t"), ("paste-on", b"\x1b[?2004h"),
+                ("title", b"\x1b]0;"), ("wrap-text", b"WRAP-START"), ("pasted", b"PASTE-MARKER"),
+                ("answer", b"STANDIN-FINAL-ANSWER")):
+    print(name, s in b)
+PY
+	}
+	bare=$(seqs "$T/claude-tui/tty/bare")
+	jailed=$(seqs "$T/claude-tui/tty/jailed")
+	if [ "$rcs" != 00 ]; then
+		fail agents-claude-tui "a step failed: ${tui[*]}"
+	elif [[ $bare != *"osc52 True"*"csi21t True"* ]]; then
+		fail agents-claude-tui "the control: the bare terminal did not get the wrapper's sequences: $(q "$bare")"
+	elif [[ $jailed != *"osc52 False"*"csi21t False"* ]]; then
+		fail agents-claude-tui "the filter let through what it must drop: $(q "$jailed")"
+	elif [ "$(grep -v -e osc52 -e csi21t <<<"$jailed")" != "$(grep -v -e osc52 -e csi21t <<<"$bare")" ]; then
+		fail agents-claude-tui "jailed, the interface lost something: bare $(q "$bare"), jailed $(q "$jailed")"
+	else
+		pass agents-claude-tui "draw, resize, paste, turn, quit; OSC 52 and CSI 21 t dropped"
+	fi
+fi
+
 # --- the key by placeholder (secret NAME follow) --------------------------------------------
 
 # jail-claude binds ANTHROPIC_API_KEY to its API host, and the host moves
