@@ -601,6 +601,20 @@ c agents-explain-opencode && explain_case agents-explain-opencode opencode \
 	"rw+	$T/agents-explain-opencode/home/.local/share/opencode" \
 	"rw+	$T/agents-explain-opencode/home/.local/state/opencode" \
 	"rw+	$T/agents-explain-opencode/home/.cache/opencode"
+# OpenCode's provider in its opencode.json: its baseURL's host is allowed.
+if c agents-explain-opencode-json; then
+	fresh agents-explain-opencode-json
+	mkdir -p "$H/.config/opencode"
+	printf '{"provider": {"corp": {"options": {"baseURL": "https://llm.corp.test:8443/v1"}}}}\n' \
+		>"$H/.config/opencode/opencode.json"
+	chown -R "$tuid:$tgid" "$H/.config"
+	run -- "$build/bin/jail-opencode" --jail-explain
+	if [[ $OUT == *"		llm.corp.test:8443"* ]] && [[ $OUT == *"		api.openai.com:443"* ]]; then
+		pass agents-explain-opencode-json
+	else
+		fail agents-explain-opencode-json "jail-opencode --jail-explain: $(q "${OUT:0:400}")"
+	fi
+fi
 c agents-explain-codex && explain_case agents-explain-codex codex \
 	CODEX_HOME="$T/agents-explain-codex/home/.codex" "api.openai.com:443" \
 	"rw+	$T/agents-explain-codex/home/.codex"
