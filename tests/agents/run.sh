@@ -323,7 +323,7 @@ fi
 # Gemini CLI 0.61 needs node 20 or later (its package's engines).
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
 if [ "$node_major" -lt 20 ]; then
-	for n in agents-gemini-version agents-gemini; do
+	for n in agents-gemini-version agents-gemini agents-gemini-key; do
 		c "$n" && skip "$n" "Gemini CLI needs node 20 or later, this node is $(node --version 2>&1)"
 	done
 fi
@@ -474,18 +474,21 @@ fi
 # shellcheck source=tests/lib/netns.sh
 . "$root/tests/lib/netns.sh"
 key_why=
-if c agents-claude-key || c agents-claude-key-plain; then
+key_cases="agents-claude-key agents-claude-key-plain agents-gemini-key"
+if c agents-claude-key || c agents-claude-key-plain || c agents-gemini-key; then
 	key_why=$(netns_why unshare nsenter ip curl openssl)
 	[ -n "$key_why" ] || [ -x "$build/bin/aijail-keys" ] || key_why="build/bin/aijail-keys is not built"
-	[ -n "$key_why" ] && for n in agents-claude-key agents-claude-key-plain; do c "$n" && skip "$n" "$key_why"; done
+	[ -n "$key_why" ] && for n in $key_cases; do c "$n" && skip "$n" "$key_why"; done
 fi
-# key_run NAME BASE-URL: one turn of jail-claude in keyns.sh; $K, $real.
-key_run() {
-	local name=$1 url=$2
+# key_prep NAME: a fresh home and project, the test's authority, its
+# certificate for api.agents.test, /etc/ssl and /etc/hosts for keyns.sh;
+# $K, $real.
+key_prep() {
+	local name=$1
 	fresh "$name"
 	K=$T/$name/ns
 	mkdir -p "$K/pki"
-	real="sk-ant-real-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+	real="sk-real-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 	(
 		cd "$K/pki" || exit 1
 		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
@@ -500,12 +503,20 @@ key_run() {
 	rm -f "$K/ssl/certs/ca-certificates.crt"
 	cat /etc/ssl/certs/ca-certificates.crt "$K/pki/ca.pem" >"$K/ssl/certs/ca-certificates.crt"
 	printf '127.0.0.1 localhost\n203.0.113.7 api.agents.test\n' >"$K/hosts"
-	chown -R "$tuid:$tgid" "$K"
+}
+# key_run NAME KEYVAR -- VAR=VALUE… -- STUB ARGS…: one turn in keyns.sh,
+# the tool command printing KEYVAR as the jail has it; $RC, $OUT, $ERR.
+key_run() {
+	local name=$1 var=$2
+	shift 3
+	local envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	chown -R "$tuid:$tgid" "$T/$name"
 	(cd "$P" && "${netns_pre[@]}" unshare -Urnm "$root/tests/agents/keyns.sh" "$K" "$tuid" "$tgid" \
-		"$root/tests/agents/standin.py" "$tool_cmd; echo \"KEY=\$ANTHROPIC_API_KEY\"" -- \
+		"$root/tests/agents/standin.py" "$tool_cmd; echo \"KEY=\$$var\"" -- \
 		HOME="$H" USER="$tuser" LOGNAME="$tuser" PATH="$H/.npm-global/bin:/usr/local/bin:/usr/bin:/bin" \
-		LANG=C.UTF-8 ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY="$real" -- \
-		timeout -k 5 "$tmo" "$build/bin/jail-claude" -p "$prompt" --allowedTools Bash) >"$K/ns.log" 2>&1
+		LANG=C.UTF-8 "${envs[@]}" -- timeout -k 5 "$tmo" "$@") >"$K/ns.log" 2>&1
 	if [ "$(cat "$K/control" 2>/dev/null)" != ok ]; then
 		fail "$name" "the namespaces or the stand-in: $(cat "$K/control" "$K/ns.log" 2>/dev/null | head -c 300)"
 		return 1
@@ -514,37 +525,64 @@ key_run() {
 	OUT=$(cat "$K/stdout")
 	ERR=$(cat "$K/stderr")
 }
-if [ -z "$key_why" ] && c agents-claude-key && key_run agents-claude-key https://api.agents.test; then
-	res=$($py - "$K/seen.443.jsonl" "$real" <<'PY'
+# key_judge NAME KEYVAR: the turn went through, the jail held the
+# placeholder, the stand-in got the real key on every model request.
+key_judge() {
+	local name=$1 var=$2 res
+	res=$($py - "$K/seen.443.jsonl" "$real" "$var" <<'PY'
 import json, sys
-real, keys, results = sys.argv[2], [], []
+real, var, keys, bodies = sys.argv[2], sys.argv[3], [], []
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    if r.get("path", "").split("?")[0].endswith("/messages"):
-        keys.append(r["headers"].get("x-api-key") or r["headers"].get("X-Api-Key"))
-        t = json.dumps(r.get("body"))
-        if "tool_result" in t:
-            results.append(t)
+    p, h = r.get("path", ""), {k.lower(): v for k, v in r.get("headers", {}).items()}
+    if any(p.split("?")[0].endswith(e) for e in ("/messages", "/responses", "/chat/completions")) or \
+            "enerateContent" in p:
+        auth = h.get("authorization", "")
+        keys.append(h.get("x-api-key") or h.get("x-goog-api-key") or
+                    (auth[7:] if auth.startswith("Bearer ") else None) or
+                    (real if "key=" + real in p else None))
+        bodies.append(json.dumps(r.get("body")))
 print("requests %d, with the real key %d" % (len(keys), sum(k == real for k in keys)))
-print("real in a body: %s" % any(real in json.dumps(json.loads(l).get("body")) for l in open(sys.argv[1])))
-print("placeholder in a result: %s" % any("KEY=aijail-secret-ANTHROPIC_API_KEY-" in t for t in results))
-print("readme in a result: %s" % any("README-MARKER" in t for t in results))
+print("real in a body: %s" % any(real in b for b in bodies))
+print("placeholder in a result: %s" % any("KEY=aijail-secret-%s-" % var in b for b in bodies))
+print("readme in a result: %s" % any("README-MARKER" in b for b in bodies))
 PY
 )
 	if [ "$RC" != 0 ] || [[ $OUT != *STANDIN-FINAL-ANSWER* ]]; then
-		fail agents-claude-key "exit status $RC, stdout $(q "${OUT:0:200}"), stderr $(q "${ERR:0:300}")"
+		fail "$name" "exit status $RC, stdout $(q "${OUT:0:200}"), stderr $(q "${ERR:0:300}")"
 	elif [[ $res != *"placeholder in a result: True"* ]] || [[ $res != *"readme in a result: True"* ]]; then
-		fail agents-claude-key "the jail did not hold the placeholder: $(q "$res")"
+		fail "$name" "the jail did not hold the placeholder: $(q "$res")"
 	elif ! [[ $res =~ requests\ ([1-9][0-9]*),\ with\ the\ real\ key\ ([0-9]+) ]] ||
 		[ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ]; then
-		fail agents-claude-key "the stand-in did not get the real key on every request: $(q "$res")"
+		fail "$name" "the stand-in did not get the real key on every request: $(q "$res")"
 	elif [[ $res != *"real in a body: False"* ]] || [[ "$OUT$ERR" == *"$real"* ]]; then
-		fail agents-claude-key "the real key came back from the jail: $(q "$res")"
+		fail "$name" "the real key came back from the jail: $(q "$res")"
 	else
-		pass agents-claude-key "${res//$'\n'/; }"
+		pass "$name" "${res//$'\n'/; }"
 	fi
+}
+if [ -z "$key_why" ] && c agents-claude-key && key_prep agents-claude-key &&
+	key_run agents-claude-key ANTHROPIC_API_KEY -- ANTHROPIC_BASE_URL=https://api.agents.test \
+		ANTHROPIC_API_KEY="$real" -- "$build/bin/jail-claude" -p "$prompt" --allowedTools Bash; then
+	key_judge agents-claude-key ANTHROPIC_API_KEY
 fi
-if [ -z "$key_why" ] && c agents-claude-key-plain && key_run agents-claude-key-plain http://api.agents.test:8080; then
+# Gemini CLI: GOOGLE_GEMINI_BASE_URL moves GEMINI_API_KEY's host.
+if [ -z "$key_why" ] && [ "$node_major" -ge 20 ] && c agents-gemini-key && key_prep agents-gemini-key; then
+	mkdir -p "$H/.gemini"
+	printf '%s\n' '{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}}' \
+		>"$H/.gemini/settings.json"
+	key_run agents-gemini-key GEMINI_API_KEY -- GOOGLE_GEMINI_BASE_URL=https://api.agents.test \
+		GEMINI_API_KEY="$real" -- "$build/bin/jail-gemini" -p "$prompt" --yolo &&
+		key_judge agents-gemini-key GEMINI_API_KEY
+fi
+# Codex takes no key by placeholder: its TLS client (rustls, webpki)
+# refuses the certificate aijail-keys shows it, "invalid peer
+# certificate: UnsupportedSignatureAlgorithmContext" (ecdsa-with-SHA256
+# written with NULL parameters by Mbed TLS 2.28); jail-codex passes its
+# key (docs/agents.md).
+if [ -z "$key_why" ] && c agents-claude-key-plain && key_prep agents-claude-key-plain &&
+	key_run agents-claude-key-plain ANTHROPIC_API_KEY -- ANTHROPIC_BASE_URL=http://api.agents.test:8080 \
+		ANTHROPIC_API_KEY="$real" -- "$build/bin/jail-claude" -p "$prompt" --allowedTools Bash; then
 	if [ "$RC" = 0 ] || [ -s "$K/seen.8080.jsonl" ]; then
 		fail agents-claude-key-plain "exit status $RC; the plain host got: $(q "$(head -c 300 "$K/seen.8080.jsonl")")"
 	elif [[ $ERR != *"in plain HTTP"* ]]; then
