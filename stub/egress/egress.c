@@ -336,8 +336,9 @@ void egress_follow(const struct aj_variant *v, char *const *envp)
 	done = true;
 }
 
-const char *egress_followed_host(void)
+const char *egress_followed_host(const char **from)
 {
+	*from = conf_from;
 	return conf_replaces ? conf[0] : NULL;
 }
 

@@ -615,6 +615,20 @@ explain_case() {
 	done
 	pass "$name"
 }
+# The key follows: with ANTHROPIC_API_KEY set too, it goes to the base
+# URL's host; ANTHROPIC_AUTH_TOKEN, not set, is not bound.
+if c agents-explain-claude-key; then
+	fresh agents-explain-claude-key
+	run ANTHROPIC_BASE_URL=https://llm.corp.test:8443/x ANTHROPIC_API_KEY=sk-explain -- \
+		"$build/bin/jail-claude" --jail-explain
+	want="key ANTHROPIC_API_KEY, a placeholder in the jail, its value added on the way to llm.corp.test:8443 (the API host ANTHROPIC_BASE_URL names)"
+	if [[ $OUT != *"$want"* ]] || [[ $OUT != *"key ANTHROPIC_AUTH_TOKEN: not in your environment, not bound"* ]] ||
+		[[ $OUT == *sk-explain* ]]; then
+		fail agents-explain-claude-key "jail-claude --jail-explain: $(q "$(grep -e 'key ' -e ANTHROPIC_API_KEY= <<<"$OUT")")"
+	else
+		pass agents-explain-claude-key
+	fi
+fi
 c agents-explain-claude && explain_case agents-explain-claude claude \
 	ANTHROPIC_BASE_URL=https://llm.corp.test:8443/x "llm.corp.test:8443	(from ANTHROPIC_BASE_URL)" \
 	"rw+	$T/agents-explain-claude/home/.claude" "/home/.claude.json" \

@@ -526,12 +526,12 @@ static const char *followed(struct aj_variant *v, const char *const *env)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
-		const char *h;
+		const char *h, *from;
 
 		close(p[0]);
 		vars_set(AJ_VAR_HOME, home);
 		egress_follow(v, (char *const *)env);
-		h = egress_followed_host();
+		h = egress_followed_host(&from);
 		dprintf(p[1], "%s", h ? h : "(none)");
 		_exit(0);
 	}
