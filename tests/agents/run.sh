@@ -413,23 +413,26 @@ if c agents-claude-tui; then
 	fresh claude-tui
 	printf '{"hasCompletedOnboarding": true, "theme": "dark", "projects": {"%s": {"hasTrustDialogAccepted": true}}}\n' \
 		"$P" >"$H/.claude.json"
-	mkdir -p "$H/.claude" "$H/.local/bin" "$T/claude-tui/tty"
+	# The wrapper in ~/.volta/bin (read-only in the jail, as the profile's
+	# other program places): Claude Code, bare, rewrites ~/.local/bin/claude
+	# as its native installer's link.
+	mkdir -p "$H/.claude" "$H/.volta/bin" "$T/claude-tui/tty"
 	printf '{"apiKeyHelper": "echo standin-key"}\n' >"$H/.claude/settings.json"
-	cat >"$H/.local/bin/claude" <<SH
+	cat >"$H/.volta/bin/claude" <<SH
 #!/bin/sh
 printf 'WRAP-START\033]52;c;UFdORUQ=\007\033[21tWRAP-END\r\n'
 exec "$H/.npm-global/bin/claude" "\$@"
 SH
-	chmod 0755 "$H/.local/bin/claude"
-	chown -R "$tuid:$tgid" "$H/.claude.json" "$H/.claude" "$H/.local" "$T/claude-tui/tty"
+	chmod 0755 "$H/.volta/bin/claude"
+	chown -R "$tuid:$tgid" "$H/.claude.json" "$H/.claude" "$H/.volta" "$T/claude-tui/tty"
 	standin
 	tui=()
 	rcs=
 	for how in bare jailed; do
-		cmd=("$H/.local/bin/claude")
+		cmd=("$H/.volta/bin/claude")
 		[ $how = jailed ] && cmd=("$build/bin/jail-claude" --jail-forward="$port")
-		run TERM=xterm-256color ANTHROPIC_BASE_URL="http://127.0.0.1:$port" \
-			PATH="$H/.local/bin:$H/.npm-global/bin:/usr/local/bin:/usr/bin:/bin" -- \
+		run TERM=xterm-256color ANTHROPIC_BASE_URL="http://127.0.0.1:$port" DISABLE_AUTOUPDATER=1 \
+			PATH="$H/.volta/bin:$H/.npm-global/bin:/usr/local/bin:/usr/bin:/bin" -- \
 			$py "$root/tests/agents/tui.py" "$T/claude-tui/tty/$how" "PASTE-MARKER-$$" -- \
 			"${cmd[@]}" --allowedTools Bash
 		tui+=("$how: rc $RC, $(echo "$OUT" | tr '\n' ' ')")
@@ -474,8 +477,8 @@ fi
 # shellcheck source=tests/lib/netns.sh
 . "$root/tests/lib/netns.sh"
 key_why=
-key_cases="agents-claude-key agents-claude-key-plain agents-gemini-key"
-if c agents-claude-key || c agents-claude-key-plain || c agents-gemini-key; then
+key_cases="agents-claude-key agents-claude-key-plain agents-gemini-key agents-opencode-key"
+if c agents-claude-key || c agents-claude-key-plain || c agents-gemini-key || c agents-opencode-key; then
 	key_why=$(netns_why unshare nsenter ip curl openssl)
 	[ -n "$key_why" ] || [ -x "$build/bin/aijail-keys" ] || key_why="build/bin/aijail-keys is not built"
 	[ -n "$key_why" ] && for n in $key_cases; do c "$n" && skip "$n" "$key_why"; done
@@ -495,14 +498,15 @@ key_prep() {
 			-subj "/CN=aijail agents test authority" -keyout ca.key -out ca.pem &&
 			openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=api.agents.test" \
 				-keyout good.key -out good.csr &&
-			printf 'subjectAltName=DNS:api.agents.test\nbasicConstraints=CA:FALSE\n' >good.ext &&
+			printf 'subjectAltName=DNS:api.agents.test,DNS:api.anthropic.com\nbasicConstraints=CA:FALSE\n' >good.ext &&
 			openssl x509 -req -in good.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
 				-extfile good.ext -out good.pem
 	) >"$K/pki.log" 2>&1 || { fail "$name" "openssl could not make the test's certificates"; return 1; }
 	cp -a /etc/ssl "$K/ssl"
 	rm -f "$K/ssl/certs/ca-certificates.crt"
 	cat /etc/ssl/certs/ca-certificates.crt "$K/pki/ca.pem" >"$K/ssl/certs/ca-certificates.crt"
-	printf '127.0.0.1 localhost\n203.0.113.7 api.agents.test\n' >"$K/hosts"
+	# api.anthropic.com too, for a key that stays on its default host.
+	printf '127.0.0.1 localhost\n203.0.113.7 api.agents.test api.anthropic.com\n' >"$K/hosts"
 }
 # key_run NAME KEYVAR -- VAR=VALUE… -- STUB ARGS…: one turn in keyns.sh,
 # the tool command printing KEYVAR as the jail has it; $RC, $OUT, $ERR.
@@ -574,6 +578,25 @@ if [ -z "$key_why" ] && [ "$node_major" -ge 20 ] && c agents-gemini-key && key_p
 	key_run agents-gemini-key GEMINI_API_KEY -- GOOGLE_GEMINI_BASE_URL=https://api.agents.test \
 		GEMINI_API_KEY="$real" -- "$build/bin/jail-gemini" -p "$prompt" --yolo &&
 		key_judge agents-gemini-key GEMINI_API_KEY
+fi
+# OpenCode: ANTHROPIC_API_KEY stays bound to api.anthropic.com (its
+# setting only adds hosts), which this namespace's /etc/hosts names as the
+# stand-in; a model of the anthropic provider's, declared in opencode.json.
+if [ -z "$key_why" ] && c agents-opencode-key && key_prep agents-opencode-key; then
+	mkdir -p "$H/.config/opencode"
+	cat >"$H/.config/opencode/opencode.json" <<'JSON'
+{
+  "$schema": "https://opencode.ai/config.json",
+  "autoupdate": false,
+  "share": "disabled",
+  "model": "anthropic/standin",
+  "permission": {"bash": "allow", "external_directory": "allow"},
+  "provider": {"anthropic": {"models": {"standin": {"name": "standin", "tool_call": true}}}}
+}
+JSON
+	key_run agents-opencode-key ANTHROPIC_API_KEY -- ANTHROPIC_API_KEY="$real" -- \
+		"$build/bin/jail-opencode" run "$prompt" &&
+		key_judge agents-opencode-key ANTHROPIC_API_KEY
 fi
 # Codex takes no key by placeholder: its TLS client (rustls, webpki)
 # refuses the certificate aijail-keys shows it, "invalid peer

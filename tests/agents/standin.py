@@ -53,8 +53,9 @@ def anthropic(h, body):
     msg = {"id": "msg_standin", "type": "message", "role": "assistant",
            "model": body.get("model", "standin"), "content": [], "stop_reason": None,
            "stop_sequence": None, "usage": usage}
-    if "Bash" in tools and not has_result(body):
-        block = {"type": "tool_use", "id": "toolu_standin1", "name": "Bash", "input": {}}
+    shell = "Bash" if "Bash" in tools else "bash"  # Claude Code's, OpenCode's
+    if shell in tools and not has_result(body):
+        block = {"type": "tool_use", "id": "toolu_standin1", "name": shell, "input": {}}
         args = json.dumps({"command": command, "description": "show the files"})
         delta = {"type": "input_json_delta", "partial_json": args}
         stop = "tool_use"
