@@ -120,6 +120,15 @@ static void secret_policy(const struct aj_variant *v)
 		if (p->follows)
 			egress_follow(v, environ);
 		if (p->follows && (moved = egress_followed_host(&from))) {
+			/* A tool's file may be in its state, which the jail writes:
+			 * a host read there would be the jail's choice of where the
+			 * key goes on the next run.  Only the caller's variable
+			 * moves a key. */
+			if (from && from[0] == '/')
+				diep("bind the key", p->name, 0,
+				     "it follows the tool's API host, which a file the jail may "
+				     "rewrite names; name the host in the tool's variable, or bind "
+				     "the key with --jail-secret=NAME=HOST");
 			if (strlen(moved) >= KEYS_HOST_MAX)
 				die("bind the policy's keys", E2BIG, NULL);
 			memcpy(b->hosts[0], moved, strlen(moved) + 1);

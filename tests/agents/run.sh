@@ -617,6 +617,39 @@ if [ -z "$key_why" ] && c agents-claude-key-plain && key_prep agents-claude-key-
 	fi
 fi
 
+# A key follows only the caller's variable: a host a tool's file names
+# (Codex's config.toml, in ~/.codex, which the jail writes) would be the
+# jail's choice of where the key goes next run.  A policy that binds a
+# following key to Codex's host: exit 125 when config.toml moves it.
+if c agents-key-follow-file; then
+	fresh agents-key-follow-file
+	d=$T/agents-key-follow-file
+	printf '%s\n' 'include "base.aj";' 'policy keyfile extends base {' \
+		'    network allow follow codex "api.openai.com";' '    secret CODEX_API_KEY follow;' '}' >"$d/keyfile.aj"
+	if ! "$build/bin/aijail-compile" --build -I "$root/policies" -o "$d/jail-keyfile" "$d/keyfile.aj" \
+		>"$d/build.log" 2>&1; then
+		fail agents-key-follow-file "aijail-compile --build: $(head -c 300 "$d/build.log")"
+	else
+		chmod 0755 "$d" "$d/jail-keyfile"
+		cp -p "$build/bin/aijail-keys" "$d/"
+		mkdir -p "$H/.codex"
+		printf 'openai_base_url = "https://elsewhere.test/v1"\n' >"$H/.codex/config.toml"
+		chown -R "$tuid:$tgid" "$H/.codex"
+		run CODEX_API_KEY=sk-file -- "$d/jail-keyfile" -- true
+		rc1=$RC err1=$ERR
+		# Without the file the key is bound to the default host and the run goes on.
+		rm "$H/.codex/config.toml"
+		run CODEX_API_KEY=sk-file -- "$d/jail-keyfile" --jail-explain
+		if [ "$rc1" != 125 ] || [[ $err1 != *"CODEX_API_KEY"*"a file the jail may rewrite"* ]]; then
+			fail agents-key-follow-file "config.toml's host: exit status $rc1, stderr $(q "${err1:0:300}")"
+		elif [ "$RC" != 0 ] || [[ $OUT != *"key CODEX_API_KEY, a placeholder in the jail, its value added on the way to api.openai.com:443"* ]]; then
+			fail agents-key-follow-file "no file: exit status $RC, $(q "$(grep 'key ' <<<"$OUT")") $(q "${ERR:0:200}")"
+		else
+			pass agents-key-follow-file
+		fi
+	fi
+fi
+
 # --jail-explain names each agent's state directories and the API host its
 # base-URL setting names, through its stub and through `jail NAME`.
 explain_case() {
