@@ -82,8 +82,9 @@ bool keys_lower(struct lowering *lw, const struct stmt *s)
 		c.key.host_locs[0] = a->loc;
 		a = a->next;
 		if (a && a->next) {
-			diag_error_at(&a->next->loc,
-			              "a key follows one host at most: secret NAME follow [\"HOST\"];");
+			diag_error_at(
+			    &a->next->loc,
+			    "a key follows one host at most: secret NAME follow [\"HOST\"];");
 			return false;
 		}
 		if (a) {
