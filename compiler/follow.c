@@ -93,11 +93,19 @@ static const struct aj_follow_env gemini_envs[] = {
 };
 
 /* OpenCode: its providers are those of the AI SDK, which read these
- * variables; a baseURL in opencode.json is JSON, which the stub does not
- * parse: such a host is given with --jail-net=HOST. */
+ * variables, and a provider's "baseURL" in its global opencode.json
+ * ($XDG_CONFIG_HOME/opencode, else ~/.config/opencode; a file whose name
+ * ends in .json is read as JSON by the stub).  Each one more host: the
+ * file may name several providers. */
 static const struct aj_follow_env opencode_envs[] = {
     {"ANTHROPIC_BASE_URL", 0},
     {"OPENAI_BASE_URL", 0},
+};
+static const struct aj_follow_key opencode_keys[] = {
+    {NULL, "baseURL", 0, 0},
+};
+static const struct aj_follow_file opencode_files[] = {
+    {"XDG_CONFIG_HOME", "/.config", "/opencode/opencode.json", NULL},
 };
 
 static const struct aj_follow_conf tools[AJ_FOLLOW_COUNT] = {
@@ -108,7 +116,8 @@ static const struct aj_follow_conf tools[AJ_FOLLOW_COUNT] = {
     [AJ_FOLLOW_CLAUDE] = {claude_envs, NULL, NULL, N(claude_envs), 0, 0},
     [AJ_FOLLOW_CODEX] = {NULL, codex_keys, codex_files, 0, N(codex_keys), N(codex_files)},
     [AJ_FOLLOW_GEMINI] = {gemini_envs, NULL, NULL, N(gemini_envs), 0, 0},
-    [AJ_FOLLOW_OPENCODE] = {opencode_envs, NULL, NULL, N(opencode_envs), 0, 0},
+    [AJ_FOLLOW_OPENCODE] = {opencode_envs, opencode_keys, opencode_files, N(opencode_envs),
+                            N(opencode_keys), N(opencode_files)},
 };
 
 const struct aj_follow_conf *follow_conf(int tool)

@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-static const char key_usage[] = "secret NAME \"HOST[:PORT]\"…;";
+static const char key_usage[] = "secret NAME \"HOST[:PORT]\"…; or secret NAME follow [\"HOST\"];";
 
 /* The caller's variable: what the stub's --jail-secret takes as NAME. */
 static bool name_ok(const char *s)
@@ -74,7 +74,38 @@ bool keys_lower(struct lowering *lw, const struct stmt *s)
 	c.key.name = ast_strdup(name);
 	c.key.hosts = ast_alloc((size_t)KEYS_HOSTS * sizeof(char *));
 	c.key.host_locs = ast_alloc((size_t)KEYS_HOSTS * sizeof(struct loc));
-	for (a = a->next; a; a = a->next) {
+	a = a->next;
+	if (a->kind == ATOM_WORD && args_word_of(a) && !strcmp(args_word_of(a), "follow")) {
+		/* The hosts are the variant's followed ones, known once its
+		 * network is (keys_check). */
+		c.key.follows = true;
+		c.key.host_locs[0] = a->loc;
+		a = a->next;
+		if (a && a->next) {
+			diag_error_at(
+			    &a->next->loc,
+			    "a key follows one host at most: secret NAME follow [\"HOST\"];");
+			return false;
+		}
+		if (a) {
+			char norm[AJ_HOST_MAX];
+			size_t at;
+			const char *w = args_word_of(a);
+			if (!args_quoted(a, "hosts", key_usage))
+				return false;
+			const char *why = hosts_normal(w, false, norm, sizeof(norm), &at);
+			if (why) {
+				struct loc l = inside(a, at);
+				diag_error_at(&l, "bad host \"%s\": %s", w, why);
+				return false;
+			}
+			c.key.follow_host = ast_strdup(norm);
+			c.key.host_locs[0] = a->loc;
+		}
+		VEC_PUSH(*lw->out, c);
+		return true;
+	}
+	for (; a; a = a->next) {
 		const char *w = args_word_of(a);
 		char norm[AJ_HOST_MAX];
 		size_t at;
@@ -138,6 +169,35 @@ static bool reachable(const struct variant *v, const char *host)
 	return false;
 }
 
+/* A key that follows: the variant follows a tool, and HOST, when
+ * written, is one of the hosts its setting may replace.  The proxy lists
+ * them, or the host that replaces them: the key is always reachable. */
+static bool follow_check(const struct variant *v, const struct m_key *k, const char *in)
+{
+	if (v->network != AJ_NET_ALLOW || !v->n_followed) {
+		diag_error_at(&k->host_locs[0],
+		              "the key %s follows the API host of a followed tool, and mode "
+		              "'%s'%s follows none: 'network allow follow TOOL \"HOST\"' first, "
+		              "or bind the key to its hosts",
+		              k->name, v->mode, in);
+		if (v->network_loc.src)
+			diag_note_at(&v->network_loc, "the network is set here");
+		return false;
+	}
+	if (!k->follow_host)
+		return true;
+	for (int i = 0; i < v->n_followed; i++)
+		if (!strcmp(v->hosts[i], k->follow_host))
+			return true;
+	diag_error_at(&k->host_locs[0],
+	              "the key %s follows %s, which is not a host the followed tool's "
+	              "setting replaces (mode '%s'%s): name one of the hosts after 'follow'",
+	              k->name, k->follow_host, v->mode, in);
+	if (v->network_loc.src)
+		diag_note_at(&v->network_loc, "the network is set here");
+	return false;
+}
+
 bool keys_check(const struct variant *v)
 {
 	static const char *const names[AJ_NET_COUNT] = {AJ_NETWORKS(AJ_NAME_ITEM)};
@@ -149,6 +209,8 @@ bool keys_check(const struct variant *v)
 	}
 	for (size_t i = 0; i < v->keys.n; i++) {
 		const struct m_key *k = &v->keys.v[i];
+		if (k->follows && !follow_check(v, k, in))
+			return false;
 		for (int h = 0; h < k->n_hosts; h++) {
 			if (reachable(v, k->hosts[h]))
 				continue;
@@ -188,6 +250,11 @@ const char *keys_wider(const struct variant *s, const struct variant *w)
 		if (!o)
 			return ast_printf("it binds the key %s, which mode '%s' does not", k->name,
 			                  w->mode);
+		if (k->follows != o->follows || (k->follows && k->follow_host != o->follow_host &&
+		                                 (!k->follow_host || !o->follow_host ||
+		                                  strcmp(k->follow_host, o->follow_host))))
+			return ast_printf("it binds the key %s otherwise than mode '%s' does",
+			                  k->name, w->mode);
 		for (int h = 0; h < k->n_hosts; h++) {
 			int g = 0;
 			while (g < o->n_hosts && strcmp(o->hosts[g], k->hosts[h]))
@@ -210,11 +277,19 @@ const char *keys_init(const struct variant *v, keys_array_fn *array, void *o)
 	for (size_t i = 0; i < v->keys.n; i++) {
 		const struct m_key *k = &v->keys.v[i];
 		char *hb = "";
-		for (int h = 0; h < k->n_hosts; h++)
+		int n = 0;
+		/* A key that follows is emitted with the followed hosts; the stub
+		 * moves it with them (stub/egress/secret.c). */
+		for (int h = 0; k->follows && h < v->n_followed; h++)
+			if (!k->follow_host || !strcmp(k->follow_host, v->hosts[h])) {
+				hb = ast_printf("%s\t\"%s\",\n", hb, v->hosts[h]);
+				n++;
+			}
+		for (int h = 0; !k->follows && h < k->n_hosts; h++, n++)
 			hb = ast_printf("%s\t\"%s\",\n", hb, k->hosts[h]);
-		const char *hosts = array(o, "char *const", hb, (size_t)k->n_hosts);
-		b = ast_printf("%s\t{.name = \"%s\", .hosts = %s, .n_hosts = %d},\n", b, k->name,
-		               hosts, k->n_hosts);
+		const char *hosts = array(o, "char *const", hb, (size_t)n);
+		b = ast_printf("%s\t{.name = \"%s\", .hosts = %s, .n_hosts = %d, .follows = %d},\n",
+		               b, k->name, hosts, n, k->follows);
 	}
 	return ast_printf("\t\t.keys = %s, .n_keys = %zu,\n",
 	                  array(o, "struct aj_key", b, v->keys.n), v->keys.n);

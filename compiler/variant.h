@@ -145,6 +145,11 @@ struct m_key {
 	const char **hosts; /* normal: NAME:PORT */
 	struct loc *host_locs;
 	int n_hosts;
+	/* 'secret NAME follow ["HOST"];': the followed tool's API host (HOST
+	 * alone, when given), or the host its setting names instead; bound
+	 * only when the caller has the variable. */
+	bool follows;
+	const char *follow_host;
 	struct loc loc;
 	const void *block;
 };

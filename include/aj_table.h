@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define AJ_ABI 22
+#define AJ_ABI 23
 
 /* The enumerations are lists, each written once here: the enum, the names
  * a policy and --jail-explain use, and the identifiers the compiler
@@ -399,6 +399,11 @@ struct aj_key {
 	const char *name;
 	const char *const *hosts;
 	uint8_t n_hosts;
+	/* 'secret NAME follow': hosts are the followed tool's defaults, and
+	 * the host its setting names at run time replaces them; bound only
+	 * when the caller has NAME (an agent takes one of several keys, or a
+	 * sign-in of its own). */
+	uint8_t follows;
 };
 
 /* 'network allow follow TOOL': the registry that the tool's own

@@ -20,6 +20,11 @@ policy claude extends base {
     # /usr/local are in base.aj's /usr.
     ro? ~/.local/bin ~/.local/share/claude ~/.local/lib/node_modules ~/.npm-global ~/.nvm
         ~/.volta ~/.local/share/fnm;
+    # The key never enters the jail: a placeholder, its value added on the
+    # way to the API host, or to the host ANTHROPIC_BASE_URL names
+    # (docs/agents.md); a sign-in in ~/.claude needs neither.
+    secret ANTHROPIC_API_KEY follow;
+    secret ANTHROPIC_AUTH_TOKEN follow;
     env keep "ANTHROPIC_*" "CLAUDE_*" "DISABLE_*" API_TIMEOUT_MS MCP_TIMEOUT BASH_DEFAULT_TIMEOUT_MS;
     # Its program is read-only and its hosts are the API's: no update, no
     # telemetry, which the proxy would refuse anyway.

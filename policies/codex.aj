@@ -20,6 +20,8 @@ policy codex extends base {
     # or fnm put it in the home, read-only; /usr's is base.aj's.
     ro? ~/.local/bin ~/.local/lib/node_modules ~/.npm-global ~/.nvm ~/.volta
         ~/.local/share/fnm;
+    # Its key is passed, not bound by placeholder: its TLS client refuses
+    # the certificate the jail's key relay shows it (docs/agents.md).
     env keep "CODEX_*" "OPENAI_*" RUST_LOG;
     limit processes 1536;
 

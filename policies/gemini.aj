@@ -14,6 +14,11 @@ policy gemini extends base {
     # or fnm put it in the home, read-only; /usr's is base.aj's.
     ro? ~/.local/bin ~/.local/lib/node_modules ~/.npm-global ~/.nvm ~/.volta
         ~/.local/share/fnm;
+    # The key never enters the jail: a placeholder, its value added on the
+    # way to the Gemini API, or to GOOGLE_GEMINI_BASE_URL's host
+    # (docs/agents.md).
+    secret GEMINI_API_KEY follow;
+    secret GOOGLE_API_KEY follow;
     env keep "GEMINI_*" GOOGLE_API_KEY GOOGLE_GEMINI_BASE_URL GOOGLE_VERTEX_BASE_URL
              GOOGLE_GENAI_USE_VERTEXAI GOOGLE_CLOUD_PROJECT GOOGLE_CLOUD_LOCATION;
     # Its own sandbox (Docker, Podman, macOS Seatbelt), off unless asked,

@@ -12,6 +12,11 @@ policy opencode extends base {
     # The install script's ~/.opencode/bin, bun's, npm's in the home.
     ro? ~/.opencode ~/.bun ~/.local/bin ~/.local/lib/node_modules ~/.npm-global ~/.nvm
         ~/.volta ~/.local/share/fnm;
+    # The two keys never enter the jail: placeholders, each value added on
+    # the way to its own API.  A base URL adds a host here, and a key is
+    # not moved to it: --jail-secret NAME=HOST (docs/agents.md).
+    secret ANTHROPIC_API_KEY follow "api.anthropic.com:443";
+    secret OPENAI_API_KEY follow "api.openai.com:443";
     env keep "OPENCODE_*" "ANTHROPIC_*" "OPENAI_*" GEMINI_API_KEY GOOGLE_GENERATIVE_AI_API_KEY
              OPENROUTER_API_KEY GROQ_API_KEY MISTRAL_API_KEY DEEPSEEK_API_KEY XAI_API_KEY;
     # Its program is read-only, and models.dev and its own update host

@@ -165,6 +165,59 @@ static void conf_line(const struct aj_follow_conf *fc, const char *sec, size_t s
 	}
 }
 
+/* The closing quote of the JSON string that starts after p, or end; *esc:
+ * whether it holds an escape. */
+static const char *json_str_end(const char *p, const char *end, bool *esc)
+{
+	*esc = false;
+	for (; p < end && *p != '"'; p++)
+		if (*p == '\\') {
+			*esc = true;
+			if (++p == end)
+				break;
+		}
+	return p < end ? p : end;
+}
+
+static const char *json_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* JSON (OpenCode's opencode.json): every member named as one of the
+ * tool's section-less keys, wherever it sits, whose value is a string;
+ * the layout (one line or many) does not matter.  A value with an escape
+ * in it is not taken: no URL that counts needs one. */
+static void conf_json(const struct aj_follow_conf *fc, const char *p, const char *end,
+                      const char *from)
+{
+	while ((p = memchr(p, '"', (size_t)(end - p)))) {
+		const char *k = p + 1, *ke, *v, *ve;
+		bool kesc, vesc;
+
+		ke = json_str_end(k, end, &kesc);
+		if (ke == end)
+			return;
+		p = ke + 1;
+		v = json_blank(p, end);
+		if (v == end || *v != ':')
+			continue; /* a value, not a member's name */
+		v = json_blank(v + 1, end);
+		if (v == end || *v != '"')
+			continue;
+		ve = json_str_end(++v, end, &vesc);
+		if (ve == end)
+			return;
+		p = ve + 1;
+		for (unsigned i = 0; !kesc && !vesc && i < fc->n_keys; i++)
+			if (!fc->keys[i].section && strlen(fc->keys[i].key) == (size_t)(ke - k) &&
+			    !memcmp(k, fc->keys[i].key, (size_t)(ke - k)))
+				conf_add(v, (size_t)(ve - v), fc->keys[i].replaces, from);
+	}
+}
+
 /* The file is the user's, but it is read as data: a fixed buffer, the
  * first 16 KiB only, no line longer than it, nothing but the tool's keys. */
 static void conf_read(const struct aj_follow_conf *fc, const char *path)
@@ -183,6 +236,10 @@ static void conf_read(const struct aj_follow_conf *fc, const char *path)
 	}
 	n = out_read(fd, buf, sizeof(buf));
 	close(fd);
+	if (strlen(path) > 5 && !strcmp(path + strlen(path) - 5, ".json")) {
+		conf_json(fc, buf, buf + n, path);
+		return;
+	}
 	for (p = buf, end = buf + n; p < end;) {
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 
@@ -267,6 +324,24 @@ static void add(const char *h)
 		hosts[n_hosts++] = h;
 }
 
+/* Once per run: the key that follows the tool (secret.c) asks before the
+ * proxy's list is made, from the caller's environment, which the
+ * profile's 'env keep' passes the tool's variables from unchanged. */
+void egress_follow(const struct aj_variant *v, char *const *envp)
+{
+	static bool done;
+
+	if (!done && v->network == AJ_NET_ALLOW && v->follow)
+		conf_follow(v->follow, envp);
+	done = true;
+}
+
+const char *egress_followed_host(const char **from)
+{
+	*from = conf_from;
+	return conf_replaces ? conf[0] : NULL;
+}
+
 void egress_hosts(const struct aj_variant *v, char *const *envp)
 {
 	any_name = v->network == AJ_NET_PUBLIC;
@@ -276,8 +351,7 @@ void egress_hosts(const struct aj_variant *v, char *const *envp)
 		upstream_read(environ);
 	if (v->network != AJ_NET_ALLOW)
 		return;
-	if (v->follow)
-		conf_follow(v->follow, envp);
+	egress_follow(v, envp);
 	for (unsigned i = 0; i < n_conf; i++)
 		add(conf[i]);
 	for (unsigned i = conf_replaces ? v->n_followed : 0; i < v->n_hosts; i++)

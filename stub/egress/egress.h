@@ -67,6 +67,10 @@ void publish_log(unsigned i, uint64_t up, uint64_t down, uint64_t since_ms);
  * (docs/keys.md). */
 void secret_add(const char *value, const char *opt);
 unsigned secret_count(void);
+/* The followed tool's setting, read once; the host that replaces its
+ * defaults and where it was read (*from), or NULL. */
+void egress_follow(const struct aj_variant *v, char *const *envp);
+const char *egress_followed_host(const char **from);
 void secret_spawn(const struct aj_variant *v, bool explain);
 void secret_env(const struct aj_variant *v, char **envp, size_t max);
 bool secret_bound(const char *target);

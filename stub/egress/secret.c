@@ -29,6 +29,12 @@ static struct keys_bind binds[KEYS_MAX];
 static unsigned n_binds;
 static char env_entry[KEYS_MAX][KEYS_NAME_MAX + KEYS_PH_MAX + 1];
 static int ctl = -1; /* the parent's end of aijail-keys's socket */
+/* For --jail-explain: where a following key's host came from (NULL: its
+ * default, or not a following key), and the following keys not bound
+ * because the caller does not have them. */
+static const char *bind_from[KEYS_MAX];
+static const char *unbound[KEYS_MAX];
+static unsigned n_unbound;
 static char ca_pem[4096];
 
 static bool name_ok(const char *s, size_t n)
@@ -91,18 +97,45 @@ static void secret_policy(const struct aj_variant *v)
 	for (unsigned k = 0; k < v->n_keys; k++) {
 		const struct aj_key *p = &v->keys[k];
 		struct keys_bind *b;
+		const char *moved, *from;
 		bool bound = false;
 
 		for (unsigned i = 0; i < n_binds; i++)
 			bound |= !strcmp(binds[i].name, p->name);
 		if (bound)
 			continue;
+		if (p->follows && !getenv(p->name)) {
+			if (n_unbound < KEYS_MAX)
+				unbound[n_unbound++] = p->name;
+			continue;
+		}
 		if (n_binds == KEYS_MAX || p->n_hosts > KEYS_HOSTS ||
 		    strlen(p->name) >= KEYS_NAME_MAX)
 			die("bind the policy's keys", E2BIG,
 			    "at most 8 keys of 8 hosts, with --jail-secret's");
 		b = &binds[n_binds++];
 		memcpy(b->name, p->name, strlen(p->name) + 1);
+		/* The tool's setting moved its API host: the key goes there, and
+		 * no longer to the default the tool does not use. */
+		if (p->follows)
+			egress_follow(v, environ);
+		if (p->follows && (moved = egress_followed_host(&from))) {
+			/* A tool's file may be in its state, which the jail writes:
+			 * a host read there would be the jail's choice of where the
+			 * key goes on the next run.  Only the caller's variable
+			 * moves a key. */
+			if (from && from[0] == '/')
+				diep("bind the key", p->name, 0,
+				     "it follows the tool's API host, which a file the jail may "
+				     "rewrite names; name the host in the tool's variable, or bind "
+				     "the key with --jail-secret=NAME=HOST");
+			if (strlen(moved) >= KEYS_HOST_MAX)
+				die("bind the policy's keys", E2BIG, NULL);
+			memcpy(b->hosts[0], moved, strlen(moved) + 1);
+			b->n_hosts = 1;
+			bind_from[n_binds - 1] = from;
+			continue;
+		}
 		for (unsigned h = 0; h < p->n_hosts; h++) {
 			if (strlen(p->hosts[h]) >= KEYS_HOST_MAX)
 				die("bind the policy's keys", E2BIG, NULL);
@@ -384,9 +417,8 @@ const struct ev_source *secret_source(void)
  * name and hosts, never its value (explain reads no value at all). */
 void secret_explain(void)
 {
-	if (!n_binds)
-		return;
-	rp_open("keys", '[');
+	if (n_binds)
+		rp_open("keys", '[');
 	for (unsigned i = 0; i < n_binds; i++) {
 		rp_open(NULL, '{');
 		rp_t("\n\t\tkey ");
@@ -398,9 +430,24 @@ void secret_explain(void)
 			rp_str(NULL, binds[i].hosts[h]);
 		}
 		rp_close();
+		if (bind_from[i]) {
+			rp_t(" (the API host ");
+			rp_str("from", bind_from[i]);
+			rp_t(" names)");
+		}
 		rp_close();
 	}
-	rp_close();
+	if (n_binds)
+		rp_close();
+	if (n_unbound)
+		rp_open("keys_unbound", '[');
+	for (unsigned i = 0; i < n_unbound; i++) {
+		rp_t("\n\t\tkey ");
+		rp_str(NULL, unbound[i]);
+		rp_t(": not in your environment, not bound");
+	}
+	if (n_unbound)
+		rp_close();
 }
 
 /* The run's authority, PEM, for the jail's trust bundle; NULL: no key. */

@@ -323,7 +323,7 @@ fi
 # Gemini CLI 0.61 needs node 20 or later (its package's engines).
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
 if [ "$node_major" -lt 20 ]; then
-	for n in agents-gemini-version agents-gemini; do
+	for n in agents-gemini-version agents-gemini agents-gemini-key; do
 		c "$n" && skip "$n" "Gemini CLI needs node 20 or later, this node is $(node --version 2>&1)"
 	done
 fi
@@ -396,6 +396,260 @@ if c agents-jail-claude; then
 		"$build/bin/jail" --jail-forward="$port" claude -p "$prompt" --allowedTools Bash
 fi
 
+# --- the interface through the pty relay ---------------------------------------------------
+
+# jail-claude on a terminal of its own (tui.py): it draws its input box and
+# turns bracketed paste on, redraws at the new size after a TIOCSWINSZ,
+# takes a bracketed paste as its prompt and draws the turn's answer, quits
+# on ^C.  The first-run screens are answered as a person who ran it before
+# has them (~/.claude.json: onboarding done, the folder trusted; the key
+# from an apiKeyHelper): the onboarding's connection check goes to
+# api.anthropic.com whatever the base URL.  The program it runs is a
+# wrapper that first writes what the terminal filter must drop (OSC 52,
+# the clipboard; CSI 21 t, a report typed back), as a tricked agent would:
+# bare, the terminal gets them (the control); jailed, the same session
+# works and they are gone.
+if c agents-claude-tui; then
+	fresh claude-tui
+	printf '{"hasCompletedOnboarding": true, "theme": "dark", "projects": {"%s": {"hasTrustDialogAccepted": true}}}\n' \
+		"$P" >"$H/.claude.json"
+	# The wrapper in ~/.volta/bin (read-only in the jail, as the profile's
+	# other program places): Claude Code, bare, rewrites ~/.local/bin/claude
+	# as its native installer's link.
+	mkdir -p "$H/.claude" "$H/.volta/bin" "$T/claude-tui/tty"
+	printf '{"apiKeyHelper": "echo standin-key"}\n' >"$H/.claude/settings.json"
+	cat >"$H/.volta/bin/claude" <<SH
+#!/bin/sh
+printf 'WRAP-START\033]52;c;UFdORUQ=\007\033[21tWRAP-END\r\n'
+exec "$H/.npm-global/bin/claude" "\$@"
+SH
+	chmod 0755 "$H/.volta/bin/claude"
+	chown -R "$tuid:$tgid" "$H/.claude.json" "$H/.claude" "$H/.volta" "$T/claude-tui/tty"
+	standin
+	tui=()
+	rcs=
+	for how in bare jailed; do
+		cmd=("$H/.volta/bin/claude")
+		[ $how = jailed ] && cmd=("$build/bin/jail-claude" --jail-forward="$port")
+		run TERM=xterm-256color ANTHROPIC_BASE_URL="http://127.0.0.1:$port" DISABLE_AUTOUPDATER=1 \
+			PATH="$H/.volta/bin:$H/.npm-global/bin:/usr/local/bin:/usr/bin:/bin" -- \
+			$py "$root/tests/agents/tui.py" "$T/claude-tui/tty/$how" "PASTE-MARKER-$$" -- \
+			"${cmd[@]}" --allowedTools Bash
+		tui+=("$how: rc $RC, $(echo "$OUT" | tr '\n' ' ')")
+		rcs="$rcs$RC"
+	done
+	standin_stop
+	seqs() { # FILE: the control sequences that matter here, by kind
+		$py - "$1" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+for name, s in (("osc52", b"\x1b]52;"), ("csi21t", b"\x1b[21t"), ("paste-on", b"\x1b[?2004h"),
+                ("title", b"\x1b]0;"), ("wrap-text", b"WRAP-START"), ("pasted", b"PASTE-MARKER"),
+                ("answer", b"STANDIN-FINAL-ANSWER")):
+    print(name, s in b)
+PY
+	}
+	bare=$(seqs "$T/claude-tui/tty/bare")
+	jailed=$(seqs "$T/claude-tui/tty/jailed")
+	if [ "$rcs" != 00 ]; then
+		fail agents-claude-tui "a step failed: ${tui[*]}"
+	elif [[ $bare != *"osc52 True"*"csi21t True"* ]]; then
+		fail agents-claude-tui "the control: the bare terminal did not get the wrapper's sequences: $(q "$bare")"
+	elif [[ $jailed != *"osc52 False"*"csi21t False"* ]]; then
+		fail agents-claude-tui "the filter let through what it must drop: $(q "$jailed")"
+	elif [ "$(grep -v -e osc52 -e csi21t <<<"$jailed")" != "$(grep -v -e osc52 -e csi21t <<<"$bare")" ]; then
+		fail agents-claude-tui "jailed, the interface lost something: bare $(q "$bare"), jailed $(q "$jailed")"
+	else
+		pass agents-claude-tui "draw, resize, paste, turn, quit; OSC 52 and CSI 21 t dropped"
+	fi
+fi
+
+# --- the key by placeholder (secret NAME follow) --------------------------------------------
+
+# jail-claude binds ANTHROPIC_API_KEY to its API host, and the host moves
+# with ANTHROPIC_BASE_URL: here https://api.agents.test, the stand-in over
+# TLS behind a veth pair (keyns.sh).  The agent's shell tool prints the
+# variable it holds; the stand-in logs the key each request came with.
+# Passes when the jail held the placeholder, the stand-in got the real key
+# on every request, and the real key is in nothing the agent sent back.
+# Over plain HTTP (a base URL of http://) the placeholder is refused by
+# the jail's proxy before it leaves, by design (docs/keys.md).
+# shellcheck source=tests/lib/netns.sh
+. "$root/tests/lib/netns.sh"
+key_why=
+key_cases="agents-claude-key agents-claude-key-plain agents-gemini-key agents-opencode-key"
+if c agents-claude-key || c agents-claude-key-plain || c agents-gemini-key || c agents-opencode-key; then
+	key_why=$(netns_why unshare nsenter ip curl openssl)
+	[ -n "$key_why" ] || [ -x "$build/bin/aijail-keys" ] || key_why="build/bin/aijail-keys is not built"
+	[ -n "$key_why" ] && for n in $key_cases; do c "$n" && skip "$n" "$key_why"; done
+fi
+# key_prep NAME: a fresh home and project, the test's authority, its
+# certificate for api.agents.test, /etc/ssl and /etc/hosts for keyns.sh;
+# $K, $real.
+key_prep() {
+	local name=$1
+	fresh "$name"
+	K=$T/$name/ns
+	mkdir -p "$K/pki"
+	real="sk-real-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+	(
+		cd "$K/pki" || exit 1
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+			-subj "/CN=aijail agents test authority" -keyout ca.key -out ca.pem &&
+			openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=api.agents.test" \
+				-keyout good.key -out good.csr &&
+			printf 'subjectAltName=DNS:api.agents.test,DNS:api.anthropic.com\nbasicConstraints=CA:FALSE\n' >good.ext &&
+			openssl x509 -req -in good.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+				-extfile good.ext -out good.pem
+	) >"$K/pki.log" 2>&1 || { fail "$name" "openssl could not make the test's certificates"; return 1; }
+	cp -a /etc/ssl "$K/ssl"
+	rm -f "$K/ssl/certs/ca-certificates.crt"
+	cat /etc/ssl/certs/ca-certificates.crt "$K/pki/ca.pem" >"$K/ssl/certs/ca-certificates.crt"
+	# api.anthropic.com too, for a key that stays on its default host.
+	printf '127.0.0.1 localhost\n203.0.113.7 api.agents.test api.anthropic.com\n' >"$K/hosts"
+}
+# key_run NAME KEYVAR -- VAR=VALUE… -- STUB ARGS…: one turn in keyns.sh,
+# the tool command printing KEYVAR as the jail has it; $RC, $OUT, $ERR.
+key_run() {
+	local name=$1 var=$2
+	shift 3
+	local envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	chown -R "$tuid:$tgid" "$T/$name"
+	(cd "$P" && "${netns_pre[@]}" unshare -Urnm "$root/tests/agents/keyns.sh" "$K" "$tuid" "$tgid" \
+		"$root/tests/agents/standin.py" "$tool_cmd; echo \"KEY=\$$var\"" -- \
+		HOME="$H" USER="$tuser" LOGNAME="$tuser" PATH="$H/.npm-global/bin:/usr/local/bin:/usr/bin:/bin" \
+		LANG=C.UTF-8 "${envs[@]}" -- timeout -k 5 "$tmo" "$@") >"$K/ns.log" 2>&1
+	if [ "$(cat "$K/control" 2>/dev/null)" != ok ]; then
+		fail "$name" "the namespaces or the stand-in: $(cat "$K/control" "$K/ns.log" 2>/dev/null | head -c 300)"
+		return 1
+	fi
+	RC=$(cat "$K/rc" 2>/dev/null)
+	OUT=$(cat "$K/stdout")
+	ERR=$(cat "$K/stderr")
+}
+# key_judge NAME KEYVAR: the turn went through, the jail held the
+# placeholder, the stand-in got the real key on every model request.
+key_judge() {
+	local name=$1 var=$2 res
+	res=$($py - "$K/seen.443.jsonl" "$real" "$var" <<'PY'
+import json, sys
+real, var, keys, bodies = sys.argv[2], sys.argv[3], [], []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    p, h = r.get("path", ""), {k.lower(): v for k, v in r.get("headers", {}).items()}
+    if any(p.split("?")[0].endswith(e) for e in ("/messages", "/responses", "/chat/completions")) or \
+            "enerateContent" in p:
+        auth = h.get("authorization", "")
+        keys.append(h.get("x-api-key") or h.get("x-goog-api-key") or
+                    (auth[7:] if auth.startswith("Bearer ") else None) or
+                    (real if "key=" + real in p else None))
+        bodies.append(json.dumps(r.get("body")))
+print("requests %d, with the real key %d" % (len(keys), sum(k == real for k in keys)))
+print("real in a body: %s" % any(real in b for b in bodies))
+print("placeholder in a result: %s" % any("KEY=aijail-secret-%s-" % var in b for b in bodies))
+print("readme in a result: %s" % any("README-MARKER" in b for b in bodies))
+PY
+)
+	if [ "$RC" != 0 ] || [[ $OUT != *STANDIN-FINAL-ANSWER* ]]; then
+		fail "$name" "exit status $RC, stdout $(q "${OUT:0:200}"), stderr $(q "${ERR:0:300}")"
+	elif [[ $res != *"placeholder in a result: True"* ]] || [[ $res != *"readme in a result: True"* ]]; then
+		fail "$name" "the jail did not hold the placeholder: $(q "$res")"
+	elif ! [[ $res =~ requests\ ([1-9][0-9]*),\ with\ the\ real\ key\ ([0-9]+) ]] ||
+		[ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ]; then
+		fail "$name" "the stand-in did not get the real key on every request: $(q "$res")"
+	elif [[ $res != *"real in a body: False"* ]] || [[ "$OUT$ERR" == *"$real"* ]]; then
+		fail "$name" "the real key came back from the jail: $(q "$res")"
+	else
+		pass "$name" "${res//$'\n'/; }"
+	fi
+}
+if [ -z "$key_why" ] && c agents-claude-key && key_prep agents-claude-key &&
+	key_run agents-claude-key ANTHROPIC_API_KEY -- ANTHROPIC_BASE_URL=https://api.agents.test \
+		ANTHROPIC_API_KEY="$real" -- "$build/bin/jail-claude" -p "$prompt" --allowedTools Bash; then
+	key_judge agents-claude-key ANTHROPIC_API_KEY
+fi
+# Gemini CLI: GOOGLE_GEMINI_BASE_URL moves GEMINI_API_KEY's host.
+if [ -z "$key_why" ] && [ "$node_major" -ge 20 ] && c agents-gemini-key && key_prep agents-gemini-key; then
+	mkdir -p "$H/.gemini"
+	printf '%s\n' '{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}}' \
+		>"$H/.gemini/settings.json"
+	key_run agents-gemini-key GEMINI_API_KEY -- GOOGLE_GEMINI_BASE_URL=https://api.agents.test \
+		GEMINI_API_KEY="$real" -- "$build/bin/jail-gemini" -p "$prompt" --yolo &&
+		key_judge agents-gemini-key GEMINI_API_KEY
+fi
+# OpenCode: ANTHROPIC_API_KEY stays bound to api.anthropic.com (its
+# setting only adds hosts), which this namespace's /etc/hosts names as the
+# stand-in; a model of the anthropic provider's, declared in opencode.json.
+if [ -z "$key_why" ] && c agents-opencode-key && key_prep agents-opencode-key; then
+	mkdir -p "$H/.config/opencode"
+	cat >"$H/.config/opencode/opencode.json" <<'JSON'
+{
+  "$schema": "https://opencode.ai/config.json",
+  "autoupdate": false,
+  "share": "disabled",
+  "model": "anthropic/standin",
+  "permission": {"bash": "allow", "external_directory": "allow"},
+  "provider": {"anthropic": {"models": {"standin": {"name": "standin", "tool_call": true}}}}
+}
+JSON
+	key_run agents-opencode-key ANTHROPIC_API_KEY -- ANTHROPIC_API_KEY="$real" -- \
+		"$build/bin/jail-opencode" run "$prompt" &&
+		key_judge agents-opencode-key ANTHROPIC_API_KEY
+fi
+# Codex takes no key by placeholder: its TLS client (rustls, webpki)
+# refuses the certificate aijail-keys shows it, "invalid peer
+# certificate: UnsupportedSignatureAlgorithmContext" (ecdsa-with-SHA256
+# written with NULL parameters by Mbed TLS 2.28); jail-codex passes its
+# key (docs/agents.md).
+if [ -z "$key_why" ] && c agents-claude-key-plain && key_prep agents-claude-key-plain &&
+	key_run agents-claude-key-plain ANTHROPIC_API_KEY -- ANTHROPIC_BASE_URL=http://api.agents.test:8080 \
+		ANTHROPIC_API_KEY="$real" -- "$build/bin/jail-claude" -p "$prompt" --allowedTools Bash; then
+	if [ "$RC" = 0 ] || [ -s "$K/seen.8080.jsonl" ]; then
+		fail agents-claude-key-plain "exit status $RC; the plain host got: $(q "$(head -c 300 "$K/seen.8080.jsonl")")"
+	elif [[ $ERR != *"in plain HTTP"* ]]; then
+		fail agents-claude-key-plain "no refusal in stderr: $(q "${ERR:0:400}")"
+	elif [[ "$OUT$ERR" == *"$real"* ]]; then
+		fail agents-claude-key-plain "the real value is in the output"
+	else
+		pass agents-claude-key-plain "exit status $RC, refused by the jail's proxy"
+	fi
+fi
+
+# A key follows only the caller's variable: a host a tool's file names
+# (Codex's config.toml, in ~/.codex, which the jail writes) would be the
+# jail's choice of where the key goes next run.  A policy that binds a
+# following key to Codex's host: exit 125 when config.toml moves it.
+if c agents-key-follow-file; then
+	fresh agents-key-follow-file
+	d=$T/agents-key-follow-file
+	printf '%s\n' 'include "base.aj";' 'policy keyfile extends base {' \
+		'    network allow follow codex "api.openai.com";' '    secret CODEX_API_KEY follow;' '}' >"$d/keyfile.aj"
+	if ! "$build/bin/aijail-compile" --build -I "$root/policies" -o "$d/jail-keyfile" "$d/keyfile.aj" \
+		>"$d/build.log" 2>&1; then
+		fail agents-key-follow-file "aijail-compile --build: $(head -c 300 "$d/build.log")"
+	else
+		chmod 0755 "$d" "$d/jail-keyfile"
+		cp -p "$build/bin/aijail-keys" "$d/"
+		mkdir -p "$H/.codex"
+		printf 'openai_base_url = "https://elsewhere.test/v1"\n' >"$H/.codex/config.toml"
+		chown -R "$tuid:$tgid" "$H/.codex"
+		run CODEX_API_KEY=sk-file -- "$d/jail-keyfile" -- true
+		rc1=$RC err1=$ERR
+		# Without the file the key is bound to the default host and the run goes on.
+		rm "$H/.codex/config.toml"
+		run CODEX_API_KEY=sk-file -- "$d/jail-keyfile" --jail-explain
+		if [ "$rc1" != 125 ] || [[ $err1 != *"CODEX_API_KEY"*"a file the jail may rewrite"* ]]; then
+			fail agents-key-follow-file "config.toml's host: exit status $rc1, stderr $(q "${err1:0:300}")"
+		elif [ "$RC" != 0 ] || [[ $OUT != *"key CODEX_API_KEY, a placeholder in the jail, its value added on the way to api.openai.com:443"* ]]; then
+			fail agents-key-follow-file "no file: exit status $RC, $(q "$(grep 'key ' <<<"$OUT")") $(q "${ERR:0:200}")"
+		else
+			pass agents-key-follow-file
+		fi
+	fi
+fi
+
 # --jail-explain names each agent's state directories and the API host its
 # base-URL setting names, through its stub and through `jail NAME`.
 explain_case() {
@@ -417,6 +671,20 @@ explain_case() {
 	done
 	pass "$name"
 }
+# The key follows: with ANTHROPIC_API_KEY set too, it goes to the base
+# URL's host; ANTHROPIC_AUTH_TOKEN, not set, is not bound.
+if c agents-explain-claude-key; then
+	fresh agents-explain-claude-key
+	run ANTHROPIC_BASE_URL=https://llm.corp.test:8443/x ANTHROPIC_API_KEY=sk-explain -- \
+		"$build/bin/jail-claude" --jail-explain
+	want="key ANTHROPIC_API_KEY, a placeholder in the jail, its value added on the way to llm.corp.test:8443 (the API host ANTHROPIC_BASE_URL names)"
+	if [[ $OUT != *"$want"* ]] || [[ $OUT != *"key ANTHROPIC_AUTH_TOKEN: not in your environment, not bound"* ]] ||
+		[[ $OUT == *sk-explain* ]]; then
+		fail agents-explain-claude-key "jail-claude --jail-explain: $(q "$(grep -e 'key ' -e ANTHROPIC_API_KEY= <<<"$OUT")")"
+	else
+		pass agents-explain-claude-key
+	fi
+fi
 c agents-explain-claude && explain_case agents-explain-claude claude \
 	ANTHROPIC_BASE_URL=https://llm.corp.test:8443/x "llm.corp.test:8443	(from ANTHROPIC_BASE_URL)" \
 	"rw+	$T/agents-explain-claude/home/.claude" "/home/.claude.json" \
@@ -441,6 +709,20 @@ c agents-explain-opencode && explain_case agents-explain-opencode opencode \
 	"rw+	$T/agents-explain-opencode/home/.local/share/opencode" \
 	"rw+	$T/agents-explain-opencode/home/.local/state/opencode" \
 	"rw+	$T/agents-explain-opencode/home/.cache/opencode"
+# OpenCode's provider in its opencode.json: its baseURL's host is allowed.
+if c agents-explain-opencode-json; then
+	fresh agents-explain-opencode-json
+	mkdir -p "$H/.config/opencode"
+	printf '{"provider": {"corp": {"options": {"baseURL": "https://llm.corp.test:8443/v1"}}}}\n' \
+		>"$H/.config/opencode/opencode.json"
+	chown -R "$tuid:$tgid" "$H/.config"
+	run -- "$build/bin/jail-opencode" --jail-explain
+	if [[ $OUT == *"		llm.corp.test:8443"* ]] && [[ $OUT == *"		api.openai.com:443"* ]]; then
+		pass agents-explain-opencode-json
+	else
+		fail agents-explain-opencode-json "jail-opencode --jail-explain: $(q "${OUT:0:400}")"
+	fi
+fi
 c agents-explain-codex && explain_case agents-explain-codex codex \
 	CODEX_HOME="$T/agents-explain-codex/home/.codex" "api.openai.com:443" \
 	"rw+	$T/agents-explain-codex/home/.codex"

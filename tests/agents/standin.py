@@ -1,6 +1,6 @@
 """standin.py: a model API the agents' tests own, on loopback.
 
-    python3 standin.py PORTFILE LOG COMMAND
+    python3 standin.py PORTFILE LOG COMMAND [ADDR PORT [CERT KEY]]
 
 Speaks, streamed, the four wire formats the agents use: Anthropic's
 Messages (/v1/messages), OpenAI's Responses (/v1/responses) and Chat
@@ -10,14 +10,17 @@ that offers tools and has no tool result yet gets a call of the agent's
 shell tool running COMMAND; once the result is in, a final message.  A
 request without tools (a title, a quota probe) gets a short text.  Every
 request is appended to LOG as a JSON line {"path", "body"}, for the test
-to read the tool result back.  It binds 127.0.0.1 on a port of the
-kernel's choosing and writes it to PORTFILE.
+to read the tool result back, with its headers (the key the agent sent).
+It binds 127.0.0.1 on a port of the kernel's choosing and writes it to
+PORTFILE; or ADDR PORT, and with CERT KEY speaks TLS there (the key
+cases: the real host a key bound by placeholder is for).
 """
 import http.server
 import json
 import sys
 
 portfile, log, command = sys.argv[1], sys.argv[2], sys.argv[3]
+where = sys.argv[4:8]
 FINAL = "STANDIN-FINAL-ANSWER"
 
 
@@ -50,8 +53,9 @@ def anthropic(h, body):
     msg = {"id": "msg_standin", "type": "message", "role": "assistant",
            "model": body.get("model", "standin"), "content": [], "stop_reason": None,
            "stop_sequence": None, "usage": usage}
-    if "Bash" in tools and not has_result(body):
-        block = {"type": "tool_use", "id": "toolu_standin1", "name": "Bash", "input": {}}
+    shell = "Bash" if "Bash" in tools else "bash"  # Claude Code's, OpenCode's
+    if shell in tools and not has_result(body):
+        block = {"type": "tool_use", "id": "toolu_standin1", "name": shell, "input": {}}
         args = json.dumps({"command": command, "description": "show the files"})
         delta = {"type": "input_json_delta", "partial_json": args}
         stop = "tool_use"
@@ -184,7 +188,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         with open(log, "a") as f:
-            f.write(json.dumps({"method": "GET", "path": self.path}) + "\n")
+            f.write(json.dumps({"method": "GET", "path": self.path,
+                                "headers": dict(self.headers.items())}) + "\n")
         if self.path.rstrip("/").endswith("/models"):
             return reply(self, {"object": "list", "data": [{"id": "standin", "object": "model"}],
                                 "models": []})
@@ -198,7 +203,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except ValueError:
             body = {"raw": raw.decode("latin-1")}
         with open(log, "a") as f:
-            f.write(json.dumps({"method": "POST", "path": self.path, "body": body}) + "\n")
+            f.write(json.dumps({"method": "POST", "path": self.path, "body": body,
+                                "headers": dict(self.headers.items())}) + "\n")
         p = self.path.split("?")[0]
         if p.endswith("/messages/count_tokens"):
             return reply(self, {"input_tokens": 10})
@@ -217,7 +223,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_error(404)
 
 
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+srv = http.server.ThreadingHTTPServer((where[0], int(where[1])) if where else ("127.0.0.1", 0), Handler)
+if len(where) == 4:
+    import ssl  # noqa: E402
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(where[2], where[3])
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 with open(portfile + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
 import os  # noqa: E402

@@ -177,6 +177,50 @@ static void the_rows_hold_together(void **state)
 	}
 }
 
+/* 'secret NAME follow': the key is emitted with the followed hosts (the
+ * stub moves it with them), one of them when named; a fixed host of the
+ * same statement is not among them. */
+static void a_key_follows_the_followed_hosts(void **state)
+{
+	char *h = header_of("policy p { network allow \"fixed.example\" follow opencode "
+	                    "\"api.anthropic.com\" \"api.openai.com\";\n"
+	                    "secret A follow \"api.anthropic.com\";\n secret B follow; }");
+	const char *a = strstr(h, "{.name = \"A\"");
+
+	assert_non_null(a);
+	assert_non_null(strstr(a, ".n_hosts = 1, .follows = 1}"));
+	assert_non_null(strstr(h, "{.name = \"B\""));
+	assert_non_null(strstr(strstr(h, "{.name = \"B\""), ".n_hosts = 2, .follows = 1}"));
+	assert_non_null(strstr(h, "\t\"api.anthropic.com:443\",\n\t\"api.openai.com:443\",\n"));
+	/* A fixed host is never a following key's. */
+	assert_int_equal(count(h, "\"fixed.example:443\""), 1);
+	free(h);
+}
+
+static void refused(const char *policy, const char *want)
+{
+	if (compile_str(policy))
+		fail_msg("compiled: %s", policy);
+	if (!strstr(diags(), want))
+		fail_msg("no \"%s\" in: %s", want, diags());
+}
+
+/* A key follows only a followed tool, and only one of its hosts. */
+static void a_key_follows_only_what_is_followed(void **state)
+{
+	refused("policy p { network allow \"api.example\"; secret K follow; }",
+	        "error: the key K follows the API host of a followed tool, and mode 'normal' "
+	        "follows none");
+	refused("policy p { network public; secret K follow; }", "follows none");
+	refused("policy p { network allow \"api.example\" follow claude \"api.anthropic.com\";\n"
+	        "secret K follow \"api.example\"; }",
+	        "error: the key K follows api.example:443, which is not a host the followed "
+	        "tool's setting replaces");
+	refused("policy p { network allow follow claude \"api.anthropic.com\";\n"
+	        "secret K follow \"a.example\" \"b.example\"; }",
+	        "a key follows one host at most");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +228,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(no_follow_no_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(one_table_for_the_modes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(the_rows_hold_together, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_key_follows_the_followed_hosts, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_key_follows_only_what_is_followed, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -489,6 +489,71 @@ static void codex_provider(void **state)
 	                    "host=chatgpt.com:443\nenv\n" PROXY_ENV);
 }
 
+static const char *const opencode_hosts[] = {"api.anthropic.com:443", "api.openai.com:443"};
+static struct aj_variant opencode = {
+    .network = AJ_NET_ALLOW, .hosts = opencode_hosts, .n_hosts = 2, .n_followed = 2};
+
+/* ~/.config/opencode/opencode.json: each provider's "baseURL" adds a
+ * host, wherever the member sits and however the file is laid out; a
+ * "baseURL" inside a string, a value with an escape, and a non-string
+ * value are not one. */
+static void opencode_json(void **state)
+{
+	(void)state;
+	put("/.config/opencode/opencode.json",
+	    "{\"$schema\": \"https://opencode.ai/config.json\", \"provider\": {\"a\": {\"options\":"
+	    " {\"baseURL\": \"https://llm.corp.test:8443/v1\", \"x\": \"\\\"baseURL\\\": "
+	    "\\\"https://in.string.test\\\"\"}},\n"
+	    "  \"b\": {\"options\": {\"baseURL\"\n     :  \"https://two.test/v1\"}},\n"
+	    "  \"c\": {\"options\": {\"baseURL\": \"https://esc\\u0061ped.test/\"}},\n"
+	    "  \"d\": {\"options\": {\"baseURL\": [\"https://list.test/\"]}}}}\n");
+	assert_string_equal(run(&(struct egress_run){.v = &opencode}),
+	                    "network=3\nhost=llm.corp.test:8443\nhost=two.test:443\n"
+	                    "host=api.anthropic.com:443\nhost=api.openai.com:443\nenv\n" PROXY_ENV);
+}
+
+/* egress_followed_host(): the host the tool's setting put in place of its
+ * defaults, which a key that follows moves to (secret.c); none when the
+ * setting only adds hosts or is not there. */
+static const char *followed(struct aj_variant *v, const char *const *env)
+{
+	static char out[AJ_HOST_MAX + 8];
+	int p[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		const char *h, *from;
+
+		close(p[0]);
+		vars_set(AJ_VAR_HOME, home);
+		egress_follow(v, (char *const *)env);
+		h = egress_followed_host(&from);
+		dprintf(p[1], "%s", h ? h : "(none)");
+		_exit(0);
+	}
+	close(p[1]);
+	n = read(p[0], out, sizeof(out) - 1);
+	close(p[0]);
+	assert_true(n > 0);
+	out[n] = '\0';
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return out;
+}
+
+static void followed_host(void **state)
+{
+	static const char *const gw[] = {"ANTHROPIC_BASE_URL=https://gw.example/", NULL};
+	static const char *const none[] = {NULL};
+	(void)state;
+	assert_string_equal(followed(&claude, gw), "gw.example:443");
+	assert_string_equal(followed(&claude, none), "(none)");
+	assert_string_equal(followed(&opencode, gw), "(none)");
+}
+
 /* ---- the list and the run's options -------------------------------------- */
 
 /* --jail-allow-host adds to a policy's list, normalized (443 when no port
@@ -606,6 +671,7 @@ int main(void)
 	cargo.follow = follow_conf(AJ_FOLLOW_CARGO);
 	claude.follow = follow_conf(AJ_FOLLOW_CLAUDE);
 	codex.follow = follow_conf(AJ_FOLLOW_CODEX);
+	opencode.follow = follow_conf(AJ_FOLLOW_OPENCODE);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(npm_default, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(npm_file, fresh_home, drop_home),
@@ -620,6 +686,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(other_tools_files_unread, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(claude_base_url, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(codex_provider, fresh_home, drop_home),
+	    cmocka_unit_test_setup_teardown(opencode_json, fresh_home, drop_home),
+	    cmocka_unit_test_setup_teardown(followed_host, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(allow_host_adds, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(allow_host_raises, fresh_home, drop_home),
 	    cmocka_unit_test_setup_teardown(relay_ports, fresh_home, drop_home),
