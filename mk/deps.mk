@@ -10,9 +10,10 @@
 # iptables and iproute2 for its probe of a nested network namespace,
 # Dask's distributed for aijail.dask's tests, openssl and Python's requests
 # for --jail-secret's (the test's authority, a client that reads
-# REQUESTS_CA_BUNDLE); curl fetches Mbed TLS for aijail-keys);
+# REQUESTS_CA_BUNDLE); curl fetches Mbed TLS for aijail-keys, patch
+# mends it: keys/mbedtls-ecdsa-sig-alg.patch);
 # what make bench compares against.
-DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev curl
+DEB_BUILD := make gcc libc6-dev flex bison libseccomp-dev musl-tools linux-libc-dev curl patch
 DEB_TEST  := build-essential libcmocka-dev file util-linux passwd \
 	python3 python3-venv python3-pip python3-setuptools python3-wheel git ca-certificates curl \
 	cargo chromium groff-base iptables iproute2 less python3-distributed openssh-client \

@@ -24,9 +24,14 @@ $(MBED_TGZ):
 	echo '$(MBEDTLS_SHA)  $@.tmp' | sha256sum -c --quiet
 	mv $@.tmp $@
 
-$(MBED_LIBS) &: $(MBED_TGZ) keys/mbedtls_user.h
+# keys/mbedtls-ecdsa-sig-alg.patch: 2.28's x509write puts a NULL after
+# ecdsa-with-SHA256 (inner, signed, and outer AlgorithmIdentifier), which
+# RFC 5758 forbids and rustls/webpki clients (Codex, uv) refuse.  patch
+# fails on a hunk that does not apply, so a changed tarball stops here.
+$(MBED_LIBS) &: $(MBED_TGZ) keys/mbedtls_user.h keys/mbedtls-ecdsa-sig-alg.patch
 	rm -rf $(MBED) && mkdir -p $(MBED)
 	tar -xzf $< -C $(MBED) --strip-components=1
+	patch -d $(MBED) -p1 --batch --forward --no-backup-if-mismatch -s < keys/mbedtls-ecdsa-sig-alg.patch
 	$(MAKE) -C $(MBED)/library CC=$(MUSLCC) AR=ar \
 		CFLAGS='-Os -ffunction-sections -fdata-sections -DMBEDTLS_USER_CONFIG_FILE=\"$(abspath keys/mbedtls_user.h)\"' \
 		libmbedtls.a libmbedx509.a libmbedcrypto.a

@@ -14,7 +14,7 @@
 ks_cases="keys-unset keys-unreachable keys-placeholder keys-curl keys-basic keys-header-query
 	keys-keepalive keys-python keys-requests keys-git keys-node keys-memory keys-files
 	keys-scrub keys-plain-refused keys-unbound-tunnel keys-unknown-ca keys-wrong-name keys-smuggle
-	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api keys-mcp keys-upstream keys-policy keys-policy-explain"
+	keys-oversize keys-bad-chunk keys-no-key-as-before keys-explain keys-python-api keys-mcp keys-upstream keys-policy keys-policy-explain keys-cert-strict"
 want_ks=0
 for n in $ks_cases; do c "$n" && want_ks=1; done
 
@@ -228,6 +228,20 @@ print(out.split(b"\r\n")[0].decode())'
 jail keys-smuggle $ALLOW $BIND -- python3 -c "$RAW" 'POST /smuggle HTTP/1.1\r\nHost: api.keys.test\r\nAuthorization: Bearer TOK\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /hidden HTTP/1.1\r\nHost: api.keys.test\r\nAuthorization: Bearer TOK\r\n\r\n'
 jail keys-oversize $ALLOW $BIND -- python3 -c "$RAW" "GET /big HTTP/1.1\\r\\nHost: api.keys.test\\r\\nAuthorization: Bearer TOK\\r\\nX-Pad: $(head -c 20000 /dev/zero | tr '\0' a)\\r\\n\\r\\n"
 jail keys-bad-chunk $ALLOW $BIND -- python3 -c "$RAW" 'POST /chunk HTTP/1.1\r\nHost: api.keys.test\r\nAuthorization: Bearer TOK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n'
+# the run authority as the jail's trust holds it and the leaf aijail-keys
+# presents for a bound host, in DER, for the check of their encoding below
+jail keys-cert-strict $ALLOW $BIND -- python3 -c 'import base64, os, re, socket, ssl
+ctx = ssl.create_default_context()
+s = socket.create_connection(("127.0.0.1", 3128), 20)
+s.sendall(b"CONNECT api.keys.test:443 HTTP/1.1\r\nHost: api.keys.test:443\r\n\r\n")
+assert s.recv(4096).startswith(b"HTTP/1.1 200")
+t = ctx.wrap_socket(s, server_hostname="api.keys.test")
+print("leaf", base64.b64encode(t.getpeercert(True)).decode())
+bundle = os.environ.get("SSL_CERT_FILE") or ssl.get_default_verify_paths().openssl_cafile
+for pem in re.findall(r"-----BEGIN CERTIFICATE-----.*?-----END CERTIFICATE-----", open(bundle).read(), re.S):
+    der = ssl.PEM_cert_to_DER_cert(pem)
+    if b"aijail run authority" in der:
+        print("ca", base64.b64encode(der).decode())'
 jail keys-no-key-as-before $ALLOW -- sh -c 'printf "%s|%s|" "${SSL_CERT_FILE:-none}" "${TOKEN:-none}"; grep -c "BEGIN CERT" /etc/ssl/certs/ca-certificates.crt'
 grep -c "BEGIN CERT" /etc/ssl/certs/ca-certificates.crt >"$kt/res/bundle-count"
 # aijail.run_sandboxed(..., secrets=...): the package from the tree
@@ -563,5 +577,41 @@ no-key 401" /policy
 		if [ "$RC" != 0 ] || [ "$OUT" != "none|none|$(cat "$kt/res/bundle-count")" ]; then
 			fail keys-no-key-as-before "stdout $(q "$OUT"), expected none|none|$(cat "$kt/res/bundle-count" 2>/dev/null); stderr $(q "$ERR")"
 		else pass keys-no-key-as-before; fi
+	fi
+	# RFC 5758 section 3.2: ecdsa-with-SHA* has its parameters absent, in
+	# the TBSCertificate's signature and in the outer signatureAlgorithm;
+	# rustls/webpki (Codex, uv) refuses a certificate with a NULL there.
+	if c keys-cert-strict; then
+		ks_res keys-cert-strict
+		why=$("$py" -c 'import base64, sys
+def tlv(b, i):  # tag, start, content start, end
+    n, j = b[i + 1], i + 2
+    if n & 0x80:
+        n, j = int.from_bytes(b[j:j + (n & 0x7f)], "big"), j + (n & 0x7f)
+    return b[i], i, j, j + n
+def kids(b, t):
+    out, i = [], t[2]
+    while i < t[3]:
+        out.append(tlv(b, i))
+        i = out[-1][3]
+    return out
+bad, seen = [], set()
+for line in sys.stdin:
+    name, der = line.split()[0], base64.b64decode(line.split()[1])
+    seen.add(name)
+    tbs, outer, _ = kids(der, tlv(der, 0))
+    f = kids(der, tbs)
+    inner = f[2] if f[0][0] == 0xa0 else f[1]
+    for where, a in (("inner", inner), ("outer", outer)):
+        ai = der[a[1]:a[3]]
+        k = kids(der, a)
+        if len(k) != 1 or not der[k[0][1]:k[0][3]].startswith(bytes.fromhex("06082a8648ce3d0403")):
+            bad.append("%s %s AlgorithmIdentifier %s" % (name, where, ai.hex()))
+if seen != {"leaf", "ca"}:
+    bad.append("certificates seen: %s" % sorted(seen))
+print("; ".join(bad))' <<<"$OUT" 2>&1)
+		if [ "$RC" != 0 ] || [ -n "$why" ]; then
+			fail keys-cert-strict "exit $RC, ${why:-stdout $(q "$OUT")}; stderr $(q "$ERR")"
+		else pass keys-cert-strict; fi
 	fi
 fi
