@@ -20,8 +20,10 @@ policy codex extends base {
     # or fnm put it in the home, read-only; /usr's is base.aj's.
     ro? ~/.local/bin ~/.local/lib/node_modules ~/.npm-global ~/.nvm ~/.volta
         ~/.local/share/fnm;
-    # Its key is passed, not bound by placeholder: its TLS client refuses
-    # the certificate the jail's key relay shows it (docs/agents.md).
+    # Its keys by placeholder: the real value is added on the way to the
+    # API host by aijail-keys, outside the jail (docs/keys.md).
+    secret OPENAI_API_KEY follow;
+    secret CODEX_API_KEY follow;
     env keep "CODEX_*" "OPENAI_*" RUST_LOG;
     limit processes 1536;
 

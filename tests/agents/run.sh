@@ -477,8 +477,9 @@ fi
 # shellcheck source=tests/lib/netns.sh
 . "$root/tests/lib/netns.sh"
 key_why=
-key_cases="agents-claude-key agents-claude-key-plain agents-gemini-key agents-opencode-key"
-if c agents-claude-key || c agents-claude-key-plain || c agents-gemini-key || c agents-opencode-key; then
+key_cases="agents-claude-key agents-claude-key-plain agents-gemini-key agents-opencode-key agents-codex-key"
+if c agents-claude-key || c agents-claude-key-plain || c agents-gemini-key || c agents-opencode-key ||
+	c agents-codex-key; then
 	key_why=$(netns_why unshare nsenter ip curl openssl)
 	[ -n "$key_why" ] || [ -x "$build/bin/aijail-keys" ] || key_why="build/bin/aijail-keys is not built"
 	[ -n "$key_why" ] && for n in $key_cases; do c "$n" && skip "$n" "$key_why"; done
@@ -498,15 +499,16 @@ key_prep() {
 			-subj "/CN=aijail agents test authority" -keyout ca.key -out ca.pem &&
 			openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=api.agents.test" \
 				-keyout good.key -out good.csr &&
-			printf 'subjectAltName=DNS:api.agents.test,DNS:api.anthropic.com\nbasicConstraints=CA:FALSE\n' >good.ext &&
+			printf 'subjectAltName=DNS:api.agents.test,DNS:api.anthropic.com,DNS:api.openai.com\nbasicConstraints=CA:FALSE\n' >good.ext &&
 			openssl x509 -req -in good.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
 				-extfile good.ext -out good.pem
 	) >"$K/pki.log" 2>&1 || { fail "$name" "openssl could not make the test's certificates"; return 1; }
 	cp -a /etc/ssl "$K/ssl"
 	rm -f "$K/ssl/certs/ca-certificates.crt"
 	cat /etc/ssl/certs/ca-certificates.crt "$K/pki/ca.pem" >"$K/ssl/certs/ca-certificates.crt"
-	# api.anthropic.com too, for a key that stays on its default host.
-	printf '127.0.0.1 localhost\n203.0.113.7 api.agents.test api.anthropic.com\n' >"$K/hosts"
+	# api.anthropic.com and api.openai.com too, for a key that stays on
+	# its default host.
+	printf '127.0.0.1 localhost\n203.0.113.7 api.agents.test api.anthropic.com api.openai.com\n' >"$K/hosts"
 }
 # key_run NAME KEYVAR -- VAR=VALUE… -- STUB ARGS…: one turn in keyns.sh,
 # the tool command printing KEYVAR as the jail has it; $RC, $OUT, $ERR.
@@ -598,11 +600,29 @@ JSON
 		"$build/bin/jail-opencode" run "$prompt" &&
 		key_judge agents-opencode-key ANTHROPIC_API_KEY
 fi
-# Codex takes no key by placeholder: its TLS client (rustls, webpki)
-# refuses the certificate aijail-keys shows it, "invalid peer
-# certificate: UnsupportedSignatureAlgorithmContext" (ecdsa-with-SHA256
-# written with NULL parameters by Mbed TLS 2.28); jail-codex passes its
-# key (docs/agents.md).
+# Codex: its TLS client (rustls, webpki) refused the certificates
+# aijail-keys showed it while Mbed TLS 2.28 wrote ecdsa-with-SHA256 with
+# NULL parameters ("invalid peer certificate:
+# UnsupportedSignatureAlgorithmContext"; keys/mbedtls-ecdsa-sig-alg.patch).
+# A provider of the test's on api.openai.com, the key's default host,
+# which this namespace's /etc/hosts names as the stand-in: a provider's
+# base_url adds a host and does not move the key (docs/network.md).
+if [ -z "$key_why" ] && c agents-codex-key && key_prep agents-codex-key; then
+	mkdir -p "$H/.codex"
+	cat >"$H/.codex/config.toml" <<'TOML'
+model = "standin"
+model_provider = "standin"
+
+[model_providers.standin]
+name = "standin"
+base_url = "https://api.openai.com/v1"
+wire_api = "responses"
+env_key = "CODEX_API_KEY"
+TOML
+	key_run agents-codex-key CODEX_API_KEY -- CODEX_API_KEY="$real" -- \
+		"$build/bin/jail-codex" exec --skip-git-repo-check "$prompt" &&
+		key_judge agents-codex-key CODEX_API_KEY
+fi
 if [ -z "$key_why" ] && c agents-claude-key-plain && key_prep agents-claude-key-plain &&
 	key_run agents-claude-key-plain ANTHROPIC_API_KEY -- ANTHROPIC_BASE_URL=http://api.agents.test:8080 \
 		ANTHROPIC_API_KEY="$real" -- "$build/bin/jail-claude" -p "$prompt" --allowedTools Bash; then
