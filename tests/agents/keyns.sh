@@ -20,17 +20,10 @@ while [ "$1" != -- ]; do envs+=("$1"); shift; done
 shift
 mount --bind "$d/hosts" /etc/hosts || exit 3
 mount --bind "$d/ssl" /etc/ssl || exit 3
-ip link set lo up
-unshare -n sleep 3600 &
-out=$!
-for _ in $(seq 100); do
-	[ "$(readlink /proc/$out/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
-	sleep 0.05
-done
-ip link add va type veth peer name vb netns "$out" || exit 4
-ip addr add 203.0.113.1/24 dev va
-ip link set va up
-nsenter -t "$out" -n sh -c 'ip link set lo up && ip link set vb up && ip addr add 203.0.113.7/24 dev vb' || exit 5
+# shellcheck source=tests/lib/netns.sh
+. "$(dirname "$0")/../lib/netns.sh"
+netns_outside 203.0.113 || exit $?
+out=$netns_out
 nsenter -t "$out" -n python3 "$standin" "$d/port.443" "$d/seen.443.jsonl" "$cmd" 203.0.113.7 443 \
 	"$d/pki/good.pem" "$d/pki/good.key" >"$d/standin.443.log" 2>&1 &
 s1=$!
