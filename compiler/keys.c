@@ -38,6 +38,25 @@ static struct loc inside(const struct atom *a, size_t at)
 	return l;
 }
 
+/* A quoted host of the statement, normalised into norm (AJ_HOST_MAX):
+ * a name, not a pattern: the jail is shown a certificate for one name,
+ * and a key goes to the hosts written. */
+static bool host_of(const struct atom *a, char *norm)
+{
+	const char *w = args_word_of(a), *why;
+	size_t at;
+
+	if (!args_quoted(a, "hosts", key_usage))
+		return false;
+	why = hosts_normal(w, false, norm, AJ_HOST_MAX, &at);
+	if (why) {
+		struct loc l = inside(a, at);
+		diag_error_at(&l, "bad host \"%s\": %s", w, why);
+		return false;
+	}
+	return true;
+}
+
 bool keys_lower(struct lowering *lw, const struct stmt *s)
 {
 	if (!args_want(s, 2, 1 + KEYS_HOSTS, key_usage))
@@ -89,16 +108,8 @@ bool keys_lower(struct lowering *lw, const struct stmt *s)
 		}
 		if (a) {
 			char norm[AJ_HOST_MAX];
-			size_t at;
-			const char *w = args_word_of(a);
-			if (!args_quoted(a, "hosts", key_usage))
+			if (!host_of(a, norm))
 				return false;
-			const char *why = hosts_normal(w, false, norm, sizeof(norm), &at);
-			if (why) {
-				struct loc l = inside(a, at);
-				diag_error_at(&l, "bad host \"%s\": %s", w, why);
-				return false;
-			}
 			c.key.follow_host = ast_strdup(norm);
 			c.key.host_locs[0] = a->loc;
 		}
@@ -106,19 +117,9 @@ bool keys_lower(struct lowering *lw, const struct stmt *s)
 		return true;
 	}
 	for (; a; a = a->next) {
-		const char *w = args_word_of(a);
 		char norm[AJ_HOST_MAX];
-		size_t at;
-		if (!args_quoted(a, "hosts", key_usage))
+		if (!host_of(a, norm))
 			return false;
-		/* A name, not a pattern: the jail is shown a certificate for
-		 * one name, and a key goes to the hosts written. */
-		const char *why = hosts_normal(w, false, norm, sizeof(norm), &at);
-		if (why) {
-			struct loc l = inside(a, at);
-			diag_error_at(&l, "bad host \"%s\": %s", w, why);
-			return false;
-		}
 		for (int i = 0; i < c.key.n_hosts; i++)
 			if (!strcmp(c.key.hosts[i], norm)) {
 				diag_error_at(&a->loc, "host \"%s\" is listed twice", norm);
@@ -260,8 +261,9 @@ const char *keys_wider(const struct variant *s, const struct variant *w)
 			while (g < o->n_hosts && strcmp(o->hosts[g], k->hosts[h]))
 				g++;
 			if (g == o->n_hosts)
-				return ast_printf("it binds the key %s to %s, which mode '%s' does not",
-				                  k->name, k->hosts[h], w->mode);
+				return ast_printf(
+				    "it binds the key %s to %s, which mode '%s' does not", k->name,
+				    k->hosts[h], w->mode);
 		}
 	}
 	return NULL;

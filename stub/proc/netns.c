@@ -7,9 +7,10 @@
  * listening in it: 'network none' and 'loopback', forwards or not), a
  * process of the parent's makes it meanwhile, on another CPU, the parent
  * sends it after the scan (WIRE_NET), and pid 1 joins it once its root is
- * built, before the covering process, its Landlock and the target exist.  No process of the jail ever runs in
- * the host's network namespace but pid 1 before that join, which opens
- * no socket but its pair with the parent (an AF_UNIX pair, no address).
+ * built, before the covering process, its Landlock and the target
+ * exist.  No process of the jail ever runs in the host's network
+ * namespace but pid 1 before that join, which opens no socket but its
+ * pair with the parent (an AF_UNIX pair, no address).
  *
  * The maker is a plain child (its own memory: errno and the rest stay
  * its own) sharing the parent's descriptor table, in the jail's user
