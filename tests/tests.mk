@@ -13,7 +13,7 @@
 #                          with gcc (glibc), plus $(TEST_STUB_X_SRC)
 #   test_*.c (other)       nothing but $(TEST_<name>_SRC)
 # so a stub test that needs another file says, for example,
-#   TEST_STUB_mask_SRC := stub/base/glob.c
+#   TEST_STUB_git_SRC := stub/base/out.c stub/scan/gitindex.c
 
 TEST_CFLAGS := $(HOST_CFLAGS) -Istub -I. -Wno-missing-prototypes
 CMOCKA_MESSAGE_OUTPUT ?= stdout
