@@ -40,15 +40,19 @@ wsource() {
 # The watchers of the test user: processes named aijail-watch outside any
 # pid namespace of their own (whichever stub forked them).
 watchers() {
-	local p
+	local p d
 	WPIDS=
 	for p in $(pgrep -u "$tuid" -x aijail-watch 2>/dev/null); do
-		# A zombie has given way already (pid 1 here may reap late).
 		# Only this suite's: its descriptor 3 is the runtime directory
 		# (watchd.c); another run of the tests as the same user has
-		# watchers of its own.
-		[ "$(readlink "/proc/$p/fd/3" 2>/dev/null)" = "$(readlink -m "$wx/aijail")" ] &&
-			[ "$(awk '/^NSpid:/ {print NF - 1}' "/proc/$p/status" 2>/dev/null)" = 1 ] &&
+		# watchers of its own.  Where that cannot be read (a
+		# container's root lacks CAP_SYS_PTRACE, and the watcher is not
+		# dumpable), every watcher of the user counts, as one run at a
+		# time there has them all.
+		d=$(readlink "/proc/$p/fd/3" 2>/dev/null)
+		[ -z "$d" ] || [ "$d" = "$(readlink -m "$wx/aijail")" ] || continue
+		# A zombie has given way already (pid 1 here may reap late).
+		[ "$(awk '/^NSpid:/ {print NF - 1}' "/proc/$p/status" 2>/dev/null)" = 1 ] &&
 			! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null &&
 			WPIDS="$WPIDS $p"
 	done
