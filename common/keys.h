@@ -22,6 +22,20 @@
 #define KEYS_HAND_CONNECT 'C'
 #define KEYS_HAND_RELAY   'T'
 
+/* A key's NAME, the caller's variable: a policy's `secret NAME` (the
+ * compiler) and --jail-secret NAME=... (the stub) take the same ones.
+ * Its first n bytes. */
+static inline int keys_name_ok(const char *s, unsigned long n)
+{
+	if (!n || n >= KEYS_NAME_MAX || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (unsigned long i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
 struct keys_bind {
 	char name[KEYS_NAME_MAX];
 	char value[KEYS_VALUE_MAX];

@@ -14,19 +14,6 @@
 
 static const char key_usage[] = "secret NAME \"HOST[:PORT]\"…; or secret NAME follow [\"HOST\"];";
 
-/* The caller's variable: what the stub's --jail-secret takes as NAME. */
-static bool name_ok(const char *s)
-{
-	size_t n = strlen(s);
-	if (!n || n >= KEYS_NAME_MAX || (*s >= '0' && *s <= '9'))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-			return false;
-	return true;
-}
-
 /* Where byte at of a one-line string atom is, for the caret. */
 static struct loc inside(const struct atom *a, size_t at)
 {
@@ -63,7 +50,7 @@ bool keys_lower(struct lowering *lw, const struct stmt *s)
 		return false;
 	const struct atom *a = s->args;
 	const char *name = args_word_of(a);
-	if (a->kind != ATOM_WORD || !name || !name_ok(name)) {
+	if (a->kind != ATOM_WORD || !name || !keys_name_ok(name, strlen(name))) {
 		diag_error_at(&a->loc,
 		              "a key is named by the variable that holds it (letters, digits, "
 		              "'_'; not a digit first; under %d bytes): %s",

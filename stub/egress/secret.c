@@ -37,17 +37,6 @@ static const char *unbound[KEYS_MAX];
 static unsigned n_unbound;
 static char ca_pem[4096];
 
-static bool name_ok(const char *s, size_t n)
-{
-	if (!n || n >= KEYS_NAME_MAX || (*s >= '0' && *s <= '9'))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-			return false;
-	return true;
-}
-
 void secret_add(const char *value, const char *opt)
 {
 	const char *eq = strchr(value, '='), *h;
@@ -55,7 +44,7 @@ void secret_add(const char *value, const char *opt)
 
 	if (n_binds == KEYS_MAX)
 		die_usage("too many --jail-secret options (at most 8)", opt);
-	if (!eq || !name_ok(value, (size_t)(eq - value)))
+	if (!eq || !keys_name_ok(value, (size_t)(eq - value)))
 		die_usage(
 		    "--jail-secret takes NAME=HOST[:PORT][,HOST[:PORT]...], NAME a variable's "
 		    "name",
