@@ -95,43 +95,18 @@ else:
     assert n == int(sys.argv[4]) << 20, n
     print("%.0f" % (n / 2**20 / (time.perf_counter() - t)))
 EOF
-cat >"$work/dns.py" <<'EOF'
-import select, socket, sys
-socks = []
-for a in sys.argv[1:]:
-    s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind((a, 53))
-    socks.append(s)
-while True:
-    for s in select.select(socks, [], [])[0]:
-        q, peer = s.recvfrom(512)
-        i = 12
-        while q[i]:
-            i += 1 + q[i]
-        a = q[i + 1:i + 3] == b"\x00\x01"
-        an = b"\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x05\x00\x04" + socket.inet_aton("198.51.100.7") if a else b""
-        s.sendto(q[:2] + b"\x85\x80\x00\x01" + (b"\x00\x01" if a else b"\x00\x00") + b"\x00\x00\x00\x00" + q[12:i + 5] + an, peer)
-EOF
+cp "$root/tests/lib/dns.py" "$root/tests/lib/netns.sh" "$work/"
 cat >"$work/in.sh" <<'EOF'
 set -eu
 work=$1 mib=$2 setups=$3 rounds=$4 uid=$5 gid=$6
 py=/usr/bin/python3
-ip link set lo up
-unshare -n sleep 3600 &
-out=$!
-sleep 0.3
-ip link add va type veth peer name vb netns "$out"
-ip addr add 198.51.100.1/24 dev va
-ip link set va up
-nsenter -t "$out" -n sh -c 'ip link set lo up && ip link set vb up && ip addr add 198.51.100.7/24 dev vb'
+. "$work/netns.sh"
+netns_outside 198.51.100
+out=$netns_out
 nsenter -t "$out" -n $py "$work/srv.py" 198.51.100.7 "$mib" &
 srv=$!
-nss=$(awk '$1 == "nameserver" { print $2 }' /etc/resolv.conf | head -n 3)
-[ -n "$nss" ] || nss=127.0.0.1
-for a in $nss; do
-	case $a in 127.* | ::1) ;; *:*) ip addr add "$a/128" dev lo nodad ;; *) ip addr add "$a/32" dev lo ;; esac
-done
-$py "$work/dns.py" $nss &
+nss=$(netns_nameservers)
+$py "$work/dns.py" '*=198.51.100.7' $nss &
 dns=$!
 trap 'kill $srv $dns $out 2>/dev/null' EXIT
 sleep 1

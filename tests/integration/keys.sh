@@ -59,7 +59,7 @@ elif [ $want_ks = 1 ]; then
 127.0.0.1 localhost
 203.0.113.7 api.keys.test other.keys.test git.keys.test unknown.keys.test wrong.keys.test
 EOF
-	cp "$root/tests/keys/standin.py" "$root/tests/keys/dns.py" "$root/tests/lib/connectproxy.py" "$kt/"
+	cp "$root/tests/keys/standin.py" "$root/tests/lib/dns.py" "$root/tests/lib/connectproxy.py" "$kt/"
 	# the statement: a stub whose policy binds TOKEN, no option
 	cat >"$kt/keytest.aj" <<'EOF'
 include "base.aj";

@@ -69,30 +69,7 @@ EOF
 	printf '198.51.100.7 rl.test\n198.51.100.7 pub2.test\n10.1.2.3 priv.test\n' >"$T/pb/dns"
 	# The nameserver stand-in: A from the file (read at each question),
 	# no AAAA, NXDOMAIN for the rest.
-	cat >"$T/pb/dns.py" <<'EOF'
-import select, socket, sys
-socks = []
-for a in sys.argv[2:]:
-    s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind((a, 53))
-    socks.append(s)
-while True:
-    for s in select.select(socks, [], [])[0]:
-        q, peer = s.recvfrom(512)
-        i, labels = 12, []
-        while q[i]:
-            labels.append(q[i + 1:i + 1 + q[i]].decode().lower())
-            i += 1 + q[i]
-        qtype, end = int.from_bytes(q[i + 1:i + 3], "big"), i + 5
-        table = dict(l.split()[::-1] for l in open(sys.argv[1]) if l.strip())
-        addr = table.get(".".join(labels))
-        an = b""
-        if addr and qtype == 1:
-            an = b"\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x05\x00\x04" + socket.inet_aton(addr)
-        flags = b"\x85\x80" if addr else b"\x85\x83"
-        s.sendto(q[:2] + flags + b"\x00\x01" + (b"\x00\x01" if an else b"\x00\x00")
-                 + b"\x00\x00\x00\x00" + q[12:end] + an, peer)
-EOF
+	cp "$root/tests/lib/dns.py" "$T/pb/dns.py"
 	cat >"$T/pb/banner.py" <<'EOF'
 import socket
 s = socket.create_server(("0.0.0.0", 2222))
