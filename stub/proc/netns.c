@@ -95,16 +95,20 @@ void netns_join(const struct aj_variant *v, int sock)
 	if (setns(fd, CLONE_NEWNET))
 		die("join the network namespace", errno, NULL);
 	close(fd);
-	if (v->network == AJ_NET_LOOPBACK || forward_count())
-		netns_loopback_up();
+	netns_loopback(v);
 }
 
-/* Also ns.c's, where pid 1 is born in the namespace. */
-void netns_loopback_up(void)
+/* The namespace's loopback up, when the policy has one ('network none'
+ * with a forward: a loopback with its ports only); also ns.c's, where
+ * pid 1 is born in the namespace. */
+void netns_loopback(const struct aj_variant *v)
 {
 	struct ifreq ifr = {.ifr_name = "lo", .ifr_flags = IFF_UP | IFF_LOOPBACK | IFF_RUNNING};
-	int s = (int)syscall(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int s;
 
+	if (v->network != AJ_NET_LOOPBACK && !AJ_NET_PROXIED(v->network) && !forward_count())
+		return;
+	s = (int)syscall(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0 || ioctl(s, SIOCSIFFLAGS, &ifr))
 		die("bring up the loopback interface", errno, NULL);
 	close(s);

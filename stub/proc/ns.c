@@ -220,9 +220,7 @@ int ns_init_prepare(const struct aj_variant *v)
 
 	if (sethostname(h, strlen(h)))
 		die("set the host name", errno, NULL);
-	/* 'network none' with a forward: a loopback with its ports only. */
-	if (!netns_later(v) &&
-	    (v->network == AJ_NET_LOOPBACK || AJ_NET_PROXIED(v->network) || forward_count()))
-		netns_loopback_up();
+	if (!netns_later(v))
+		netns_loopback(v);
 	return parent_sock;
 }

@@ -24,7 +24,7 @@ bool netns_later(const struct aj_variant *v);
 void netns_spawn(void);
 void netns_send(int parent_fd);
 void netns_join(const struct aj_variant *v, int sock);
-void netns_loopback_up(void);
+void netns_loopback(const struct aj_variant *v);
 
 void ns_scan_receive(void);
 int ns_parent_sock(const struct aj_variant *v);
